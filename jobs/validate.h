@@ -1,0 +1,24 @@
+/*
+ * validate.h: checks a merged job (one document merged into the first)
+ * against the catalogue: every key known or close to nothing known, every
+ * value of the right kind and unit, exactly one workload, and the
+ * testcase naming it.  Problems go to el as "file:line: message".
+ */
+#ifndef ROBOT_VALIDATE_H
+#define ROBOT_VALIDATE_H
+
+#include <stdbool.h>
+
+#include "../robot/errlist.h"
+#include "node.h"
+
+/*
+ * Validates job.  Returns the workload program the job runs (a catalogue
+ * name), or NULL when it runs none or several (an error was added then).
+ */
+const char *validate_job(const char *file, const struct node *job,
+			 struct errlist *el);
+/* The workload programs among job's top-level keys. */
+size_t validate_workloads(const struct node *job, const char **first);
+
+#endif

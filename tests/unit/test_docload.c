@@ -1,0 +1,340 @@
+/*
+ * test_docload.c: YAML and JSON into node trees, with lines.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../jobs/docload.h"
+#include "tap.h"
+
+static struct node *
+yaml(const char *text, struct errlist *el)
+{
+	errlist_init(el);
+	return docload_yaml("t.yaml", text, strlen(text), el);
+}
+
+static struct node *
+json(const char *text, struct errlist *el)
+{
+	errlist_init(el);
+	return docload_json("t.json", text, strlen(text), el);
+}
+
+/* The first error's message, or "" when there is none. */
+static const char *
+first_error(const struct errlist *el)
+{
+	for (size_t i = 0; i < el->n; i++)
+		if (el->v[i].severity == ERRLIST_ERROR)
+			return el->v[i].message;
+	return "";
+}
+
+static void
+test_yaml_types_as_psych(void)
+{
+	struct errlist el;
+	struct node *d = yaml("a: 1\nb: '1'\nc: 1.5\nd: yes\ne: ~\nf:\n"
+			      "g: 010\nh: 0x10\ni: 1_000\nj: 4K\nk: No\n"
+			      "l: 08\nm: .5\n",
+			      &el);
+	struct node *m;
+
+	if (!CHECK(d != NULL))
+		return;
+	m = d->items[0];
+	CHECK_INT(node_get(m, "a")->stype, NODE_INT);
+	CHECK_INT(node_get(m, "a")->ival, 1);
+	CHECK_INT(node_get(m, "b")->stype, NODE_STR);
+	CHECK_INT(node_get(m, "c")->stype, NODE_FLOAT);
+	CHECK_DBL(node_get(m, "c")->fval, 1.5, 0);
+	CHECK_INT(node_get(m, "d")->stype, NODE_BOOL);
+	CHECK(node_get(m, "d")->bval);
+	CHECK_INT(node_get(m, "e")->kind, NODE_NULL);
+	CHECK_INT(node_get(m, "f")->kind, NODE_NULL);
+	CHECK_INT(node_get(m, "g")->ival, 8);
+	CHECK_INT(node_get(m, "h")->ival, 16);
+	CHECK_INT(node_get(m, "i")->ival, 1000);
+	CHECK_INT(node_get(m, "j")->stype, NODE_STR);
+	CHECK(!node_get(m, "k")->bval);
+	CHECK_INT(node_get(m, "l")->stype, NODE_STR);
+	CHECK_INT(node_get(m, "m")->stype, NODE_FLOAT);
+	node_free(d);
+	errlist_release(&el);
+}
+
+static void
+test_yaml_lines_and_order(void)
+{
+	struct errlist el;
+	struct node *d =
+		yaml("# comment\nz: 1\n\na:\n  - x\n  - y\nm: {k: v}\n", &el);
+	struct node *m;
+
+	if (!CHECK(d != NULL))
+		return;
+	m = d->items[0];
+	CHECK_STR(m->pairs[0].key, "z");
+	CHECK_INT(m->pairs[0].line, 2);
+	CHECK_STR(m->pairs[1].key, "a");
+	CHECK_INT(m->pairs[1].line, 4);
+	CHECK_INT(node_get(m, "a")->items[1]->line, 6);
+	CHECK_STR(m->pairs[2].key, "m");
+	CHECK_INT(node_get(node_get(m, "m"), "k")->line, 7);
+	node_free(d);
+	errlist_release(&el);
+}
+
+static void
+test_yaml_documents(void)
+{
+	struct errlist el;
+	struct node *d = yaml("a: 1\n---\nb: 2\n---\n", &el);
+
+	if (!CHECK(d != NULL))
+		return;
+	CHECK_INT(d->nitems, 3);
+	CHECK_INT(d->items[1]->pairs[0].line, 3);
+	CHECK_INT(d->items[2]->kind, NODE_NULL);
+	node_free(d);
+	errlist_release(&el);
+}
+
+static void
+test_yaml_anchors_aliases_merge(void)
+{
+	struct errlist el;
+	struct node *d = yaml("base: &b {fs: xfs, disk: 1HDD}\n"
+			      "list: &l [1, 2]\n"
+			      "copy: *l\n"
+			      "job:\n  <<: *b\n  fs: ext4\n",
+			      &el);
+	struct node *m, *job;
+
+	if (!CHECK(d != NULL)) {
+		errlist_print(&el, stdout);
+		return;
+	}
+	m = d->items[0];
+	CHECK_INT(node_get(m, "copy")->nitems, 2);
+	job = node_get(m, "job");
+	CHECK_STR(node_get(job, "fs")->text, "ext4");
+	CHECK_STR(node_get(job, "disk")->text, "1HDD");
+	node_free(d);
+	errlist_release(&el);
+}
+
+static void
+test_yaml_include_refused(void)
+{
+	struct errlist el;
+	struct node *d = yaml("<<: jobs/other.yaml\nfs: xfs\n", &el);
+
+	CHECK(d == NULL);
+	CHECK(strstr(first_error(&el), "includes are not supported") != NULL);
+	CHECK_INT(el.v[0].line, 1);
+	errlist_release(&el);
+}
+
+static void
+test_yaml_duplicate_key(void)
+{
+	struct errlist el;
+	struct node *d = yaml("fs: xfs\ndisk: 1HDD\nfs: ext4\n", &el);
+
+	node_free(d);
+	CHECK_STR(first_error(&el), "key 'fs' appears twice (first at line 1)");
+	CHECK_INT(el.v[0].line, 3);
+	errlist_release(&el);
+}
+
+static void
+test_yaml_malformed(void)
+{
+	struct errlist el;
+	struct node *d = yaml("fs: [xfs\ndisk: 1HDD\n", &el);
+
+	CHECK(d == NULL);
+	CHECK(strstr(first_error(&el), "malformed YAML") != NULL);
+	errlist_release(&el);
+	d = yaml("a: b: c\n", &el);
+	CHECK(d == NULL);
+	CHECK(strstr(first_error(&el), "malformed YAML") != NULL);
+	CHECK_INT(el.v[0].line, 1);
+	errlist_release(&el);
+	d = yaml("\t- tab\n", &el);
+	CHECK(d == NULL);
+	errlist_release(&el);
+}
+
+static void
+test_yaml_alias_bomb_stopped(void)
+{
+	struct errlist el;
+	const char *bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+			   "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+			   "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+			   "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+			   "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+			   "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n";
+	struct node *d = yaml(bomb, &el);
+
+	CHECK(d == NULL);
+	CHECK(strstr(first_error(&el), "more than") != NULL);
+	errlist_release(&el);
+}
+
+static void
+test_yaml_depth_limit(void)
+{
+	char text[1024] = "";
+	struct errlist el;
+	struct node *d;
+
+	for (int i = 0; i < 100; i++)
+		strcat(text, "[");
+	d = yaml(text, &el);
+	CHECK(d == NULL);
+	CHECK(el.nerrors > 0);
+	errlist_release(&el);
+}
+
+static void
+test_yaml_bad_keys(void)
+{
+	struct errlist el;
+	struct node *d = yaml("? [a, b]\n: 1\n", &el);
+
+	CHECK(d == NULL);
+	CHECK(strstr(first_error(&el), "keys must be names") != NULL);
+	errlist_release(&el);
+	d = yaml("\"a\\0b\": 1\n", &el);
+	CHECK(d == NULL);
+	CHECK(strstr(first_error(&el), "control bytes") != NULL);
+	errlist_release(&el);
+	d = yaml("!!python/object x: 1\n", &el);
+	CHECK(d == NULL);
+	CHECK(strstr(first_error(&el), "tag") != NULL);
+	errlist_release(&el);
+	d = yaml("*nothing\n", &el);
+	CHECK(d == NULL);
+	errlist_release(&el);
+}
+
+static void
+test_json_lines(void)
+{
+	struct errlist el;
+	struct node *d =
+		json("{\n  \"suite\": \"fsmark\",\n  \"fs\": [\n"
+		     "    \"xfs\",\n    \"ext4\"\n  ],\n"
+		     "  \"n\": 3, \"r\": 1.5, \"b\": true, \"z\": null\n}\n",
+		     &el);
+	struct node *m;
+
+	if (!CHECK(d != NULL))
+		return;
+	m = d->items[0];
+	CHECK_INT(node_get_pair(m, "suite")->line, 2);
+	CHECK_INT(node_get_pair(m, "fs")->line, 3);
+	CHECK_INT(node_get(m, "fs")->items[1]->line, 5);
+	CHECK_INT(node_get_pair(m, "n")->line, 7);
+	CHECK_INT(node_get(m, "n")->stype, NODE_INT);
+	CHECK_INT(node_get(m, "r")->stype, NODE_FLOAT);
+	CHECK_INT(node_get(m, "b")->stype, NODE_BOOL);
+	CHECK_INT(node_get(m, "z")->kind, NODE_NULL);
+	/* A JSON string is a string even when it reads like a number. */
+	node_free(d);
+	errlist_release(&el);
+}
+
+static void
+test_json_documents_and_errors(void)
+{
+	struct errlist el;
+	struct node *d = json("[{\"a\": 1}, {\"b\": 2}]", &el);
+
+	CHECK(d != NULL && d->nitems == 2);
+	node_free(d);
+	errlist_release(&el);
+	d = json("[{\"a\": 1}, 3]", &el);
+	CHECK(d == NULL);
+	CHECK(strstr(first_error(&el), "element 2 is an integer") != NULL);
+	errlist_release(&el);
+	d = json("{\"a\": 1, \"a\": 2}", &el);
+	CHECK(d == NULL);
+	CHECK(strstr(first_error(&el), "malformed JSON") != NULL);
+	errlist_release(&el);
+	d = json("{\"a\": 1,\n\n \"b\": }", &el);
+	CHECK(d == NULL);
+	CHECK_INT(el.v[0].line, 3);
+	errlist_release(&el);
+	d = json("{\"a\": \"x\\u0000y\"}", &el);
+	CHECK(d == NULL);
+	errlist_release(&el);
+}
+
+static void
+test_yaml_trailing_comma_is_empty_element(void)
+{
+	struct errlist el;
+	struct node *d = yaml("a: [nfsv4, ]\nb: [x, y]\nc: []\n"
+			      "d: [x,\n    ]\ne: [[x, ], y]\n",
+			      &el);
+	struct node *m;
+
+	if (!CHECK(d != NULL))
+		return;
+	m = d->items[0];
+	CHECK_INT(node_get(m, "a")->nitems, 2);
+	CHECK_INT(node_get(m, "a")->items[1]->kind, NODE_NULL);
+	CHECK_INT(node_get(m, "b")->nitems, 2);
+	CHECK_INT(node_get(m, "c")->nitems, 0);
+	CHECK_INT(node_get(m, "d")->nitems, 2);
+	CHECK_INT(node_get(m, "e")->nitems, 2);
+	CHECK_INT(node_get(m, "e")->items[0]->nitems, 2);
+	node_free(d);
+	errlist_release(&el);
+}
+
+static void
+test_resolve_plain(void)
+{
+	struct node *n = node_new_str("-9223372036854775808", 20, 1, 1);
+
+	docload_resolve_plain(n);
+	CHECK_INT(n->stype, NODE_INT);
+	node_free(n);
+	n = node_new_str("99999999999999999999", 20, 1, 1);
+	docload_resolve_plain(n);
+	CHECK_INT(n->stype, NODE_STR); /* too big: kept as written */
+	node_free(n);
+	n = node_new_str("1,000", 5, 1, 1);
+	docload_resolve_plain(n);
+	CHECK_INT(n->ival, 1000);
+	node_free(n);
+}
+
+int
+main(void)
+{
+	static const struct tap_case cases[] = {
+		TAP_CASE(test_yaml_types_as_psych),
+		TAP_CASE(test_yaml_lines_and_order),
+		TAP_CASE(test_yaml_documents),
+		TAP_CASE(test_yaml_anchors_aliases_merge),
+		TAP_CASE(test_yaml_include_refused),
+		TAP_CASE(test_yaml_duplicate_key),
+		TAP_CASE(test_yaml_malformed),
+		TAP_CASE(test_yaml_alias_bomb_stopped),
+		TAP_CASE(test_yaml_depth_limit),
+		TAP_CASE(test_yaml_bad_keys),
+		TAP_CASE(test_json_lines),
+		TAP_CASE(test_json_documents_and_errors),
+		TAP_CASE(test_yaml_trailing_comma_is_empty_element),
+		TAP_CASE(test_resolve_plain),
+		{NULL, NULL}};
+
+	return tap_run(cases);
+}
