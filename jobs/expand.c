@@ -298,7 +298,8 @@ expand_path_params(const struct node *atomic)
 	struct buf b, out;
 
 	collect(atomic, NULL, d, &ps);
-	qsort(ps.v, ps.n, sizeof *ps.v, param_cmp);
+	if (ps.n > 1) /* qsort() wants a real array, even for none */
+		qsort(ps.v, ps.n, sizeof *ps.v, param_cmp);
 	buf_init(&b);
 	for (size_t i = 0; i < ps.n; i++) {
 		const struct param *p = &ps.v[i];
