@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_compare.h"
 #include "cmd_split.h"
 #include "log.h"
 #include "banned.h"
@@ -13,8 +14,11 @@ static const struct {
 	const char *name;
 	int (*fn)(int, char **);
 	const char *summary;
-} commands[] = {{"split", cmd_split, "split job files into atomic jobs"},
-		{NULL, NULL, NULL}};
+} commands[] = {
+	{"split", cmd_split, "split job files into atomic jobs"},
+	{"compare", cmd_compare, "compare the runs of two commits"},
+	{NULL, NULL, NULL},
+};
 
 static void
 usage(FILE *fp)

@@ -1,0 +1,37 @@
+/*
+ * stats.h: descriptive statistics of one side's runs and the Student t
+ * distribution, for the comparison engine.  No allocation, no state.
+ */
+#ifndef ROBOT_STATS_H
+#define ROBOT_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct stats_summary {
+	size_t n;
+	double mean;   /* arithmetic mean */
+	double stddev; /* population standard deviation, as LKP */
+	double min;
+	double max;
+	double median; /* the upper median, sorted[n / 2], as LKP */
+};
+
+/*
+ * Summarises n > 0 finite values.  sorted is scratch space for n values
+ * (it holds them sorted afterwards), or NULL.
+ */
+void stats_summarize(const double *v, size_t n, double *sorted,
+		     struct stats_summary *out);
+/* Sorts n values in place (insertion sort when few). */
+void stats_sort(double *v, size_t n);
+/* Mean and unbiased (n - 1) variance of n values, n >= 1 (var 0 if 1). */
+void stats_mean_var(const double *v, size_t n, double *mean, double *var);
+/* The regularized incomplete beta function I_x(a, b). */
+double stats_incbeta(double a, double b, double x);
+/* P(T > t) for Student's t with df > 0 degrees of freedom. */
+double stats_t_sf(double t, double df);
+/* The p quantile of the standard normal distribution, 0 < p < 1. */
+double stats_norm_quantile(double p);
+
+#endif

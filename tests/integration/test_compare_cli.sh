@@ -1,0 +1,116 @@
+#!/bin/sh
+# test_compare_cli.sh ROBOT: "robot compare" end to end on result
+# documents written here.  TAP output.
+set -u
+ROBOT=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+n=0
+failed=0
+check() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
+}
+
+# doc DIR NAME COMMIT STATUS FILES_PER_SEC CS [KEY]
+doc() {
+	key=${7:-fsmark/1LOOP_1G-4K-xfs-1x-1t-fsyncBeforeClose-40M}
+	if [ "$4" = ok ]; then
+		stats="{\"fsmark.files_per_sec\": $5, \"fsmark.time.voluntary_context_switches\": $6, \"vmstat.system.cs\": 5000}"
+		err=null
+	else
+		stats=null
+		err='"mkfs.xfs failed"'
+	fi
+	mkdir -p "$1"
+	printf '{"version": 1, "job": {"suite": "fsmark", "fsmark": {"filesize": "4K"}}, "key": "%s", "tbox_group": "lab-xfs", "box": "lab-xfs-1", "tree": "demo", "commit": "%s", "started": "2026-11-30T10:00:00Z", "finished": "2026-11-30T10:01:00Z", "status": "%s", "error": %s, "stats": %s, "series": {}, "outputs": {}}\n' \
+		"$key" "$3" "$4" "$err" "$stats" >"$1/$2.json"
+}
+
+B=1111111111111111111111111111111111111111
+H=2222222222222222222222222222222222222222
+doc "$T/base" 1 $B ok 8300 25000
+doc "$T/base" 2 $B ok 8320 25100
+doc "$T/base" 3 $B ok 8310 24900
+doc "$T/base" 4 $B ok 8290 25050
+doc "$T/base" 5 $B ok 8305 24950
+doc "$T/head" 1 $H ok 7800 25000
+doc "$T/head" 2 $H ok 7820 25100
+doc "$T/head" 3 $H ok 7790 24900
+doc "$T/head" 4 $H ok 7810 25050
+doc "$T/head" 5 $H ok 7805 24950
+doc "$T/head" 6 $H failed
+
+# 1. The table, as LKP prints it.
+"$ROBOT" compare --base "$T/base" --head "$T/head" >"$T/out" 2>"$T/err"
+check $? "compare exits 0"
+grep -q "^1111111111111111 222222222222222222222222222 $" "$T/out"
+check $? "commit header"
+grep -q '^         %stddev     %change         %stddev$' "$T/out"
+check $? "column titles"
+grep -q '^      8305            -6.0%       7805        fsmark.files_per_sec$' "$T/out"
+check $? "the regressed KPI's row"
+! grep -q 'vmstat.system.cs' "$T/out"
+check $? "unchanged metrics left out by default"
+grep -q "left out 0 failed\|left out 1 failed and 0 incomplete head runs" "$T/err"
+check $? "failed run counted on stderr"
+
+# 2. --all, --method lkp, --json.
+"$ROBOT" compare --all --base "$T/base" --head "$T/head" 2>/dev/null | grep -q 'vmstat.system.cs$'
+check $? "--all shows every metric"
+"$ROBOT" compare --method lkp --base "$T/base" --head "$T/head" 2>/dev/null | grep -q 'fsmark.files_per_sec$'
+check $? "--method lkp finds it too"
+"$ROBOT" compare --json --base "$T/base" --head "$T/head" >"$T/json" 2>/dev/null
+check $? "--json exits 0"
+if [ -x /usr/bin/python3 ]; then
+	/usr/bin/python3 - "$T/json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["comparisons"][0]
+assert c["base_commit"] == "1" * 40 and c["head_commit"] == "2" * 40
+assert c["head_runs"] == {"ok": 5, "failed": 1, "incomplete": 0}
+m = {x["metric"]: x for x in c["metrics"]}
+f = m["fsmark.files_per_sec"]
+assert f["verdict"] == "regression" and f["direction"] == 1 and f["kpi"]
+assert set(f["base"]) == {"n", "mean", "stddev", "min", "max"}
+assert f["base"]["n"] == 5 and abs(f["change_pct"] + 6.02) < 0.01
+assert 0 <= f["p_value"] < 0.001
+assert m["vmstat.system.cs"]["verdict"] == "unchanged" and not m["vmstat.system.cs"]["kpi"]
+PY
+	check $? "--json content"
+fi
+
+# 3. Bad input: clear errors, exit 2.
+doc "$T/other" 1 $H ok 7800 25000 "fsmark/2LOOP_1G-4K-ext4"
+"$ROBOT" compare --base "$T/base" --head "$T/other" >/dev/null 2>"$T/err"
+rc=$?
+check $([ $rc = 2 ] && grep -q "only runs of one series can be compared" "$T/err"; echo $?) "different series refused"
+mkdir -p "$T/bad"
+printf '{"version": 1, "key": "k", "tbox_group": "g", "status": "ok", "stats": {"x": NaN}}' >"$T/bad/nan.json"
+"$ROBOT" compare --base "$T/base" --head "$T/bad" >/dev/null 2>"$T/err"
+rc=$?
+check $([ $rc = 2 ] && grep -q "nan.json:1: malformed JSON" "$T/err"; echo $?) "NaN refused with file and line"
+printf '{"version": 1, "key": "k", "tbox_group": "g", "status": "ok", "stats": {"x": "fast"}}' >"$T/bad/nan.json"
+"$ROBOT" compare --base "$T/base" --head "$T/bad" >/dev/null 2>"$T/err"
+check $(grep -q "stats 'x' is not a finite number" "$T/err"; echo $?) "non-number refused"
+mkdir -p "$T/empty"
+"$ROBOT" compare --base "$T/base" --head "$T/empty" >/dev/null 2>"$T/err"
+check $([ $? = 2 ] && grep -q "no result documents on the head side" "$T/err"; echo $?) "empty side"
+mkdir -p "$T/allfail"
+doc "$T/allfail" 1 $H failed
+"$ROBOT" compare --base "$T/base" --head "$T/allfail" >/dev/null 2>"$T/err"
+check $([ $? = 2 ] && grep -q "no complete head runs to compare (1 failed" "$T/err"; echo $?) "only failed runs"
+"$ROBOT" compare --base "$T/base" >/dev/null 2>&1
+check $([ $? = 2 ]; echo $?) "missing --head"
+"$ROBOT" compare --method magic --base "$T/base" --head "$T/head" >/dev/null 2>"$T/err"
+check $([ $? = 2 ] && grep -q "unknown method" "$T/err"; echo $?) "unknown method"
+
+# 4. Single runs: inconclusive, never NaN.
+doc "$T/b1" 1 $B ok 8300 25000
+doc "$T/h1" 1 $H ok 7000 25000
+"$ROBOT" compare --json --base "$T/b1" --head "$T/h1" >"$T/json" 2>/dev/null
+check $([ $? = 0 ] && ! grep -qi 'nan\|inf' "$T/json" && grep -q '"inconclusive"' "$T/json"; echo $?) "single runs inconclusive, no NaN"
+
+echo "1..$n"
+[ $failed = 0 ]

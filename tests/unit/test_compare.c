@@ -1,0 +1,212 @@
+/*
+ * test_compare.c: one metric, two sets of runs: verdicts, properties and
+ * bad input.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../robot/compare.h"
+#include "tap.h"
+
+static struct direction up = {1, 0, 0, "up"};
+static struct direction none = {0, 0, 0, NULL};
+
+static struct compare_result
+cmp(const double *b, size_t nb, const double *h, size_t nh,
+    const struct direction *d, enum compare_method m)
+{
+	struct compare_options opt;
+	struct compare_result r;
+
+	compare_options_init(&opt);
+	opt.method = m;
+	compare_metric("fsmark.files_per_sec", b, nb, h, nh, &opt, d, &r);
+	return r;
+}
+
+static void
+test_clear_regression_and_improvement(void)
+{
+	const double b[] = {100, 101, 99, 100.5, 99.5};
+	const double h[] = {90, 91, 89, 90.5, 89.5};
+	struct compare_result r = cmp(b, 5, h, 5, &up, COMPARE_ROBUST);
+
+	CHECK_INT(r.verdict, COMPARE_REGRESSION);
+	CHECK_DBL(r.change_pct, -10, 1e-9);
+	CHECK(r.p_value < 0.001);
+	r = cmp(h, 5, b, 5, &up, COMPARE_ROBUST);
+	CHECK_INT(r.verdict, COMPARE_IMPROVEMENT);
+	r = cmp(b, 5, h, 5, &none, COMPARE_ROBUST);
+	CHECK_INT(r.verdict, COMPARE_CHANGED); /* no direction */
+	r = cmp(b, 5, h, 5, &up, COMPARE_LKP);
+	CHECK_INT(r.verdict, COMPARE_REGRESSION);
+	CHECK(isnan(r.p_value));
+}
+
+static void
+test_identical_sides_unchanged(void)
+{
+	const double v[] = {5, 6, 7, 8}, quiet[] = {100, 100.2, 99.9, 100.1};
+	struct compare_result r = cmp(v, 4, v, 4, &up, COMPARE_ROBUST);
+
+	/* No change; noisy runs cannot show it is within 2%. */
+	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK_DBL(r.change_pct, 0, 0);
+	CHECK_DBL(r.p_value, 1, 1e-12);
+	r = cmp(v, 4, v, 4, &up, COMPARE_LKP);
+	CHECK(!compare_verdict_is_change(r.verdict));
+	r = cmp(quiet, 4, quiet, 4, &up, COMPARE_ROBUST);
+	CHECK_INT(r.verdict, COMPARE_UNCHANGED);
+}
+
+static void
+test_swap_flips_every_sign(void)
+{
+	unsigned seed = 7;
+
+	for (int k = 0; k < 200; k++) {
+		double b[6], h[6];
+		struct compare_result x, y;
+
+		for (int i = 0; i < 6; i++) {
+			b[i] = 100 + rand_r(&seed) % 20;
+			h[i] = 100 + rand_r(&seed) % 20 + k % 3 * 10;
+		}
+		x = cmp(b, 6, h, 6, &up, COMPARE_ROBUST);
+		y = cmp(h, 6, b, 6, &up, COMPARE_ROBUST);
+		if (x.change_pct != 0 &&
+		    !CHECK(x.change_pct * y.change_pct < 0))
+			break;
+		if (!CHECK_DBL(x.p_value, y.p_value, 1e-12))
+			break;
+		if (x.verdict == COMPARE_REGRESSION &&
+		    !CHECK_INT(y.verdict, COMPARE_IMPROVEMENT))
+			break;
+		if (x.verdict == COMPARE_UNCHANGED &&
+		    !CHECK_INT(y.verdict, COMPARE_UNCHANGED))
+			break;
+	}
+}
+
+static void
+test_small_change_shown_unchanged(void)
+{
+	/* 0.5% apart with 0.1% noise: significant but below the 2% floor,
+	 * and shown to be within it. */
+	const double b[] = {1000, 1001, 999, 1000, 1000.5, 999.5};
+	const double h[] = {1005, 1006, 1004, 1005, 1005.5, 1004.5};
+	struct compare_result r = cmp(b, 6, h, 6, &up, COMPARE_ROBUST);
+
+	CHECK_INT(r.verdict, COMPARE_UNCHANGED);
+	CHECK(r.reason != NULL);
+}
+
+static void
+test_noisy_inconclusive_with_advice(void)
+{
+	const double b[] = {100, 130, 80};
+	const double h[] = {95, 125, 70};
+	struct compare_result r = cmp(b, 3, h, 3, &up, COMPARE_ROBUST);
+
+	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK(r.runs_needed > 3 || r.runs_needed == -1);
+	CHECK(r.reason != NULL);
+}
+
+static void
+test_single_runs(void)
+{
+	const double b[] = {100}, h[] = {50};
+	const double h5[] = {50, 51, 49, 50, 50};
+	struct compare_result r = cmp(b, 1, h, 1, &up, COMPARE_ROBUST);
+
+	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK_INT(r.runs_needed, 3);
+	CHECK(isnan(r.p_value));
+	CHECK_DBL(r.base.stddev, 0, 0);
+	/* One run against five: the five give the variance. */
+	r = cmp(b, 1, h5, 5, &up, COMPARE_ROBUST);
+	CHECK_INT(r.verdict, COMPARE_REGRESSION);
+	r = cmp(b, 1, h, 1, &up, COMPARE_LKP);
+	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
+}
+
+static void
+test_zero_and_negative(void)
+{
+	const double zero[] = {0, 0, 0}, five[] = {5, 5, 5};
+	const double neg[] = {-10, -11, -9}, neg2[] = {-20, -21, -19};
+	struct compare_result r = cmp(zero, 3, five, 3, &none, COMPARE_ROBUST);
+
+	CHECK(!r.change_defined);
+	CHECK_INT(r.verdict, COMPARE_CHANGED);
+	CHECK(isfinite(r.change_pct));
+	r = cmp(zero, 3, zero, 3, &none, COMPARE_ROBUST);
+	CHECK(r.change_defined);
+	CHECK_INT(r.verdict, COMPARE_UNCHANGED);
+	r = cmp(neg, 3, neg2, 3, &none, COMPARE_ROBUST);
+	CHECK(isfinite(r.change_pct));
+	CHECK_DBL(r.change_pct, -100, 1e-9);
+	CHECK_INT(r.verdict, COMPARE_CHANGED);
+}
+
+static void
+test_one_outlier_no_false_alarm(void)
+{
+	/* Ten runs a side, same truth; one base run 2x off. */
+	const double b[] = {1000, 1003, 998, 1001, 999,
+			    2000, 1002, 997, 1000, 1001};
+	const double h[] = {1001, 999,  1002, 1000, 998,
+			    1003, 1000, 999,  1001, 1000};
+	struct compare_result r = cmp(b, 10, h, 10, &up, COMPARE_ROBUST);
+
+	CHECK(!compare_verdict_is_change(r.verdict));
+	/* And a real 10% drop is still found despite it. */
+	double h2[10];
+
+	for (int i = 0; i < 10; i++)
+		h2[i] = h[i] * 0.9;
+	r = cmp(b, 10, h2, 10, &up, COMPARE_ROBUST);
+	CHECK_INT(r.verdict, COMPARE_REGRESSION);
+}
+
+static void
+test_floors(void)
+{
+	const double b[] = {10, 10.1, 9.9}, h[] = {20, 20.1, 19.9};
+	struct direction floor = {1, 0, 100, "abs"}; /* tiny values: noise */
+	struct direction pct = {1, 150, 0, "pct"};
+	struct compare_result r = cmp(b, 3, h, 3, &floor, COMPARE_ROBUST);
+
+	CHECK(!compare_verdict_is_change(r.verdict));
+	r = cmp(b, 3, h, 3, &pct, COMPARE_ROBUST); /* +100% < 150% floor */
+	CHECK(!compare_verdict_is_change(r.verdict));
+}
+
+static void
+test_names(void)
+{
+	CHECK_STR(compare_verdict_name(COMPARE_REGRESSION), "regression");
+	CHECK_STR(compare_verdict_name(COMPARE_INCONCLUSIVE), "inconclusive");
+	CHECK_STR(compare_method_name(COMPARE_LKP), "lkp");
+}
+
+int
+main(void)
+{
+	static const struct tap_case cases[] = {
+		TAP_CASE(test_clear_regression_and_improvement),
+		TAP_CASE(test_identical_sides_unchanged),
+		TAP_CASE(test_swap_flips_every_sign),
+		TAP_CASE(test_small_change_shown_unchanged),
+		TAP_CASE(test_noisy_inconclusive_with_advice),
+		TAP_CASE(test_single_runs),
+		TAP_CASE(test_zero_and_negative),
+		TAP_CASE(test_one_outlier_no_false_alarm),
+		TAP_CASE(test_floors),
+		TAP_CASE(test_names),
+		{NULL, NULL}};
+
+	return tap_run(cases);
+}

@@ -1,0 +1,101 @@
+/*
+ * test_stats.c: descriptive statistics and Student's t.
+ */
+#include <math.h>
+
+#include "../../robot/stats.h"
+#include "tap.h"
+
+static void
+test_summary_population_stddev_upper_median(void)
+{
+	const double v[] = {4, 1, 3, 2};
+	struct stats_summary s;
+
+	stats_summarize(v, 4, NULL, &s);
+	CHECK_INT(s.n, 4);
+	CHECK_DBL(s.mean, 2.5, 1e-12);
+	CHECK_DBL(s.stddev, sqrt(1.25), 1e-12); /* population */
+	CHECK_DBL(s.min, 1, 0);
+	CHECK_DBL(s.max, 4, 0);
+	CHECK_DBL(s.median, 3, 0); /* sorted[n / 2], LKP's upper median */
+}
+
+static void
+test_summary_large_and_huge(void)
+{
+	double v[100], big[2] = {1.5e308, 1.7e308};
+	struct stats_summary s;
+
+	for (int i = 0; i < 100; i++)
+		v[i] = 100 - i;
+	stats_summarize(v, 100, NULL, &s);
+	CHECK_DBL(s.median, 51, 0);
+	CHECK_DBL(s.mean, 50.5, 1e-12);
+	stats_summarize(big, 2, NULL, &s);
+	CHECK(isfinite(s.mean)); /* no overflow in the sum */
+	CHECK_DBL(s.mean, 1.6e308, 1e294);
+}
+
+static void
+test_mean_var(void)
+{
+	const double v[] = {2, 4, 4, 4, 5, 5, 7, 9};
+	double m, var;
+
+	stats_mean_var(v, 8, &m, &var);
+	CHECK_DBL(m, 5, 1e-12);
+	CHECK_DBL(var, 32.0 / 7, 1e-12);
+	stats_mean_var(v, 1, &m, &var);
+	CHECK_DBL(var, 0, 0);
+}
+
+static void
+test_t_distribution(void)
+{
+	/* Textbook critical values. */
+	CHECK_DBL(stats_t_sf(12.706, 1), 0.025, 1e-5);
+	CHECK_DBL(stats_t_sf(2.7764451, 4), 0.025, 1e-7);
+	CHECK_DBL(stats_t_sf(2.228, 10), 0.025, 1e-5);
+	CHECK_DBL(stats_t_sf(3.169, 10), 0.005, 1e-5);
+	CHECK_DBL(stats_t_sf(1.960, 1e6), 0.025, 1e-5);
+	CHECK_DBL(stats_t_sf(0, 3), 0.5, 1e-12);
+	CHECK_DBL(stats_t_sf(-2.7764451, 4), 0.975, 1e-7);
+	CHECK_DBL(stats_t_sf(INFINITY, 4), 0, 0);
+	/* Fractional df (Welch), against numerical integration. */
+	CHECK_DBL(stats_t_sf(2.5, 2.7), 0.0485397096, 1e-8);
+}
+
+static void
+test_incbeta(void)
+{
+	CHECK_DBL(stats_incbeta(1, 1, 0.3), 0.3, 1e-12);
+	CHECK_DBL(stats_incbeta(2, 3, 0.4), 0.5248, 1e-10);
+	CHECK_DBL(stats_incbeta(5, 5, 0.5), 0.5, 1e-12);
+	CHECK_DBL(stats_incbeta(2, 2, 0), 0, 0);
+	CHECK_DBL(stats_incbeta(2, 2, 1), 1, 0);
+}
+
+static void
+test_norm_quantile(void)
+{
+	CHECK_DBL(stats_norm_quantile(0.975), 1.959963984540054, 1e-9);
+	CHECK_DBL(stats_norm_quantile(0.5), 0, 1e-12);
+	CHECK_DBL(stats_norm_quantile(0.001), -3.090232306167813, 1e-9);
+	CHECK_DBL(stats_norm_quantile(0.8), 0.8416212335729143, 1e-9);
+}
+
+int
+main(void)
+{
+	static const struct tap_case cases[] = {
+		TAP_CASE(test_summary_population_stddev_upper_median),
+		TAP_CASE(test_summary_large_and_huge),
+		TAP_CASE(test_mean_var),
+		TAP_CASE(test_t_distribution),
+		TAP_CASE(test_incbeta),
+		TAP_CASE(test_norm_quantile),
+		{NULL, NULL}};
+
+	return tap_run(cases);
+}
