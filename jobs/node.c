@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../robot/rjson.h"
+#include "../robot/str.h"
 #include "../robot/xmalloc.h"
 #include "node.h"
 #include "../robot/banned.h"
@@ -210,22 +211,6 @@ node_is_str(const struct node *n)
 	return n != NULL && n->kind == NODE_SCALAR && n->stype == NODE_STR;
 }
 
-/* Ruby's Float#to_s for the common cases: shortest form, ".0" if whole. */
-static char *
-float_to_s(double d)
-{
-	char tmp[64];
-
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(tmp, sizeof tmp, "%.*g", prec, d);
-		if (strtod(tmp, NULL) == d)
-			break;
-	}
-	if (strpbrk(tmp, ".en") == NULL)
-		return xasprintf("%s.0", tmp);
-	return xstrdup(tmp);
-}
-
 char *
 node_to_s(const struct node *n)
 {
@@ -235,7 +220,7 @@ node_to_s(const struct node *n)
 	case NODE_INT:
 		return xasprintf("%lld", n->ival);
 	case NODE_FLOAT:
-		return float_to_s(n->fval);
+		return str_ruby_float(n->fval);
 	case NODE_BOOL:
 		return xstrdup(n->bval ? "true" : "false");
 	case NODE_STR:

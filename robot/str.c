@@ -2,6 +2,8 @@
  * str.c: string helpers.
  */
 #include <ctype.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,4 +166,49 @@ str_closest(const char *word, const char *const *candidates)
 		}
 	}
 	return best_d <= limit ? best : NULL;
+}
+
+char *
+str_ruby_float(double d)
+{
+	char tmp[64];
+	int prec, exp10, decimals;
+	char *dot;
+	size_t len;
+
+	if (isnan(d))
+		return xstrdup("NaN");
+	if (isinf(d))
+		return xstrdup(d > 0 ? "Infinity" : "-Infinity");
+	if (d == 0)
+		return xstrdup(signbit(d) ? "-0.0" : "0.0");
+	/* The fewest significant digits that read back the same. */
+	for (prec = 1; prec < 17; prec++) {
+		snprintf(tmp, sizeof tmp, "%.*e", prec - 1, d);
+		if (strtod(tmp, NULL) == d)
+			break;
+	}
+	exp10 = atoi(strchr(tmp, 'e') + 1);
+	if (exp10 < -4 || exp10 >= 16) {
+		/* Ruby: 1.0e+20, 1.5e-05 */
+		char mant[32];
+
+		snprintf(mant, sizeof mant, "%.*e", prec - 1, d);
+		*strchr(mant, 'e') = '\0';
+		if (strchr(mant, '.') == NULL)
+			return xasprintf("%s.0e%c%02d", mant,
+					 exp10 < 0 ? '-' : '+', abs(exp10));
+		return xasprintf("%se%c%02d", mant, exp10 < 0 ? '-' : '+',
+				 abs(exp10));
+	}
+	decimals = prec - 1 - exp10;
+	if (decimals < 1)
+		decimals = 1;
+	snprintf(tmp, sizeof tmp, "%.*f", decimals, d);
+	/* Drop trailing zeros, but keep one digit after the point. */
+	dot = strchr(tmp, '.');
+	len = strlen(tmp);
+	while (len > (size_t)(dot - tmp) + 2 && tmp[len - 1] == '0')
+		tmp[--len] = '\0';
+	return xstrdup(tmp);
 }

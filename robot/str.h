@@ -29,4 +29,11 @@ size_t str_edit_distance(const char *a, const char *b);
  */
 const char *str_closest(const char *word, const char *const *candidates);
 
+/*
+ * A double as Ruby's Float#to_s prints it in the common cases: the
+ * shortest form that reads back the same, with ".0" when it is whole
+ * (8324.8, 390190.0).  The caller frees the result.
+ */
+char *str_ruby_float(double d);
+
 #endif

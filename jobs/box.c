@@ -1,0 +1,105 @@
+/*
+ * box.c: robot-box, the test-box side of the robot.
+ *
+ *   robot-box run [options] JOBFILE   run a job file's atomic jobs here
+ *   robot-box parse PROGRAM [FILE]    LKP's parsers of tool output
+ *   robot-box cleanup                 remove what a killed run left
+ *
+ * Each subcommand lives in its own module; this file only dispatches.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../robot/log.h"
+#include "../robot/xmalloc.h"
+#include "toolparse.h"
+#include "../robot/banned.h"
+
+static void
+emit_line(const char *key, const char *value, void *arg)
+{
+	(void)arg;
+	printf("%s: %s\n", key, value);
+}
+
+static int
+cmd_parse(int argc, char **argv)
+{
+	const char *err = NULL;
+	char *data = NULL;
+	size_t len = 0, cap = 0, n;
+	FILE *fp = stdin;
+	bool ok;
+
+	if (argc < 2 || argc > 3 || strcmp(argv[1], "--help") == 0) {
+		fprintf(argc < 2 ? stderr : stdout,
+			"usage: robot-box parse PROGRAM [FILE]\n"
+			"prints LKP's \"key: value\" records of a tool's "
+			"output; PROGRAM is one of:");
+		for (size_t i = 0; toolparse_programs[i] != NULL; i++)
+			fprintf(argc < 2 ? stderr : stdout, " %s",
+				toolparse_programs[i]);
+		fprintf(argc < 2 ? stderr : stdout, "\n");
+		return argc < 2 ? 2 : 0;
+	}
+	if (argc == 3 && (fp = fopen(argv[2], "rb")) == NULL) {
+		log_warn("cannot open '%s'", argv[2]);
+		return 1;
+	}
+	do {
+		if (len + 65536 > cap) {
+			cap = cap ? cap * 2 : 65536;
+			if (cap > 256 * 1024 * 1024)
+				fatalx("'%s' is too large",
+				       argc == 3 ? argv[2] : "stdin");
+			data = xreallocarray(data, cap, 1);
+		}
+		n = fread(data + len, 1, cap - len, fp);
+		len += n;
+	} while (n > 0);
+	if (fp != stdin)
+		fclose(fp);
+	ok = toolparse_run(argv[1], data, len, emit_line, NULL, &err);
+	free(data);
+	if (!ok) {
+		log_warnx("%s: %s", argv[1], err);
+		return 2;
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: robot-box COMMAND [ARGS]\n\n"
+		"commands:\n"
+		"  parse      LKP's parsers of tool output (fsmark, vmstat, "
+		"iostat, ...)\n"
+		"\nrobot-box COMMAND --help shows a command's options.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	log_init("robot-box", LOG_LEVEL_INFO);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("robot-box %s\n", ROBOT_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "parse") == 0)
+		return cmd_parse(argc - 1, argv + 1);
+	log_warnx("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return 2;
+}
