@@ -324,6 +324,15 @@ catalog_testcase_workload(const char *testcase)
 	return NULL;
 }
 
+const char *
+catalog_sysctl_name(size_t i)
+{
+	for (size_t k = 0; sysctls[k] != NULL; k++)
+		if (k == i)
+			return sysctls[k];
+	return NULL;
+}
+
 bool
 catalog_sysctl_known(const char *name)
 {

@@ -85,6 +85,8 @@ const struct catalog_param *catalog_param(const char *name);
 bool catalog_accumulates(const char *key);
 /* The workload a testcase name stands for ("dd-write" is dd), or NULL. */
 const char *catalog_testcase_workload(const char *testcase);
+/* The i-th sysctl setting the robot may apply, or NULL past the last. */
+const char *catalog_sysctl_name(size_t i);
 /* Whether a sysctl setting name is one the robot may apply. */
 bool catalog_sysctl_known(const char *name);
 

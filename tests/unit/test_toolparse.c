@@ -156,18 +156,21 @@ test_captured_output(void)
 static void
 test_malformed(void)
 {
+	static const char binary[] = "\xff\xfe\x00garbage\x00\x01";
 	static const struct {
 		const char *program, *text;
+		size_t len; /* 0: strlen(text) */
 	} bad[] = {
-		{"fsmark", ""},
-		{"fsmark", "FSUse%        Count         Size    Files/sec\n"},
-		{"fsmark", "FSUse%  Count\n  5  51200  8192  x  390190\n"},
-		{"fsmark", "\xff\xfe\x00garbage"},
-		{"vmstat", "procs ---memory---\n r b swpd\n"},
-		{"iostat", "nothing here\n"},
-		{"time", "no colons at all\n"},
-		{"proc-vmstat", "\n\n"},
-		{"nosuch", "x"},
+		{"fsmark", "", 0},
+		{"fsmark", "FSUse%        Count         Size    Files/sec\n",
+		 0},
+		{"fsmark", "FSUse%  Count\n  5  51200  8192  x  390190\n", 0},
+		{"fsmark", binary, sizeof binary - 1},
+		{"vmstat", "procs ---memory---\n r b swpd\n", 0},
+		{"iostat", "nothing here\n", 0},
+		{"time", "no colons at all\n", 0},
+		{"proc-vmstat", "\n\n", 0},
+		{"nosuch", "x", 0},
 	};
 	const char *err;
 	struct buf b;
@@ -175,9 +178,9 @@ test_malformed(void)
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		err = NULL;
 		buf_init(&b);
-		if (!CHECK(!toolparse_run(bad[i].program, bad[i].text,
-					  strlen(bad[i].text) +
-						  (i == 3 ? 12 : 0),
+		size_t len = bad[i].len ? bad[i].len : strlen(bad[i].text);
+
+		if (!CHECK(!toolparse_run(bad[i].program, bad[i].text, len,
 					  collect, &b, &err)))
 			tap_diag("accepted %s input %zu", bad[i].program, i);
 		CHECK(err != NULL);

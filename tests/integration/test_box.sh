@@ -1,0 +1,367 @@
+#!/bin/sh
+# test_box.sh ROBOT_BOX SOURCE_DIR: robot-box run on real loop-device
+# filesystems, as root: fsmark, dd and unlink on xfs, ext4 and btrfs, the
+# monitors, provisioning, every failure of DESIGN.md section 5, and that
+# nothing is left behind after SIGTERM or kill -9.  TAP output.
+#
+# Everything it makes is under a fresh directory and a box name of its
+# own; a trap removes it (robot-box cleanup) and restores the vm.*
+# settings it may have changed, even when a check fails.
+set -u
+BOX=$1
+SRC=$2
+
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP robot-box needs root (loop devices, mounts, sysctl)"
+	exit 77
+fi
+
+T=$(mktemp -d /tmp/robot-box-test.XXXXXX)
+NAME=robot-test-$$
+SAVED=""
+for k in dirty_ratio dirty_bytes dirty_background_ratio dirty_background_bytes; do
+	SAVED="$SAVED $k=$(cat /proc/sys/vm/$k)"
+done
+restore_vm() {
+	for kv in $SAVED; do
+		k=${kv%%=*} v=${kv#*=}
+		# Of each bytes/ratio pair, write the one that was in force.
+		case $k in
+		*_bytes) [ "$v" != 0 ] && echo "$v" >/proc/sys/vm/$k ;;
+		*) [ "$(cat /proc/sys/vm/${k%_ratio}_bytes)" = 0 ] || [ "$v" = 0 ] ||
+			echo "$v" >/proc/sys/vm/$k ;;
+		esac
+	done
+	for kv in $SAVED; do
+		k=${kv%%=*} v=${kv#*=}
+		case $k in *_ratio) echo "$v" >/proc/sys/vm/$k ;; esac
+	done 2>/dev/null
+	for kv in $SAVED; do
+		k=${kv%%=*} v=${kv#*=}
+		case $k in *_bytes) [ "$v" != 0 ] && echo "$v" >/proc/sys/vm/$k ;; esac
+	done 2>/dev/null
+}
+finish() {
+	[ -n "${RB_PID:-}" ] && kill -9 "$RB_PID" 2>/dev/null
+	"$BOX" cleanup --config "$T/box.yaml" >/dev/null 2>&1
+	restore_vm
+	rm -rf "$T"
+}
+trap finish EXIT
+trap 'exit 1' INT TERM
+
+cat >"$T/box.yaml" <<YAML
+name: $NAME
+tbox_group: robot-test
+workdir: $T/work
+ram_disk_limit: 8G
+timeout: 5m
+YAML
+
+n=0
+failed=0
+check() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
+}
+# nothing_left: no mount, loop device or image of this box remains.
+nothing_left() {
+	! grep -qs "/dev/shm/robot-box-$NAME" /sys/block/loop*/loop/backing_file &&
+		! ls /dev/shm/robot-box-$NAME/*.img >/dev/null 2>&1
+}
+# job FILE YAML: writes a job file.
+job() { printf '%s\n' "$2" >"$T/$1"; }
+# py FILE CODE: runs Python checks on the JSON array in FILE as "docs".
+py() {
+	/usr/bin/python3 -c "import json, sys
+docs = json.load(open('$1'))
+$2"
+}
+
+# 1. fsmark on the three filesystems; files/sec agrees with fs_mark's table.
+job fsmark.yaml "suite: fsmark
+disk: 1LOOP_1G
+fs: [xfs, ext4, btrfs]
+nr_threads: 2t
+fsmark:
+  filesize: 4K
+  test_size: 16M
+  sync_method: fsyncBeforeClose"
+"$BOX" run --json --config "$T/box.yaml" "$T/fsmark.yaml" >"$T/fsmark.json" 2>"$T/err"
+check $? "fsmark on xfs, ext4 and btrfs exits 0"
+py "$T/fsmark.json" "
+assert [d['status'] for d in docs] == ['ok'] * 3, [d['error'] for d in docs]
+for d in docs:
+    s, out = d['stats'], d['outputs']['fsmark']
+    # LKP's formula: 16M / 4K / 2 threads = 2048 files per thread
+    assert '-n  2048' in out and out.count('-d ') == 2, out[:300]
+    rows = [l.split() for l in out.splitlines()
+            if len(l.split()) == 5 and l.split()[0].isdigit()]
+    assert rows and abs(s['fsmark.files_per_sec'] - float(rows[-1][3])) < 0.01
+    assert s['fsmark.files_per_sec'] > 0 and s['fsmark.app_overhead'] > 0
+    assert s['fsmark.time.voluntary_context_switches'] > 1000
+    assert s['fsmark.time.elapsed_time'] > 0
+    assert d['storage']['fs'] in ('xfs', 'ext4', 'btrfs')
+    assert 'tmpfs' in d['storage']['backend']
+    dev = d['storage']['devices'][0]['device'].split('/')[-1]
+    for k in ('vmstat.system.cs', 'vmstat.io.bo', 'vmstat.cpu.sy',
+              'iostat.%s.wkB/s' % dev, 'iostat.%s.util' % dev,
+              'proc-vmstat.pgpgout', 'proc-vmstat.nr_free_pages',
+              'meminfo.MemFree'):
+        assert k in s, k
+    assert s['iostat.%s.wkB/s' % dev] > 0
+    assert len(d['series']['vmstat.system.cs']) >= 1
+    assert d['commit'] is None and d['provision']['hook'] is None
+print(sorted(d['storage']['fs'] for d in docs))
+" >/dev/null
+check $? "fsmark numbers are there and plausible"
+nothing_left
+check $? "nothing left after fsmark"
+
+# 2. dd with a size: the bytes written are the files' sizes.
+job ddsize.yaml "suite: dd-write
+testcase: dd-write
+disk: 2LOOP_1G
+fs: xfs
+nr_threads: 2dd
+dd:
+  bs: 1M
+  size: 64M"
+"$BOX" run --json --config "$T/box.yaml" "$T/ddsize.yaml" >"$T/ddsize.json" 2>"$T/err"
+check $? "dd with a size exits 0"
+py "$T/ddsize.json" "
+d = docs[0]; s = d['stats']
+assert d['status'] == 'ok', d['error']
+assert s['dd.bytes'] == 4 * 64 * 2**20, s['dd.bytes']
+assert s['dd.write_bytes_per_sec'] > 0
+devs = [x['device'].split('/')[-1] for x in d['storage']['devices']]
+assert len(devs) == 2
+for dev in devs:
+    assert 'dd.%s.write_bytes_per_sec' % dev in d['series']
+assert s['dd.time.elapsed_time'] > 0
+"
+check $? "dd wrote 4 x 64M, with per-device series"
+
+# 3. dd for a runtime with a sysctl: applied, recorded, restored.
+before=$(cat /proc/sys/vm/dirty_ratio)
+job ddtime.yaml "suite: dd-write
+testcase: dd-write
+disk: 3LOOP_1G
+fs: xfs
+nr_threads: 1dd
+runtime: 3s
+sysctl:
+  vm.dirty_ratio: 13
+dd:
+  bs: 1M"
+"$BOX" run --json --config "$T/box.yaml" "$T/ddtime.yaml" >"$T/ddtime.json" 2>"$T/err"
+check $? "dd for a runtime exits 0"
+py "$T/ddtime.json" "
+d = docs[0]; s = d['stats']
+assert d['status'] == 'ok', d['error']
+assert d['sysctl'] == {'vm.dirty_ratio': '13'}
+assert 2.5 < s['dd.time.elapsed_time'] < 10, s['dd.time.elapsed_time']
+for dev in [x['device'].split('/')[-1] for x in d['storage']['devices']]:
+    k = 'dd.%s.write_bytes_per_sec' % dev
+    assert len(d['series'][k]) >= 2
+    assert s[k + '.min'] <= s[k + '.max']
+assert s['dd.disks.write_bytes_per_sec'] > 0
+assert d['job']['sysctl']['vm.dirty_ratio'] == 13
+"
+check $? "dd series over time, sysctl recorded"
+check $([ "$(cat /proc/sys/vm/dirty_ratio)" = "$before" ]; echo $?) "vm.dirty_ratio restored ($before)"
+
+# 4. unlink on ext4.
+job unlink.yaml "suite: unlink
+disk: 1LOOP_1G
+fs: ext4
+nr_threads: 2t
+unlink:
+  nr_files: 20000
+  filesize: 0"
+"$BOX" run --json --config "$T/box.yaml" "$T/unlink.yaml" >"$T/unlink.json" 2>"$T/err"
+check $? "unlink exits 0"
+py "$T/unlink.json" "
+d = docs[0]; s = d['stats']
+assert d['status'] == 'ok', d['error']
+assert s['unlink.nr_files'] == 20000
+assert s['unlink.unlinks_per_sec'] > 1000 and s['unlink.creates_per_sec'] > 1000
+assert s['unlink.unlinks_per_sec.min'] <= s['unlink.unlinks_per_sec.max']
+assert d['series']['unlink.unlinks_per_sec'] and d['series']['unlink.creates_per_sec']
+assert s['unlink.time.system_time'] > 0
+"
+check $? "unlink rates and series"
+nothing_left
+check $? "nothing left after dd and unlink"
+
+# 5. Failures become results; the box goes on with the next job.
+expect_fail() { # NAME JOB_YAML ERROR_TEXT [ENV...]
+	name=$1 text=$3
+	job "$name.yaml" "$2"
+	shift 3
+	env "$@" "$BOX" run --json --config "$T/box.yaml" "$T/$name.yaml" >"$T/$name.json" 2>"$T/err"
+	rc=$?
+	py "$T/$name.json" "
+d = docs[0]
+assert d['status'] == 'failed' and '''$text''' in d['error'], d['error']
+assert d['stats'] == {}
+" && [ $rc = 1 ] && nothing_left
+	check $? "failure: $name"
+}
+expect_fail mkfs "suite: fsmark
+disk: 1LOOP_200M
+fs: xfs
+fsmark:" "Filesystem must be larger than 300MB"
+expect_fail enospc "suite: dd
+disk: 1LOOP_1G
+fs: ext4
+dd:
+  size: 2G" "No space left on device"
+expect_fail toosmall "suite: unlink
+disk: 1LOOP_300M
+fs: ext4
+unlink:
+  nr_files: 2000
+  filesize: 1M" "No space left on device"
+expect_fail timeout "suite: dd
+disk: 1LOOP_1G
+fs: btrfs
+dd:
+  runtime: 30s
+timeout: 2s" "timed out after 2 s"
+expect_fail nohdd "suite: dd
+disk: 3HDD
+fs: xfs
+dd:" "needs 3 HDD partitions; this box has 0"
+expect_fail nfs "suite: dd
+disk: 1LOOP_1G
+fs: xfs
+fs2: nfsv4
+dd:" "NFS and CIFS are not supported"
+mkdir -p "$T/bin"
+for t in mount mkfs.xfs dd rm sync; do ln -sf "$(command -v $t)" "$T/bin/$t"; done
+expect_fail nofsmark "suite: fsmark
+disk: 1LOOP_1G
+fs: xfs
+fsmark:
+  test_size: 4M" "fs_mark is not installed" PATH="$T/bin"
+
+# A dd killed from outside.
+job killed.yaml "suite: dd
+disk: 1LOOP_1G
+fs: xfs
+dd:
+  runtime: 20s"
+"$BOX" run --json --config "$T/box.yaml" "$T/killed.yaml" >"$T/killed.json" 2>"$T/err" &
+RB_PID=$!
+for i in $(seq 50); do
+	kids=$(cat /proc/$RB_PID/task/*/children 2>/dev/null)
+	for k in $kids; do
+		[ "$(cat /proc/$k/comm 2>/dev/null)" = dd ] && DD=$k
+	done
+	[ -n "${DD:-}" ] && break
+	sleep 0.2
+done
+[ -n "${DD:-}" ] && kill -9 "$DD"
+wait $RB_PID
+RB_PID=
+py "$T/killed.json" "
+d = docs[0]
+assert d['status'] == 'failed' and 'killed by signal 9' in d['error'], d['error']
+" && nothing_left
+check $? "failure: a dd killed by SIGKILL"
+
+# 6. SIGTERM mid-workload: cleaned up, incomplete, settings restored.
+job term.yaml "suite: dd
+disk: 3LOOP_1G
+fs: xfs
+runtime: 20s
+sysctl:
+  vm.dirty_ratio: 11
+dd:"
+"$BOX" run --json --config "$T/box.yaml" "$T/term.yaml" >"$T/term.json" 2>"$T/err" &
+RB_PID=$!
+for i in $(seq 100); do grep -q "running dd" "$T/err" && break; sleep 0.1; done
+sleep 1
+kill -TERM $RB_PID
+wait $RB_PID
+rc=$?
+RB_PID=
+check $([ $rc = 143 ]; echo $?) "SIGTERM: exit status 143 (got $rc)"
+py "$T/term.json" "
+d = docs[0]
+assert d['status'] == 'incomplete' and d['error'] == 'interrupted by SIGTERM', d
+"
+check $? "SIGTERM: the run is incomplete"
+nothing_left
+check $? "SIGTERM: no mount, loop device or image left"
+check $([ "$(cat /proc/sys/vm/dirty_ratio)" = "$before" ]; echo $?) "SIGTERM: vm.dirty_ratio restored"
+
+# 7. kill -9: the leftovers are removed by robot-box cleanup.
+"$BOX" run --config "$T/box.yaml" "$T/term.yaml" >/dev/null 2>"$T/err" &
+RB_PID=$!
+for i in $(seq 100); do grep -q "running dd" "$T/err" && break; sleep 0.1; done
+sleep 1
+kill -9 $RB_PID
+wait $RB_PID 2>/dev/null
+RB_PID=
+sleep 0.5
+! nothing_left
+check $? "kill -9 leaves mounts and images behind"
+"$BOX" cleanup --config "$T/box.yaml" >"$T/out" 2>"$T/err"
+check $? "cleanup exits 0"
+nothing_left
+check $? "cleanup removes them all"
+check $([ "$(cat /proc/sys/vm/dirty_ratio)" = "$before" ]; echo $?) "cleanup restores vm.dirty_ratio"
+
+# 8. Provisioning with the demo tree and its hook.
+"$SRC/scripts/make-demo-tree" "$T/demo" 2>/dev/null
+cat >"$T/demo-box.yaml" <<YAML
+name: $NAME
+workdir: $T/work
+hook: $SRC/examples/demo/provision
+tree: demo
+YAML
+job tiny.yaml "suite: fsmark
+disk: 1LOOP_1G
+fs: xfs
+nr_threads: 1t
+fsmark:
+  test_size: 4M"
+head=$(git -C "$T/demo" rev-parse HEAD)
+ROBOT_DEMO_TREE="$T/demo" "$BOX" run --json --config "$T/demo-box.yaml" --commit HEAD "$T/tiny.yaml" >"$T/prov.json" 2>"$T/err"
+check $? "a run provisioned with the demo hook exits 0"
+py "$T/prov.json" "
+d = docs[0]; p = d['provision']
+assert d['status'] == 'ok', d['error']
+assert p['commit'] == '$head' and p['tunable vm.dirty_bytes'] == '8388608', p
+assert d['tree'] == 'demo' and d['commit'] == 'HEAD'
+"
+check $? "provision records the commit and its tunables"
+check $([ "$(cat /proc/sys/vm/dirty_bytes)" = 0 ] && [ "$(cat /proc/sys/vm/dirty_ratio)" = "$before" ]; echo $?) "the commit's tunables are restored"
+ROBOT_DEMO_TREE="$T/demo" "$BOX" run --json --config "$T/demo-box.yaml" --commit nosuchcommit "$T/tiny.yaml" >"$T/prov.json" 2>"$T/err"
+py "$T/prov.json" "
+d = docs[0]
+assert d['status'] == 'failed' and 'provisioning nosuchcommit failed' in d['error'] and 'no commit' in d['error'], d['error']
+" && nothing_left
+check $? "failure: provisioning an unknown commit"
+
+# 9. One box at a time; bad configuration and job files.
+exec 9>"$T/work/lock"
+flock 9
+"$BOX" run --config "$T/box.yaml" "$T/tiny.yaml" >/dev/null 2>"$T/err"
+rc=$?
+exec 9>&-
+check $([ $rc = 1 ] && grep -q "another robot-box is working" "$T/err"; echo $?) "a second robot-box is refused"
+printf 'name: x\nworkdir: relative\nram_disk_limit: 0\nhok: /bin/true\n' >"$T/bad-box.yaml"
+"$BOX" run --config "$T/bad-box.yaml" "$T/tiny.yaml" >/dev/null 2>"$T/err"
+rc=$?
+check $([ $rc = 2 ] && grep -q "bad-box.yaml:2: workdir: an absolute path" "$T/err" &&
+	grep -q "bad-box.yaml:3: ram_disk_limit" "$T/err" &&
+	grep -q "bad-box.yaml:4: unknown key 'hok' (did you mean 'hook'?)" "$T/err"; echo $?) "bad box configuration refused with lines"
+printf 'suite: fsmark\nfsmark:\n  filsize: 4K\n' >"$T/bad-job.yaml"
+"$BOX" run --config "$T/box.yaml" "$T/bad-job.yaml" >/dev/null 2>"$T/err"
+check $([ $? = 2 ] && grep -q "bad-job.yaml:3: unknown option 'filsize'" "$T/err"; echo $?) "bad job file refused before anything runs"
+
+echo "1..$n"
+[ $failed = 0 ]
