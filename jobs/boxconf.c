@@ -118,59 +118,19 @@ boxconf_load(const char *path, struct boxconf *c, struct errlist *el)
 					    "hook",           "tree",
 					    "timeout",        NULL};
 	size_t before = el->nerrors;
-	struct node *docs, *n;
+	const struct node *n;
+	struct node *docs;
 	char *size = NULL, *timeout = NULL;
 
 	set_defaults(c);
 	if (path == NULL)
 		return true;
 	c->path = xstrdup(path);
-	{
-		FILE *fp = fopen(path, "rb");
-		char buf[65536];
-		size_t len;
-
-		if (fp == NULL) {
-			errlist_error(el, path, 0,
-				      "cannot read the box "
-				      "configuration");
-			return false;
-		}
-		len = fread(buf, 1, sizeof buf - 1, fp);
-		fclose(fp);
-		buf[len] = '\0';
-		docs = docload_yaml(path, buf, len, el);
-	}
-	if (docs == NULL)
+	if ((docs = docload_config(path, known, &n, el)) == NULL)
 		return false;
-	n = docs->nitems > 0 ? docs->items[0] : NULL;
-	if (n == NULL || n->kind == NODE_NULL) {
+	if (n == NULL) {
 		node_free(docs);
 		return true; /* an empty file: the defaults */
-	}
-	if (n->kind != NODE_MAP) {
-		errlist_error(el, path, n->line,
-			      "the box configuration is a mapping of keys");
-		node_free(docs);
-		return false;
-	}
-	for (size_t i = 0; i < n->npairs; i++) {
-		const char *k = n->pairs[i].key, *near;
-		size_t j;
-
-		for (j = 0; known[j] != NULL; j++)
-			if (strcmp(known[j], k) == 0)
-				break;
-		if (known[j] != NULL)
-			continue;
-		near = str_closest(k, known);
-		if (near != NULL)
-			errlist_error(el, path, n->pairs[i].line,
-				      "unknown key '%s' (did you mean '%s'?)",
-				      k, near);
-		else
-			errlist_error(el, path, n->pairs[i].line,
-				      "unknown key '%s'", k);
 	}
 	get_str(path, n, "name", CV_NAME, &c->name, el);
 	free(c->tbox_group);

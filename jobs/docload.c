@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -860,5 +861,61 @@ docload_json(const char *name, const char *data, size_t len, struct errlist *el)
 	}
 	docs = node_new(NODE_SEQ, root->line, root->column);
 	node_append(docs, root);
+	return docs;
+}
+
+struct node *
+docload_config(const char *path, const char *const *known,
+	       const struct node **map, struct errlist *el)
+{
+	struct node *docs, *n;
+	char buf[65536];
+	size_t len;
+	FILE *fp;
+
+	*map = NULL;
+	if ((fp = fopen(path, "rb")) == NULL) {
+		errlist_error(el, path, 0, "cannot read it: %s",
+			      strerror(errno));
+		return NULL;
+	}
+	len = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[len] = '\0';
+	if (len == sizeof buf - 1) {
+		errlist_error(el, path, 0, "a configuration file is at most "
+					   "64 KiB");
+		return NULL;
+	}
+	if ((docs = docload_yaml(path, buf, len, el)) == NULL)
+		return NULL;
+	n = docs->nitems > 0 ? docs->items[0] : NULL;
+	if (n == NULL || n->kind == NODE_NULL)
+		return docs;
+	if (n->kind != NODE_MAP) {
+		errlist_error(el, path, n->line,
+			      "the configuration is a mapping of keys");
+		node_free(docs);
+		return NULL;
+	}
+	for (size_t i = 0; i < n->npairs; i++) {
+		const char *k = n->pairs[i].key, *near;
+		size_t j;
+
+		for (j = 0; known[j] != NULL; j++)
+			if (strcmp(known[j], k) == 0)
+				break;
+		if (known[j] != NULL)
+			continue;
+		near = str_closest(k, known);
+		if (near != NULL)
+			errlist_error(el, path, n->pairs[i].line,
+				      "unknown key '%s' (did you mean '%s'?)",
+				      k, near);
+		else
+			errlist_error(el, path, n->pairs[i].line,
+				      "unknown key '%s'", k);
+	}
+	*map = n;
 	return docs;
 }

@@ -33,5 +33,14 @@ struct node *docload_json(const char *name, const char *data, size_t len,
  * (into NODE_NULL for nulls).
  */
 void docload_resolve_plain(struct node *n);
+/*
+ * Loads a configuration file: one YAML mapping whose keys must be among
+ * known (each unknown key is an error, with the closest known name, and
+ * the caller goes on to check the others).  Returns the documents (free
+ * them with node_free()) and sets *map to the mapping, or to NULL for an
+ * empty file; returns NULL when the file cannot be read or parsed.
+ */
+struct node *docload_config(const char *path, const char *const *known,
+			    const struct node **map, struct errlist *el);
 
 #endif

@@ -26,6 +26,7 @@
 #include "../robot/str.h"
 #include "../robot/xmalloc.h"
 #include "child.h"
+#include "needs.h"
 #include "storage.h"
 #include "unit.h"
 #include "../robot/banned.h"
@@ -70,17 +71,6 @@ job_option(const struct node *job, const char *program, const char *option)
 	const struct node *v = node_get(node_get(job, program), option);
 
 	return v ? v : node_get(job, option);
-}
-
-/* job[program] when it is a plain value ("fs: xfs"), or its option. */
-static char *
-job_value(const struct node *job, const char *program)
-{
-	const struct node *v = node_get(job, program);
-
-	if (v != NULL && v->kind == NODE_MAP)
-		v = node_get(v, program);
-	return v != NULL && v->kind == NODE_SCALAR ? node_to_s(v) : NULL;
 }
 
 static bool
@@ -249,21 +239,20 @@ static bool
 set_disks(struct storage *s, const struct boxconf *bc, const char *spec,
 	  char **err)
 {
-	char kind[16] = "", sizebuf[32] = "", fmt[32];
+	char fmt[32];
+	char *ram = storage_ram_dir(bc), *files = file_dir(bc);
+	struct needs_disk nd;
 	unsigned long n;
-	char *end, *ram = storage_ram_dir(bc), *files = file_dir(bc);
-	uint64_t size = 0;
+	const char *kind = nd.kind;
+	uint64_t size;
 	bool ok = false;
 
-	n = strtoul(spec, &end, 10);
-	if (sscanf(end, "%15[A-Z]_%31s", kind, sizebuf) < 1 || n == 0) {
+	if (!needs_parse_disk(spec, &nd)) {
 		*err = xasprintf("'%s' is not a disk this box knows", spec);
 		goto out;
 	}
-	if (sizebuf[0] != '\0' && unit_size(sizebuf, &size) != NULL) {
-		*err = xasprintf("'%s': bad size", spec);
-		goto out;
-	}
+	n = nd.n;
+	size = nd.size;
 	if (strcmp(kind, "HDD") == 0 || strcmp(kind, "SSD") == 0) {
 		char **parts = kind[0] == 'H' ? bc->hdd : bc->ssd;
 		size_t have = kind[0] == 'H' ? bc->nhdd : bc->nssd;
@@ -425,8 +414,8 @@ make_fs(struct storage *s, const struct node *job, char **err)
 static bool
 check_supported(const struct node *job, char **err)
 {
-	char *fs2 = job_value(job, "fs2"), *md = job_value(job, "md");
-	char *gov = job_value(job, "cpufreq_governor");
+	char *fs2 = needs_value(job, "fs2"), *md = needs_value(job, "md");
+	char *gov = needs_value(job, "cpufreq_governor");
 	bool ok = true;
 
 	if (fs2 != NULL) {
@@ -455,7 +444,7 @@ check_supported(const struct node *job, char **err)
 static bool
 set_iosched(struct storage *s, const struct node *job, char **err)
 {
-	char *sched = job_value(job, "iosched");
+	char *sched = needs_value(job, "iosched");
 	bool ok = true;
 
 	for (size_t i = 0; sched != NULL && i < s->n && ok; i++) {
@@ -496,12 +485,12 @@ bool
 storage_setup(struct storage *s, const struct boxconf *bc,
 	      const struct node *job, const char *log_path, char **err)
 {
-	char *disk = job_value(job, "disk");
+	char *disk = needs_value(job, "disk");
 	bool ok;
 
 	memset(s, 0, sizeof *s);
 	s->log_path = xstrdup(log_path);
-	s->fs = job_value(job, "fs");
+	s->fs = needs_value(job, "fs");
 	*err = NULL;
 	if (!check_supported(job, err)) {
 		free(disk);

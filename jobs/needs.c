@@ -1,0 +1,116 @@
+/*
+ * needs.c: a job's needs and a box's facts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "../robot/xmalloc.h"
+#include "needs.h"
+#include "unit.h"
+#include "../robot/banned.h"
+
+bool
+needs_parse_disk(const char *spec, struct needs_disk *d)
+{
+	char sizebuf[32] = "", *end;
+
+	memset(d, 0, sizeof *d);
+	d->n = strtoul(spec, &end, 10);
+	if (end == spec || d->n == 0 ||
+	    sscanf(end, "%15[A-Z]_%31s", d->kind, sizebuf) < 1)
+		return false;
+	if (sizebuf[0] != '\0' && unit_size(sizebuf, &d->size) != NULL)
+		return false;
+	if (strcmp(d->kind, "HDD") == 0 || strcmp(d->kind, "SSD") == 0)
+		return sizebuf[0] == '\0';
+	return (strcmp(d->kind, "BRD") == 0 || strcmp(d->kind, "LOOP") == 0 ||
+		strcmp(d->kind, "FILE") == 0) &&
+	       d->size > 0;
+}
+
+char *
+needs_value(const struct node *job, const char *program)
+{
+	const struct node *v = node_get(job, program);
+
+	if (v != NULL && v->kind == NODE_MAP)
+		v = node_get(v, program);
+	return v != NULL && v->kind == NODE_SCALAR ? node_to_s(v) : NULL;
+}
+
+json_t *
+needs_of_job(const struct node *job)
+{
+	json_t *n = json_object();
+	char *disk = needs_value(job, "disk"), *fs = needs_value(job, "fs");
+	char *fs2 = needs_value(job, "fs2"), *md = needs_value(job, "md");
+	struct needs_disk d;
+
+	if (disk != NULL && needs_parse_disk(disk, &d)) {
+		if (strcmp(d.kind, "BRD") == 0 || strcmp(d.kind, "LOOP") == 0)
+			json_object_set_new(
+				n, "ram", json_integer((json_int_t)(d.n * d.size)));
+		else if (strcmp(d.kind, "HDD") == 0)
+			json_object_set_new(n, "hdd",
+					    json_integer((json_int_t)d.n));
+		else if (strcmp(d.kind, "SSD") == 0)
+			json_object_set_new(n, "ssd",
+					    json_integer((json_int_t)d.n));
+	}
+	if (fs != NULL && fs[0] != '\0')
+		json_object_set_new(n, "fs", json_string(fs));
+	if (fs2 != NULL && fs2[0] != '\0')
+		json_object_set_new(n, "fs2", json_true());
+	if (md != NULL && md[0] != '\0' && strcasecmp(md, "JBOD") != 0)
+		json_object_set_new(n, "md", json_true());
+	free(disk);
+	free(fs);
+	free(fs2);
+	free(md);
+	return n;
+}
+
+/* Whether a program is in the directories a root PATH has. */
+static bool
+have_program(const char *name)
+{
+	static const char *const dirs[] = {"/usr/sbin", "/sbin", "/usr/bin",
+					   "/bin", NULL};
+
+	for (size_t i = 0; dirs[i] != NULL; i++) {
+		char *p = xasprintf("%s/%s", dirs[i], name);
+		bool ok = access(p, X_OK) == 0;
+
+		free(p);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+json_t *
+needs_facts(const struct boxconf *bc)
+{
+	static const char *const fss[] = {"btrfs", "ext4", "xfs", NULL};
+	json_t *f = json_object(), *fs = json_array();
+
+	for (size_t i = 0; fss[i] != NULL; i++) {
+		char *mkfs = xasprintf("mkfs.%s", fss[i]);
+
+		if (have_program(mkfs))
+			json_array_append_new(fs, json_string(fss[i]));
+		free(mkfs);
+	}
+	json_object_set_new(f, "cpus", json_integer(bc->cpus));
+	json_object_set_new(f, "memory", json_integer((json_int_t)bc->memory));
+	json_object_set_new(f, "ram_disk_limit",
+			    json_integer((json_int_t)bc->ram_limit));
+	json_object_set_new(f, "hdd", json_integer((json_int_t)bc->nhdd));
+	json_object_set_new(f, "ssd", json_integer((json_int_t)bc->nssd));
+	json_object_set_new(f, "fs", fs);
+	json_object_set_new(f, "tbox_group", json_string(bc->tbox_group));
+	return f;
+}

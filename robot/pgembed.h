@@ -1,0 +1,21 @@
+/*
+ * pgembed.h: the embedded default database (DESIGN.md section 2): a
+ * private PostgreSQL cluster in <state-dir>/pg, made with initdb on first
+ * start, reached through its own unix socket only, run as the postgres
+ * user when robotd is root.  Blocking: it runs before and after the loop.
+ */
+#ifndef ROBOT_PGEMBED_H
+#define ROBOT_PGEMBED_H
+
+#include <stdbool.h>
+
+/*
+ * Starts the cluster in state_dir (making it first if needed) unless it
+ * runs already (*started says which).  Returns the conninfo string to
+ * reach it, or NULL with *err.
+ */
+char *pgembed_start(const char *state_dir, bool *started, char **err);
+/* Stops the cluster (fast shutdown); logs failures. */
+void pgembed_stop(const char *state_dir);
+
+#endif

@@ -1,0 +1,374 @@
+/*
+ * httpd.c: libmicrohttpd on libevent.
+ *
+ * The access handler is called several times per request: first with the
+ * headers, then with each piece of the body, then once more with nothing.
+ * That last call dispatches; if the handler did not answer at once, the
+ * connection is suspended (MHD_suspend_connection) until it does.  An
+ * answer to a suspended connection resumes it and makes the loop run MHD
+ * at once (event_active): waiting for the epoll fd stalls keep-alive
+ * clients (../shared/MACHINE.md).
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <microhttpd.h>
+
+#include "../robot/buf.h"
+#include "../robot/log.h"
+#include "../robot/rjson.h"
+#include "../robot/xmalloc.h"
+#include "httpd.h"
+#include "../robot/banned.h"
+
+struct http_arg {
+	char *name;
+	char *value;
+};
+
+struct http_req {
+	struct httpd *h;
+	struct MHD_Connection *conn;
+	char *method;
+	char *path;
+	struct http_arg *args;
+	size_t nargs;
+	struct buf body;
+	size_t limit;
+	bool too_large;
+	bool dispatched;
+	bool suspended;
+	/* the answer, until queued */
+	struct MHD_Response *resp;
+	int status;
+	void *data;
+};
+
+struct httpd {
+	struct event_base *base;
+	struct MHD_Daemon *mhd;
+	struct event *ev;    /* the epoll fd */
+	struct event *timer; /* MHD's timeouts */
+	httpd_handler handler;
+	httpd_limit limit;
+	void *arg;
+	int port;
+	size_t in_flight;
+};
+
+static void httpd_run(struct httpd *h);
+
+static enum MHD_Result
+collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+	    const char *value)
+{
+	struct http_req *req = cls;
+
+	(void)kind;
+	req->args = xreallocarray(req->args, req->nargs + 1,
+				  sizeof *req->args);
+	req->args[req->nargs].name = xstrdup(key);
+	req->args[req->nargs].value = xstrdup(value ? value : "");
+	req->nargs++;
+	return MHD_YES;
+}
+
+static struct MHD_Response *
+make_response(int status, const char *type, const char *body, size_t len)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		len, (void *)body, MHD_RESPMEM_MUST_COPY);
+
+	(void)status;
+	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	return r;
+}
+
+static enum MHD_Result
+on_access(void *cls, struct MHD_Connection *conn, const char *url,
+	  const char *method, const char *version, const char *upload_data,
+	  size_t *upload_data_size, void **con_cls)
+{
+	struct httpd *h = cls;
+	struct http_req *req = *con_cls;
+	enum MHD_Result ret;
+
+	(void)version;
+	if (req == NULL) {
+		const char *cl;
+
+		req = xcalloc(1, sizeof *req);
+		req->h = h;
+		req->conn = conn;
+		req->method = xstrdup(method);
+		req->path = xstrdup(url);
+		buf_init(&req->body);
+		req->limit = h->limit ? h->limit(method, url) : 65536;
+		MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND,
+					  collect_arg, req);
+		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						 "Content-Length");
+		if (cl != NULL && strtoull(cl, NULL, 10) > req->limit)
+			req->too_large = true;
+		*con_cls = req;
+		h->in_flight++;
+		if (!req->too_large)
+			return MHD_YES;
+	}
+	if (*upload_data_size > 0) {
+		if (req->body.len + *upload_data_size > req->limit)
+			req->too_large = true;
+		else
+			buf_add(&req->body, upload_data, *upload_data_size);
+		*upload_data_size = 0;
+		if (!req->too_large)
+			return MHD_YES;
+	}
+	if (req->resp != NULL) {
+		/* The answer to a suspended request has come. */
+		ret = MHD_queue_response(conn, (unsigned)req->status, req->resp);
+		MHD_destroy_response(req->resp);
+		req->resp = NULL;
+		return ret;
+	}
+	if (req->dispatched)
+		return MHD_YES; /* still waiting */
+	req->dispatched = true;
+	if (req->too_large) {
+		char *msg = xasprintf("the body is larger than %zu bytes, the "
+				      "limit of %s",
+				      req->limit, req->path);
+
+		http_req_reply_error(req, 413, msg, NULL);
+		free(msg);
+	} else {
+		h->handler(req, h->arg);
+	}
+	if (req->resp != NULL) {
+		ret = MHD_queue_response(conn, (unsigned)req->status, req->resp);
+		MHD_destroy_response(req->resp);
+		req->resp = NULL;
+		return ret;
+	}
+	MHD_suspend_connection(conn);
+	req->suspended = true;
+	return MHD_YES;
+}
+
+static void
+on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+	     enum MHD_RequestTerminationCode toe)
+{
+	struct httpd *h = cls;
+	struct http_req *req = *con_cls;
+
+	(void)conn;
+	(void)toe;
+	if (req == NULL)
+		return;
+	if (req->resp != NULL)
+		MHD_destroy_response(req->resp);
+	for (size_t i = 0; i < req->nargs; i++) {
+		free(req->args[i].name);
+		free(req->args[i].value);
+	}
+	free(req->args);
+	buf_release(&req->body);
+	free(req->method);
+	free(req->path);
+	free(req);
+	*con_cls = NULL;
+	h->in_flight--;
+}
+
+static void
+httpd_on_event(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	httpd_run(arg);
+}
+
+static void
+httpd_run(struct httpd *h)
+{
+	MHD_UNSIGNED_LONG_LONG ms;
+
+	MHD_run(h->mhd);
+	if (MHD_get_timeout(h->mhd, &ms) == MHD_YES) {
+		struct timeval tv = {(long)(ms / 1000),
+				     (long)(ms % 1000) * 1000};
+
+		evtimer_add(h->timer, &tv);
+	}
+}
+
+struct httpd *
+httpd_new(struct event_base *base, const struct httpd_options *opt,
+	  httpd_handler handler, httpd_limit limit, void *arg, char **err)
+{
+	struct httpd *h = xcalloc(1, sizeof *h);
+	struct sockaddr_in sa;
+	const union MHD_DaemonInfo *info;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)opt->port);
+	if (inet_pton(AF_INET, opt->addr, &sa.sin_addr) != 1) {
+		*err = xasprintf("'%s' is not an IPv4 address", opt->addr);
+		free(h);
+		return NULL;
+	}
+	h->base = base;
+	h->handler = handler;
+	h->limit = limit;
+	h->arg = arg;
+	h->mhd = MHD_start_daemon(
+		MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, (uint16_t)opt->port,
+		NULL, NULL, on_access, h, MHD_OPTION_SOCK_ADDR,
+		(struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED,
+		on_completed, h, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned int)opt->max_connections,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, opt->connection_memory,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+		MHD_OPTION_END);
+	if (h->mhd == NULL) {
+		*err = xasprintf("cannot listen on %s:%d (in use?)", opt->addr,
+				 opt->port);
+		free(h);
+		return NULL;
+	}
+	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+	h->ev = event_new(base, info->epoll_fd, EV_READ | EV_PERSIST,
+			  httpd_on_event, h);
+	h->timer = evtimer_new(base, httpd_on_event, h);
+	event_add(h->ev, NULL);
+	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = info ? info->port : opt->port;
+	httpd_run(h);
+	return h;
+}
+
+void
+httpd_quiesce(struct httpd *h)
+{
+	MHD_socket s = MHD_quiesce_daemon(h->mhd);
+
+	if (s != MHD_INVALID_SOCKET)
+		close(s);
+}
+
+void
+httpd_free(struct httpd *h)
+{
+	if (h == NULL)
+		return;
+	MHD_stop_daemon(h->mhd);
+	event_free(h->ev);
+	event_free(h->timer);
+	free(h);
+}
+
+int
+httpd_port(const struct httpd *h)
+{
+	return h->port;
+}
+
+size_t
+httpd_in_flight(const struct httpd *h)
+{
+	return h->in_flight;
+}
+
+const char *
+http_req_method(const struct http_req *req)
+{
+	return req->method;
+}
+
+const char *
+http_req_path(const struct http_req *req)
+{
+	return req->path;
+}
+
+const char *
+http_req_header(const struct http_req *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+const char *
+http_req_arg(const struct http_req *req, const char *name, size_t nth)
+{
+	for (size_t i = 0; i < req->nargs; i++)
+		if (strcmp(req->args[i].name, name) == 0 && nth-- == 0)
+			return req->args[i].value;
+	return NULL;
+}
+
+const char *
+http_req_body(const struct http_req *req, size_t *len)
+{
+	*len = req->body.len;
+	return req->body.data;
+}
+
+void
+http_req_reply(struct http_req *req, int status, const char *content_type,
+	       const char *body, size_t len)
+{
+	if (req->resp != NULL)
+		return;
+	req->resp = make_response(status, content_type, body, len);
+	req->status = status;
+	if (req->suspended) {
+		req->suspended = false;
+		MHD_resume_connection(req->conn);
+		event_active(req->h->ev, EV_READ, 0);
+	}
+}
+
+void
+http_req_reply_json(struct http_req *req, int status, json_t *j)
+{
+	char *s = rjson_dumps(j, JSON_COMPACT);
+
+	json_decref(j);
+	http_req_reply(req, status, "application/json", s, strlen(s));
+	free(s);
+}
+
+void
+http_req_reply_error(struct http_req *req, int status, const char *error,
+		     json_t *details)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "error",
+			    rjson_string_lossy(error, strlen(error)));
+	json_object_set_new(j, "details", details ? details : json_array());
+	http_req_reply_json(req, status, j);
+}
+
+bool
+http_req_answered(const struct http_req *req)
+{
+	return req->resp != NULL || (req->dispatched && !req->suspended);
+}
+
+void
+http_req_set_data(struct http_req *req, void *data)
+{
+	req->data = data;
+}
+
+void *
+http_req_data(const struct http_req *req)
+{
+	return req->data;
+}

@@ -1,0 +1,69 @@
+/*
+ * httpd.h: HTTP from the event loop.  The only file that includes
+ * microhttpd.h: libmicrohttpd runs without threads of its own
+ * (MHD_USE_EPOLL), driven by a libevent read event on its epoll fd and a
+ * timer that follows MHD_get_timeout().
+ *
+ * A request is collected whole (its body up to the limit the path allows;
+ * 413 beyond), then handed to the handler.  The handler answers at once
+ * or later: until it answers, the connection is suspended, so a long-poll
+ * or a database query costs no thread and no busy loop.  A request object
+ * lives until its answer has been sent.
+ */
+#ifndef ROBOT_HTTPD_H
+#define ROBOT_HTTPD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+struct httpd;
+struct http_req;
+
+typedef void (*httpd_handler)(struct http_req *req, void *arg);
+/* The largest body a request to method and path may carry. */
+typedef size_t (*httpd_limit)(const char *method, const char *path);
+
+struct httpd_options {
+	const char *addr;      /* "127.0.0.1" */
+	int port;              /* 0: any free port */
+	size_t max_connections;
+	size_t connection_memory; /* bytes of buffer per connection */
+};
+
+struct httpd *httpd_new(struct event_base *base,
+			const struct httpd_options *opt, httpd_handler handler,
+			httpd_limit limit, void *arg, char **err);
+/* Stops listening; requests in flight go on. */
+void httpd_quiesce(struct httpd *h);
+void httpd_free(struct httpd *h);
+/* The port listened on. */
+int httpd_port(const struct httpd *h);
+/* Requests whose answer is not sent yet. */
+size_t httpd_in_flight(const struct httpd *h);
+
+const char *http_req_method(const struct http_req *req);
+const char *http_req_path(const struct http_req *req);
+const char *http_req_header(const struct http_req *req, const char *name);
+/* A query argument, or NULL; repeated arguments: the nth (0-based). */
+const char *http_req_arg(const struct http_req *req, const char *name,
+			 size_t nth);
+const char *http_req_body(const struct http_req *req, size_t *len);
+
+/* Answers; the body is copied.  Once per request. */
+void http_req_reply(struct http_req *req, int status,
+		    const char *content_type, const char *body, size_t len);
+/* Answers with JSON (j is consumed). */
+void http_req_reply_json(struct http_req *req, int status, json_t *j);
+/* Answers {"error": error, "details": details or []} (details consumed). */
+void http_req_reply_error(struct http_req *req, int status,
+			  const char *error, json_t *details);
+bool http_req_answered(const struct http_req *req);
+
+/* Per-request state of the handler (not freed by httpd). */
+void http_req_set_data(struct http_req *req, void *data);
+void *http_req_data(const struct http_req *req);
+
+#endif
