@@ -1,6 +1,7 @@
 /*
  * box.c: robot-box, the test-box side of the robot.
  *
+ *   robot-box serve --server URL ...  work for robotd: lease, run, upload
  *   robot-box run [options] JOBFILE   run a job file's atomic jobs here
  *   robot-box parse PROGRAM [FILE]    LKP's parsers of tool output
  *   robot-box cleanup                 remove what a killed run left
@@ -22,10 +23,12 @@
 #include "../robot/log.h"
 #include "../robot/rjson.h"
 #include "../robot/xmalloc.h"
+#include "box.h"
 #include "boxconf.h"
 #include "child.h"
 #include "jobfile.h"
 #include "runner.h"
+#include "serve.h"
 #include "storage.h"
 #include "toolparse.h"
 #include "tunables.h"
@@ -35,8 +38,8 @@
  * One robot-box at a time per work directory: runs change global state
  * (loop devices, mounts, vm.* tunables).  The lock is held until exit.
  */
-static bool
-lock_workdir(const struct boxconf *bc)
+bool
+box_lock_workdir(const struct boxconf *bc)
 {
 	char *path;
 	int fd;
@@ -61,8 +64,8 @@ lock_workdir(const struct boxconf *bc)
 }
 
 /* Undoes what a killed run left; returns how many things. */
-static int
-cleanup_leftovers(const struct boxconf *bc)
+int
+box_cleanup_leftovers(const struct boxconf *bc)
 {
 	char *saved = xasprintf("%s/sysctl.saved", bc->workdir);
 	int n = storage_cleanup(bc), t = tunables_restore_file(saved);
@@ -74,8 +77,8 @@ cleanup_leftovers(const struct boxconf *bc)
 	return n + t;
 }
 
-static bool
-need_root(const char *what)
+bool
+box_need_root(const char *what)
 {
 	if (geteuid() == 0)
 		return true;
@@ -202,14 +205,14 @@ cmd_run(int argc, char **argv)
 		boxconf_release(&bc);
 		return 2;
 	}
-	if (!need_root("run") || !lock_workdir(&bc)) {
+	if (!box_need_root("run") || !box_lock_workdir(&bc)) {
 		jobfile_free(jf);
 		errlist_release(&el);
 		boxconf_release(&bc);
 		return 1;
 	}
 	child_signals_init();
-	if (cleanup_leftovers(&bc) > 0)
+	if (box_cleanup_leftovers(&bc) > 0)
 		log_info("cleaned up what an earlier run left");
 	for (size_t i = 0; i < jf->njobs; i++) {
 		const struct node *r = node_get(jf->jobs[i].job, "repeat");
@@ -293,11 +296,11 @@ cmd_cleanup(int argc, char **argv)
 		return 2;
 	}
 	errlist_release(&el);
-	if (!need_root("cleanup") || !lock_workdir(&bc)) {
+	if (!box_need_root("cleanup") || !box_lock_workdir(&bc)) {
 		boxconf_release(&bc);
 		return 1;
 	}
-	n = cleanup_leftovers(&bc);
+	n = box_cleanup_leftovers(&bc);
 	printf("%d thing%s cleaned up\n", n, n == 1 ? "" : "s");
 	boxconf_release(&bc);
 	return 0;
@@ -362,6 +365,7 @@ usage(FILE *fp)
 	fprintf(fp,
 		"usage: robot-box COMMAND [ARGS]\n\n"
 		"commands:\n"
+		"  serve      work for a robotd: lease jobs, run them, upload\n"
 		"  run        run a job file's atomic jobs on this box\n"
 		"  cleanup    remove what a killed run left behind\n"
 		"  parse      LKP's parsers of tool output (fsmark, vmstat, "
@@ -391,6 +395,8 @@ main(int argc, char **argv)
 		return cmd_parse(argc - 1, argv + 1);
 	if (strcmp(argv[1], "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(argv[1], "serve") == 0)
+		return serve_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "cleanup") == 0)
 		return cmd_cleanup(argc - 1, argv + 1);
 	log_warnx("unknown command '%s'", argv[1]);

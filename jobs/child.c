@@ -35,8 +35,13 @@ child_now(void)
 void
 child_signals_init(void)
 {
-	if (signal_fd != -1)
+	if (signal_fd != -1) {
+		/* Again in a forked child (child_fork() unblocked them):
+		 * the signalfd it inherited reads its own signals. */
+		if (sigprocmask(SIG_BLOCK, &blocked, NULL) == -1)
+			fatal("sigprocmask");
 		return;
+	}
 	sigemptyset(&blocked);
 	sigaddset(&blocked, SIGCHLD);
 	sigaddset(&blocked, SIGINT);

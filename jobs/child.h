@@ -35,7 +35,8 @@ struct child {
 	char *err_path; /* where stderr went, or NULL */
 };
 
-/* Blocks the signals and opens the signalfd; fatal on failure. */
+/* Blocks the signals and opens the signalfd; fatal on failure.  In a
+ * child made by child_fork(), blocks them again (the signalfd is kept). */
 void child_signals_init(void);
 int child_signals_fd(void);
 /* Reads pending signals: true if SIGINT, SIGTERM or SIGHUP came (*sig). */

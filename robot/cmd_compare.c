@@ -15,6 +15,7 @@
 
 #include "../jobs/catalog.h"
 #include "cmd_compare.h"
+#include "cmd_server.h"
 #include "comparison.h"
 #include "direction.h"
 #include "errlist.h"
@@ -31,12 +32,17 @@ compare_usage(FILE *fp)
 	fprintf(fp,
 		"usage: robot compare [--json] [--method robust|lkp] [--all]\n"
 		"                     --base FILE|DIR... --head FILE|DIR...\n"
+		"       robot compare [options] [--server URL] --series KEY\n"
+		"                     --base SHA --head SHA\n"
 		"\n"
 		"Compares the runs of two commits, series by series, and "
 		"prints\n"
 		"LKP's table of the metrics that changed.\n"
 		"  --base, --head  result documents (files, or directories of\n"
 		"                  *.json); repeat them or list several paths\n"
+		"  --series KEY    fetch the runs of KEY/TBOX_GROUP from robotd\n"
+		"                  instead: --base and --head are commits\n"
+		"  --server URL    robotd (else ROBOT_SERVER or the config)\n"
 		"  --method M      robust (default): a test with 0.5%% false\n"
 		"                  alarms per metric; lkp: LKP's changed rule\n"
 		"  --all           every metric, not only those that changed\n"
@@ -186,6 +192,8 @@ cmd_compare(int argc, char **argv)
 		{"head", required_argument, NULL, 'H'},
 		{"min-effect", required_argument, NULL, 'e'},
 		{"directions", required_argument, NULL, 'd'},
+		{"server", required_argument, NULL, 's'},
+		{"series", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	struct result *base = NULL, *head = NULL;
@@ -196,6 +204,8 @@ cmd_compare(int argc, char **argv)
 	struct compare_options opt;
 	struct direction_table *dt;
 	bool json = false, all = false;
+	char *server = NULL;
+	const char *series = NULL;
 	json_t *out = NULL;
 	struct errlist el;
 	int c, status = 0, which = 0; /* 1 after --base, 2 after --head */
@@ -281,6 +291,13 @@ cmd_compare(int argc, char **argv)
 			free(text);
 			break;
 		}
+		case 's':
+			free(server);
+			server = xstrdup(optarg);
+			break;
+		case 'S':
+			series = optarg;
+			break;
 		case 'h':
 			compare_usage(stdout);
 			goto out;
@@ -300,9 +317,38 @@ cmd_compare(int argc, char **argv)
 	if (status != 0)
 		goto out;
 
-	for (size_t i = 0; i < nbp; i++)
+	if (series != NULL) {
+		json_t *b, *h;
+
+		if (nbp != 1 || nhp != 1) {
+			log_warnx("with --series, --base and --head are one "
+				  "commit each");
+			status = 2;
+			goto out;
+		}
+		if (!cmd_server_endpoint(&server)) {
+			status = 2;
+			goto out;
+		}
+		b = cmd_fetch_results(server, series, base_paths[0]);
+		h = b ? cmd_fetch_results(server, series, head_paths[0]) : NULL;
+		if (h == NULL) {
+			json_decref(b);
+			status = 1;
+			goto out;
+		}
+		(void)result_add_json(base_paths[0], b, &base, &nbase, &el);
+		(void)result_add_json(head_paths[0], h, &head, &nhead, &el);
+		json_decref(b);
+		json_decref(h);
+	} else if (server != NULL) {
+		log_warnx("--server needs --series KEY/TBOX_GROUP");
+		status = 2;
+		goto out;
+	}
+	for (size_t i = 0; series == NULL && i < nbp; i++)
 		(void)result_load_path(base_paths[i], &base, &nbase, &el);
-	for (size_t i = 0; i < nhp; i++)
+	for (size_t i = 0; series == NULL && i < nhp; i++)
 		(void)result_load_path(head_paths[i], &head, &nhead, &el);
 	if (el.nerrors > 0)
 		goto out;
@@ -396,6 +442,7 @@ out:
 	free(head);
 	free(base_paths);
 	free(head_paths);
+	free(server);
 	direction_table_free(dt);
 	errlist_release(&el);
 	return status;

@@ -188,6 +188,32 @@ result_release(struct result *r)
 }
 
 bool
+result_add_json(const char *where, json_t *j, struct result **v, size_t *n,
+		struct errlist *el)
+{
+	size_t before = el->nerrors;
+	struct result r;
+
+	if (!json_is_array(j)) {
+		if (result_parse(where, j, &r, el)) {
+			*v = xreallocarray(*v, *n + 1, sizeof **v);
+			(*v)[(*n)++] = r;
+		}
+		return el->nerrors == before;
+	}
+	for (size_t i = 0; i < json_array_size(j); i++) {
+		char *w = xasprintf("%s: document %zu", where, i + 1);
+
+		if (result_parse(w, json_array_get(j, i), &r, el)) {
+			*v = xreallocarray(*v, *n + 1, sizeof **v);
+			(*v)[(*n)++] = r;
+		}
+		free(w);
+	}
+	return el->nerrors == before;
+}
+
+bool
 result_load_file(const char *path, struct result **v, size_t *n,
 		 struct errlist *el)
 {
@@ -213,30 +239,7 @@ result_load_file(const char *path, struct result **v, size_t *n,
 			errlist_error(el, path, 0, "%s", jerr.text);
 		return false;
 	}
-	if (json_is_array(j)) {
-		size_t i;
-		json_t *doc;
-
-		json_array_foreach(j, i, doc)
-		{
-			char *where =
-				xasprintf("%s: document %zu", path, i + 1);
-			struct result r;
-
-			if (result_parse(where, doc, &r, el)) {
-				*v = xreallocarray(*v, *n + 1, sizeof **v);
-				(*v)[(*n)++] = r;
-			}
-			free(where);
-		}
-	} else {
-		struct result r;
-
-		if (result_parse(path, j, &r, el)) {
-			*v = xreallocarray(*v, *n + 1, sizeof **v);
-			(*v)[(*n)++] = r;
-		}
-	}
+	result_add_json(path, j, v, n, el);
 	json_decref(j);
 	return el->nerrors == before;
 }

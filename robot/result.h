@@ -52,6 +52,10 @@ bool result_parse(const char *where, json_t *doc, struct result *r,
 void result_release(struct result *r);
 const char *result_status_name(enum result_status s);
 
+/* Adds the document j, or each document of the array j, to *v, as
+ * result_load_file() does. */
+bool result_add_json(const char *where, json_t *j, struct result **v,
+		     size_t *n, struct errlist *el);
 /*
  * Loads the result documents of a file (one document, or a JSON array of
  * them) and appends them to *v.  Returns false with the problems in el; a

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd_compare.h"
+#include "cmd_server.h"
 #include "cmd_split.h"
 #include "log.h"
 #include "banned.h"
@@ -17,6 +18,9 @@ static const struct {
 } commands[] = {
 	{"split", cmd_split, "split job files into atomic jobs"},
 	{"compare", cmd_compare, "compare the runs of two commits"},
+	{"submit", cmd_submit, "queue a job file's runs on robotd"},
+	{"status", cmd_status, "robotd's queue, boxes and running jobs"},
+	{"results", cmd_results, "fetch result documents from robotd"},
 	{NULL, NULL, NULL},
 };
 

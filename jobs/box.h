@@ -1,0 +1,21 @@
+/*
+ * box.h: what robot-box's commands share.
+ */
+#ifndef ROBOT_BOX_H
+#define ROBOT_BOX_H
+
+#include <stdbool.h>
+
+#include "boxconf.h"
+
+/*
+ * One robot-box at a time per work directory: runs change global state
+ * (loop devices, mounts, vm.* tunables).  The lock is held until exit.
+ */
+bool box_lock_workdir(const struct boxconf *bc);
+/* Undoes what a killed run left; returns how many things. */
+int box_cleanup_leftovers(const struct boxconf *bc);
+/* Whether we are root; says why it is needed when not. */
+bool box_need_root(const char *what);
+
+#endif

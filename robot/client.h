@@ -1,0 +1,48 @@
+/*
+ * client.h: HTTP requests to robotd, for the robot CLI and robot-box
+ * serve.  The only file that includes curl.h.  Blocking (libcurl's easy
+ * interface): neither caller has an event loop.
+ *
+ * Where the server and the token come from, first found wins: the
+ * command's flags, the environment (ROBOT_SERVER, ROBOT_TOKEN), then
+ * ~/.config/robot/config ("server: URL", "token: T").
+ */
+#ifndef ROBOT_CLIENT_H
+#define ROBOT_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+struct client_resp {
+	long status; /* HTTP status, or 0 when no answer came */
+	char *body;  /* NUL-terminated */
+	size_t len;
+	char *error; /* why no answer came (status 0) */
+};
+
+/*
+ * Sends method url with body (may be NULL) and the token (may be NULL),
+ * waiting at most timeout seconds.  Returns false when no answer came
+ * (r->error says why); any HTTP status is an answer.
+ */
+bool client_request(const char *method, const char *url, const char *token,
+		    const char *body, size_t len, double timeout,
+		    struct client_resp *r);
+void client_resp_release(struct client_resp *r);
+/* The answer as JSON, or NULL. */
+json_t *client_resp_json(const struct client_resp *r);
+/* A one-line account of a failed answer: the error and its details. */
+char *client_resp_error(const struct client_resp *r);
+/* s escaped for a URL's query. */
+char *client_escape(const char *s);
+
+/*
+ * Fills in *server and *token (either may stay NULL) from the
+ * environment and the user's config file, unless already set; the
+ * results are the caller's to free.
+ */
+void client_defaults(char **server, char **token);
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * cmd_server.h: the robot commands that talk to robotd.
+ */
+#ifndef ROBOT_CMD_SERVER_H
+#define ROBOT_CMD_SERVER_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+int cmd_submit(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_results(int argc, char **argv);
+
+/* The server from the flag's value, the environment or the config. */
+bool cmd_server_endpoint(char **server);
+/* The result documents of series at commit (a JSON array), or NULL after
+ * saying why. */
+json_t *cmd_fetch_results(const char *server, const char *series,
+			  const char *commit);
+
+#endif
