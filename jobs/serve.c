@@ -75,6 +75,12 @@ serve_sleep(double seconds)
 	return false;
 }
 
+static bool
+serve_stopping(void)
+{
+	return child_signals_read(NULL);
+}
+
 /* Waits after a failure, longer each time, up to SERVE_MAX_BACKOFF. */
 static bool
 serve_backoff(struct serve *s)
@@ -264,7 +270,8 @@ serve_flush(struct serve *s)
 		}
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, cmp_names);
+	if (n > 1)
+		qsort(names, n, sizeof *names, cmp_names);
 	for (size_t i = 0; i < n; i++) {
 		if (ok && serve_upload(s, names[i]) == SERVE_RETRY)
 			ok = false;
@@ -287,6 +294,21 @@ serve_doc(struct serve *s, const json_t *lease, const char *status,
 			 s->bc.tbox_group, "box", s->bc.name, "commit",
 			 commit ? json_string(commit) : json_null(), "status",
 			 status, "error", error);
+}
+
+/* Hands a lease back without running it. */
+static void
+serve_give_back(struct serve *s, const json_t *lease)
+{
+	json_t *doc = serve_doc(s, lease, "incomplete",
+				"the box stopped before the run began");
+	char *path = xasprintf(
+		"%s/%lld.json", s->outbox,
+		(long long)json_integer_value(json_object_get(lease, "lease")));
+
+	write_doc(path, doc);
+	json_decref(doc);
+	free(path);
 }
 
 struct serve_run {
@@ -415,6 +437,9 @@ serve_run(struct serve *s, json_t *lease)
 		struct pollfd p = {child_signals_fd(), POLLIN, 0};
 		double left = next - child_now();
 
+		/* At most a second: a heartbeat may have read the SIGCHLD. */
+		if (left > 1)
+			left = 1;
 		if (left > 0)
 			poll(&p, 1, (int)(left * 1000) + 1);
 		if (child_signals_read(NULL) && !stopped) {
@@ -505,8 +530,20 @@ serve_loop(struct serve *s)
 			registered = true;
 		}
 		path = xasprintf("/api/boxes/%s/lease", s->bc.name);
+		/* A stop signal must not wait for the long-poll's end. */
+		client_set_cancel(serve_stopping);
 		serve_post(s, path, NULL, 0, s->long_poll + 15.0, &r);
+		client_set_cancel(NULL);
 		free(path);
+		if (child_stop_signal() != 0) {
+			/* A lease that came with the stop goes back. */
+			lease = r.status == 200 ? client_resp_json(&r) : NULL;
+			if (json_is_integer(json_object_get(lease, "lease")))
+				serve_give_back(s, lease);
+			json_decref(lease);
+			client_resp_release(&r);
+			break;
+		}
 		if (r.status == 204) {
 			s->backoff = 0;
 			client_resp_release(&r);
@@ -550,6 +587,7 @@ serve_loop(struct serve *s)
 			break;
 	}
 	if (child_stop_signal() != 0) {
+		serve_flush(s);
 		log_info("signal %d: stopping", child_stop_signal());
 		return 128 + child_stop_signal();
 	}

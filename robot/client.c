@@ -15,6 +15,26 @@
 #include "xmalloc.h"
 #include "banned.h"
 
+static bool (*client_cancel)(void);
+
+void
+client_set_cancel(bool (*cancel)(void))
+{
+	client_cancel = cancel;
+}
+
+static int
+client_on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+		   curl_off_t ultotal, curl_off_t ulnow)
+{
+	(void)arg;
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return client_cancel != NULL && client_cancel();
+}
+
 static size_t
 client_on_data(char *data, size_t size, size_t n, void *arg)
 {
@@ -63,6 +83,12 @@ client_request(const char *method, const char *url, const char *token,
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (client_cancel != NULL) {
+		/* libcurl calls it about once a second, also while idle. */
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION,
+				 client_on_progress);
+	}
 	if (body != NULL) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,

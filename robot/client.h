@@ -31,6 +31,9 @@ bool client_request(const char *method, const char *url, const char *token,
 		    const char *body, size_t len, double timeout,
 		    struct client_resp *r);
 void client_resp_release(struct client_resp *r);
+/* While set, requests are given up (status 0) as soon as cancel() is
+ * true: it is asked about once a second.  NULL: never. */
+void client_set_cancel(bool (*cancel)(void));
 /* The answer as JSON, or NULL. */
 json_t *client_resp_json(const struct client_resp *r);
 /* A one-line account of a failed answer: the error and its details. */

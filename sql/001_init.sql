@@ -68,7 +68,7 @@ CREATE TABLE leases (
 	job bigint NOT NULL REFERENCES jobs,
 	box text NOT NULL REFERENCES boxes,
 	state text NOT NULL DEFAULT 'active'
-		CHECK (state IN ('active', 'done', 'expired')),
+		CHECK (state IN ('active', 'done', 'expired', 'released')),
 	deadline timestamptz NOT NULL,
 	created timestamptz NOT NULL DEFAULT now()
 );
@@ -189,6 +189,30 @@ BEGIN
 	UPDATE boxes SET state = 'busy' WHERE name = p_box;
 	RETURN QUERY SELECT l.id, l.deadline, j.id, j.key, j.commit, j.tree,
 		j.job, j.run, j.runs, j.attempts + 1, j.tbox_group;
+END $$;
+
+-- A lease robotd could not deliver (the box hung up while it waited):
+-- the job goes back at once, and the attempt does not count.
+CREATE FUNCTION robot_release(p_lease bigint) RETURNS void
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+	l leases;
+	grp text;
+BEGIN
+	UPDATE leases SET state = 'released'
+		WHERE id = p_lease AND state = 'active' RETURNING * INTO l;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
+	UPDATE jobs SET state = 'queued', attempts = greatest(attempts - 1, 0),
+		box = NULL, updated = now()
+		WHERE id = l.job AND state = 'leased'
+		RETURNING tbox_group INTO grp;
+	UPDATE boxes SET state = 'idle' WHERE name = l.box AND state = 'busy';
+	IF grp IS NOT NULL THEN
+		PERFORM pg_notify('robot_jobs', grp);
+	END IF;
 END $$;
 
 CREATE FUNCTION robot_heartbeat(p_lease bigint, p_box text, p_seconds int)

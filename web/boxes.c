@@ -16,6 +16,10 @@
  * a submit of n jobs wakes about n boxes, not every box of the lab.  A
  * claim that raced a notification (it was in flight when the
  * notification came) is tried again, so no wake-up is lost.
+ *
+ * A box that hangs up while it waits (it was stopped) is noticed at once
+ * (http_req_watch_gone()): its waiter goes, and a job claimed for it in
+ * that moment is released without counting the attempt.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +44,7 @@ struct waiter {
 	char *group; /* known after the first claim */
 	enum waiter_state state;
 	bool expired;      /* its deadline passed while claiming */
+	bool gone;         /* the box hung up while claiming (req is NULL) */
 	unsigned long gen; /* a->gen when its claim started */
 	struct event *timer;
 	struct waiter *prev, *next;
@@ -82,6 +87,30 @@ waiters_wake(struct api *a, const char *group)
 }
 
 static void
+release_on_row(const struct db_result *r, void *arg)
+{
+	(void)arg;
+	if (r == NULL)
+		log_warnx("cannot release a lease: %s (it will expire)",
+			  db_last_message());
+}
+
+/* The box hung up. */
+static void
+waiter_on_gone(struct http_req *req, void *arg)
+{
+	struct waiter *w = arg;
+
+	(void)req;
+	if (w->state == WAITER_WAITING) {
+		waiter_unlink(w);
+		return;
+	}
+	w->gone = true;
+	w->req = NULL;
+}
+
+static void
 waiter_on_claim(const struct db_result *r, void *arg)
 {
 	struct waiter *w = arg;
@@ -89,11 +118,24 @@ waiter_on_claim(const struct db_result *r, void *arg)
 	const char *lease;
 
 	if (r == NULL) {
-		api_reply_db_error(w->req);
+		if (!w->gone)
+			api_reply_db_error(w->req);
 		waiter_unlink(w);
 		return;
 	}
 	lease = db_rows(r) > 0 ? db_value(r, 0, 0) : NULL;
+	if (w->gone) {
+		if (lease != NULL && db_value(r, 0, 2) != NULL) {
+			const char *params[1] = {db_value(r, 0, 2)};
+
+			log_info("box %s hung up: lease %s released", w->box,
+				 params[0]);
+			db_query(a->db, "SELECT robot_release($1::bigint)", 1,
+				 params, release_on_row, NULL);
+		}
+		waiter_unlink(w);
+		return;
+	}
 	if (w->group == NULL && db_rows(r) > 0 && db_value(r, 0, 1) != NULL)
 		w->group = xstrdup(db_value(r, 0, 1));
 	if (lease != NULL) {
@@ -198,8 +240,9 @@ void
 boxes_free(struct api *a)
 {
 	while (a->waiters != NULL) {
-		http_req_reply_error(a->waiters->req, 503,
-				     "robotd is stopping", NULL);
+		if (!a->waiters->gone)
+			http_req_reply_error(a->waiters->req, 503,
+					     "robotd is stopping", NULL);
 		waiter_unlink(a->waiters);
 	}
 }
@@ -279,6 +322,11 @@ register_on_auth(struct http_req *req, const char *kind, const char *name,
 	size_t len;
 	char *s;
 
+	if (kind == NULL) {
+		box_call_free(c);
+		return;
+	}
+
 	if (!boxes_token_ok(req, kind, name, c->what)) {
 		box_call_free(c);
 		return;
@@ -333,6 +381,11 @@ lease_on_auth(struct http_req *req, const char *kind, const char *name,
 	struct timeval tv;
 	struct waiter *w;
 
+	if (kind == NULL) {
+		box_call_free(c);
+		return;
+	}
+
 	if (!boxes_token_ok(req, kind, name, c->what)) {
 		box_call_free(c);
 		return;
@@ -369,6 +422,7 @@ lease_on_auth(struct http_req *req, const char *kind, const char *name,
 	tv.tv_usec = 0;
 	if (wait > 0)
 		evtimer_add(w->timer, &tv);
+	http_req_watch_gone(req, waiter_on_gone, w);
 	box_call_free(c);
 	waiter_claim(w);
 }
@@ -401,6 +455,11 @@ heartbeat_on_auth(struct http_req *req, const char *kind, const char *name,
 	struct box_call *c = arg;
 	char secs[16];
 	const char *params[3] = {c->what, name, secs};
+
+	if (kind == NULL) {
+		box_call_free(c);
+		return;
+	}
 
 	if (boxes_token_ok(req, kind, name, NULL)) {
 		snprintf(secs, sizeof secs, "%d", c->a->cfg.lease_seconds);
@@ -449,6 +508,11 @@ result_on_auth(struct http_req *req, const char *kind, const char *name,
 	json_t *doc;
 	size_t len;
 	char broken[16];
+
+	if (kind == NULL) {
+		box_call_free(c);
+		return;
+	}
 
 	if (!boxes_token_ok(req, kind, name, NULL)) {
 		box_call_free(c);
@@ -521,6 +585,11 @@ reset_on_auth(struct http_req *req, const char *kind, const char *name,
 {
 	struct box_call *c = arg;
 	const char *params[1] = {c->what};
+
+	if (kind == NULL) {
+		box_call_free(c);
+		return;
+	}
 
 	if (strcmp(kind, "admin") != 0) {
 		http_req_reply_error(req, 403,

@@ -10,6 +10,9 @@
  * clients (../shared/MACHINE.md).
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +46,10 @@ struct http_req {
 	struct MHD_Response *resp;
 	int status;
 	void *data;
+	/* hang-up watch while suspended */
+	http_gone_cb gone;
+	void *gone_arg;
+	struct event *watch;
 };
 
 struct httpd {
@@ -58,6 +65,7 @@ struct httpd {
 };
 
 static void httpd_run(struct httpd *h);
+static void http_req_watch_start(struct http_req *req);
 
 static enum MHD_Result
 collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -154,6 +162,7 @@ on_access(void *cls, struct MHD_Connection *conn, const char *url,
 	}
 	MHD_suspend_connection(conn);
 	req->suspended = true;
+	http_req_watch_start(req);
 	return MHD_YES;
 }
 
@@ -170,6 +179,8 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		return;
 	if (req->resp != NULL)
 		MHD_destroy_response(req->resp);
+	if (req->watch != NULL)
+		event_free(req->watch);
 	for (size_t i = 0; i < req->nargs; i++) {
 		free(req->args[i].name);
 		free(req->args[i].value);
@@ -318,12 +329,63 @@ http_req_body(const struct http_req *req, size_t *len)
 	return req->body.data;
 }
 
+static void
+http_req_on_watch(evutil_socket_t fd, short what, void *arg)
+{
+	struct http_req *req = arg;
+	char c;
+	ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	(void)what;
+	event_free(req->watch);
+	req->watch = NULL;
+	if (n > 0 || (n == -1 && (errno == EAGAIN || errno == EINTR)))
+		return; /* data, not a hang-up: stop watching */
+	if (req->gone != NULL) {
+		http_gone_cb gone = req->gone;
+
+		req->gone = NULL;
+		gone(req, req->gone_arg);
+	}
+	if (req->resp == NULL)
+		http_req_reply(req, 503, "application/json", "", 0);
+}
+
+static void
+http_req_watch_start(struct http_req *req)
+{
+	const union MHD_ConnectionInfo *ci;
+
+	if (req->gone == NULL || !req->suspended || req->watch != NULL)
+		return;
+	ci = MHD_get_connection_info(req->conn,
+				     MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (ci == NULL)
+		return;
+	req->watch = event_new(req->h->base, ci->connect_fd, EV_READ,
+			       http_req_on_watch, req);
+	event_add(req->watch, NULL);
+}
+
+void
+http_req_watch_gone(struct http_req *req, http_gone_cb gone, void *arg)
+{
+	req->gone = gone;
+	req->gone_arg = arg;
+	http_req_watch_start(req);
+}
+
 void
 http_req_reply(struct http_req *req, int status, const char *content_type,
 	       const char *body, size_t len)
 {
 	if (req->resp != NULL)
 		return;
+	if (req->watch != NULL) {
+		event_free(req->watch);
+		req->watch = NULL;
+	}
+	req->gone = NULL;
 	req->resp = make_response(status, content_type, body, len);
 	req->status = status;
 	if (req->suspended) {

@@ -62,6 +62,15 @@ void http_req_reply_error(struct http_req *req, int status,
 			  const char *error, json_t *details);
 bool http_req_answered(const struct http_req *req);
 
+/*
+ * Calls gone(req, arg) if the client hangs up before the answer (a box
+ * that stopped while its long-poll waited): a suspended connection is
+ * otherwise not watched.  After gone() returns, httpd answers the request
+ * itself (nobody reads it); the handler must forget req.
+ */
+typedef void (*http_gone_cb)(struct http_req *req, void *arg);
+void http_req_watch_gone(struct http_req *req, http_gone_cb gone, void *arg);
+
 /* Per-request state of the handler (not freed by httpd). */
 void http_req_set_data(struct http_req *req, void *data);
 void *http_req_data(const struct http_req *req);
