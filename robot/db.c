@@ -161,10 +161,13 @@ dbc_on_retry(evutil_socket_t fd, short what, void *arg)
 
 /* The connection failed: fail its query, retry later. */
 static void
-dbc_fail(struct dbc *c, const char *why)
+dbc_fail(struct dbc *c, const char *reason)
 {
+	/* reason may be libpq's, which PQfinish() frees. */
+	char *why = xstrdup(reason);
 	struct timeval tv;
 
+	why[strcspn(why, "\n")] = '\0';
 	if (c->state != DBC_DOWN)
 		log_warnx("database connection %d lost: %s", c->index, why);
 	free(c->db->error);
@@ -196,6 +199,7 @@ dbc_fail(struct dbc *c, const char *why)
 	if (c->listener && c->db->on_notify != NULL)
 		c->db->on_notify(NULL, c->db->notify_arg);
 	db_drive(c->db);
+	free(why);
 }
 
 static void

@@ -54,7 +54,7 @@ pgsync_migrate(const char *conninfo, int *version, char **err)
 		PQfinish(c);
 		return false;
 	}
-	PQexec(c, "SET client_min_messages = warning");
+	PQclear(PQexec(c, "SET client_min_messages = warning"));
 	if (!exec_ok(c, "BEGIN", err) ||
 	    !exec_ok(c, "SELECT pg_advisory_xact_lock(727272)", err) ||
 	    !exec_ok(c, "CREATE TABLE IF NOT EXISTS robot_schema "
@@ -105,7 +105,7 @@ pgsync_migrate(const char *conninfo, int *version, char **err)
 	ok = exec_ok(c, "COMMIT", err);
 out:
 	if (!ok)
-		PQexec(c, "ROLLBACK");
+		PQclear(PQexec(c, "ROLLBACK"));
 	PQfinish(c);
 	*version = have;
 	return ok;

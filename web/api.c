@@ -125,8 +125,7 @@ api_on_token(const char *kind, const char *name, bool down, void *arg)
 				     "the database is unavailable", NULL);
 	else if (kind == NULL)
 		http_req_reply_error(au->req, 401, "unknown token", NULL);
-	else
-		au->cb(au->req, kind, name, au->arg);
+	au->cb(au->req, down ? NULL : kind, name, au->arg);
 	free(au);
 }
 
@@ -141,6 +140,7 @@ api_auth(struct api *a, struct http_req *req, api_auth_cb cb, void *arg)
 				     "this call needs a token "
 				     "(Authorization: Bearer TOKEN)",
 				     NULL);
+		cb(req, NULL, NULL, arg);
 		return;
 	}
 	au = xcalloc(1, sizeof *au);
@@ -473,6 +473,8 @@ submit_on_auth(struct http_req *req, const char *kind, const char *name,
 	const char *body, *c;
 	size_t len, n = 0;
 
+	if (kind == NULL)
+		return; /* answered */
 	if (strcmp(kind, "submit") != 0 && strcmp(kind, "admin") != 0) {
 		http_req_reply_error(req, 403, "submitting needs a submit token",
 				     NULL);

@@ -70,7 +70,8 @@ void api_quiesce(struct api *a);
  * or the HTTP status of an RBnnn code.  */
 void api_reply_db_error(struct http_req *req);
 /* The token of a request's Authorization header, checked; calls cb with
- * the token's kind and name, or answers 401 itself. */
+ * the token's kind and name, or answers 401 or 503 itself and calls cb
+ * with kind NULL (to free arg). */
 typedef void (*api_auth_cb)(struct http_req *req, const char *kind,
 			    const char *name, void *arg);
 void api_auth(struct api *a, struct http_req *req, api_auth_cb cb,

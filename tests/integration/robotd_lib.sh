@@ -1,0 +1,144 @@
+# robotd_lib.sh: what the robotd integration tests share (sourced).
+#
+# Needs ROBOTD, BOX (robot-box) and ROBOT set.  Makes $T, a fresh
+# directory (readable by postgres, which runs the embedded database),
+# and a trap that stops everything the test started, by PID, cleans up
+# the boxes' devices and stops the embedded database, even when a check
+# fails.
+
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP robotd's tests need root (the embedded database runs as postgres; boxes need loop devices)"
+	exit 77
+fi
+
+T=$(mktemp -d /tmp/robotd-test.XXXXXX)
+chmod 755 "$T"
+PIDS=""
+BOXES=""
+PGCTL=$(ls -d /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | sort -V | tail -1)
+
+finish() {
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+	# A killed box's runner tears down on SIGTERM (its parent died):
+	# let it, then clean up whatever is left.
+	sleep 1
+	for b in $BOXES; do "$BOX" cleanup --config "$T/$b.yaml" >/dev/null 2>&1; done
+	[ -d "$T/state/pg/data" ] &&
+		runuser -u postgres -- "$PGCTL" stop -m immediate -D "$T/state/pg/data" >/dev/null 2>&1
+	if [ -n "${ROBOT_TEST_KEEP:-}" ]; then
+		echo "# kept $T" >&2
+	else
+		rm -rf "$T"
+	fi
+}
+trap finish EXIT
+trap 'exit 1' INT TERM
+
+n=0
+failed=0
+check() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
+}
+diag() { echo "# $*"; }
+
+# wait_for SECONDS CMD...: until CMD succeeds; false after SECONDS.
+wait_for() {
+	limit=$1
+	shift
+	i=0
+	while [ $i -lt $((limit * 10)) ]; do
+		"$@" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# start_robotd NAME ARGS...: starts a robotd logging to $T/NAME.log;
+# sets PID_<NAME> and URL_<NAME>.
+start_robotd() {
+	name=$1
+	shift
+	: >"$T/$name.log"
+	"$ROBOTD" --listen 127.0.0.1:0 "$@" >>"$T/$name.log" 2>&1 &
+	pid=$!
+	PIDS="$PIDS $pid"
+	eval "PID_$name=$pid"
+	if ! wait_for 60 grep -q "listening on http" "$T/$name.log"; then
+		diag "robotd $name did not start:"
+		sed 's/^/# /' "$T/$name.log"
+		return 1
+	fi
+	url=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$T/$name.log" | tail -1)
+	eval "URL_$name=$url"
+}
+
+# stop PID: SIGTERM, and wait until it is gone.
+stop() {
+	kill -TERM "$1" 2>/dev/null
+	wait_for 30 sh -c "! kill -0 $1 2>/dev/null"
+}
+
+# token KIND NAME: a new token (robotd's token command).
+token() {
+	"$ROBOTD" --config "$T/robotd.yaml" token create --kind "$1" --name "$2" 2>/dev/null
+}
+
+# api METHOD URL TOKEN [BODYFILE]: the HTTP status; the body in $T/body.
+api() {
+	if [ -n "${4:-}" ]; then
+		curl -s -o "$T/body" -w '%{http_code}' -X "$1" -H "Authorization: Bearer $3" \
+			--data-binary @"$4" "$2"
+	else
+		curl -s -o "$T/body" -w '%{http_code}' -X "$1" -H "Authorization: Bearer $3" "$2"
+	fi
+}
+
+# sql QUERY: one value from the embedded database.
+sql() {
+	psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc "$1"
+}
+
+# box NAME: writes the box's configuration; starting it is start_box.
+box_config() {
+	cat >"$T/$1.yaml" <<YAML
+name: $1
+tbox_group: lab
+workdir: $T/$1
+ram_disk_limit: 2G
+timeout: 5m
+YAML
+	BOXES="$BOXES $1"
+}
+
+# start_box NAME URL TOKEN: robot-box serve in the background; its PID
+# is pid_box NAME.
+pid_box() { cat "$T/$1.pid"; }
+start_box() {
+	# A killed box's runner holds the work directory until it has
+	# torn down.
+	mkdir -p "$T/$1"
+	flock -w 60 "$T/$1/lock" true
+	"$BOX" serve --server "$2" --token "$3" --config "$T/$1.yaml" >>"$T/$1.log" 2>&1 &
+	PIDS="$PIDS $!"
+	echo $! >"$T/$1.pid"
+}
+
+# py CODE: Python checks on $T/body as "j".
+py() {
+	/usr/bin/python3 -c "import json, sys
+j = json.load(open('$T/body'))
+$1"
+}
+
+# sanitizer_clean: no AddressSanitizer, LeakSanitizer or UBSan report in
+# the logs of the daemons and boxes (they run instrumented in CI).
+sanitizer_clean() {
+	if grep -l 'Sanitizer\|runtime error:' "$T"/*.log >/dev/null 2>&1; then
+		grep -h -A20 'Sanitizer\|runtime error:' "$T"/*.log | head -60 | sed 's/^/# /'
+		check 1 "no sanitizer reports in the logs"
+	else
+		check 0 "no sanitizer reports in the logs"
+	fi
+}

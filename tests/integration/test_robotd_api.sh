@@ -1,0 +1,197 @@
+#!/bin/sh
+# test_robotd_api.sh ROBOTD ROBOT_BOX ROBOT SOURCE_DIR: robotd's API
+# against bad input and faults, with the real daemon on its embedded
+# PostgreSQL and curl as the client (a box's calls are plain HTTP):
+# malformed and invalid job files, tokens, body limits, malformed and
+# non-finite results, expired leases, unknown routes, broken boxes, and
+# PostgreSQL stopped and restarted under load.  TAP output.
+set -u
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+. "$SRC/tests/integration/robotd_lib.sh"
+
+cat >"$T/robotd.yaml" <<YAML
+state_dir: $T/state
+lease_seconds: 3
+broken_after: 2
+YAML
+start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
+U=$URL_d
+SUB=$(token submit alice)
+B1=$(token box b1)
+B2=$(token box b2)
+ADM=$(token admin root)
+echo "1..36"
+
+cat >"$T/dd.yaml" <<'YAML'
+suite: dd-write
+testcase: dd-write
+disk: 1LOOP_64M
+fs: ext4
+nr_threads: 1dd
+runtime: 1s
+dd:
+  bs: 1M
+YAML
+
+# Tokens.
+s=$(api POST "$U/api/jobs?tbox_group=lab" "" "$T/dd.yaml")
+check $([ "$s" = 401 ]; echo $?) "a submit without a token: 401 ($s)"
+s=$(api POST "$U/api/jobs?tbox_group=lab" "rbt_0000" "$T/dd.yaml")
+check $([ "$s" = 401 ]; echo $?) "a submit with an unknown token: 401 ($s)"
+s=$(api POST "$U/api/jobs?tbox_group=lab" "$B1" "$T/dd.yaml")
+check $([ "$s" = 403 ]; echo $?) "a submit with a box token: 403 ($s)"
+echo '{"tbox_group": "lab", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts"
+s=$(api POST "$U/api/boxes/b2/register" "$B1" "$T/facts")
+check $([ "$s" = 403 ]; echo $?) "box b1's token cannot register b2: 403 ($s)"
+s=$(api POST "$U/api/boxes/b1/register" "$SUB" "$T/facts")
+check $([ "$s" = 403 ]; echo $?) "a submit token cannot register a box: 403 ($s)"
+
+# Bad job files: every error, nothing queued.
+printf 'suite: dd-write\ntestcase: dd-write\ndisk: 1LOOP_64M\nfs: [xfs, ext5]\nnr_threads: 1dd\ndd:\n  bs: 1Q\n' >"$T/bad.yaml"
+s=$(api POST "$U/api/jobs?tbox_group=lab" "$SUB" "$T/bad.yaml")
+check $([ "$s" = 400 ] && py "
+d = j['details']
+assert any('ext5' in x and 'ext4' in x for x in d), d
+assert any(':7:' in x for x in d), d"; echo $?) "an invalid job file: 400 with every error, each with its line ($s)"
+printf 'suite: dd\n  testcase: [unclosed\n' >"$T/bad2.yaml"
+s=$(api POST "$U/api/jobs?tbox_group=lab" "$SUB" "$T/bad2.yaml")
+check $([ "$s" = 400 ] && grep -q 'job.yaml' "$T/body"; echo $?) "malformed YAML: 400 ($s)"
+head -c 1100000 /dev/zero | tr '\0' 'a' >"$T/big.yaml"
+s=$(api POST "$U/api/jobs?tbox_group=lab" "$SUB" "$T/big.yaml")
+check $([ "$s" = 413 ]; echo $?) "a job file over 1 MiB: 413 ($s)"
+s=$(api POST "$U/api/jobs?tbox_group=lab&repeat=0" "$SUB" "$T/dd.yaml")
+check $([ "$s" = 400 ]; echo $?) "repeat=0: 400 ($s)"
+s=$(api POST "$U/api/jobs?tbox_group=lab&commit=-rf" "$SUB" "$T/dd.yaml")
+check $([ "$s" = 400 ]; echo $?) "a commit that is not a name: 400 ($s)"
+check $([ "$(sql 'SELECT count(*) FROM jobs')" = 0 ] && [ "$(sql 'SELECT count(*) FROM submissions')" = 0 ]; echo $?) \
+	"nothing was queued by the refused submits"
+
+# A group without boxes: queued and said so.
+s=$(api POST "$U/api/jobs?tbox_group=lab&commit=c1&repeat=2" "$SUB" "$T/dd.yaml")
+check $([ "$s" = 201 ] && py "
+assert len(j['jobs']) == 2, j
+assert 'lab' in j['waiting'][0], j"; echo $?) "jobs for a group without boxes are queued, and the answer says so ($s)"
+
+# Register; needs no box of the group has are refused with the reason.
+s=$(api POST "$U/api/boxes/b1/register" "$B1" "$T/facts")
+check $([ "$s" = 200 ] && py "assert j['state'] == 'idle' and j['lease_seconds'] == 3, j"; echo $?) "a box registers ($s)"
+sed 's/disk: 1LOOP_64M/disk: 2HDD/' "$T/dd.yaml" >"$T/hdd.yaml"
+s=$(api POST "$U/api/jobs?tbox_group=lab" "$SUB" "$T/hdd.yaml")
+check $([ "$s" = 400 ] && grep -q 'HDD' "$T/body" && grep -q b1 "$T/body"; echo $?) \
+	"a job no box of the group can run is refused with the reason ($s)"
+echo '{"tbox_group": ' >"$T/badfacts"
+s=$(api POST "$U/api/boxes/b1/register" "$B1" "$T/badfacts")
+check $([ "$s" = 400 ]; echo $?) "malformed facts: 400 ($s)"
+
+# Lease, heartbeat, results.
+s=$(api POST "$U/api/boxes/b1/lease" "$B1")
+check $([ "$s" = 200 ] && py "assert j['commit'] == 'c1' and j['job']['key'] == j['key'], j"; echo $?) "a lease carries the atomic job ($s)"
+L=$(py "print(j['lease'])")
+KEY=$(py "print(j['key'])")
+s=$(api POST "$U/api/leases/$L/heartbeat" "$B2")
+check $([ "$s" = 403 ]; echo $?) "another box's heartbeat for the lease: 403 ($s)"
+s=$(api POST "$U/api/leases/$L/heartbeat" "$B1")
+check $([ "$s" = 200 ]; echo $?) "the heartbeat extends the lease ($s)"
+doc() { # STATUS STATS
+	printf '{"version": 1, "key": "%s", "tbox_group": "lab", "box": "b1", "commit": "c1", "status": "%s", "error": %s, "stats": %s}' \
+		"$KEY" "$1" "$([ "$1" = failed ] && echo '"it broke"' || echo null)" "$2" >"$T/doc"
+}
+echo '{"version": 1, "key": ' >"$T/doc"
+s=$(api POST "$U/api/leases/$L/result" "$B1" "$T/doc")
+check $([ "$s" = 400 ]; echo $?) "a result that is not JSON: 400 ($s)"
+doc ok '{"dd.write_bytes_per_sec": NaN}'
+s=$(api POST "$U/api/leases/$L/result" "$B1" "$T/doc")
+check $([ "$s" = 400 ]; echo $?) "a result with NaN: 400 ($s)"
+doc ok '{"dd.write_bytes_per_sec": 1e999}'
+s=$(api POST "$U/api/leases/$L/result" "$B1" "$T/doc")
+check $([ "$s" = 400 ]; echo $?) "a result with an infinite number: 400 ($s)"
+doc ok '{"dd.write_bytes_per_sec": "fast"}'
+s=$(api POST "$U/api/leases/$L/result" "$B1" "$T/doc")
+check $([ "$s" = 400 ] && grep -q 'finite' "$T/body"; echo $?) "a result with a string for a number: 400 ($s)"
+head -c 17000000 /dev/zero | tr '\0' ' ' >"$T/bigdoc"
+s=$(api POST "$U/api/leases/$L/result" "$B1" "$T/bigdoc")
+check $([ "$s" = 413 ]; echo $?) "a result over 16 MiB: 413 ($s)"
+check $([ "$(sql 'SELECT count(*) FROM results')" = 0 ]; echo $?) "no refused result was stored"
+doc ok '{"dd.write_bytes_per_sec": 1000.5}'
+s1=$(api POST "$U/api/leases/$L/result" "$B1" "$T/doc")
+s2=$(api POST "$U/api/leases/$L/result" "$B1" "$T/doc")
+check $([ "$s1" = 200 ] && [ "$s2" = 200 ] && grep -q duplicate "$T/body" &&
+	[ "$(sql 'SELECT count(*) FROM results')" = 1 ]; echo $?) "a repeated upload is accepted once ($s1 $s2)"
+
+# An expired lease: the upload is refused, the job queued again.
+s=$(api POST "$U/api/boxes/b1/lease" "$B1")
+L=$(py "print(j['lease'])")
+sleep 4.5
+doc ok '{"dd.write_bytes_per_sec": 1000.5}'
+s=$(api POST "$U/api/leases/$L/result" "$B1" "$T/doc")
+check $([ "$s" = 409 ] && [ "$(sql "SELECT state || attempts FROM jobs WHERE id = (SELECT job FROM leases WHERE id = $L)")" = queued1 ]; echo $?) \
+	"an upload for an expired lease: 409, and the job is queued again ($s)"
+
+# Routes.
+s=$(api GET "$U/api/nothing" "")
+check $([ "$s" = 404 ] && py "assert 'error' in j and 'details' in j"; echo $?) "an unknown route: 404 with a JSON error ($s)"
+s=$(api DELETE "$U/api/jobs" "")
+check $([ "$s" = 405 ]; echo $?) "a wrong method: 405 ($s)"
+
+# A box that fails jobs in a row is broken until reset.
+api POST "$U/api/jobs?tbox_group=lab&commit=c2&repeat=3" "$SUB" "$T/dd.yaml" >/dev/null
+for i in 1 2; do
+	api POST "$U/api/boxes/b1/lease" "$B1" >/dev/null
+	L=$(py "print(j['lease'])")
+	KEY=$(py "print(j['key'])")
+	doc failed null
+	api POST "$U/api/leases/$L/result" "$B1" "$T/doc" >/dev/null
+done
+s=$(api POST "$U/api/boxes/b1/lease?wait=0" "$B1")
+check $([ "$s" = 409 ] && grep -q broken "$T/body"; echo $?) "a box broken after 2 failed jobs gets no work ($s)"
+s1=$(api POST "$U/api/boxes/b1/reset" "$B1")
+s2=$(api POST "$U/api/boxes/b1/reset" "$ADM")
+s3=$(api POST "$U/api/boxes/b1/lease?wait=0" "$B1")
+check $([ "$s1" = 403 ] && [ "$s2" = 200 ] && [ "$s3" = 200 ]; echo $?) \
+	"only an admin resets it, and then it gets work ($s1 $s2 $s3)"
+
+# PostgreSQL stopped and restarted under load: 503 meanwhile, then
+# service resumes and no acknowledged submit is lost.
+: >"$T/load"
+(
+	i=0
+	while [ ! -e "$T/stop-load" ] && [ $i -lt 2000 ]; do
+		i=$((i + 1))
+		c=$(curl -s -o "$T/lbody" -w '%{http_code}' -X POST -H "Authorization: Bearer $SUB" \
+			--data-binary @"$T/dd.yaml" "$U/api/jobs?tbox_group=lab&repeat=1&commit=load$i")
+		echo "$c load$i" >>"$T/load"
+	done
+) &
+LOAD=$!
+PIDS="$PIDS $LOAD"
+sleep 1
+runuser -u postgres -- "$PGCTL" stop -m fast -D "$T/state/pg/data" >/dev/null 2>&1
+sleep 2
+s=$(api GET "$U/api/status" "")
+check $([ "$s" = 503 ] && grep -q unavailable "$T/body"; echo $?) "the API answers 503 while the database is down ($s)"
+runuser -u postgres -- "$PGCTL" start -w -D "$T/state/pg/data" -l "$T/state/pg/server.log" \
+	-o "-k $T/state/pg/run -c listen_addresses=''" >/dev/null 2>&1
+wait_for 30 sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' $U/api/status)\" = 200 ]"
+sleep 1
+touch "$T/stop-load"
+wait $LOAD
+acked=$(grep -c '^201 ' "$T/load")
+refused=$(grep -c '^503 ' "$T/load")
+stored=$(sql "SELECT count(DISTINCT commit) FROM jobs WHERE commit LIKE 'load%'")
+missing=0
+for c in $(sed -n 's/^201 //p' "$T/load"); do
+	[ "$(sql "SELECT count(*) FROM jobs WHERE commit = '$c'")" = 1 ] || missing=$((missing + 1))
+done
+diag "load: $acked submits acknowledged, $refused answered 503, $stored stored"
+check $([ "$refused" -gt 0 ] && [ "$acked" -gt 0 ] && [ $missing = 0 ] &&
+	[ "$(grep -vc '^201 \|^503 ' "$T/load")" = 0 ]; echo $?) \
+	"under load: 201 or 503 only, and every acknowledged submit is stored"
+check $(kill -0 "$PID_d" 2>/dev/null; echo $?) "robotd is still running"
+s=$(api GET "$U/metrics" "")
+check $([ "$s" = 200 ] && grep -q '^robot_up 1' "$T/body" && grep -q 'robot_jobs{state="queued"}' "$T/body"; echo $?) \
+	"/metrics: Prometheus text ($s)"
+
+stop "$PID_d"
+check $(grep -q "stopped the embedded database" "$T/d.log"; echo $?) "SIGTERM stops robotd and its embedded database"
+sanitizer_clean
+[ $failed = 0 ]

@@ -1,0 +1,133 @@
+#!/bin/sh
+# test_robotd_lab.sh ROBOTD ROBOT_BOX ROBOT SOURCE_DIR: the real robotd
+# (embedded PostgreSQL) and real robot-box agents on loopback running
+# real dd jobs on loop-device filesystems:
+#
+#   - a job at two commits with 3 repeats: every run done exactly once
+#   - kill -9 a box mid-run: its job is leased again and done once
+#   - kill -9 robotd mid-campaign and restart it: nothing lost or doubled
+#   - two robotd on one database sharing 20 jobs: no job run twice
+#
+# TAP output.
+set -u
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+. "$SRC/tests/integration/robotd_lib.sh"
+
+cat >"$T/robotd.yaml" <<YAML
+state_dir: $T/state
+lease_seconds: 4
+tbox_group: lab
+YAML
+start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
+SUB=$(token submit alice)
+# Box names of this run's own: their devices are /dev/shm/robot-box-NAME.
+b1=b1-$$
+b2=b2-$$
+box_config $b1
+box_config $b2
+TB1=$(token box $b1)
+TB2=$(token box $b2)
+echo "1..15"
+
+# job NAME RUNTIME: a small real dd job.
+job() {
+	cat >"$T/$1.yaml" <<YAML
+suite: dd-write
+testcase: dd-write
+disk: 1LOOP_64M
+fs: ext4
+nr_threads: 1dd
+runtime: $2
+dd:
+  bs: 1M
+YAML
+}
+job quick 1s
+job slow 8s
+
+# settled SUBMISSION: no run of it queued or leased.
+settled() {
+	[ "$(sql "SELECT count(*) FROM jobs WHERE submission = $1 AND state IN ('queued', 'leased')")" = 0 ]
+}
+# once SUBMISSION: every run done, with exactly one result each.
+once() {
+	[ "$(sql "SELECT count(*) FROM jobs WHERE submission = $1 AND state <> 'done'")" = 0 ] &&
+		[ "$(sql "SELECT count(*) FROM jobs j WHERE submission = $1 AND (SELECT count(*) FROM results r WHERE r.job = j.id) <> 1")" = 0 ]
+}
+# submit FILE ARGS...: robot submit; prints the submission id.
+submit() {
+	f=$1
+	shift
+	ROBOT_SERVER=$URL_d ROBOT_TOKEN=$SUB "$ROBOT" submit "$T/$f.yaml" "$@" >"$T/submit.out" 2>&1 &&
+		sed -n 's/.*(submission \([0-9]*\)).*/\1/p' "$T/submit.out"
+}
+
+# Two boxes, two commits, three runs each.
+start_box $b1 "$URL_d" "$TB1"
+start_box $b2 "$URL_d" "$TB2"
+S=$(submit quick --commit aaaa --commit bbbb --repeat 3)
+check $([ -n "$S" ] && grep -c ' run ' "$T/submit.out" | grep -qx 6; echo $?) "robot submit queues 2 commits x 3 runs"
+wait_for 120 settled "$S"
+check $(once "$S"; echo $?) "every run is done exactly once"
+check $([ "$(sql "SELECT count(DISTINCT box) FROM jobs WHERE submission = $S")" = 2 ]; echo $?) \
+	"both boxes worked"
+series=$(sql "SELECT series FROM jobs WHERE submission = $S LIMIT 1")
+ROBOT_SERVER=$URL_d "$ROBOT" compare --series "$series" --base aaaa --head bbbb >"$T/cmp.out" 2>&1
+check $(grep -q "dd.write_bytes_per_sec" "$T/cmp.out"; echo $?) "robot compare --server compares the two commits' runs"
+
+# kill -9 a box mid-run.
+stop "$(pid_box $b2)"
+S=$(submit slow --commit cccc --repeat 1)
+wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state FROM jobs WHERE submission = $S\")\" = leased ]"
+sleep 2
+kill -9 "$(pid_box $b1)"
+start_box $b2 "$URL_d" "$TB2"
+wait_for 90 settled "$S"
+check $(once "$S"; echo $?) "the killed box's job is done once"
+check $([ "$(sql "SELECT box || ' ' || attempts FROM jobs WHERE submission = $S")" = "$b2 2" ]; echo $?) \
+	"by the other box, on its second attempt"
+check $([ "$(sql "SELECT string_agg(state, ' ' ORDER BY id) FROM leases WHERE job = (SELECT id FROM jobs WHERE submission = $S)")" = "expired done" ]; echo $?) \
+	"the killed box's lease expired"
+# The killed box comes back: its runner tore down and left an incomplete
+# result in its outbox, which robotd refuses (the lease expired).
+start_box $b1 "$URL_d" "$TB1"
+wait_for 30 sh -c "ls $T/$b1/outbox/refused/*.json >/dev/null 2>&1"
+check $(ls "$T"/$b1/outbox/refused/*.json >/dev/null 2>&1 && [ -z "$(ls "$T/$b1/outbox" | grep json)" ] &&
+	! grep -qs "$T/$b1" /proc/mounts; echo $?) \
+	"back, the killed box hands in its stale result (refused, kept aside) and left nothing mounted"
+check $(once "$S"; echo $?) "still one result"
+
+# kill -9 robotd mid-campaign, restart it.
+S=$(submit quick --commit dddd --commit eeee --repeat 3)
+wait_for 60 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM jobs WHERE submission = $S AND state = 'done'\")\" -ge 1 ]"
+kill -9 "$PID_d"
+sleep 3
+port=${URL_d##*:}
+start_robotd d --config "$T/robotd.yaml" --listen "127.0.0.1:$port"
+check $? "robotd restarts on the same port and database"
+wait_for 120 settled "$S"
+check $(once "$S"; echo $?) "the campaign finishes: every run once, nothing lost or doubled"
+
+# Two robotd on one database: 20 quick jobs between two boxes.
+stop "$(pid_box $b1)"
+stop "$(pid_box $b2)"
+start_robotd e --db "host=$T/state/pg/run user=robot dbname=postgres" --config "$T/robotd.yaml"
+check $? "a second robotd starts on the first one's database"
+start_box $b1 "$URL_d" "$TB1"
+start_box $b2 "$URL_e" "$TB2"
+S=$(submit quick --commit ffff --repeat 20)
+wait_for 180 settled "$S" || diag "$(cat "$T/submit.out")"
+check $(once "$S" &&
+	[ "$(sql "SELECT count(*) FROM leases l JOIN jobs j ON j.id = l.job WHERE j.submission = $S")" = 20 ] &&
+	[ "$(sql "SELECT count(DISTINCT box) FROM jobs WHERE submission = $S")" = 2 ]; echo $?) \
+	"20 jobs through two robotd: each leased once and done once, by both boxes"
+diag "$(sql "SELECT box || ': ' || count(*) FROM jobs WHERE submission = $S GROUP BY box" | tr '\n' ' ')"
+
+stop "$(pid_box $b1)"
+stop "$(pid_box $b2)"
+stop "$PID_e"
+stop "$PID_d"
+check $(! grep -qs "$T/" /proc/mounts && ! ls /dev/shm/robot-box-$b1/*.img /dev/shm/robot-box-$b2/*.img >/dev/null 2>&1; echo $?) \
+	"the boxes stopped with nothing left mounted"
+sanitizer_clean
+[ $failed = 0 ]
