@@ -18,7 +18,7 @@ config_defaults(struct config *c)
 	c->listen_addr = xstrdup("127.0.0.1");
 	c->listen_port = 8420;
 	c->state_dir = xstrdup("/var/lib/robot");
-	c->db_pool = 4;
+	c->db_pool = 8;
 	c->lease_seconds = 120;
 	c->max_attempts = 3;
 	c->broken_after = 3;

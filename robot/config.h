@@ -5,7 +5,7 @@
  *   listen: 127.0.0.1:8420   # ADDR:PORT of the HTTP API
  *   state_dir: /var/lib/robot   # the embedded database lives in pg/
  *   db: "host=... dbname=..."   # an existing PostgreSQL instead
- *   db_pool: 4               # connections for queries (+1 for LISTEN)
+ *   db_pool: 8               # connections for queries (+1 for LISTEN)
  *   lease_seconds: 120       # a lease lives this long without heartbeats
  *   max_attempts: 3          # leases of a job before it fails
  *   broken_after: 3          # failed jobs in a row that break a box

@@ -62,6 +62,11 @@ CREATE INDEX jobs_queue ON jobs (tbox_group, priority DESC, id)
 	WHERE state = 'queued';
 CREATE INDEX jobs_state ON jobs (state, id);
 CREATE INDEX jobs_series ON jobs (series, commit);
+-- Every run passes through queued, leased and done: vacuum and analyze
+-- the queue often, or the claim walks dead index entries and plans with
+-- stale counts.
+ALTER TABLE jobs SET (autovacuum_vacuum_scale_factor = 0.02,
+	autovacuum_analyze_scale_factor = 0.02);
 
 CREATE TABLE leases (
 	id bigserial PRIMARY KEY,
@@ -73,7 +78,10 @@ CREATE TABLE leases (
 	created timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX leases_active ON leases (deadline) WHERE state = 'active';
+CREATE INDEX leases_box ON leases (box) WHERE state = 'active';
 CREATE INDEX leases_job ON leases (job);
+ALTER TABLE leases SET (autovacuum_vacuum_scale_factor = 0.02,
+	autovacuum_analyze_scale_factor = 0.02);
 
 -- One result document per run, ever: the UNIQUE job makes a repeated
 -- upload harmless.
@@ -128,7 +136,10 @@ BEGIN
 	INSERT INTO boxes (name, tbox_group, facts)
 		VALUES (p_box, p_group, p_facts)
 	ON CONFLICT (name) DO UPDATE
-		SET tbox_group = p_group, facts = p_facts, last_seen = now();
+		SET tbox_group = p_group, facts = p_facts, last_seen = now(),
+		state = CASE WHEN boxes.state = 'busy' THEN 'idle'
+			ELSE boxes.state END
+		RETURNING state INTO st;
 	FOR r IN UPDATE leases SET state = 'expired'
 		WHERE box = p_box AND state = 'active' RETURNING job LOOP
 		UPDATE jobs SET state = CASE WHEN attempts >= max_attempts
@@ -140,19 +151,20 @@ BEGIN
 			WHERE id = r.job AND state = 'leased';
 		PERFORM pg_notify('robot_jobs', p_group);
 	END LOOP;
-	UPDATE boxes SET state = 'idle' WHERE name = p_box AND state = 'busy';
-	SELECT state INTO st FROM boxes WHERE name = p_box;
 	RETURN st;
 END $$;
 
 -- The next job for a box: its group's, highest priority first, then
 -- oldest, among those it can run.  When there is none, one row with only
 -- the box's group (the long-poll waits on it).
+-- The queue is read in the order of its index (jobs_queue), whatever the
+-- statistics say: a sort of every queued job of the group, which a plan
+-- made on stale counts picks, costs a thousand times more.
 CREATE FUNCTION robot_claim(p_box text, p_seconds int)
 RETURNS TABLE (lease bigint, deadline timestamptz, job_id bigint, key text,
 	commit text, tree text, job json, run int, runs int, attempts int,
 	tbox_group text)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET enable_sort = off SET enable_bitmapscan = off AS $$
 #variable_conflict use_column
 DECLARE
 	b boxes;
@@ -168,13 +180,13 @@ BEGIN
 		RAISE EXCEPTION 'box % is broken after % failed jobs in a row; an operator must reset it',
 			p_box, b.failures USING ERRCODE = 'RB409';
 	END IF;
-	UPDATE boxes SET last_seen = now() WHERE name = p_box;
 	SELECT * INTO j FROM jobs
 		WHERE state = 'queued' AND tbox_group = b.tbox_group
 			AND robot_unfit(needs, b.facts) IS NULL
 		ORDER BY priority DESC, id LIMIT 1
 		FOR UPDATE SKIP LOCKED;
 	IF NOT FOUND THEN
+		UPDATE boxes SET last_seen = now() WHERE name = p_box;
 		RETURN QUERY SELECT NULL::bigint, NULL::timestamptz,
 			NULL::bigint, NULL::text, NULL::text, NULL::text,
 			NULL::json, NULL::int, NULL::int, NULL::int,
@@ -186,7 +198,7 @@ BEGIN
 	INSERT INTO leases (job, box, deadline)
 		VALUES (j.id, p_box, now() + make_interval(secs => p_seconds))
 		RETURNING * INTO l;
-	UPDATE boxes SET state = 'busy' WHERE name = p_box;
+	UPDATE boxes SET state = 'busy', last_seen = now() WHERE name = p_box;
 	RETURN QUERY SELECT l.id, l.deadline, j.id, j.key, j.commit, j.tree,
 		j.job, j.run, j.runs, j.attempts + 1, j.tbox_group;
 END $$;
@@ -248,7 +260,6 @@ RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
 	l leases;
 	j jobs;
-	fails int;
 BEGIN
 	SELECT * INTO l FROM leases WHERE id = p_lease FOR UPDATE;
 	IF NOT FOUND THEN
@@ -286,10 +297,11 @@ BEGIN
 		ELSE 'failed' END, error = p_error, updated = now()
 		WHERE id = j.id;
 	UPDATE boxes SET failures = CASE WHEN p_status = 'ok' THEN 0
-		ELSE failures + 1 END, last_seen = now()
-		WHERE name = p_box RETURNING failures INTO fails;
-	UPDATE boxes SET state = CASE WHEN fails >= p_broken_after
-		THEN 'broken' ELSE 'idle' END WHERE name = p_box;
+		ELSE failures + 1 END, last_seen = now(),
+		state = CASE WHEN p_status <> 'ok' AND
+			failures + 1 >= p_broken_after THEN 'broken'
+			ELSE 'idle' END
+		WHERE name = p_box;
 	RETURN 'stored';
 END $$;
 
