@@ -105,8 +105,7 @@ sim_next(struct sim_box *b)
 	switch (b->step) {
 	case SIM_REGISTER:
 		snprintf(path, sizeof path, "/api/boxes/%s/register", b->name);
-		sim_request(b,
-			    path,
+		sim_request(b, path,
 			    "{\"tbox_group\": \"bench\", \"ram_disk_limit\": "
 			    "1073741824, \"fs\": [\"ext4\", \"xfs\"]}");
 		break;
@@ -191,8 +190,8 @@ sim_on_answer(struct sim_box *b, int status, const char *body, int *waiting)
 		b->step = SIM_LEASE;
 		break;
 	case SIM_LEASE:
-		if (status == 200 && json_member(body, "lease", b->lease,
-						 sizeof b->lease) &&
+		if (status == 200 &&
+		    json_member(body, "lease", b->lease, sizeof b->lease) &&
 		    json_member(body, "key", b->key, sizeof b->key)) {
 			b->step = SIM_UPLOAD;
 		} else if (status == 204) {
@@ -257,8 +256,8 @@ main(int argc, char **argv)
 	int ep, waiting = 0;
 	bool reported = false;
 
-	if (argc < 4 || (strcmp(argv[1], "cycles") != 0 &&
-			 strcmp(argv[1], "idle") != 0)) {
+	if (argc < 4 ||
+	    (strcmp(argv[1], "cycles") != 0 && strcmp(argv[1], "idle") != 0)) {
 		fprintf(stderr, "usage: boxsim cycles PORT TOKENS SECONDS "
 				"[--register-each]\n"
 				"       boxsim idle PORT TOKENS\n");
@@ -270,7 +269,8 @@ main(int argc, char **argv)
 		if (argc < 5)
 			return 2;
 		seconds = atof(argv[4]);
-		register_each = argc > 5 && strcmp(argv[5], "--register-each") == 0;
+		register_each =
+			argc > 5 && strcmp(argv[5], "--register-each") == 0;
 	}
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		rl.rlim_cur = rl.rlim_max;

@@ -883,8 +883,9 @@ docload_config(const char *path, const char *const *known,
 	fclose(fp);
 	buf[len] = '\0';
 	if (len == sizeof buf - 1) {
-		errlist_error(el, path, 0, "a configuration file is at most "
-					   "64 KiB");
+		errlist_error(el, path, 0,
+			      "a configuration file is at most "
+			      "64 KiB");
 		return NULL;
 	}
 	if ((docs = docload_yaml(path, buf, len, el)) == NULL)

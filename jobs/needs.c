@@ -52,7 +52,8 @@ needs_of_job(const struct node *job)
 	if (disk != NULL && needs_parse_disk(disk, &d)) {
 		if (strcmp(d.kind, "BRD") == 0 || strcmp(d.kind, "LOOP") == 0)
 			json_object_set_new(
-				n, "ram", json_integer((json_int_t)(d.n * d.size)));
+				n, "ram",
+				json_integer((json_int_t)(d.n * d.size)));
 		else if (strcmp(d.kind, "HDD") == 0)
 			json_object_set_new(n, "hdd",
 					    json_integer((json_int_t)d.n));

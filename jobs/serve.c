@@ -85,7 +85,7 @@ serve_stopping(void)
 static bool
 serve_backoff(struct serve *s)
 {
-	s->backoff = s->backoff == 0	     ? 1
+	s->backoff = s->backoff == 0                      ? 1
 		     : s->backoff * 2 > SERVE_MAX_BACKOFF ? SERVE_MAX_BACKOFF
 							  : s->backoff * 2;
 	return serve_sleep(s->backoff);
@@ -332,9 +332,8 @@ serve_runner(void *arg)
 	/* Should robot-box serve die, the run still tears down. */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	child_signals_init();
-	rq = (struct runner_request){&sr->s->bc, sr->aj,  sr->commit,
-				     sr->tree,	 sr->run, sr->runs,
-				     sr->label};
+	rq = (struct runner_request){&sr->s->bc, sr->aj,   sr->commit, sr->tree,
+				     sr->run,    sr->runs, sr->label};
 	doc = runner_run(&rq);
 	if (!write_doc(sr->out, doc))
 		return 1;
@@ -377,9 +376,8 @@ serve_run(struct serve *s, json_t *lease)
 	json_t *job = json_object_get(json_object_get(lease, "job"), "job");
 	json_t *ls = json_object_get(lease, "lease_seconds");
 	const char *key = rjson_get_str(lease, "key");
-	double every = json_is_integer(ls)
-			       ? (double)json_integer_value(ls) / 4
-			       : 30;
+	double every =
+		json_is_integer(ls) ? (double)json_integer_value(ls) / 4 : 30;
 	char id[32], *text, *name;
 	struct serve_run sr;
 	struct jobfile *jf = NULL;
@@ -400,7 +398,9 @@ serve_run(struct serve *s, json_t *lease)
 	name = xasprintf("lease-%s.json", id);
 	jf = jobfile_split(name, text, strlen(text), NULL, &el);
 	if (jf == NULL || jf->njobs != 1 || strcmp(jf->jobs[0].key, key) != 0) {
-		char *why = el.nerrors > 0 ? errlist_format(&el.v[0])
+		char *why =
+			el.nerrors > 0
+				? errlist_format(&el.v[0])
 				: xasprintf("the job is not the atomic job %s",
 					    key);
 		json_t *doc = serve_doc(s, lease, "failed", why);
@@ -418,8 +418,8 @@ serve_run(struct serve *s, json_t *lease)
 					       : s->bc.tree;
 	sr.run = (int)json_integer_value(json_object_get(lease, "run"));
 	sr.runs = (int)json_integer_value(json_object_get(lease, "runs"));
-	snprintf(sr.label, sizeof sr.label, "[lease %s, run %d/%d]", id,
-		 sr.run, sr.runs);
+	snprintf(sr.label, sizeof sr.label, "[lease %s, run %d/%d]", id, sr.run,
+		 sr.runs);
 	log_info("lease %s: %s at %s, run %d of %d (attempt %lld)", id, key,
 		 sr.commit ? sr.commit : "no commit", sr.run, sr.runs,
 		 (long long)json_integer_value(

@@ -100,8 +100,9 @@ client_request(const char *method, const char *url, const char *token,
 	if (rc == CURLE_OK) {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	} else {
-		r->error = xasprintf("%s: %s", url,
-				     errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		r->error =
+			xasprintf("%s: %s", url,
+				  errbuf[0] ? errbuf : curl_easy_strerror(rc));
 	}
 	buf_addc(&b, '\0');
 	r->len = b.len - 1;
@@ -141,7 +142,8 @@ client_resp_error(const struct client_resp *r)
 		for (size_t i = 0; i < json_array_size(d); i++)
 			if (json_is_string(json_array_get(d, i)))
 				buf_addf(&b, "\n  %s",
-					 json_string_value(json_array_get(d, i)));
+					 json_string_value(
+						 json_array_get(d, i)));
 	} else {
 		buf_addf(&b, "HTTP %ld", r->status);
 	}
@@ -180,9 +182,8 @@ client_defaults(char **server, char **token)
 		return;
 	path = xasprintf("%s/.config/robot/config", home);
 	errlist_init(&el);
-	docs = access(path, R_OK) == 0
-		       ? docload_config(path, known, &map, &el)
-		       : NULL;
+	docs = access(path, R_OK) == 0 ? docload_config(path, known, &map, &el)
+				       : NULL;
 	if (docs != NULL && map != NULL) {
 		const struct node *s = node_get(map, "server");
 		const struct node *t = node_get(map, "token");

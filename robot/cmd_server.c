@@ -81,37 +81,36 @@ read_job_file(const char *path, size_t *len)
 static void
 submit_usage(FILE *fp)
 {
-	fprintf(fp,
-		"usage: robot submit [--server URL] [--token T] FILE\n"
-		"                    [--commit SHA]... [--repeat N] "
-		"[--priority P]\n"
-		"                    [--tbox-group G] [--wait]\n"
-		"Queues a job file's atomic jobs at each commit and prints "
-		"them.\n"
-		"  --commit SHA   a commit to run (repeat it); else the "
-		"file's\n"
-		"  --repeat N     runs per commit (else the file's repeat, "
-		"else 3)\n"
-		"  --priority P   higher runs first (-1000 to 1000)\n"
-		"  --tbox-group G the box group (else the file's, else "
-		"robotd's default)\n"
-		"  --wait         show progress until every run is done\n");
+	fprintf(fp, "usage: robot submit [--server URL] [--token T] FILE\n"
+		    "                    [--commit SHA]... [--repeat N] "
+		    "[--priority P]\n"
+		    "                    [--tbox-group G] [--wait]\n"
+		    "Queues a job file's atomic jobs at each commit and prints "
+		    "them.\n"
+		    "  --commit SHA   a commit to run (repeat it); else the "
+		    "file's\n"
+		    "  --repeat N     runs per commit (else the file's repeat, "
+		    "else 3)\n"
+		    "  --priority P   higher runs first (-1000 to 1000)\n"
+		    "  --tbox-group G the box group (else the file's, else "
+		    "robotd's default)\n"
+		    "  --wait         show progress until every run is done\n");
 }
 
 /* Polls the submission's runs until none is queued or leased. */
 static int
 submit_wait(const char *server, long long submission, size_t total)
 {
-	char *path = xasprintf("/api/jobs?submission=%lld&limit=10000",
-			       submission);
+	char *path =
+		xasprintf("/api/jobs?submission=%lld&limit=10000", submission);
 	char last[256] = "";
 	int status = 0;
 
 	for (;;) {
 		json_t *j = cmd_get(server, path), *jobs;
 		size_t n[4] = {0, 0, 0, 0};
-		static const char *const states[] = {"queued", "leased",
-						     "done", "failed"};
+		static const char *const states[] = {"queued", "leased", "done",
+						     "failed"};
 		char line[256];
 
 		if (j == NULL) {
@@ -265,7 +264,8 @@ cmd_submit(int argc, char **argv)
 		       (long long)json_integer_value(json_object_get(x, "id")),
 		       rjson_get_str(x, "series"),
 		       commit ? commit : "(no commit)",
-		       (long long)json_integer_value(json_object_get(x, "run")));
+		       (long long)json_integer_value(
+			       json_object_get(x, "run")));
 	}
 	for (size_t i = 0; i < json_array_size(json_object_get(j, "waiting"));
 	     i++)
@@ -275,11 +275,10 @@ cmd_submit(int argc, char **argv)
 	fflush(stdout);
 	status = 0;
 	if (wait)
-		status = submit_wait(
-			server,
-			(long long)json_integer_value(
-				json_object_get(j, "submission")),
-			json_array_size(jobs));
+		status = submit_wait(server,
+				     (long long)json_integer_value(
+					     json_object_get(j, "submission")),
+				     json_array_size(jobs));
 out:
 	json_decref(j);
 	free(body);
@@ -328,7 +327,8 @@ print_status(json_t *j)
 		       rjson_get_str(x, "box"), rjson_get_str(x, "key"),
 		       commit ? commit : "-",
 		       (long long)json_integer_value(json_object_get(x, "run")),
-		       (long long)json_integer_value(json_object_get(x, "runs")),
+		       (long long)json_integer_value(
+			       json_object_get(x, "runs")),
 		       (long long)json_integer_value(
 			       json_object_get(x, "attempts")),
 		       rjson_get_str(x, "deadline"));
@@ -478,8 +478,8 @@ cmd_results(int argc, char **argv)
 		}
 		for (size_t i = 0; status == 0 && i < json_array_size(docs);
 		     i++) {
-			char *path = xasprintf("%s/%.12s-%zu.json", dir,
-					       commit, i + 1);
+			char *path = xasprintf("%s/%.12s-%zu.json", dir, commit,
+					       i + 1);
 
 			if (json_dump_file(json_array_get(docs, i), path,
 					   JSON_INDENT(1)) != 0) {

@@ -77,16 +77,17 @@ get_int(const char *path, const struct node *map, const char *key, long lo,
 }
 
 static void
-get_str(const char *path, const struct node *map, const char *key,
-	char **out, struct errlist *el)
+get_str(const char *path, const struct node *map, const char *key, char **out,
+	struct errlist *el)
 {
 	const struct node_pair *p = node_get_pair(map, key);
 
 	if (p == NULL || p->value->kind == NODE_NULL)
 		return;
 	if (p->value->kind != NODE_SCALAR) {
-		errlist_error(el, path, p->line, "%s: a single value is "
-						 "expected",
+		errlist_error(el, path, p->line,
+			      "%s: a single value is "
+			      "expected",
 			      key);
 		return;
 	}
@@ -98,9 +99,10 @@ bool
 config_load(const char *path, struct config *c, struct errlist *el)
 {
 	static const char *const known[] = {
-		"listen",       "state_dir",    "db",       "db_pool",
-		"lease_seconds", "max_attempts", "broken_after", "max_jobs",
-		"long_poll",    "tbox_group",   "max_connections", NULL};
+		"listen",       "state_dir",       "db",
+		"db_pool",      "lease_seconds",   "max_attempts",
+		"broken_after", "max_jobs",        "long_poll",
+		"tbox_group",   "max_connections", NULL};
 	size_t before = el->nerrors;
 	const struct node *map;
 	struct node *docs;
@@ -132,8 +134,8 @@ config_load(const char *path, struct config *c, struct errlist *el)
 	get_int(path, map, "broken_after", 1, 1000, &c->broken_after, el);
 	get_int(path, map, "max_jobs", 1, 100000, &c->max_jobs, el);
 	get_int(path, map, "long_poll", 0, 300, &c->long_poll, el);
-	get_int(path, map, "max_connections", 16, 100000,
-		&c->max_connections, el);
+	get_int(path, map, "max_connections", 16, 100000, &c->max_connections,
+		el);
 	node_free(docs);
 	return el->nerrors == before;
 }

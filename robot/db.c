@@ -44,10 +44,10 @@ struct dbc {
 	PGconn *conn;
 	enum dbc_state state;
 	struct event *rev, *wev, *timer;
-	struct db_query *q;  /* the query running */
-	PGresult *last;      /* its result so far */
-	double backoff;      /* seconds until the next reconnect */
-	bool listener;       /* the LISTEN connection */
+	struct db_query *q; /* the query running */
+	PGresult *last;     /* its result so far */
+	double backoff;     /* seconds until the next reconnect */
+	bool listener;      /* the LISTEN connection */
 	int index;
 };
 
@@ -57,7 +57,7 @@ struct db {
 	char *channel;
 	db_notify_cb on_notify;
 	void *notify_arg;
-	struct dbc *conns;   /* size of the pool, then the listener */
+	struct dbc *conns; /* size of the pool, then the listener */
 	int size;
 	int nconns;
 	struct db_query *head, *tail;
@@ -286,8 +286,8 @@ dbc_on_io(evutil_socket_t fd, short what, void *arg)
 			dbc_set_state(c, DBC_IDLE);
 			dbc_events(c, false);
 			if (c->listener) {
-				char *sql = xasprintf("LISTEN %s",
-						      c->db->channel);
+				char *sql =
+					xasprintf("LISTEN %s", c->db->channel);
 
 				/* The listener runs LISTEN like a query. */
 				PQsendQuery(c->conn, sql);
@@ -333,15 +333,15 @@ dbc_connect(struct dbc *c)
 
 	c->conn = PQconnectStart(c->db->conninfo);
 	if (c->conn == NULL || PQstatus(c->conn) == CONNECTION_BAD) {
-		dbc_fail(c, c->conn ? PQerrorMessage(c->conn)
-				    : "out of memory");
+		dbc_fail(c,
+			 c->conn ? PQerrorMessage(c->conn) : "out of memory");
 		return;
 	}
 	dbc_set_state(c, DBC_CONNECTING);
 	c->rev = event_new(c->db->base, PQsocket(c->conn), EV_READ | EV_PERSIST,
 			   dbc_on_io, c);
-	c->wev = event_new(c->db->base, PQsocket(c->conn), EV_WRITE,
-			   dbc_on_io, c);
+	c->wev = event_new(c->db->base, PQsocket(c->conn), EV_WRITE, dbc_on_io,
+			   c);
 	event_add(c->rev, NULL);
 	/* libpq's first poll step wants to write. */
 	p = PGRES_POLLING_WRITING;
@@ -471,8 +471,8 @@ db_free(struct db *db)
 }
 
 void
-db_query(struct db *db, const char *sql, int nparams,
-	 const char *const *params, db_cb cb, void *arg)
+db_query(struct db *db, const char *sql, int nparams, const char *const *params,
+	 db_cb cb, void *arg)
 {
 	struct db_query *q = xcalloc(1, sizeof *q);
 

@@ -148,20 +148,22 @@ pgembed_start(const char *state_dir, bool *started, char **err)
 	}
 	mkdir(state_dir, 0755);
 	if (!own_dir(pg, 0700) || !own_dir(sock, 0700)) {
-		*err = xasprintf("cannot prepare '%s': %s", pg, strerror(errno));
+		*err = xasprintf("cannot prepare '%s': %s", pg,
+				 strerror(errno));
 		goto out;
 	}
 	initdb = xasprintf("%s/initdb", bin);
 	pgctl = xasprintf("%s/pg_ctl", bin);
 	version = xasprintf("%s/PG_VERSION", data);
 	if (stat(version, &st) != 0) {
-		char *argv[] = {initdb, "-D", data, "-U", "robot", "-A", "trust",
-				"-E", "UTF8", "--no-locale", "--no-sync", NULL};
+		char *argv[] = {initdb,  "-D",          data,        "-U",
+				"robot", "-A",          "trust",     "-E",
+				"UTF8",  "--no-locale", "--no-sync", NULL};
 
 		log_info("making the embedded database in '%s'", data);
 		if (!own_dir(data, 0700) || run(argv, logf) != 0) {
-			*err = xasprintf("initdb of '%s' failed; see '%s'", data,
-					 logf);
+			*err = xasprintf("initdb of '%s' failed; see '%s'",
+					 data, logf);
 			goto out;
 		}
 	}
@@ -172,8 +174,8 @@ pgembed_start(const char *state_dir, bool *started, char **err)
 			log_info("the embedded database in '%s' is running; "
 				 "using it",
 				 data);
-			conninfo = xasprintf("host=%s user=robot dbname=postgres",
-					     sock);
+			conninfo = xasprintf(
+				"host=%s user=robot dbname=postgres", sock);
 			goto out;
 		}
 	}
@@ -182,8 +184,8 @@ pgembed_start(const char *state_dir, bool *started, char **err)
 			 "-c shared_buffers=128MB",
 			 sock);
 	{
-		char *argv[] = {pgctl, "start", "-w", "-t", "60", "-D", data,
-				"-l", logf, "-o", opts, NULL};
+		char *argv[] = {pgctl, "start", "-w", "-t", "60", "-D",
+				data,  "-l",    logf, "-o", opts, NULL};
 
 		if (run(argv, NULL) != 0) {
 			*err = xasprintf("cannot start the embedded database; "
@@ -215,8 +217,8 @@ pgembed_stop(const char *state_dir)
 	char *pgctl = bin ? xasprintf("%s/pg_ctl", bin) : NULL;
 
 	if (pgctl != NULL) {
-		char *argv[] = {pgctl, "stop", "-m", "fast", "-w", "-D", data,
-				NULL};
+		char *argv[] = {pgctl, "stop", "-m", "fast",
+				"-w",  "-D",   data, NULL};
 
 		if (run(argv, NULL) != 0)
 			log_warnx("cannot stop the embedded database in '%s'",

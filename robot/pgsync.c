@@ -57,9 +57,10 @@ pgsync_migrate(const char *conninfo, int *version, char **err)
 	PQclear(PQexec(c, "SET client_min_messages = warning"));
 	if (!exec_ok(c, "BEGIN", err) ||
 	    !exec_ok(c, "SELECT pg_advisory_xact_lock(727272)", err) ||
-	    !exec_ok(c, "CREATE TABLE IF NOT EXISTS robot_schema "
-			"(version int NOT NULL, name text NOT NULL, "
-			"applied timestamptz NOT NULL DEFAULT now())",
+	    !exec_ok(c,
+		     "CREATE TABLE IF NOT EXISTS robot_schema "
+		     "(version int NOT NULL, name text NOT NULL, "
+		     "applied timestamptz NOT NULL DEFAULT now())",
 		     err))
 		goto out;
 	r = PQexec(c, "SELECT coalesce(max(version), 0) FROM robot_schema");

@@ -54,8 +54,8 @@ const char *result_status_name(enum result_status s);
 
 /* Adds the document j, or each document of the array j, to *v, as
  * result_load_file() does. */
-bool result_add_json(const char *where, json_t *j, struct result **v,
-		     size_t *n, struct errlist *el);
+bool result_add_json(const char *where, json_t *j, struct result **v, size_t *n,
+		     struct errlist *el);
 /*
  * Loads the result documents of a file (one document, or a JSON array of
  * them) and appends them to *v.  Returns false with the problems in el; a

@@ -239,8 +239,8 @@ robotd_serve(struct robotd *d)
 		       robotd_on_notify, d);
 	d->tokens = tokens_new(d->db);
 	ac = (struct api_config){d->cfg.lease_seconds, d->cfg.max_attempts,
-				 d->cfg.broken_after, (size_t)d->cfg.max_jobs,
-				 d->cfg.long_poll, d->cfg.tbox_group};
+				 d->cfg.broken_after,  (size_t)d->cfg.max_jobs,
+				 d->cfg.long_poll,     d->cfg.tbox_group};
 	d->api = api_new(d->base, d->db, d->tokens, &ac);
 	ho = (struct httpd_options){d->cfg.listen_addr, d->cfg.listen_port,
 				    (size_t)d->cfg.max_connections,

@@ -26,7 +26,6 @@ typedef void (*tokens_cb)(const char *kind, const char *name, bool down,
 struct tokens *tokens_new(struct db *db);
 void tokens_free(struct tokens *t);
 /* Checks token; cb may run before this returns (a cached answer). */
-void tokens_check(struct tokens *t, const char *token, tokens_cb cb,
-		  void *arg);
+void tokens_check(struct tokens *t, const char *token, tokens_cb cb, void *arg);
 
 #endif

@@ -89,10 +89,9 @@ api_reply_db_error(struct http_req *req)
 					      rjson_string_lossy(p, n));
 			p += n + (p[n] == '\n');
 		}
-		http_req_reply_error(req, status >= 400 && status < 500
-						  ? status
-						  : 400,
-				     msg, details);
+		http_req_reply_error(
+			req, status >= 400 && status < 500 ? status : 400, msg,
+			details);
 		return;
 	}
 	json_array_append_new(details, json_string(msg[0] ? msg : "down"));
@@ -171,8 +170,7 @@ api_on_json_row(const struct db_result *r, void *arg)
 
 /* Parses an integer argument; false (and a 400 answer) when bad. */
 static bool
-api_int_arg(struct http_req *req, const char *name, long lo, long hi,
-	    long *v)
+api_int_arg(struct http_req *req, const char *name, long lo, long hi, long *v)
 {
 	const char *s = http_req_arg(req, name, 0);
 	char *end;
@@ -204,7 +202,8 @@ api_name_ok(const char *s)
 	if (n == 0 || n > 100 || s[0] == '-')
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && strchr("._-/+:", s[i]) == NULL)
+		if (!isalnum((unsigned char)s[i]) &&
+		    strchr("._-/+:", s[i]) == NULL)
 			return false;
 	return true;
 }
@@ -269,13 +268,14 @@ submit_on_rows(const struct db_result *r, void *arg)
 		const char *commit = db_value(r, i, 2);
 
 		json_array_append_new(
-			jobs, json_pack("{s:I, s:s, s:o, s:i, s:s, s:s}", "id",
-					(json_int_t)strtoll(db_value(r, i, 0),
-							    NULL, 10),
-					"key", db_value(r, i, 1), "commit",
-					commit ? json_string(commit) : json_null(),
-					"run", atoi(db_value(r, i, 3)), "series",
-					db_value(r, i, 4), "state", "queued"));
+			jobs,
+			json_pack("{s:I, s:s, s:o, s:i, s:s, s:s}", "id",
+				  (json_int_t)strtoll(db_value(r, i, 0), NULL,
+						      10),
+				  "key", db_value(r, i, 1), "commit",
+				  commit ? json_string(commit) : json_null(),
+				  "run", atoi(db_value(r, i, 3)), "series",
+				  db_value(r, i, 4), "state", "queued"));
 	}
 	waiting = json_array();
 	for (size_t i = 0; i < json_array_size(s->waiting); i++) {
@@ -288,9 +288,9 @@ submit_on_rows(const struct db_result *r, void *arg)
 		free(msg);
 	}
 	out = json_pack("{s:I, s:o, s:O, s:o}", "submission",
-			(json_int_t)(db_rows(r) > 0
-					     ? strtoll(db_value(r, 0, 5), NULL, 10)
-					     : 0),
+			(json_int_t)(db_rows(r) > 0 ? strtoll(db_value(r, 0, 5),
+							      NULL, 10)
+						    : 0),
 			"jobs", jobs, "warnings", s->warnings, "waiting",
 			waiting);
 	log_info("%s submitted %zu runs of %s", s->submitter, db_rows(r),
@@ -311,13 +311,14 @@ submit_queue(struct submit *s, json_t *groups)
 	for (size_t i = 0; i < s->jf->njobs; i++) {
 		const struct atomic_job *aj = &s->jf->jobs[i];
 		char *group = node_str(aj->job, "tbox_group");
-		const char *grp = s->group ? s->group
-			: group		   ? group
+		const char *grp =
+			s->group ? s->group
+			: group  ? group
 			: s->a->cfg.default_group
 				? s->a->cfg.default_group
 				: json_string_value(json_array_get(groups, 0));
-		long repeat = s->repeat ? s->repeat
-					: node_int(aj->job, "repeat", 3);
+		long repeat =
+			s->repeat ? s->repeat : node_int(aj->job, "repeat", 3);
 		long priority = s->priority != LONG_MIN
 					? s->priority
 					: node_int(aj->job, "priority", 0);
@@ -333,8 +334,8 @@ submit_queue(struct submit *s, json_t *groups)
 			continue;
 		}
 		for (size_t c = 0; c < nc; c++) {
-			const char *commit = s->ncommits ? s->commits[c]
-							 : aj->commit;
+			const char *commit =
+				s->ncommits ? s->commits[c] : aj->commit;
 
 			for (long run = 1; run <= repeat; run++)
 				json_array_append_new(
@@ -349,7 +350,8 @@ submit_queue(struct submit *s, json_t *groups)
 						  jobfile_job_json(aj), "needs",
 						  needs_of_job(aj->job), "run",
 						  (json_int_t)run, "runs",
-						  (json_int_t)repeat, "priority",
+						  (json_int_t)repeat,
+						  "priority",
 						  (json_int_t)priority,
 						  "max_attempts",
 						  s->a->cfg.max_attempts));
@@ -445,8 +447,9 @@ submit_on_groups(const struct db_result *r, void *arg)
 	/* Groups no box has registered for: queued, and said so. */
 	for (size_t i = 0; i < s->jf->njobs; i++) {
 		char *g = node_str(s->jf->jobs[i].job, "tbox_group");
-		const char *grp = s->group ? s->group
-			: g		   ? g
+		const char *grp =
+			s->group ? s->group
+			: g      ? g
 			: s->a->cfg.default_group
 				? s->a->cfg.default_group
 				: json_string_value(json_array_get(groups, 0));
@@ -476,8 +479,8 @@ submit_on_auth(struct http_req *req, const char *kind, const char *name,
 	if (kind == NULL)
 		return; /* answered */
 	if (strcmp(kind, "submit") != 0 && strcmp(kind, "admin") != 0) {
-		http_req_reply_error(req, 403, "submitting needs a submit token",
-				     NULL);
+		http_req_reply_error(req, 403,
+				     "submitting needs a submit token", NULL);
 		return;
 	}
 	s = xcalloc(1, sizeof *s);
@@ -500,8 +503,8 @@ submit_on_auth(struct http_req *req, const char *kind, const char *name,
 			submit_free(s);
 			return;
 		}
-		s->commits = xreallocarray(s->commits, n + 1,
-					   sizeof *s->commits);
+		s->commits =
+			xreallocarray(s->commits, n + 1, sizeof *s->commits);
 		s->commits[n++] = c;
 	}
 	s->ncommits = n;
@@ -695,10 +698,9 @@ api_on_metrics(const struct db_result *r, void *arg)
 		 "# HELP robot_uploads_total Result documents stored.\n"
 		 "# TYPE robot_uploads_total counter\n"
 		 "robot_uploads_total %llu\n",
-		 a->nwaiters, db_queued(a->db), a->requests,
-		 a->leases_granted, a->uploads);
-	http_req_reply(m->req, 200, "text/plain; version=0.0.4", b.data,
-		       b.len);
+		 a->nwaiters, db_queued(a->db), a->requests, a->leases_granted,
+		 a->uploads);
+	http_req_reply(m->req, 200, "text/plain; version=0.0.4", b.data, b.len);
 	buf_release(&b);
 	free(m);
 }
@@ -825,8 +827,8 @@ api_on_request(struct http_req *req, void *arg)
 	if (n == 4 && strcmp(seg[1], "boxes") == 0 && api_name_ok(seg[2])) {
 		void (*fn)(struct api *, struct http_req *, const char *) =
 			strcmp(seg[3], "register") == 0 ? boxes_register
-			: strcmp(seg[3], "lease") == 0	? boxes_lease
-			: strcmp(seg[3], "reset") == 0	? boxes_reset
+			: strcmp(seg[3], "lease") == 0  ? boxes_lease
+			: strcmp(seg[3], "reset") == 0  ? boxes_reset
 							: NULL;
 
 		if (fn == NULL)
@@ -840,7 +842,7 @@ api_on_request(struct http_req *req, void *arg)
 	if (n == 4 && strcmp(seg[1], "leases") == 0 && api_is_id(seg[2])) {
 		void (*fn)(struct api *, struct http_req *, const char *) =
 			strcmp(seg[3], "heartbeat") == 0 ? boxes_heartbeat
-			: strcmp(seg[3], "result") == 0	 ? boxes_result
+			: strcmp(seg[3], "result") == 0  ? boxes_result
 							 : NULL;
 
 		if (fn == NULL)
@@ -851,14 +853,12 @@ api_on_request(struct http_req *req, void *arg)
 			fn(a, req, seg[2]);
 		return;
 	}
-not_found:
-	{
-		char *msg = xasprintf("no such resource: %s %s", m,
-				      http_req_path(req));
+not_found : {
+	char *msg = xasprintf("no such resource: %s %s", m, http_req_path(req));
 
-		http_req_reply_error(req, 404, msg, NULL);
-		free(msg);
-	}
+	http_req_reply_error(req, 404, msg, NULL);
+	free(msg);
+}
 }
 
 void

@@ -74,8 +74,7 @@ void api_reply_db_error(struct http_req *req);
  * with kind NULL (to free arg). */
 typedef void (*api_auth_cb)(struct http_req *req, const char *kind,
 			    const char *name, void *arg);
-void api_auth(struct api *a, struct http_req *req, api_auth_cb cb,
-	      void *arg);
+void api_auth(struct api *a, struct http_req *req, api_auth_cb cb, void *arg);
 
 void boxes_register(struct api *a, struct http_req *req, const char *box);
 void boxes_lease(struct api *a, struct http_req *req, const char *box);

@@ -302,12 +302,12 @@ register_on_row(const struct db_result *r, void *arg)
 		api_reply_db_error(req);
 		return;
 	}
-	http_req_reply_json(
-		req, 200,
-		json_pack("{s:s, s:i, s:i, s:i}", "state", db_value(r, 0, 0),
-			  "lease_seconds", lease, "heartbeat_seconds",
-			  lease / 4 > 0 ? lease / 4 : 1, "long_poll_seconds",
-			  a->cfg.long_poll));
+	http_req_reply_json(req, 200,
+			    json_pack("{s:s, s:i, s:i, s:i}", "state",
+				      db_value(r, 0, 0), "lease_seconds", lease,
+				      "heartbeat_seconds",
+				      lease / 4 > 0 ? lease / 4 : 1,
+				      "long_poll_seconds", a->cfg.long_poll));
 }
 
 static void
@@ -394,7 +394,8 @@ lease_on_auth(struct http_req *req, const char *kind, const char *name,
 		char *end;
 		long v = strtol(ws, &end, 10);
 
-		if (end == ws || *end != '\0' || v < 0 || v > a->cfg.long_poll) {
+		if (end == ws || *end != '\0' || v < 0 ||
+		    v > a->cfg.long_poll) {
 			char *msg = xasprintf("wait is 0 to %d seconds",
 					      a->cfg.long_poll);
 
@@ -592,9 +593,8 @@ reset_on_auth(struct http_req *req, const char *kind, const char *name,
 	}
 
 	if (strcmp(kind, "admin") != 0) {
-		http_req_reply_error(req, 403,
-				     "resetting a box needs an admin token",
-				     NULL);
+		http_req_reply_error(
+			req, 403, "resetting a box needs an admin token", NULL);
 	} else {
 		log_info("%s resets box %s", name, c->what);
 		db_query(c->a->db, "SELECT robot_reset($1)", 1, params,

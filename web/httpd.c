@@ -74,8 +74,7 @@ collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
 	struct http_req *req = cls;
 
 	(void)kind;
-	req->args = xreallocarray(req->args, req->nargs + 1,
-				  sizeof *req->args);
+	req->args = xreallocarray(req->args, req->nargs + 1, sizeof *req->args);
 	req->args[req->nargs].name = xstrdup(key);
 	req->args[req->nargs].value = xstrdup(value ? value : "");
 	req->nargs++;
@@ -136,7 +135,8 @@ on_access(void *cls, struct MHD_Connection *conn, const char *url,
 	}
 	if (req->resp != NULL) {
 		/* The answer to a suspended request has come. */
-		ret = MHD_queue_response(conn, (unsigned)req->status, req->resp);
+		ret = MHD_queue_response(conn, (unsigned)req->status,
+					 req->resp);
 		MHD_destroy_response(req->resp);
 		req->resp = NULL;
 		return ret;
@@ -155,7 +155,8 @@ on_access(void *cls, struct MHD_Connection *conn, const char *url,
 		h->handler(req, h->arg);
 	}
 	if (req->resp != NULL) {
-		ret = MHD_queue_response(conn, (unsigned)req->status, req->resp);
+		ret = MHD_queue_response(conn, (unsigned)req->status,
+					 req->resp);
 		MHD_destroy_response(req->resp);
 		req->resp = NULL;
 		return ret;

@@ -27,8 +27,8 @@ typedef void (*httpd_handler)(struct http_req *req, void *arg);
 typedef size_t (*httpd_limit)(const char *method, const char *path);
 
 struct httpd_options {
-	const char *addr;      /* "127.0.0.1" */
-	int port;              /* 0: any free port */
+	const char *addr; /* "127.0.0.1" */
+	int port;         /* 0: any free port */
 	size_t max_connections;
 	size_t connection_memory; /* bytes of buffer per connection */
 };
@@ -53,13 +53,13 @@ const char *http_req_arg(const struct http_req *req, const char *name,
 const char *http_req_body(const struct http_req *req, size_t *len);
 
 /* Answers; the body is copied.  Once per request. */
-void http_req_reply(struct http_req *req, int status,
-		    const char *content_type, const char *body, size_t len);
+void http_req_reply(struct http_req *req, int status, const char *content_type,
+		    const char *body, size_t len);
 /* Answers with JSON (j is consumed). */
 void http_req_reply_json(struct http_req *req, int status, json_t *j);
 /* Answers {"error": error, "details": details or []} (details consumed). */
-void http_req_reply_error(struct http_req *req, int status,
-			  const char *error, json_t *details);
+void http_req_reply_error(struct http_req *req, int status, const char *error,
+			  json_t *details);
 bool http_req_answered(const struct http_req *req);
 
 /*
