@@ -227,9 +227,9 @@ BEGIN
 	END IF;
 END $$;
 
-CREATE FUNCTION robot_heartbeat(p_lease bigint, p_box text, p_seconds int)
-RETURNS timestamptz LANGUAGE plpgsql AS $$
-#variable_conflict use_column
+-- A box's lease, locked; an error unless it exists and is the box's.
+CREATE FUNCTION robot_own_lease(p_lease bigint, p_box text)
+RETURNS leases LANGUAGE plpgsql AS $$
 DECLARE
 	l leases;
 BEGIN
@@ -241,6 +241,16 @@ BEGIN
 		RAISE EXCEPTION 'lease % is not yours', p_lease
 			USING ERRCODE = 'RB403';
 	END IF;
+	RETURN l;
+END $$;
+
+CREATE FUNCTION robot_heartbeat(p_lease bigint, p_box text, p_seconds int)
+RETURNS timestamptz LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+	l leases;
+BEGIN
+	l := robot_own_lease(p_lease, p_box);
 	IF l.state <> 'active' OR l.deadline < now() THEN
 		RAISE EXCEPTION 'lease % has expired', p_lease
 			USING ERRCODE = 'RB409';
@@ -261,14 +271,7 @@ DECLARE
 	l leases;
 	j jobs;
 BEGIN
-	SELECT * INTO l FROM leases WHERE id = p_lease FOR UPDATE;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'no lease %', p_lease USING ERRCODE = 'RB404';
-	END IF;
-	IF l.box <> p_box THEN
-		RAISE EXCEPTION 'lease % is not yours', p_lease
-			USING ERRCODE = 'RB403';
-	END IF;
+	l := robot_own_lease(p_lease, p_box);
 	IF EXISTS (SELECT 1 FROM results WHERE lease = p_lease) THEN
 		RETURN 'duplicate';
 	END IF;

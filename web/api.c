@@ -652,6 +652,24 @@ struct metrics {
 	struct http_req *req;
 };
 
+/* The rows (what, state, value) of r as one gauge, labelled by state
+ * when by_state. */
+static void
+metric_rows(struct buf *b, const struct db_result *r, const char *what,
+	    const char *name, const char *help, bool by_state)
+{
+	buf_addf(b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+	for (size_t i = 0; i < db_rows(r); i++) {
+		if (strcmp(db_value(r, i, 0), what) != 0)
+			continue;
+		if (by_state)
+			buf_addf(b, "%s{state=\"%s\"} %s\n", name,
+				 db_value(r, i, 1), db_value(r, i, 2));
+		else
+			buf_addf(b, "%s %s\n", name, db_value(r, i, 2));
+	}
+}
+
 static void
 api_on_metrics(const struct db_result *r, void *arg)
 {
@@ -664,24 +682,12 @@ api_on_metrics(const struct db_result *r, void *arg)
 		     "database.\n# TYPE robot_up gauge\n");
 	buf_addf(&b, "robot_up %d\n", r != NULL);
 	if (r != NULL) {
-		buf_adds(&b, "# HELP robot_jobs Runs by state.\n"
-			     "# TYPE robot_jobs gauge\n");
-		for (size_t i = 0; i < db_rows(r); i++)
-			if (strcmp(db_value(r, i, 0), "jobs") == 0)
-				buf_addf(&b, "robot_jobs{state=\"%s\"} %s\n",
-					 db_value(r, i, 1), db_value(r, i, 2));
-		buf_adds(&b, "# HELP robot_boxes Boxes by state.\n"
-			     "# TYPE robot_boxes gauge\n");
-		for (size_t i = 0; i < db_rows(r); i++)
-			if (strcmp(db_value(r, i, 0), "boxes") == 0)
-				buf_addf(&b, "robot_boxes{state=\"%s\"} %s\n",
-					 db_value(r, i, 1), db_value(r, i, 2));
-		buf_adds(&b, "# HELP robot_leases_active Leases held.\n"
-			     "# TYPE robot_leases_active gauge\n");
-		for (size_t i = 0; i < db_rows(r); i++)
-			if (strcmp(db_value(r, i, 0), "leases") == 0)
-				buf_addf(&b, "robot_leases_active %s\n",
-					 db_value(r, i, 2));
+		metric_rows(&b, r, "jobs", "robot_jobs", "Runs by state.",
+			    true);
+		metric_rows(&b, r, "boxes", "robot_boxes", "Boxes by state.",
+			    true);
+		metric_rows(&b, r, "leases", "robot_leases_active",
+			    "Leases held.", false);
 	}
 	buf_addf(&b,
 		 "# HELP robot_lease_waiters Lease requests waiting for "

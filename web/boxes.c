@@ -436,17 +436,23 @@ boxes_lease(struct api *a, struct http_req *req, const char *box)
 
 /* Heartbeat. */
 
+/* Answers {key: the query's one value}; false when the query failed. */
+static bool
+reply_value(struct http_req *req, const struct db_result *r, const char *key)
+{
+	if (r == NULL) {
+		api_reply_db_error(req);
+		return false;
+	}
+	http_req_reply_json(req, 200,
+			    json_pack("{s:s}", key, db_value(r, 0, 0)));
+	return true;
+}
+
 static void
 heartbeat_on_row(const struct db_result *r, void *arg)
 {
-	struct http_req *req = arg;
-
-	if (r == NULL) {
-		api_reply_db_error(req);
-		return;
-	}
-	http_req_reply_json(req, 200,
-			    json_pack("{s:s}", "deadline", db_value(r, 0, 0)));
+	reply_value(arg, r, "deadline");
 }
 
 static void
@@ -484,16 +490,10 @@ result_on_row(const struct db_result *r, void *arg)
 {
 	struct http_req *req = arg;
 	struct api *a = http_req_data(req);
-	const char *what;
 
-	if (r == NULL) {
-		api_reply_db_error(req);
-		return;
-	}
-	what = db_value(r, 0, 0);
-	if (strcmp(what, "stored") == 0)
+	if (r != NULL && strcmp(db_value(r, 0, 0), "stored") == 0)
 		a->uploads++;
-	http_req_reply_json(req, 200, json_pack("{s:s}", "result", what));
+	reply_value(req, r, "result");
 }
 
 static void
@@ -570,14 +570,7 @@ boxes_result(struct api *a, struct http_req *req, const char *lease)
 static void
 reset_on_row(const struct db_result *r, void *arg)
 {
-	struct http_req *req = arg;
-
-	if (r == NULL) {
-		api_reply_db_error(req);
-		return;
-	}
-	http_req_reply_json(req, 200,
-			    json_pack("{s:s}", "state", db_value(r, 0, 0)));
+	reply_value(arg, r, "state");
 }
 
 static void

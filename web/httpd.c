@@ -93,6 +93,18 @@ make_response(int status, const char *type, const char *body, size_t len)
 	return r;
 }
 
+/* Hands the answer to libmicrohttpd. */
+static enum MHD_Result
+http_req_queue(struct http_req *req)
+{
+	enum MHD_Result ret =
+		MHD_queue_response(req->conn, (unsigned)req->status, req->resp);
+
+	MHD_destroy_response(req->resp);
+	req->resp = NULL;
+	return ret;
+}
+
 static enum MHD_Result
 on_access(void *cls, struct MHD_Connection *conn, const char *url,
 	  const char *method, const char *version, const char *upload_data,
@@ -100,7 +112,6 @@ on_access(void *cls, struct MHD_Connection *conn, const char *url,
 {
 	struct httpd *h = cls;
 	struct http_req *req = *con_cls;
-	enum MHD_Result ret;
 
 	(void)version;
 	if (req == NULL) {
@@ -133,14 +144,8 @@ on_access(void *cls, struct MHD_Connection *conn, const char *url,
 		if (!req->too_large)
 			return MHD_YES;
 	}
-	if (req->resp != NULL) {
-		/* The answer to a suspended request has come. */
-		ret = MHD_queue_response(conn, (unsigned)req->status,
-					 req->resp);
-		MHD_destroy_response(req->resp);
-		req->resp = NULL;
-		return ret;
-	}
+	if (req->resp != NULL)
+		return http_req_queue(req); /* a suspended request's answer */
 	if (req->dispatched)
 		return MHD_YES; /* still waiting */
 	req->dispatched = true;
@@ -154,13 +159,8 @@ on_access(void *cls, struct MHD_Connection *conn, const char *url,
 	} else {
 		h->handler(req, h->arg);
 	}
-	if (req->resp != NULL) {
-		ret = MHD_queue_response(conn, (unsigned)req->status,
-					 req->resp);
-		MHD_destroy_response(req->resp);
-		req->resp = NULL;
-		return ret;
-	}
+	if (req->resp != NULL)
+		return http_req_queue(req);
 	MHD_suspend_connection(conn);
 	req->suspended = true;
 	http_req_watch_start(req);
