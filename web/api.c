@@ -540,8 +540,9 @@ submit_on_auth(struct http_req *req, const char *kind, const char *name,
 /* Reads. */
 
 static void
-api_jobs(struct api *a, struct http_req *req)
+api_jobs(struct api *a, struct http_req *req, const char *unused)
 {
+	(void)unused;
 	static const char *const states[] = {"queued", "leased", "done",
 					     "failed", NULL};
 	const char *state = http_req_arg(req, "state", 0);
@@ -602,8 +603,9 @@ api_job(struct api *a, struct http_req *req, const char *id)
 }
 
 static void
-api_results(struct api *a, struct http_req *req)
+api_results(struct api *a, struct http_req *req, const char *unused)
 {
+	(void)unused;
 	const char *params[2];
 
 	params[0] = http_req_arg(req, "series", 0);
@@ -624,8 +626,9 @@ api_results(struct api *a, struct http_req *req)
 }
 
 static void
-api_status(struct api *a, struct http_req *req)
+api_status(struct api *a, struct http_req *req, const char *unused)
 {
+	(void)unused;
 	db_query(a->db,
 		 "SELECT json_build_object("
 		 "'queue', (SELECT json_build_object("
@@ -712,9 +715,11 @@ api_on_metrics(const struct db_result *r, void *arg)
 }
 
 static void
-api_metrics(struct api *a, struct http_req *req)
+api_metrics(struct api *a, struct http_req *req, const char *unused)
 {
 	struct metrics *m = xcalloc(1, sizeof *m);
+
+	(void)unused;
 
 	m->a = a;
 	m->req = req;
@@ -730,28 +735,37 @@ api_metrics(struct api *a, struct http_req *req)
 
 /* Routing. */
 
-/* Splits path into at most 5 segments; returns how many. */
-static size_t
-api_split(const char *path, char seg[5][128])
+typedef void (*api_fn)(struct api *a, struct http_req *req, const char *arg);
+
+static void
+api_submit(struct api *a, struct http_req *req, const char *unused)
 {
-	size_t n = 0;
-
-	while (*path == '/')
-		path++;
-	while (*path != '\0') {
-		size_t len = strcspn(path, "/");
-
-		if (n == 5 || len >= 128)
-			return 6;
-		memcpy(seg[n], path, len);
-		seg[n][len] = '\0';
-		n++;
-		path += len;
-		while (*path == '/')
-			path++;
-	}
-	return n;
+	(void)unused;
+	api_auth(a, req, submit_on_auth, a);
 }
+
+/*
+ * The routes.  In a pattern, ":id" is a number and ":name" a name; the
+ * one such segment is the handler's argument.  GET routes answer HEAD.
+ */
+static const struct api_route {
+	const char *method;
+	const char *pattern;
+	api_fn fn;
+} api_routes[] = {
+	{"GET", "/metrics", api_metrics},
+	{"GET", "/api/status", api_status},
+	{"GET", "/api/jobs", api_jobs},
+	{"POST", "/api/jobs", api_submit},
+	{"GET", "/api/jobs/:id", api_job},
+	{"GET", "/api/results", api_results},
+	{"POST", "/api/boxes/:name/register", boxes_register},
+	{"POST", "/api/boxes/:name/lease", boxes_lease},
+	{"POST", "/api/boxes/:name/reset", boxes_reset},
+	{"POST", "/api/leases/:id/heartbeat", boxes_heartbeat},
+	{"POST", "/api/leases/:id/result", boxes_result},
+	{NULL, NULL, NULL},
+};
 
 static bool
 api_is_id(const char *s)
@@ -766,105 +780,76 @@ api_is_id(const char *s)
 	return true;
 }
 
-static void
-api_method_not_allowed(struct http_req *req, const char *allow)
+/* Whether path fits pattern; *arg gets the variable segment (in buf). */
+static bool
+api_match(const char *pattern, const char *path, char *buf, size_t len,
+	  const char **arg)
 {
-	char *msg = xasprintf("%s %s: use %s", http_req_method(req),
-			      http_req_path(req), allow);
+	*arg = NULL;
+	while (*pattern != '\0' && *path != '\0') {
+		size_t pn = strcspn(pattern + 1, "/") + 1;
+		size_t sn = strcspn(path + 1, "/") + 1;
 
-	http_req_reply_error(req, 405, msg, NULL);
-	free(msg);
+		if (*pattern != '/' || *path != '/')
+			return false;
+		if (pattern[1] == ':') {
+			if (sn - 1 >= len || sn == 1)
+				return false;
+			memcpy(buf, path + 1, sn - 1);
+			buf[sn - 1] = '\0';
+			if (strncmp(pattern + 1, ":id", pn - 1) == 0
+				    ? !api_is_id(buf)
+				    : !api_name_ok(buf))
+				return false;
+			*arg = buf;
+		} else if (pn != sn || strncmp(pattern, path, pn) != 0) {
+			return false;
+		}
+		pattern += pn;
+		path += sn;
+	}
+	return *pattern == '\0' && (*path == '\0' || strcmp(path, "/") == 0);
 }
 
 void
 api_on_request(struct http_req *req, void *arg)
 {
 	struct api *a = arg;
-	const char *m = http_req_method(req);
-	bool get = strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
-	bool post = strcmp(m, "POST") == 0;
-	char seg[5][128];
-	size_t n = api_split(http_req_path(req), seg);
+	const char *m = http_req_method(req), *path = http_req_path(req);
+	const char *var;
+	char buf[128], allow[64] = "";
 
 	a->requests++;
 	if (a->stopping) {
 		http_req_reply_error(req, 503, "robotd is stopping", NULL);
 		return;
 	}
-	if (n == 1 && strcmp(seg[0], "metrics") == 0) {
-		if (!get)
-			api_method_not_allowed(req, "GET");
-		else
-			api_metrics(a, req);
-		return;
+	if (strcmp(m, "HEAD") == 0)
+		m = "GET";
+	for (const struct api_route *r = api_routes; r->method != NULL; r++) {
+		if (!api_match(r->pattern, path, buf, sizeof buf, &var))
+			continue;
+		if (strcmp(r->method, m) == 0) {
+			r->fn(a, req, var);
+			return;
+		}
+		snprintf(allow + strlen(allow), sizeof allow - strlen(allow),
+			 "%s%s", allow[0] ? " or " : "", r->method);
 	}
-	if (n < 2 || n > 4 || strcmp(seg[0], "api") != 0)
-		goto not_found;
-	if (n == 2 && strcmp(seg[1], "jobs") == 0) {
-		if (post)
-			api_auth(a, req, submit_on_auth, a);
-		else if (get)
-			api_jobs(a, req);
-		else
-			api_method_not_allowed(req, "GET or POST");
-		return;
-	}
-	if (n == 3 && strcmp(seg[1], "jobs") == 0 && api_is_id(seg[2])) {
-		if (get)
-			api_job(a, req, seg[2]);
-		else
-			api_method_not_allowed(req, "GET");
-		return;
-	}
-	if (n == 2 && strcmp(seg[1], "results") == 0) {
-		if (get)
-			api_results(a, req);
-		else
-			api_method_not_allowed(req, "GET");
-		return;
-	}
-	if (n == 2 && strcmp(seg[1], "status") == 0) {
-		if (get)
-			api_status(a, req);
-		else
-			api_method_not_allowed(req, "GET");
-		return;
-	}
-	if (n == 4 && strcmp(seg[1], "boxes") == 0 && api_name_ok(seg[2])) {
-		void (*fn)(struct api *, struct http_req *, const char *) =
-			strcmp(seg[3], "register") == 0 ? boxes_register
-			: strcmp(seg[3], "lease") == 0  ? boxes_lease
-			: strcmp(seg[3], "reset") == 0  ? boxes_reset
-							: NULL;
+	if (allow[0] != '\0') {
+		char *msg = xasprintf("%s %s: use %s", http_req_method(req),
+				      path, allow);
 
-		if (fn == NULL)
-			goto not_found;
-		if (!post)
-			api_method_not_allowed(req, "POST");
-		else
-			fn(a, req, seg[2]);
+		http_req_reply_error(req, 405, msg, NULL);
+		free(msg);
 		return;
 	}
-	if (n == 4 && strcmp(seg[1], "leases") == 0 && api_is_id(seg[2])) {
-		void (*fn)(struct api *, struct http_req *, const char *) =
-			strcmp(seg[3], "heartbeat") == 0 ? boxes_heartbeat
-			: strcmp(seg[3], "result") == 0  ? boxes_result
-							 : NULL;
+	{
+		char *msg = xasprintf("no such resource: %s %s", m, path);
 
-		if (fn == NULL)
-			goto not_found;
-		if (!post)
-			api_method_not_allowed(req, "POST");
-		else
-			fn(a, req, seg[2]);
-		return;
+		http_req_reply_error(req, 404, msg, NULL);
+		free(msg);
 	}
-not_found : {
-	char *msg = xasprintf("no such resource: %s %s", m, http_req_path(req));
-
-	http_req_reply_error(req, 404, msg, NULL);
-	free(msg);
-}
 }
 
 void
