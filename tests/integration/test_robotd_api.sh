@@ -13,6 +13,7 @@ cat >"$T/robotd.yaml" <<YAML
 state_dir: $T/state
 lease_seconds: 3
 broken_after: 2
+max_attempts: 2
 YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
@@ -20,7 +21,7 @@ SUB=$(token submit alice)
 B1=$(token box b1)
 B2=$(token box b2)
 ADM=$(token admin root)
-echo "1..36"
+echo "1..41"
 
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
@@ -127,6 +128,28 @@ s=$(api POST "$U/api/leases/$L/result" "$B1" "$T/doc")
 check $([ "$s" = 409 ] && [ "$(sql "SELECT state || attempts FROM jobs WHERE id = (SELECT job FROM leases WHERE id = $L)")" = queued1 ]; echo $?) \
 	"an upload for an expired lease: 409, and the job is queued again ($s)"
 
+# A second expiry of the same job: it fails, with the reason.
+s=$(api POST "$U/api/boxes/b1/lease" "$B1")
+L=$(py "print(j['lease'])")
+sleep 4.5
+check $([ "$(sql "SELECT state FROM jobs WHERE id = (SELECT job FROM leases WHERE id = $L)")" = failed ] &&
+	sql "SELECT error FROM jobs WHERE id = (SELECT job FROM leases WHERE id = $L)" | grep -q 'expired 2 times'; echo $?) \
+	"after max_attempts expired leases the job fails, saying why"
+
+# Priority first, then age.
+api POST "$U/api/jobs?tbox_group=lab&commit=low&priority=-5" "$SUB" "$T/dd.yaml" >/dev/null
+api POST "$U/api/jobs?tbox_group=lab&commit=high&priority=7" "$SUB" "$T/dd.yaml" >/dev/null
+s=$(api POST "$U/api/boxes/b1/lease" "$B1")
+check $([ "$s" = 200 ] && py "assert j['commit'] == 'high', j"; echo $?) "the job of the highest priority is leased first"
+L=$(py "print(j['lease'])")
+KEY=$(py "print(j['key'])")
+doc ok '{"dd.write_bytes_per_sec": 1.5}'
+api POST "$U/api/leases/$L/result" "$B1" "$T/doc" >/dev/null
+s=$(api POST "$U/api/boxes/b1/lease" "$B1")
+L=$(py "print(j['lease'])")
+KEY=$(py "print(j['key'])")
+api POST "$U/api/leases/$L/result" "$B1" "$T/doc" >/dev/null
+
 # Routes.
 s=$(api GET "$U/api/nothing" "")
 check $([ "$s" = 404 ] && py "assert 'error' in j and 'details' in j"; echo $?) "an unknown route: 404 with a JSON error ($s)"
@@ -190,6 +213,25 @@ check $(kill -0 "$PID_d" 2>/dev/null; echo $?) "robotd is still running"
 s=$(api GET "$U/metrics" "")
 check $([ "$s" = 200 ] && grep -q '^robot_up 1' "$T/body" && grep -q 'robot_jobs{state="queued"}' "$T/body"; echo $?) \
 	"/metrics: Prometheus text ($s)"
+
+# SIGHUP rereads the configuration.
+sed -i 's/^lease_seconds: 3$/lease_seconds: 7/' "$T/robotd.yaml"
+kill -HUP "$PID_d"
+wait_for 10 grep -q "SIGHUP: reloaded" "$T/d.log"
+s=$(api POST "$U/api/boxes/b1/register" "$B1" "$T/facts")
+check $([ "$s" = 200 ] && py "assert j['lease_seconds'] == 7, j"; echo $?) "SIGHUP reloads the configuration ($s)"
+echo "db_pool: 99" >>"$T/robotd.yaml"
+kill -HUP "$PID_d"
+wait_for 10 grep -q "has errors; keeping" "$T/d.log"
+check $? "a configuration with errors is refused on SIGHUP, the running one kept"
+
+# A database with a newer schema than robotd knows is refused.
+sql "INSERT INTO robot_schema (version, name) VALUES (999, '999_future.sql')"
+"$ROBOTD" --db "host=$T/state/pg/run user=robot dbname=postgres" --listen 127.0.0.1:0 >"$T/new.log" 2>&1
+rc=$?
+sql "DELETE FROM robot_schema WHERE version = 999"
+check $([ $rc = 1 ] && grep -q "schema version 999, newer than this robotd knows" "$T/new.log"; echo $?) \
+	"a newer schema is refused with a clear message (exit $rc)"
 
 stop "$PID_d"
 check $(grep -q "stopped the embedded database" "$T/d.log"; echo $?) "SIGTERM stops robotd and its embedded database"

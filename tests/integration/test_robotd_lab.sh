@@ -27,7 +27,7 @@ box_config $b1
 box_config $b2
 TB1=$(token box $b1)
 TB2=$(token box $b2)
-echo "1..15"
+echo "1..17"
 
 # job NAME RUNTIME: a small real dd job.
 job() {
@@ -74,6 +74,13 @@ check $([ "$(sql "SELECT count(DISTINCT box) FROM jobs WHERE submission = $S")" 
 series=$(sql "SELECT series FROM jobs WHERE submission = $S LIMIT 1")
 ROBOT_SERVER=$URL_d "$ROBOT" compare --series "$series" --base aaaa --head bbbb >"$T/cmp.out" 2>&1
 check $(grep -q "dd.write_bytes_per_sec" "$T/cmp.out"; echo $?) "robot compare --server compares the two commits' runs"
+
+ROBOT_SERVER=$URL_d "$ROBOT" results --series "$series" --commit bbbb -o "$T/res" >/dev/null 2>&1
+check $([ "$(ls "$T/res" | wc -l)" = 3 ] && grep -q '"commit": "bbbb"' "$T"/res/*1.json; echo $?) \
+	"robot results fetches the 3 documents of a commit"
+ROBOT_SERVER=$URL_d "$ROBOT" status >"$T/status.out" 2>&1
+check $(grep -q "6 done" "$T/status.out" && grep -q "$b1" "$T/status.out" && grep -q "$b2" "$T/status.out"; echo $?) \
+	"robot status shows the queue and both boxes"
 
 # kill -9 a box mid-run.
 stop "$(pid_box $b2)"
