@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -403,8 +404,15 @@ main(int argc, char **argv)
 	}
 	errlist_release(&el);
 	if (state_dir != NULL) {
+		char cwd[4096];
+
 		free(d.cfg.state_dir);
-		d.cfg.state_dir = xstrdup(state_dir);
+		/* The socket's directory must be absolute: libpq takes a
+		 * relative host for a host name. */
+		if (state_dir[0] != '/' && getcwd(cwd, sizeof cwd) != NULL)
+			d.cfg.state_dir = xasprintf("%s/%s", cwd, state_dir);
+		else
+			d.cfg.state_dir = xstrdup(state_dir);
 	}
 	if (dsn != NULL) {
 		free(d.cfg.db);

@@ -11,6 +11,12 @@ if [ "$(id -u)" != 0 ]; then
 	exit 77
 fi
 
+# Absolute paths: some checks run elsewhere.
+for v in ROBOTD BOX ROBOT; do
+	eval "p=\$$v"
+	case $p in /*) ;; *) eval "$v=\$(pwd)/\$p" ;; esac
+done
+
 T=$(mktemp -d /tmp/robotd-test.XXXXXX)
 chmod 755 "$T"
 PIDS=""

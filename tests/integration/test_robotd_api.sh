@@ -21,7 +21,7 @@ SUB=$(token submit alice)
 B1=$(token box b1)
 B2=$(token box b2)
 ADM=$(token admin root)
-echo "1..41"
+echo "1..42"
 
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
@@ -232,6 +232,12 @@ rc=$?
 sql "DELETE FROM robot_schema WHERE version = 999"
 check $([ $rc = 1 ] && grep -q "schema version 999, newer than this robotd knows" "$T/new.log"; echo $?) \
 	"a newer schema is refused with a clear message (exit $rc)"
+
+# A relative state directory (libpq would take the socket's directory
+# for a host name), and a database started for one command stops again.
+tok=$(cd "$T" && "$ROBOTD" --state-dir rel token create --kind admin --name x 2>"$T/rel.log")
+check $(case $tok in rbt_*) ! runuser -u postgres -- "$PGCTL" status -D "$T/rel/pg/data" >/dev/null 2>&1 ;; *) false ;; esac; echo $?) \
+	"token create with a relative --state-dir, the database it started stopped after"
 
 stop "$PID_d"
 check $(grep -q "stopped the embedded database" "$T/d.log"; echo $?) "SIGTERM stops robotd and its embedded database"
