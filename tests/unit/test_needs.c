@@ -31,13 +31,13 @@ test_bad_disks(void)
 	struct needs_disk d;
 
 	CHECK(!needs_parse_disk("", &d));
-	CHECK(!needs_parse_disk("LOOP_1G", &d));   /* no count */
-	CHECK(!needs_parse_disk("0LOOP_1G", &d));  /* zero disks */
-	CHECK(!needs_parse_disk("1LOOP", &d));     /* a RAM disk needs a size */
-	CHECK(!needs_parse_disk("1LOOP_1Q", &d));  /* a bad unit */
-	CHECK(!needs_parse_disk("1HDD_1G", &d));   /* partitions have sizes */
-	CHECK(!needs_parse_disk("1TAPE_1G", &d));  /* unknown kind */
-	CHECK(!needs_parse_disk("2loop_1G", &d));  /* case matters, as in LKP */
+	CHECK(!needs_parse_disk("LOOP_1G", &d));  /* no count */
+	CHECK(!needs_parse_disk("0LOOP_1G", &d)); /* zero disks */
+	CHECK(!needs_parse_disk("1LOOP", &d));    /* a RAM disk needs a size */
+	CHECK(!needs_parse_disk("1LOOP_1Q", &d)); /* a bad unit */
+	CHECK(!needs_parse_disk("1HDD_1G", &d));  /* partitions have sizes */
+	CHECK(!needs_parse_disk("1TAPE_1G", &d)); /* unknown kind */
+	CHECK(!needs_parse_disk("2loop_1G", &d)); /* case matters, as in LKP */
 }
 
 /* The needs of a job written as YAML, as compact JSON. */
