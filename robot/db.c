@@ -508,12 +508,6 @@ db_queued(const struct db *db)
 	return db->queued;
 }
 
-const char *
-db_error(const struct db *db)
-{
-	return db->error ? db->error : "";
-}
-
 size_t
 db_rows(const struct db_result *r)
 {

@@ -2,13 +2,14 @@
  * db.h: PostgreSQL from the event loop: a small pool of non-blocking libpq
  * connections, queries queued while all are busy, reconnection with
  * backoff when the server goes away, and LISTEN on a connection of its
- * own.  This is the only file that includes libpq-fe.h besides the
- * blocking start-up code (migrate.c, token commands).
+ * own.  db.c is the only file of the loop that includes libpq-fe.h; the
+ * blocking start-up work (migrations, token commands) is pgsync.c's.
  *
  * A query's callback runs exactly once, from the loop, never from inside
  * db_query().  It gets the result rows, or NULL when the database is down
- * or the query failed (then db_error() says why and db_sqlstate() gives
- * the code: the RBnnn codes of sql/ carry the HTTP status).
+ * or the query failed; then db_last_message() says why and
+ * db_last_sqlstate() gives the code (the RBnnn codes of sql/ carry the
+ * HTTP status).
  */
 #ifndef ROBOT_DB_H
 #define ROBOT_DB_H
@@ -50,8 +51,6 @@ size_t db_queued(const struct db *db);
 size_t db_rows(const struct db_result *r);
 /* The value at row, column (NULL for SQL NULL). */
 const char *db_value(const struct db_result *r, size_t row, int col);
-/* Why the query failed, for failed results passed as NULL: see below. */
-const char *db_error(const struct db *db);
 
 /*
  * For a failed query the callback gets NULL; these describe the failure
