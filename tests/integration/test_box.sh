@@ -251,10 +251,12 @@ job killed.yaml "suite: dd
 disk: 1LOOP_1G
 fs: xfs
 dd:
-  runtime: 20s"
+  runtime: 60s"
 "$BOX" run --json --config "$T/box.yaml" "$T/killed.yaml" >"$T/killed.json" 2>"$T/err" &
 RB_PID=$!
-for i in $(seq 50); do
+# Set-up may be slow on a loaded machine (under ASan, in CI): wait for dd
+# up to 40 s; the run lasts 60 s, so dd is still there to kill.
+for i in $(seq 200); do
 	kids=$(cat /proc/$RB_PID/task/*/children 2>/dev/null)
 	for k in $kids; do
 		[ "$(cat /proc/$k/comm 2>/dev/null)" = dd ] && DD=$k
