@@ -78,6 +78,21 @@ box_cleanup_leftovers(const struct boxconf *bc)
 }
 
 bool
+box_load_config(const char *path, struct boxconf *bc)
+{
+	struct errlist el;
+	bool ok;
+
+	errlist_init(&el);
+	ok = boxconf_load(path, bc, &el);
+	errlist_print(&el, stderr);
+	errlist_release(&el);
+	if (!ok)
+		boxconf_release(bc);
+	return ok;
+}
+
+bool
 box_need_root(const char *what)
 {
 	if (geteuid() == 0)
@@ -190,13 +205,9 @@ cmd_run(int argc, char **argv)
 		run_usage(stderr);
 		return 2;
 	}
-	errlist_init(&el);
-	if (!boxconf_load(config, &bc, &el)) {
-		errlist_print(&el, stderr);
-		errlist_release(&el);
-		boxconf_release(&bc);
+	if (!box_load_config(config, &bc))
 		return 2;
-	}
+	errlist_init(&el);
 	jf = jobfile_split_path(argv[optind], NULL, &el);
 	errlist_sort(&el);
 	errlist_print(&el, stderr);
@@ -279,7 +290,6 @@ cmd_cleanup(int argc, char **argv)
 {
 	const char *config = NULL;
 	struct boxconf bc;
-	struct errlist el;
 	int n;
 
 	if (argc == 3 && strcmp(argv[1], "--config") == 0)
@@ -288,14 +298,8 @@ cmd_cleanup(int argc, char **argv)
 		fprintf(stderr, "usage: robot-box cleanup [--config FILE]\n");
 		return 2;
 	}
-	errlist_init(&el);
-	if (!boxconf_load(config, &bc, &el)) {
-		errlist_print(&el, stderr);
-		errlist_release(&el);
-		boxconf_release(&bc);
+	if (!box_load_config(config, &bc))
 		return 2;
-	}
-	errlist_release(&el);
 	if (!box_need_root("cleanup") || !box_lock_workdir(&bc)) {
 		boxconf_release(&bc);
 		return 1;

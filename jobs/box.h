@@ -15,6 +15,9 @@
 bool box_lock_workdir(const struct boxconf *bc);
 /* Undoes what a killed run left; returns how many things. */
 int box_cleanup_leftovers(const struct boxconf *bc);
+/* Loads the box configuration at path (NULL: the defaults); prints its
+ * problems and returns false (bc released) when it is invalid. */
+bool box_load_config(const char *path, struct boxconf *bc);
 /* Whether we are root; says why it is needed when not. */
 bool box_need_root(const char *what);
 

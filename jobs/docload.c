@@ -14,7 +14,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include <jansson.h>
 #include <yaml.h>
 
+#include "../robot/buf.h"
 #include "../robot/str.h"
 #include "../robot/xmalloc.h"
 #include "docload.h"
@@ -869,26 +869,25 @@ docload_config(const char *path, const char *const *known,
 	       const struct node **map, struct errlist *el)
 {
 	struct node *docs, *n;
-	char buf[65536];
-	size_t len;
-	FILE *fp;
+	struct buf b;
 
 	*map = NULL;
-	if ((fp = fopen(path, "rb")) == NULL) {
+	buf_init(&b);
+	if (!buf_add_file(&b, path, 65536)) {
 		errlist_error(el, path, 0, "cannot read it: %s",
 			      strerror(errno));
+		buf_release(&b);
 		return NULL;
 	}
-	len = fread(buf, 1, sizeof buf - 1, fp);
-	fclose(fp);
-	buf[len] = '\0';
-	if (len == sizeof buf - 1) {
+	if (b.len > 65536) {
 		errlist_error(el, path, 0,
-			      "a configuration file is at most "
-			      "64 KiB");
+			      "a configuration file is at most 64 KiB");
+		buf_release(&b);
 		return NULL;
 	}
-	if ((docs = docload_yaml(path, buf, len, el)) == NULL)
+	docs = docload_yaml(path, b.data, b.len, el);
+	buf_release(&b);
+	if (docs == NULL)
 		return NULL;
 	n = docs->nitems > 0 ? docs->items[0] : NULL;
 	if (n == NULL || n->kind == NODE_NULL)

@@ -8,13 +8,12 @@
  * nested value after the plain keys are in.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "../robot/buf.h"
 #include "../robot/str.h"
 #include "../robot/xmalloc.h"
 #include "catalog.h"
@@ -424,49 +423,29 @@ struct jobfile *
 jobfile_split_path(const char *path, const struct jobfile_options *opt,
 		   struct errlist *el)
 {
-	struct jobfile *jf;
+	struct jobfile *jf = NULL;
 	struct stat st;
-	char *data;
-	ssize_t n;
-	size_t len = 0;
-	int fd;
+	struct buf b;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+	if (stat(path, &st) == -1) {
 		errlist_error(el, path, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+	if (!S_ISREG(st.st_mode)) {
 		errlist_error(el, path, 0, "not a regular file");
-		close(fd);
 		return NULL;
 	}
-	/* Read one byte past the limit to tell a file that is too big. */
-	data = xmalloc(JOBFILE_MAX_BYTES + 2);
-	while (len < JOBFILE_MAX_BYTES + 1 &&
-	       (n = read(fd, data + len, JOBFILE_MAX_BYTES + 1 - len)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			errlist_error(el, path, 0, "cannot read: %s",
-				      strerror(errno));
-			close(fd);
-			free(data);
-			return NULL;
-		}
-		len += (size_t)n;
-	}
-	close(fd);
-	if (len > JOBFILE_MAX_BYTES) {
+	buf_init(&b);
+	if (!buf_add_file(&b, path, JOBFILE_MAX_BYTES))
+		errlist_error(el, path, 0, "cannot read: %s", strerror(errno));
+	else if (b.len > JOBFILE_MAX_BYTES)
 		errlist_error(el, path, 0,
 			      "the file is %lld bytes; job files are limited "
 			      "to 1 MiB",
 			      (long long)st.st_size);
-		free(data);
-		return NULL;
-	}
-	data[len] = '\0';
-	jf = jobfile_split(path, data, len, opt, el);
-	free(data);
+	else
+		jf = jobfile_split(path, b.data, b.len, opt, el);
+	buf_release(&b);
 	return jf;
 }
 

@@ -31,8 +31,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../robot/buf.h"
 #include "../robot/client.h"
 #include "../robot/log.h"
+#include "../robot/result.h"
 #include "../robot/rjson.h"
 #include "../robot/xmalloc.h"
 #include "box.h"
@@ -153,25 +155,6 @@ serve_register(struct serve *s)
 	return o;
 }
 
-static char *
-read_file(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *data = NULL;
-	long n;
-
-	if (fp == NULL)
-		return NULL;
-	if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0 &&
-	    fseek(fp, 0, SEEK_SET) == 0) {
-		data = xmalloc((size_t)n + 1);
-		*len = fread(data, 1, (size_t)n, fp);
-		data[*len] = '\0';
-	}
-	fclose(fp);
-	return data;
-}
-
 /* Writes doc to path whole or not at all (a temporary file, renamed). */
 static bool
 write_doc(const char *path, json_t *doc)
@@ -203,17 +186,18 @@ serve_upload(struct serve *s, const char *name)
 	char *api = xasprintf("/api/leases/%s/result", lease);
 	struct client_resp r;
 	enum serve_outcome o;
-	size_t len = 0;
-	char *body = read_file(path, &len);
+	struct buf body;
 
-	if (body == NULL) {
+	buf_init(&body);
+	if (!buf_add_file(&body, path, RESULT_MAX_BYTES)) {
 		log_warn("cannot read '%s'", path);
+		buf_release(&body);
 		free(path);
 		free(lease);
 		free(api);
 		return SERVE_RETRY;
 	}
-	serve_post(s, api, body, len, SERVE_TIMEOUT, &r);
+	serve_post(s, api, body.data, body.len, SERVE_TIMEOUT, &r);
 	o = serve_classify(&r, "cannot upload a result");
 	if (o == SERVE_OK) {
 		json_t *j = client_resp_json(&r);
@@ -236,7 +220,7 @@ serve_upload(struct serve *s, const char *name)
 		o = SERVE_OK;
 	}
 	client_resp_release(&r);
-	free(body);
+	buf_release(&body);
 	free(path);
 	free(lease);
 	free(api);
@@ -608,7 +592,6 @@ serve_main(int argc, char **argv)
 	};
 	const char *config = NULL, *name = NULL;
 	struct serve s;
-	struct errlist el;
 	int c, rc;
 
 	memset(&s, 0, sizeof s);
@@ -649,14 +632,11 @@ serve_main(int argc, char **argv)
 	s.server[strcspn(s.server, "\n")] = '\0';
 	while (s.server[0] != '\0' && s.server[strlen(s.server) - 1] == '/')
 		s.server[strlen(s.server) - 1] = '\0';
-	errlist_init(&el);
-	if (!boxconf_load(config, &s.bc, &el)) {
-		errlist_print(&el, stderr);
-		errlist_release(&el);
-		boxconf_release(&s.bc);
+	if (!box_load_config(config, &s.bc)) {
+		free(s.server);
+		free(s.token);
 		return 2;
 	}
-	errlist_release(&el);
 	if (name != NULL) {
 		bool same = strcmp(s.bc.tbox_group, s.bc.name) == 0;
 

@@ -1,9 +1,13 @@
 /*
  * buf.c: growable byte buffer.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "buf.h"
 #include "xmalloc.h"
@@ -102,4 +106,34 @@ buf_detach(struct buf *b)
 	b->data = NULL;
 	b->len = b->cap = 0;
 	return s;
+}
+
+bool
+buf_add_file(struct buf *b, const char *path, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	size_t start = b->len;
+	char chunk[65536];
+	ssize_t n;
+
+	if (fd == -1)
+		return false;
+	while (b->len - start <= max) {
+		size_t want = max + 1 - (b->len - start);
+
+		n = read(fd, chunk, want < sizeof chunk ? want : sizeof chunk);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			e = errno;
+			close(fd);
+			errno = e;
+			return false;
+		}
+		buf_add(b, chunk, (size_t)n);
+	}
+	close(fd);
+	return true;
 }

@@ -7,6 +7,7 @@
 #define ROBOT_BUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct buf {
@@ -25,6 +26,13 @@ void buf_addf(struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/*
+ * Appends the file at path, at most max + 1 bytes (so that more than max
+ * shows as b->len > max).  Returns false with errno set when it cannot be
+ * opened or read; what was read stays in b.
+ */
+bool buf_add_file(struct buf *b, const char *path, size_t max)
+	__attribute__((warn_unused_result));
 /*
  * Returns the data, which the caller now owns.  b is left released:
  * buf_init() it again to reuse it.

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../jobs/catalog.h"
+#include "buf.h"
 #include "cmd_compare.h"
 #include "cmd_server.h"
 #include "comparison.h"
@@ -108,29 +109,6 @@ kpi_prefix_of(const struct result *r, char *buf, size_t len)
 		}
 	}
 	return NULL;
-}
-
-static char *
-read_file(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *data = NULL;
-	size_t cap = 0, n = 0, r;
-
-	if (fp == NULL)
-		return NULL;
-	do {
-		if (n + 4096 > cap) {
-			cap = cap ? cap * 2 : 65536;
-			data = xreallocarray(data, cap, 1);
-		}
-		r = fread(data + n, 1, cap - n - 1, fp);
-		n += r;
-	} while (r > 0 && n < 4 * 1024 * 1024);
-	fclose(fp);
-	data[n] = '\0';
-	*len = n;
-	return data;
 }
 
 static void
@@ -279,17 +257,17 @@ cmd_compare(int argc, char **argv)
 			break;
 		}
 		case 'd': {
-			size_t len;
-			char *text = read_file(optarg, &len);
+			struct buf text;
 
-			if (text == NULL) {
+			buf_init(&text);
+			if (!buf_add_file(&text, optarg, 4 * 1024 * 1024)) {
 				log_warn("cannot read '%s'", optarg);
 				status = 2;
-			} else if (!direction_table_add(dt, optarg, text, len,
-							&el)) {
+			} else if (!direction_table_add(dt, optarg, text.data,
+							text.len, &el)) {
 				status = 2;
 			}
-			free(text);
+			buf_release(&text);
 			break;
 		}
 		case 's':

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../jobs/jobfile.h"
 #include "buf.h"
 #include "client.h"
 #include "cmd_server.h"
@@ -61,21 +62,6 @@ cmd_get(const char *server, const char *path)
 	client_resp_release(&r);
 	free(url);
 	return j;
-}
-
-static char *
-read_job_file(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *data;
-
-	if (fp == NULL)
-		return NULL;
-	data = xmalloc(1024 * 1024 + 2);
-	*len = fread(data, 1, 1024 * 1024 + 1, fp);
-	data[*len] = '\0';
-	fclose(fp);
-	return data;
 }
 
 static void
@@ -160,16 +146,17 @@ cmd_submit(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	char *server = NULL, *token = NULL, *body = NULL, *url;
+	char *server = NULL, *token = NULL, *url;
+	struct buf body;
 	const char *file = NULL, *base;
 	struct client_resp r;
 	struct buf q;
 	json_t *j = NULL, *jobs;
 	bool wait = false;
-	size_t len;
 	int c, status = 1;
 
 	buf_init(&q);
+	buf_init(&body);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		char *e;
@@ -219,11 +206,11 @@ cmd_submit(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
-	if ((body = read_job_file(file, &len)) == NULL) {
+	if (!buf_add_file(&body, file, JOBFILE_MAX_BYTES)) {
 		log_warn("cannot read '%s'", file);
 		goto out;
 	}
-	if (len > 1024 * 1024) {
+	if (body.len > JOBFILE_MAX_BYTES) {
 		log_warnx("'%s' is larger than 1 MiB, the limit of a job file",
 			  file);
 		goto out;
@@ -236,7 +223,8 @@ cmd_submit(int argc, char **argv)
 				q.data ? q.data : "");
 		free(e);
 	}
-	client_request("POST", url, token, body, len, CMD_TIMEOUT, &r);
+	client_request("POST", url, token, body.data, body.len, CMD_TIMEOUT,
+		       &r);
 	free(url);
 	if (r.status != 201) {
 		char *e = client_resp_error(&r);
@@ -281,7 +269,7 @@ cmd_submit(int argc, char **argv)
 				     json_array_size(jobs));
 out:
 	json_decref(j);
-	free(body);
+	buf_release(&body);
 	free(server);
 	free(token);
 	buf_release(&q);

@@ -13,8 +13,6 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-#define RESULT_MAX_BYTES (16 * 1024 * 1024)
-
 const char *
 result_status_name(enum result_status s)
 {

@@ -17,6 +17,8 @@
 #include "errlist.h"
 
 #define RESULT_VERSION 1
+/* The largest result document, in a file or an upload. */
+#define RESULT_MAX_BYTES (16 * 1024 * 1024)
 
 enum result_status {
 	RESULT_OK,         /* the workload ran; stats hold its numbers */

@@ -605,9 +605,9 @@ api_job(struct api *a, struct http_req *req, const char *id)
 static void
 api_results(struct api *a, struct http_req *req, const char *unused)
 {
-	(void)unused;
 	const char *params[2];
 
+	(void)unused;
 	params[0] = http_req_arg(req, "series", 0);
 	params[1] = http_req_arg(req, "commit", 0);
 	if (params[0] == NULL) {

@@ -17,12 +17,14 @@
 
 #include <event2/event.h>
 
+#include "../jobs/jobfile.h"
 #include "../robot/db.h"
+#include "../robot/result.h"
 #include "../robot/token.h"
 #include "httpd.h"
 
-#define API_JOB_LIMIT    (1024 * 1024)
-#define API_RESULT_LIMIT (16 * 1024 * 1024)
+#define API_JOB_LIMIT    JOBFILE_MAX_BYTES
+#define API_RESULT_LIMIT RESULT_MAX_BYTES
 #define API_OTHER_LIMIT  (64 * 1024)
 #define API_LONG_POLL    30 /* seconds */
 

@@ -45,6 +45,7 @@ struct waiter {
 	enum waiter_state state;
 	bool expired;      /* its deadline passed while claiming */
 	bool gone;         /* the box hung up while claiming (req is NULL) */
+	bool wake;         /* chosen to be woken after a reconnect */
 	unsigned long gen; /* a->gen when its claim started */
 	struct event *timer;
 	struct waiter *prev, *next;
@@ -203,20 +204,20 @@ boxes_notify(struct api *a, const char *group)
 {
 	a->gen++;
 	if (group == NULL) {
-		/* After a reconnect: wake one box of each group. */
-		for (struct waiter *w = a->waiters; w != NULL; w = w->next)
-			if (w->state == WAITER_WAITING) {
-				bool first = true;
+		/* After a reconnect: wake the oldest waiting box of each
+		 * group (one whose group no older waiting box has).  Chosen
+		 * first, woken after: a woken box is no longer waiting. */
+		for (struct waiter *w = a->waiters; w != NULL; w = w->next) {
+			struct waiter *v = a->waiters;
 
-				for (struct waiter *v = a->waiters; v != w;
-				     v = v->next)
-					first = first &&
-						!(v->state == WAITER_WAITING &&
-						  strcmp(v->group, w->group) ==
-							  0);
-				if (first)
-					waiter_claim(w);
-			}
+			while (v != w && !(v->state == WAITER_WAITING &&
+					   strcmp(v->group, w->group) == 0))
+				v = v->next;
+			w->wake = w->state == WAITER_WAITING && v == w;
+		}
+		for (struct waiter *w = a->waiters; w != NULL; w = w->next)
+			if (w->wake)
+				waiter_claim(w);
 		return;
 	}
 	waiters_wake(a, group);
