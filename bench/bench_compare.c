@@ -14,9 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../robot/comparison.h"
-#include "../robot/direction.h"
-#include "../robot/result.h"
+#include "robot/analysis/comparison.h"
+#include "robot/analysis/direction.h"
+#include "robot/analysis/result.h"
 
 static double
 now(void)

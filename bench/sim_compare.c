@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../robot/compare.h"
-#include "../robot/direction.h"
+#include "robot/analysis/compare.h"
+#include "robot/analysis/direction.h"
 
 static uint64_t rng_state[4];
 

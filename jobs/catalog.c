@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../robot/str.h"
-#include "../robot/xmalloc.h"
-#include "catalog.h"
-#include "unit.h"
-#include "../robot/banned.h"
+#include "jobs/catalog.h"
+#include "jobs/unit.h"
+#include "robot/core/str.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
 
 static const char *const fs_choices[] = {
 	"xfs", "ext4", "btrfs",

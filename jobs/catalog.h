@@ -16,7 +16,7 @@
 
 #include <stdbool.h>
 
-#include "node.h"
+#include "robot/core/node.h"
 
 enum catalog_kind {
 	CATALOG_SETUP,    /* prepares the box: disks, filesystems, tunables */

@@ -6,12 +6,12 @@
 
 #include <yaml.h>
 
-#include "../robot/buf.h"
-#include "../robot/str.h"
-#include "../robot/xmalloc.h"
-#include "docload.h"
-#include "emit.h"
-#include "../robot/banned.h"
+#include "jobs/emit.h"
+#include "robot/core/buf.h"
+#include "robot/core/docload.h"
+#include "robot/core/str.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
 
 static int
 emit_on_write(void *data, unsigned char *bytes, size_t size)

@@ -7,7 +7,7 @@
 #ifndef ROBOT_EMIT_H
 #define ROBOT_EMIT_H
 
-#include "node.h"
+#include "robot/core/node.h"
 
 /*
  * One YAML document for doc, after a comment line "# comment" if comment

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../robot/buf.h"
-#include "../robot/str.h"
-#include "../robot/xmalloc.h"
-#include "catalog.h"
-#include "expand.h"
-#include "../robot/banned.h"
+#include "jobs/catalog.h"
+#include "jobs/expand.h"
+#include "robot/core/buf.h"
+#include "robot/core/str.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
 
 struct dim {
 	const char *key; /* borrowed from the job or the catalogue */

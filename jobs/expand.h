@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "node.h"
+#include "robot/core/node.h"
 
 struct expand_dims;
 

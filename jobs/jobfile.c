@@ -13,15 +13,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../robot/buf.h"
-#include "../robot/str.h"
-#include "../robot/xmalloc.h"
-#include "catalog.h"
-#include "docload.h"
-#include "expand.h"
-#include "jobfile.h"
-#include "validate.h"
-#include "../robot/banned.h"
+#include "jobs/catalog.h"
+#include "jobs/expand.h"
+#include "jobs/jobfile.h"
+#include "jobs/validate.h"
+#include "robot/core/buf.h"
+#include "robot/core/docload.h"
+#include "robot/core/str.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
 
 /* ---- merging ---------------------------------------------------------- */
 

@@ -17,8 +17,8 @@
 
 #include <jansson.h>
 
-#include "../robot/errlist.h"
-#include "node.h"
+#include "robot/core/errlist.h"
+#include "robot/core/node.h"
 
 #define JOBFILE_MAX_BYTES        (1024 * 1024)
 #define JOBFILE_DEFAULT_MAX_JOBS 1000

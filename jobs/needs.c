@@ -7,10 +7,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "../robot/xmalloc.h"
-#include "needs.h"
-#include "unit.h"
-#include "../robot/banned.h"
+#include "jobs/needs.h"
+#include "jobs/unit.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
 
 bool
 needs_parse_disk(const char *spec, struct needs_disk *d)
@@ -72,46 +72,4 @@ needs_of_job(const struct node *job)
 	free(fs2);
 	free(md);
 	return n;
-}
-
-/* Whether a program is in the directories a root PATH has. */
-static bool
-have_program(const char *name)
-{
-	static const char *const dirs[] = {"/usr/sbin", "/sbin", "/usr/bin",
-					   "/bin", NULL};
-
-	for (size_t i = 0; dirs[i] != NULL; i++) {
-		char *p = xasprintf("%s/%s", dirs[i], name);
-		bool ok = access(p, X_OK) == 0;
-
-		free(p);
-		if (ok)
-			return true;
-	}
-	return false;
-}
-
-json_t *
-needs_facts(const struct boxconf *bc)
-{
-	static const char *const fss[] = {"btrfs", "ext4", "xfs", NULL};
-	json_t *f = json_object(), *fs = json_array();
-
-	for (size_t i = 0; fss[i] != NULL; i++) {
-		char *mkfs = xasprintf("mkfs.%s", fss[i]);
-
-		if (have_program(mkfs))
-			json_array_append_new(fs, json_string(fss[i]));
-		free(mkfs);
-	}
-	json_object_set_new(f, "cpus", json_integer(bc->cpus));
-	json_object_set_new(f, "memory", json_integer((json_int_t)bc->memory));
-	json_object_set_new(f, "ram_disk_limit",
-			    json_integer((json_int_t)bc->ram_limit));
-	json_object_set_new(f, "hdd", json_integer((json_int_t)bc->nhdd));
-	json_object_set_new(f, "ssd", json_integer((json_int_t)bc->nssd));
-	json_object_set_new(f, "fs", fs);
-	json_object_set_new(f, "tbox_group", json_string(bc->tbox_group));
-	return f;
 }

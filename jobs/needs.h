@@ -18,8 +18,7 @@
 
 #include <jansson.h>
 
-#include "boxconf.h"
-#include "node.h"
+#include "robot/core/node.h"
 
 /* A disk parameter: 2LOOP_1G is n 2, kind "LOOP", size 1 GiB. */
 struct needs_disk {
@@ -34,6 +33,5 @@ bool needs_parse_disk(const char *spec, struct needs_disk *d);
  * the same name; NULL when absent.  The caller frees it. */
 char *needs_value(const struct node *job, const char *program);
 json_t *needs_of_job(const struct node *job);
-json_t *needs_facts(const struct boxconf *bc);
 
 #endif

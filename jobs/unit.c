@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unit.h"
-#include "../robot/banned.h"
+#include "jobs/unit.h"
+#include "robot/core/banned.h"
 
 /*
  * Parses the leading decimal number of s ("12", "1.5") into *v and sets

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../robot/str.h"
-#include "../robot/xmalloc.h"
-#include "catalog.h"
-#include "validate.h"
-#include "../robot/banned.h"
+#include "jobs/catalog.h"
+#include "jobs/validate.h"
+#include "robot/core/str.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
 
 struct vctx {
 	const char *file;

@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 
-#include "../robot/errlist.h"
-#include "node.h"
+#include "robot/core/errlist.h"
+#include "robot/core/node.h"
 
 /*
  * Validates job.  Returns the workload program the job runs (a catalogue

@@ -12,16 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../jobs/jobfile.h"
-#include "../jobs/needs.h"
-#include "../robot/buf.h"
-#include "../robot/errlist.h"
-#include "../robot/log.h"
-#include "../robot/rjson.h"
-#include "../robot/str.h"
-#include "../robot/xmalloc.h"
-#include "api.h"
-#include "../robot/banned.h"
+#include "jobs/jobfile.h"
+#include "jobs/needs.h"
+#include "robot/core/buf.h"
+#include "robot/core/errlist.h"
+#include "robot/core/log.h"
+#include "robot/core/rjson.h"
+#include "robot/core/str.h"
+#include "robot/core/xmalloc.h"
+#include "web/api.h"
+#include "robot/core/banned.h"
 
 /* Runs in a submission beyond which a submit is refused. */
 #define API_MAX_RUNS 20000

@@ -17,11 +17,11 @@
 
 #include <event2/event.h>
 
-#include "../jobs/jobfile.h"
-#include "../robot/db.h"
-#include "../robot/result.h"
-#include "../robot/token.h"
-#include "httpd.h"
+#include "jobs/jobfile.h"
+#include "robot/analysis/result.h"
+#include "robot/daemon/db.h"
+#include "robot/daemon/tokens.h"
+#include "web/httpd.h"
 
 #define API_JOB_LIMIT    JOBFILE_MAX_BYTES
 #define API_RESULT_LIMIT RESULT_MAX_BYTES

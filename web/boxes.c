@@ -24,13 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../robot/errlist.h"
-#include "../robot/log.h"
-#include "../robot/result.h"
-#include "../robot/rjson.h"
-#include "../robot/xmalloc.h"
-#include "api.h"
-#include "../robot/banned.h"
+#include "robot/analysis/result.h"
+#include "robot/core/errlist.h"
+#include "robot/core/log.h"
+#include "robot/core/rjson.h"
+#include "robot/core/xmalloc.h"
+#include "web/api.h"
+#include "robot/core/banned.h"
 
 enum waiter_state {
 	WAITER_CLAIMING,

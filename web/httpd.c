@@ -18,12 +18,12 @@
 
 #include <microhttpd.h>
 
-#include "../robot/buf.h"
-#include "../robot/log.h"
-#include "../robot/rjson.h"
-#include "../robot/xmalloc.h"
-#include "httpd.h"
-#include "../robot/banned.h"
+#include "robot/core/buf.h"
+#include "robot/core/log.h"
+#include "robot/core/rjson.h"
+#include "robot/core/xmalloc.h"
+#include "web/httpd.h"
+#include "robot/core/banned.h"
 
 struct http_arg {
 	char *name;

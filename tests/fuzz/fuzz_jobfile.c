@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../jobs/emit.h"
-#include "../../jobs/jobfile.h"
+#include "jobs/emit.h"
+#include "jobs/jobfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

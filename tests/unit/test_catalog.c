@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../jobs/catalog.h"
-#include "../../jobs/docload.h"
+#include "jobs/catalog.h"
+#include "robot/core/docload.h"
 #include "tap.h"
 
 /* Checks a plain YAML scalar as a value of the given kind. */

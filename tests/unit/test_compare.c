@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../robot/compare.h"
+#include "robot/analysis/compare.h"
 #include "tap.h"
 
 static struct direction up = {1, 0, 0, "up"};

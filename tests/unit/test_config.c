@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../robot/config.h"
+#include "robot/daemon/settings.h"
 #include "tap.h"
 
 /* Loads text as a configuration; the errors joined in *errs. */

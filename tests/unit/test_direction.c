@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "../../robot/direction.h"
+#include "robot/analysis/direction.h"
 #include "tap.h"
 
 static void

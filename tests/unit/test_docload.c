@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../jobs/docload.h"
+#include "robot/core/docload.h"
 #include "tap.h"
 
 static struct node *

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../jobs/docload.h"
-#include "../../jobs/emit.h"
+#include "jobs/emit.h"
+#include "robot/core/docload.h"
 #include "tap.h"
 
 static struct node *

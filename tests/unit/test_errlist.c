@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../robot/errlist.h"
+#include "robot/core/errlist.h"
 #include "tap.h"
 
 static void

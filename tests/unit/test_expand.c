@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../jobs/docload.h"
-#include "../../jobs/expand.h"
-#include "../../robot/buf.h"
+#include "jobs/expand.h"
+#include "robot/core/buf.h"
+#include "robot/core/docload.h"
 #include "tap.h"
 
 static struct node *

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../jobs/docload.h"
-#include "../../jobs/jobfile.h"
-#include "../../robot/buf.h"
+#include "jobs/jobfile.h"
+#include "robot/core/buf.h"
+#include "robot/core/docload.h"
 #include "tap.h"
 
 static struct jobfile *

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../jobs/docload.h"
-#include "../../robot/lkpstat.h"
+#include "robot/analysis/lkpstat.h"
+#include "robot/core/docload.h"
 #include "tap.h"
 
 static double

@@ -3,9 +3,9 @@
  */
 #include <string.h>
 
-#include "../../jobs/docload.h"
-#include "../../jobs/needs.h"
-#include "../../robot/rjson.h"
+#include "jobs/needs.h"
+#include "robot/core/docload.h"
+#include "robot/core/rjson.h"
 #include "tap.h"
 
 static void

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../robot/result.h"
+#include "robot/analysis/result.h"
 #include "tap.h"
 
 static const char *good =

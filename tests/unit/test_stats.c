@@ -3,7 +3,7 @@
  */
 #include <math.h>
 
-#include "../../robot/stats.h"
+#include "robot/analysis/stats.h"
 #include "tap.h"
 
 static void

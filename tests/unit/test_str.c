@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../robot/str.h"
+#include "robot/core/str.h"
 #include "tap.h"
 
 static void

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../robot/table.h"
+#include "robot/analysis/table.h"
 #include "tap.h"
 
 #define PM "\xc2\xb1" /* LKP's plus-minus sign */

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../jobs/toolparse.h"
-#include "../../robot/buf.h"
+#include "jobs/box/toolparse.h"
+#include "robot/core/buf.h"
 #include "tap.h"
 
 static void

@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "../../jobs/unit.h"
+#include "jobs/unit.h"
 #include "tap.h"
 
 static uint64_t

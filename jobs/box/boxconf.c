@@ -1,0 +1,217 @@
+/*
+ * boxconf.c: the box configuration file.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jobs/box/boxconf.h"
+#include "jobs/catalog.h"
+#include "jobs/unit.h"
+#include "robot/core/docload.h"
+#include "robot/core/str.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
+
+static uint64_t
+mem_total(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *fp = fopen("/proc/meminfo", "r");
+
+	if (fp == NULL)
+		return 0;
+	while (fgets(line, sizeof line, fp) != NULL)
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	fclose(fp);
+	return (uint64_t)kb * 1024;
+}
+
+static void
+set_defaults(struct boxconf *c)
+{
+	char host[256] = "localhost";
+
+	memset(c, 0, sizeof *c);
+	gethostname(host, sizeof host - 1);
+	for (char *p = host; *p != '\0'; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' &&
+		    *p != '.')
+			*p = '_';
+	c->name = xstrdup(host);
+	c->tbox_group = xstrdup(host);
+	c->workdir = xstrdup("/var/tmp/robot-box");
+	c->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (c->cpus < 1)
+		c->cpus = 1;
+	c->memory = mem_total();
+	c->ram_limit = c->memory / 2;
+	c->timeout = 30 * 60;
+}
+
+static bool
+get_str(const char *file, const struct node *n, const char *key,
+	enum catalog_value kind, char **out, struct errlist *el)
+{
+	const struct node_pair *p = node_get_pair(n, key);
+	char *msg;
+
+	if (p == NULL || p->value->kind == NODE_NULL)
+		return true;
+	if ((msg = catalog_check(kind, NULL, p->value)) != NULL ||
+	    p->value->kind != NODE_SCALAR) {
+		errlist_error(el, file, p->line, "%s: %s", key,
+			      msg ? msg : "is not a single value");
+		free(msg);
+		return false;
+	}
+	free(*out);
+	*out = node_to_s(p->value);
+	return true;
+}
+
+static bool
+get_paths(const char *file, const struct node *n, const char *key, char ***out,
+	  size_t *nout, struct errlist *el)
+{
+	const struct node_pair *p = node_get_pair(n, key);
+	const struct node *v;
+
+	if (p == NULL || p->value->kind == NODE_NULL)
+		return true;
+	v = p->value;
+	if (v->kind != NODE_SEQ) {
+		errlist_error(el, file, p->line,
+			      "%s: a list of block devices "
+			      "is expected",
+			      key);
+		return false;
+	}
+	for (size_t i = 0; i < v->nitems; i++) {
+		const struct node *item = v->items[i];
+
+		if (!node_is_str(item) ||
+		    !str_has_prefix(item->text, "/dev/") ||
+		    strstr(item->text, "..") != NULL) {
+			errlist_error(el, file, item->line,
+				      "%s: a block device under /dev is "
+				      "expected",
+				      key);
+			continue;
+		}
+		*out = xreallocarray(*out, *nout + 1, sizeof **out);
+		(*out)[(*nout)++] = xstrdup(item->text);
+	}
+	return true;
+}
+
+bool
+boxconf_load(const char *path, struct boxconf *c, struct errlist *el)
+{
+	static const char *const known[] = {"name",           "tbox_group",
+					    "workdir",        "ram_disk_limit",
+					    "hdd_partitions", "ssd_partitions",
+					    "hook",           "tree",
+					    "timeout",        NULL};
+	size_t before = el->nerrors;
+	const struct node *n;
+	struct node *docs;
+	char *size = NULL, *timeout = NULL;
+
+	set_defaults(c);
+	if (path == NULL)
+		return true;
+	c->path = xstrdup(path);
+	if ((docs = docload_config(path, known, &n, el)) == NULL)
+		return false;
+	if (n == NULL) {
+		node_free(docs);
+		return true; /* an empty file: the defaults */
+	}
+	get_str(path, n, "name", CV_NAME, &c->name, el);
+	free(c->tbox_group);
+	c->tbox_group = xstrdup(c->name);
+	get_str(path, n, "tbox_group", CV_NAME, &c->tbox_group, el);
+	if (get_str(path, n, "workdir", CV_ANY, &c->workdir, el) &&
+	    c->workdir[0] != '/')
+		errlist_error(el, path, node_get_pair(n, "workdir")->line,
+			      "workdir: an absolute path is expected");
+	get_str(path, n, "hook", CV_ANY, &c->hook, el);
+	get_str(path, n, "tree", CV_NAME, &c->tree, el);
+	if (get_str(path, n, "ram_disk_limit", CV_SIZE, &size, el) &&
+	    size != NULL)
+		unit_size(size, &c->ram_limit);
+	if (get_str(path, n, "timeout", CV_DURATION, &timeout, el) &&
+	    timeout != NULL)
+		unit_duration(timeout, &c->timeout);
+	get_paths(path, n, "hdd_partitions", &c->hdd, &c->nhdd, el);
+	get_paths(path, n, "ssd_partitions", &c->ssd, &c->nssd, el);
+	free(size);
+	free(timeout);
+	node_free(docs);
+	return el->nerrors == before;
+}
+
+void
+boxconf_release(struct boxconf *c)
+{
+	free(c->path);
+	free(c->name);
+	free(c->tbox_group);
+	free(c->workdir);
+	free(c->hook);
+	free(c->tree);
+	for (size_t i = 0; i < c->nhdd; i++)
+		free(c->hdd[i]);
+	for (size_t i = 0; i < c->nssd; i++)
+		free(c->ssd[i]);
+	free(c->hdd);
+	free(c->ssd);
+	memset(c, 0, sizeof *c);
+}
+
+/* Whether a program is in the directories a root PATH has. */
+static bool
+have_program(const char *name)
+{
+	static const char *const dirs[] = {"/usr/sbin", "/sbin", "/usr/bin",
+					   "/bin", NULL};
+
+	for (size_t i = 0; dirs[i] != NULL; i++) {
+		char *p = xasprintf("%s/%s", dirs[i], name);
+		bool ok = access(p, X_OK) == 0;
+
+		free(p);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+json_t *
+boxconf_facts(const struct boxconf *bc)
+{
+	static const char *const fss[] = {"btrfs", "ext4", "xfs", NULL};
+	json_t *f = json_object(), *fs = json_array();
+
+	for (size_t i = 0; fss[i] != NULL; i++) {
+		char *mkfs = xasprintf("mkfs.%s", fss[i]);
+
+		if (have_program(mkfs))
+			json_array_append_new(fs, json_string(fss[i]));
+		free(mkfs);
+	}
+	json_object_set_new(f, "cpus", json_integer(bc->cpus));
+	json_object_set_new(f, "memory", json_integer((json_int_t)bc->memory));
+	json_object_set_new(f, "ram_disk_limit",
+			    json_integer((json_int_t)bc->ram_limit));
+	json_object_set_new(f, "hdd", json_integer((json_int_t)bc->nhdd));
+	json_object_set_new(f, "ssd", json_integer((json_int_t)bc->nssd));
+	json_object_set_new(f, "fs", fs);
+	json_object_set_new(f, "tbox_group", json_string(bc->tbox_group));
+	return f;
+}

@@ -1,0 +1,54 @@
+/*
+ * boxconf.h: a test box's configuration: who it is, where it works, what
+ * disks and how much RAM its jobs may use, and how it provisions a
+ * commit.  A YAML file (robot-box --config FILE); every key is optional
+ * and the defaults suit running on one's own machine:
+ *
+ *   name: lab-xfs-1            # default: the host name
+ *   tbox_group: lab-xfs        # default: the name
+ *   workdir: /var/tmp/robot-box
+ *   ram_disk_limit: 8G         # RAM for NBRD/NLOOP images; default half
+ *                              # of MemTotal
+ *   hdd_partitions: [/dev/sdb1, /dev/sdc1]   # for NHDD; default none
+ *   ssd_partitions: []         # for NSSD
+ *   hook: /usr/local/bin/provision   # run as "hook TREE COMMIT"
+ *   tree: linux                # the tree commits belong to
+ *   timeout: 30m               # per atomic job, unless the job says
+ */
+#ifndef ROBOT_BOXCONF_H
+#define ROBOT_BOXCONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "robot/core/errlist.h"
+
+struct boxconf {
+	char *path; /* the file read, or NULL for defaults */
+	char *name;
+	char *tbox_group;
+	char *workdir;
+	char *hook;         /* NULL: no provisioning */
+	char *tree;         /* NULL: none named */
+	uint64_t ram_limit; /* bytes */
+	char **hdd;         /* partitions for NHDD */
+	size_t nhdd;
+	char **ssd; /* partitions for NSSD */
+	size_t nssd;
+	double timeout;  /* seconds */
+	int cpus;        /* online CPUs (a fact, not configured) */
+	uint64_t memory; /* MemTotal in bytes (a fact) */
+};
+
+/* Loads path (NULL: defaults only).  Returns false with errors in el. */
+bool boxconf_load(const char *path, struct boxconf *c, struct errlist *el)
+	__attribute__((warn_unused_result));
+void boxconf_release(struct boxconf *c);
+/* The facts robotd matches against jobs' needs (jobs/needs.h): CPUs,
+ * memory, RAM-disk limit, partitions, the filesystems it can make. */
+json_t *boxconf_facts(const struct boxconf *bc);
+
+#endif

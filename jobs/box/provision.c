@@ -1,0 +1,117 @@
+/*
+ * provision.c: the provisioning hook.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "jobs/box/child.h"
+#include "jobs/box/provision.h"
+#include "robot/core/rjson.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
+
+static char *
+slurp(const char *path, size_t max)
+{
+	char *buf = xmalloc(max + 1);
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	n = fd == -1 ? -1 : read(fd, buf, max);
+	if (fd != -1)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+json_t *
+provision_run(const struct boxconf *bc, const char *tree, const char *commit,
+	      const char *rundir, json_t *outputs, char **err)
+{
+	json_t *p = json_object();
+	struct utsname u;
+	char *out, *errp, *text, *line, *save;
+	struct child c;
+	bool timed_out, ok;
+
+	if (uname(&u) == 0)
+		json_object_set_new(p, "kernel", json_string(u.release));
+	json_object_set_new(p, "hook",
+			    bc->hook ? json_string(bc->hook) : json_null());
+	if (bc->hook == NULL) {
+		if (commit != NULL)
+			json_object_set_new(
+				p, "note",
+				json_string("no provisioning hook: the box ran "
+					    "its own kernel and settings, not "
+					    "the commit"));
+		return p;
+	}
+	out = xasprintf("%s/provision.out", rundir);
+	errp = xasprintf("%s/provision.err", rundir);
+	{
+		char *argv[] = {bc->hook, (char *)(tree ? tree : ""),
+				(char *)(commit ? commit : ""), NULL};
+
+		setenv("ROBOT_BOX", bc->name, 1);
+		setenv("ROBOT_WORKDIR", bc->workdir, 1);
+		if (!child_spawn(&c, "provisioning hook", argv, out, errp,
+				 NULL)) {
+			*err = xasprintf("cannot start the provisioning hook "
+					 "'%s'",
+					 bc->hook);
+			json_decref(p);
+			free(out);
+			free(errp);
+			return NULL;
+		}
+	}
+	ok = child_wait(&c, 600, &timed_out) && child_succeeded(&c);
+	text = slurp(out, 64 * 1024);
+	{
+		char *e = slurp(errp, 64 * 1024), *both;
+
+		both = xasprintf("%s%s", text, e);
+		json_object_set_new(outputs, "provision",
+				    rjson_string_lossy(both, strlen(both)));
+		free(both);
+		free(e);
+	}
+	if (!ok) {
+		char *how = child_exit_text(&c), *words = child_last_words(&c);
+
+		if (timed_out)
+			*err = xasprintf("provisioning %s took over 10 minutes",
+					 commit ? commit : "the box");
+		else
+			*err = xasprintf(
+				"provisioning %s failed: the hook %s%s%s",
+				commit ? commit : "the box", how,
+				words ? ": " : "", words ? words : "");
+		free(how);
+		free(words);
+		json_decref(p);
+		p = NULL;
+	} else {
+		for (line = strtok_r(text, "\n", &save); line != NULL;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *sep = strstr(line, ": ");
+
+			if (sep == NULL || sep == line)
+				continue;
+			*sep = '\0';
+			json_object_set_new(
+				p, line,
+				rjson_string_lossy(sep + 2, strlen(sep + 2)));
+		}
+	}
+	child_release(&c);
+	free(text);
+	free(out);
+	free(errp);
+	return p;
+}

@@ -1,0 +1,24 @@
+/*
+ * provision.h: putting a commit on the box before a run.  The box's hook
+ * is run as "HOOK TREE COMMIT" (a real lab installs and boots that
+ * kernel; the demo tree applies vm.* tunables); what it prints as
+ * "key: value" lines is recorded, with the kernel the box runs, in the
+ * result document's "provision".
+ */
+#ifndef ROBOT_PROVISION_H
+#define ROBOT_PROVISION_H
+
+#include <jansson.h>
+
+#include "jobs/box/boxconf.h"
+
+/*
+ * Provisions commit of tree (either may be NULL).  Returns what the box
+ * runs, or NULL with *err.  The hook's output is added to outputs as
+ * "provision".
+ */
+json_t *provision_run(const struct boxconf *bc, const char *tree,
+		      const char *commit, const char *rundir, json_t *outputs,
+		      char **err);
+
+#endif

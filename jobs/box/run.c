@@ -1,0 +1,199 @@
+/*
+ * run.c: robot-box run: each atomic job of a job file, here, as root,
+ * one result document per run (a summary, or JSON).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobs/box/box.h"
+#include "jobs/box/child.h"
+#include "jobs/box/run.h"
+#include "jobs/box/runner.h"
+#include "jobs/jobfile.h"
+#include "robot/core/log.h"
+#include "robot/core/rjson.h"
+#include "robot/core/banned.h"
+
+static void
+print_summary(json_t *doc)
+{
+	const char *status = rjson_get_str(doc, "status");
+	json_t *stats = json_object_get(doc, "stats"), *v;
+	json_t *run = json_object_get(doc, "run");
+	const char *k;
+
+	printf("%s  run %d/%d  %s", rjson_get_str(doc, "key"),
+	       (int)json_integer_value(json_object_get(run, "index")),
+	       (int)json_integer_value(json_object_get(run, "of")), status);
+	if (rjson_get_str(doc, "commit") != NULL)
+		printf("  commit %.12s", rjson_get_str(doc, "commit"));
+	printf("\n");
+	if (rjson_get_str(doc, "error") != NULL)
+		printf("  error: %s\n", rjson_get_str(doc, "error"));
+	/* The workload's own figures: the lines a maintainer looks at. */
+	json_object_foreach(stats, k, v)
+	{
+		if ((strncmp(k, "fsmark.", 7) == 0 ||
+		     strncmp(k, "dd.", 3) == 0 ||
+		     strncmp(k, "unlink.", 7) == 0) &&
+		    strstr(k, ".time.") == NULL)
+			printf("  %-44s %16.2f\n", k, json_number_value(v));
+	}
+}
+
+static void
+run_usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: robot-box run [--json] [--commit SHA] [--tree NAME] "
+		"[--repeat N]\n"
+		"                     [--config FILE] JOBFILE\n"
+		"\n"
+		"Runs each atomic job of JOBFILE on this box (as root) and "
+		"prints one result\n"
+		"document per run: a summary, or with --json a JSON array.\n"
+		"  --commit SHA  provision this commit first (default: the "
+		"job's commit)\n"
+		"  --tree NAME   the tree the commit is in (default: the "
+		"box's)\n"
+		"  --repeat N    runs per atomic job (default: the job's "
+		"repeat, else 1)\n"
+		"  --config F    the box configuration (default: built-in "
+		"defaults)\n");
+}
+
+int
+run_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"commit", required_argument, NULL, 'c'},
+		{"tree", required_argument, NULL, 't'},
+		{"repeat", required_argument, NULL, 'r'},
+		{"config", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *commit = NULL, *tree = NULL, *config = NULL;
+	int repeat = 0, c, status = 0, total = 0, done = 0;
+	struct boxconf bc;
+	struct jobfile *jf;
+	struct errlist el;
+	json_t *all;
+	bool json = false;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'c':
+			commit = optarg;
+			break;
+		case 't':
+			tree = optarg;
+			break;
+		case 'r':
+			repeat = atoi(optarg);
+			if (repeat < 1 || repeat > 100) {
+				log_warnx("--repeat wants 1 to 100, not '%s'",
+					  optarg);
+				return 2;
+			}
+			break;
+		case 'f':
+			config = optarg;
+			break;
+		case 'h':
+			run_usage(stdout);
+			return 0;
+		default:
+			run_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		run_usage(stderr);
+		return 2;
+	}
+	if (!box_load_config(config, &bc))
+		return 2;
+	errlist_init(&el);
+	jf = jobfile_split_path(argv[optind], NULL, &el);
+	errlist_sort(&el);
+	errlist_print(&el, stderr);
+	if (jf == NULL) {
+		errlist_release(&el);
+		boxconf_release(&bc);
+		return 2;
+	}
+	if (!box_need_root("run") || !box_lock_workdir(&bc)) {
+		jobfile_free(jf);
+		errlist_release(&el);
+		boxconf_release(&bc);
+		return 1;
+	}
+	child_signals_init();
+	if (box_cleanup_leftovers(&bc) > 0)
+		log_info("cleaned up what an earlier run left");
+	for (size_t i = 0; i < jf->njobs; i++) {
+		const struct node *r = node_get(jf->jobs[i].job, "repeat");
+
+		total += repeat ? repeat
+				: (r && r->kind == NODE_SCALAR &&
+						   r->stype == NODE_INT
+					   ? (int)r->ival
+					   : 1);
+	}
+	all = json_array();
+	for (size_t i = 0; i < jf->njobs && !child_stop_signal(); i++) {
+		const struct atomic_job *aj = &jf->jobs[i];
+		const struct node *r = node_get(aj->job, "repeat");
+		int runs = repeat ? repeat
+				  : (r && r->kind == NODE_SCALAR &&
+						     r->stype == NODE_INT
+					     ? (int)r->ival
+					     : 1);
+
+		for (int k = 1; k <= runs && !child_stop_signal(); k++) {
+			struct runner_request rq;
+			char label[32];
+			json_t *doc;
+
+			snprintf(label, sizeof label, "[%d/%d]", ++done, total);
+			rq = (struct runner_request){
+				&bc,
+				aj,
+				commit ? commit : aj->commit,
+				tree ? tree : bc.tree,
+				k,
+				runs,
+				label};
+			doc = runner_run(&rq);
+			log_info("%s %s: %s%s%s", label, aj->key,
+				 rjson_get_str(doc, "status"),
+				 rjson_get_str(doc, "error") ? ": " : "",
+				 rjson_get_str(doc, "error")
+					 ? rjson_get_str(doc, "error")
+					 : "");
+			if (strcmp(rjson_get_str(doc, "status"), "ok") != 0)
+				status = 1;
+			if (!json) {
+				print_summary(doc);
+				fflush(stdout);
+			}
+			json_array_append_new(all, doc);
+		}
+	}
+	if (json && !rjson_print(all, stdout))
+		status = 1;
+	json_decref(all);
+	jobfile_free(jf);
+	errlist_release(&el);
+	boxconf_release(&bc);
+	if (child_stop_signal())
+		return 128 + child_stop_signal();
+	return status;
+}

@@ -1,0 +1,337 @@
+/*
+ * runner.c: one run of one atomic job.
+ *
+ * The run is a sequence of steps in one function, each of which may fail
+ * with a message; the teardown after them always runs.  The workload
+ * phase is a poll() loop on the signalfd with a one-second tick for the
+ * monitors, the workload's own tick, and the job's timeout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobs/box/child.h"
+#include "jobs/box/monitor.h"
+#include "jobs/box/provision.h"
+#include "jobs/box/runner.h"
+#include "jobs/box/storage.h"
+#include "jobs/box/tunables.h"
+#include "jobs/box/workload.h"
+#include "jobs/unit.h"
+#include "jobs/validate.h"
+#include "robot/analysis/result.h"
+#include "robot/core/log.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
+
+struct run {
+	const struct runner_request *rq;
+	char *rundir;
+	struct metrics *m;
+	json_t *outputs;
+	json_t *provision;
+	json_t *storage;
+	json_t *sysctl;
+	enum result_status status;
+	char *error;
+	double monitor_cpu;
+	size_t samples;
+};
+
+static void
+iso_now(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void
+fail(struct run *r, char *msg)
+{
+	if (r->error == NULL) {
+		r->status =
+			child_stop_signal() ? RESULT_INCOMPLETE : RESULT_FAILED;
+		r->error = msg;
+	} else {
+		free(msg);
+	}
+}
+
+static bool
+stopped(struct run *r)
+{
+	int sig;
+
+	if (child_signals_read(&sig) && r->error == NULL) {
+		r->status = RESULT_INCOMPLETE;
+		r->error = xasprintf("interrupted by SIG%s", sigabbrev_np(sig));
+	}
+	return r->status == RESULT_INCOMPLETE;
+}
+
+static double
+job_timeout(const struct runner_request *rq)
+{
+	const struct node *t = node_get(rq->aj->job, "timeout");
+	double secs = rq->bc->timeout;
+	char *s;
+
+	if (t != NULL && t->kind == NODE_SCALAR) {
+		s = node_to_s(t);
+		unit_duration(s, &secs);
+		free(s);
+	}
+	return secs;
+}
+
+static void
+drop_caches(void)
+{
+	int fd;
+
+	sync();
+	if ((fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC)) !=
+	    -1) {
+		if (write(fd, "3", 1) != 1)
+			log_debug("cannot drop the page cache");
+		close(fd);
+	}
+}
+
+static void
+run_workload(struct run *r, const char *name, struct storage *st)
+{
+	const char **devices = xcalloc(st->n + 1, sizeof *devices);
+	struct workload_env env;
+	struct workload *w;
+	struct monitor mon;
+	double next_tick, deadline, timeout = job_timeout(r->rq);
+	char *err = NULL;
+	bool ok = true;
+
+	for (size_t i = 0; i < st->n; i++)
+		devices[i] = st->devs[i].name;
+	env = (struct workload_env){
+		r->rq->aj->job, storage_mounts(st), devices, st->n,
+		r->rundir,      r->rq->bc->cpus,    r->m};
+	w = workload_new(name, &env);
+	if (w == NULL) {
+		fail(r, xasprintf("this box cannot run the %s workload", name));
+		free(devices);
+		return;
+	}
+	monitor_start(&mon, "/proc", devices, st->n, r->m);
+	w->started = child_now();
+	next_tick = w->started + 1;
+	deadline = w->started + timeout;
+	if (!w->ops->start(w, &err)) {
+		fail(r, err);
+		ok = false;
+	}
+	while (ok && !w->ops->done(w)) {
+		struct pollfd p = {child_signals_fd(), POLLIN, 0};
+		double now = child_now(), wait = next_tick - now;
+
+		poll(&p, 1, wait > 0 ? (int)(wait * 1000) + 1 : 0);
+		if (stopped(r)) {
+			ok = false;
+			break;
+		}
+		for (size_t i = 0; i < w->nchildren && ok; i++) {
+			struct child *c = w->children[i];
+
+			if (c->state == CHILD_RUNNING && child_reap(c) &&
+			    !w->ops->child_ended(w, c, &err)) {
+				fail(r, err);
+				ok = false;
+			}
+		}
+		now = child_now();
+		if (now >= next_tick) {
+			monitor_sample(&mon);
+			w->ops->tick(w, now);
+			next_tick += 1;
+			if (next_tick < now)
+				next_tick = now + 1;
+		}
+		if (ok && now >= deadline) {
+			fail(r, xasprintf("the job timed out after %.0f s "
+					  "(timeout)",
+					  timeout));
+			ok = false;
+		}
+	}
+	workload_kill(w);
+	w->ended = child_now();
+	monitor_sample(&mon);
+	monitor_finish(&mon);
+	r->monitor_cpu = mon.cpu_seconds;
+	r->samples = mon.samples;
+	if (ok && !w->ops->finish(w, &err))
+		fail(r, err);
+	workload_time_stats(w);
+	json_object_update(r->outputs, w->outputs);
+	monitor_release(&mon);
+	workload_free(w);
+	free(devices);
+}
+
+static json_t *
+result_json(struct run *r, const char *started, const char *finished)
+{
+	const struct runner_request *rq = r->rq;
+	json_t *doc = json_object(), *stats, *series;
+
+	metrics_reduce(r->m);
+	stats = r->status == RESULT_OK ? metrics_stats_json(r->m)
+				       : json_object();
+	series = metrics_series_json(r->m);
+	json_object_set_new(doc, "version", json_integer(RESULT_VERSION));
+	json_object_set_new(doc, "job", node_to_json(rq->aj->job));
+	json_object_set_new(doc, "key", json_string(rq->aj->key));
+	json_object_set_new(doc, "tbox_group", json_string(rq->bc->tbox_group));
+	json_object_set_new(doc, "box", json_string(rq->bc->name));
+	json_object_set_new(doc, "tree",
+			    rq->tree ? json_string(rq->tree) : json_null());
+	json_object_set_new(doc, "commit",
+			    rq->commit ? json_string(rq->commit) : json_null());
+	json_object_set_new(doc, "started", json_string(started));
+	json_object_set_new(doc, "finished", json_string(finished));
+	json_object_set_new(doc, "status",
+			    json_string(result_status_name(r->status)));
+	json_object_set_new(doc, "error",
+			    r->error ? json_string(r->error) : json_null());
+	json_object_set_new(doc, "stats", stats);
+	json_object_set_new(doc, "series", series);
+	json_object_set_new(doc, "outputs", json_incref(r->outputs));
+	json_object_set_new(doc, "provision",
+			    r->provision ? json_incref(r->provision)
+					 : json_null());
+	json_object_set_new(doc, "storage",
+			    r->storage ? json_incref(r->storage) : json_null());
+	json_object_set_new(doc, "sysctl", json_incref(r->sysctl));
+	json_object_set_new(
+		doc, "run",
+		json_pack("{s:i, s:i, s:i, s:f, s:I}", "index", rq->run, "of",
+			  rq->runs, "cpus", rq->bc->cpus, "monitor_cpu_seconds",
+			  r->monitor_cpu, "samples", (json_int_t)r->samples));
+	return doc;
+}
+
+static void
+remove_tree(const char *dir)
+{
+	char *argv[] = {"rm", "-rf", (char *)dir, NULL};
+	struct child c;
+	bool timed_out;
+
+	if (child_spawn(&c, "rm", argv, NULL, NULL, NULL)) {
+		(void)child_wait(&c, 300, &timed_out);
+		child_release(&c);
+	}
+}
+
+json_t *
+runner_run(const struct runner_request *rq)
+{
+	struct run r = {.rq = rq};
+	struct storage st = {0};
+	struct tunables tun = {0};
+	const char *workload = NULL;
+	char started[32], finished[32], *err = NULL, *path;
+	bool have_storage = false, have_tunables = false;
+	json_t *doc;
+
+	iso_now(started, sizeof started);
+	r.m = metrics_new();
+	r.outputs = json_object();
+	r.sysctl = json_object();
+	r.status = RESULT_OK;
+	r.rundir = xasprintf("%s/runs/%ld-%d", rq->bc->workdir, (long)getpid(),
+			     rq->run);
+	path = xasprintf("%s/runs", rq->bc->workdir);
+	mkdir(rq->bc->workdir, 0755);
+	mkdir(path, 0755);
+	free(path);
+	if (mkdir(r.rundir, 0755) == -1 && errno != EEXIST) {
+		fail(&r, xasprintf("cannot create '%s': %s", r.rundir,
+				   strerror(errno)));
+		goto teardown;
+	}
+	validate_workloads(rq->aj->job, &workload);
+	if (workload == NULL) {
+		fail(&r, xstrdup("the job runs no workload"));
+		goto teardown;
+	}
+
+	/* 1. Save the tunables before the hook or the job touch them. */
+	path = xasprintf("%s/sysctl.saved", rq->bc->workdir);
+	have_tunables = tunables_save(&tun, path, &err);
+	free(path);
+	if (!have_tunables) {
+		fail(&r, err);
+		goto teardown;
+	}
+	/* 2. The job's sysctl settings, then the commit: what the commit
+	 * changes is what the box runs (docs/box.md). */
+	if (!tunables_apply(node_get(rq->aj->job, "sysctl"), r.sysctl, &err)) {
+		fail(&r, err);
+		goto teardown;
+	}
+	/* 3. Provision. */
+	log_info("%s %s: provisioning %s", rq->label, rq->aj->key,
+		 rq->commit ? rq->commit : "(no commit)");
+	r.provision = provision_run(rq->bc, rq->tree, rq->commit, r.rundir,
+				    r.outputs, &err);
+	if (r.provision == NULL) {
+		fail(&r, err);
+		goto teardown;
+	}
+	if (stopped(&r))
+		goto teardown;
+	/* 4. Disks and filesystems. */
+	path = xasprintf("%s/storage.log", r.rundir);
+	have_storage = true;
+	if (!storage_setup(&st, rq->bc, rq->aj->job, path, &err))
+		fail(&r, err);
+	r.storage = storage_json(&st);
+	workload_keep_output_path(r.outputs, "mkfs", path);
+	free(path);
+	if (r.error != NULL || stopped(&r))
+		goto teardown;
+	if (st.backend != NULL)
+		log_info("%s %s: %s, %s", rq->label, rq->aj->key, st.backend,
+			 st.fs ? st.fs : "no filesystem");
+	/* 5. The workload and its monitors. */
+	drop_caches();
+	log_info("%s %s: running %s", rq->label, rq->aj->key, workload);
+	run_workload(&r, workload, &st);
+teardown:
+	if (have_storage)
+		storage_teardown(&st);
+	if (have_tunables)
+		tunables_restore(&tun);
+	tunables_release(&tun);
+	if (r.rundir != NULL)
+		remove_tree(r.rundir);
+	iso_now(finished, sizeof finished);
+	doc = result_json(&r, started, finished);
+	metrics_free(r.m);
+	json_decref(r.outputs);
+	json_decref(r.provision);
+	json_decref(r.storage);
+	json_decref(r.sysctl);
+	free(r.error);
+	free(r.rundir);
+	return doc;
+}

@@ -1,0 +1,76 @@
+/*
+ * compare.h: the comparison of one metric between two sets of runs, the
+ * base and the head, by one of two methods:
+ *
+ * - COMPARE_ROBUST (the default): Welch's t test on log values with a
+ *   known false-alarm rate per metric (alpha), a minimum effect, and an
+ *   equivalence test (TOST) that says "unchanged" only when the change is
+ *   shown to be small.  docs/statistics.md has the method and its
+ *   measured error rates.
+ * - COMPARE_LKP: LKP's changed-stat rule (lkpstat.h), for compatibility.
+ *
+ * The descriptive part (mean, population stddev, min, max, %change) is
+ * the same for both and is what LKP's table shows.
+ */
+#ifndef ROBOT_COMPARE_H
+#define ROBOT_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "robot/analysis/direction.h"
+#include "robot/analysis/stats.h"
+
+enum compare_method {
+	COMPARE_ROBUST,
+	COMPARE_LKP,
+};
+
+enum compare_verdict {
+	COMPARE_REGRESSION, /* changed for the worse (metric has a direction) */
+	COMPARE_IMPROVEMENT,  /* changed for the better */
+	COMPARE_CHANGED,      /* changed; the metric has no better direction */
+	COMPARE_UNCHANGED,    /* shown to have changed less than the floor */
+	COMPARE_INCONCLUSIVE, /* too few or too noisy runs to say */
+};
+
+struct compare_options {
+	enum compare_method method;
+	double min_effect_pct; /* smallest change that counts; default 2 */
+	double alpha;          /* false alarms per metric; default 0.003 */
+	double equiv_alpha;    /* of the equivalence test; default 0.05 */
+	double trim;           /* share trimmed off each end (Yuen); 0.1 */
+	int max_runs;          /* most runs per side worth asking for; 30 */
+};
+
+struct compare_result {
+	struct stats_summary base;
+	struct stats_summary head;
+	double change_pct;   /* 100 * (head - base) / base of the means */
+	bool change_defined; /* false when the base mean is 0 and head not */
+	double p_value;      /* of the test; NAN when none was made */
+	double effect_pct;   /* the change the verdict rests on (geometric) */
+	int direction;       /* +1, -1 or 0, from the direction table */
+	enum compare_verdict verdict;
+	/* For inconclusive verdicts: runs per side that would likely settle
+	 * it (0 if none are needed, -1 if more runs are unlikely to help). */
+	int runs_needed;
+	const char *reason; /* why, for inconclusive and unchanged; static */
+};
+
+/* Fills opt with the defaults. */
+void compare_options_init(struct compare_options *opt);
+/*
+ * Compares nb base values with nh head values (all finite, nb and nh at
+ * least 1) of the metric name.  dir is its direction (direction_lookup()).
+ */
+void compare_metric(const char *name, const double *base, size_t nb,
+		    const double *head, size_t nh,
+		    const struct compare_options *opt,
+		    const struct direction *dir, struct compare_result *out);
+const char *compare_verdict_name(enum compare_verdict v);
+const char *compare_method_name(enum compare_method m);
+/* Whether a verdict is a change (a regression, improvement or changed). */
+bool compare_verdict_is_change(enum compare_verdict v);
+
+#endif

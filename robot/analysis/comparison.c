@@ -1,0 +1,322 @@
+/*
+ * comparison.c: one series, two commits, every metric.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/analysis/comparison.h"
+#include "robot/core/buf.h"
+#include "robot/core/strmap.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
+
+/* Values of one metric: base values then head values. */
+struct column {
+	const char *name;
+	double *base;
+	size_t nb;
+	double *head;
+	size_t nh;
+};
+
+static void note(struct comparison *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+note(struct comparison *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->notes = xreallocarray(c->notes, c->nnotes + 1, sizeof *c->notes);
+	va_start(ap, fmt);
+	c->notes[c->nnotes++] = xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+/* Picks the ok runs of a side; false with an error if there are none. */
+static bool
+side_runs(const char *series, const char *what, const struct result *const *v,
+	  size_t n, const struct result ***ok, size_t *nok,
+	  struct comparison_side *side, struct errlist *el)
+{
+	*ok = xcalloc(n + 1, sizeof **ok);
+	*nok = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i]->status == RESULT_OK)
+			(*ok)[(*nok)++] = v[i];
+		else if (v[i]->status == RESULT_FAILED)
+			side->failed++;
+		else
+			side->incomplete++;
+	}
+	side->runs = *nok;
+	if (*nok == 0) {
+		errlist_error(el, series, 0,
+			      "no complete %s runs to compare (%zu failed, "
+			      "%zu incomplete)",
+			      what, side->failed, side->incomplete);
+		return false;
+	}
+	side->commit = (*ok)[0]->commit;
+	for (size_t i = 1; i < *nok; i++) {
+		const char *c = (*ok)[i]->commit;
+
+		if ((c == NULL) != (side->commit == NULL) ||
+		    (c != NULL && strcmp(c, side->commit) != 0)) {
+			errlist_error(el, series, 0,
+				      "the %s runs are of more than one commit "
+				      "(%s and %s); give the runs of one",
+				      what,
+				      side->commit ? side->commit : "none",
+				      c ? c : "none");
+			return false;
+		}
+	}
+	return true;
+}
+
+static const char *
+default_kpi_prefix(const char *series, char *buf, size_t len)
+{
+	const char *slash = strchr(series, '/');
+	size_t n = slash ? (size_t)(slash - series) : strlen(series);
+
+	/* LKP's dd testcase is dd-write; its metrics are dd.* */
+	if (n == 8 && strncmp(series, "dd-write", 8) == 0)
+		n = 2;
+	if (n + 2 > len)
+		return NULL;
+	memcpy(buf, series, n);
+	buf[n] = '.';
+	buf[n + 1] = '\0';
+	return buf;
+}
+
+/* Joins "a, b, c" (at most 5 names, then "and N more"). */
+static char *
+name_list(const char **names, size_t n)
+{
+	struct buf b;
+
+	buf_init(&b);
+	for (size_t i = 0; i < n && i < 5; i++)
+		buf_addf(&b, "%s%s", i ? ", " : "", names[i]);
+	if (n > 5)
+		buf_addf(&b, " and %zu more", n - 5);
+	return buf_detach(&b);
+}
+
+struct comparison *
+comparison_new(const char *series, const struct result *const *base, size_t nb,
+	       const struct result *const *head, size_t nh,
+	       const struct compare_options *opt,
+	       const struct direction_table *dt, const char *kpi_prefix,
+	       struct errlist *el)
+{
+	const struct result **okb = NULL, **okh = NULL;
+	size_t nokb = 0, nokh = 0, ncols = 0, cap = 0;
+	const char **only_base = NULL, **only_head = NULL;
+	size_t n_only_base = 0, n_only_head = 0;
+	struct column *cols = NULL;
+	struct comparison *c;
+	struct strmap *index;
+	char prefix_buf[128];
+	bool ok;
+
+	c = xcalloc(1, sizeof *c);
+	c->series = xstrdup(series);
+	c->method = opt->method;
+	ok = side_runs(series, "base", base, nb, &okb, &nokb, &c->base, el);
+	ok = side_runs(series, "head", head, nh, &okh, &nokh, &c->head, el) &&
+	     ok;
+	if (!ok) {
+		free(okb);
+		free(okh);
+		comparison_free(c);
+		return NULL;
+	}
+	if (kpi_prefix == NULL)
+		kpi_prefix = default_kpi_prefix(series, prefix_buf,
+						sizeof prefix_buf);
+
+	/* Columns of values, one per metric, in order of appearance. */
+	index = strmap_new(okb[0]->nstats + 16);
+	for (size_t side = 0; side < 2; side++) {
+		const struct result **runs = side == 0 ? okb : okh;
+		size_t nruns = side == 0 ? nokb : nokh;
+
+		for (size_t r = 0; r < nruns; r++) {
+			for (size_t s = 0; s < runs[r]->nstats; s++) {
+				const struct result_stat *st =
+					&runs[r]->stats[s];
+				struct column *col;
+				size_t i;
+
+				/* Runs of one job list their stats in
+				 * one order: try the same place first. */
+				if (s < ncols &&
+				    strcmp(cols[s].name, st->name) == 0)
+					i = s;
+				else if (!strmap_get(index, st->name, &i)) {
+					if (ncols == cap) {
+						cap = cap ? cap * 2 : 64;
+						cols = xreallocarray(
+							cols, cap,
+							sizeof *cols);
+					}
+					i = ncols++;
+					cols[i] = (struct column){
+						st->name,
+						xcalloc(nokb + 1,
+							sizeof(double)),
+						0,
+						xcalloc(nokh + 1,
+							sizeof(double)),
+						0};
+					strmap_put(index, st->name, i);
+				}
+				col = &cols[i];
+				if (side == 0 && col->nb < nokb)
+					col->base[col->nb++] = st->value;
+				else if (side == 1 && col->nh < nokh)
+					col->head[col->nh++] = st->value;
+			}
+		}
+	}
+	strmap_free(index);
+
+	c->metrics = xcalloc(ncols + 1, sizeof *c->metrics);
+	for (size_t i = 0; i < ncols; i++) {
+		struct column *col = &cols[i];
+		struct comparison_metric *m;
+		struct direction dir;
+
+		if (col->nb == 0 || col->nh == 0) {
+			if (col->nb == 0) {
+				only_head = xreallocarray(only_head,
+							  n_only_head + 1,
+							  sizeof *only_head);
+				only_head[n_only_head++] = col->name;
+			} else {
+				only_base = xreallocarray(only_base,
+							  n_only_base + 1,
+							  sizeof *only_base);
+				only_base[n_only_base++] = col->name;
+			}
+			free(col->base);
+			free(col->head);
+			continue;
+		}
+		if (col->nb < nokb || col->nh < nokh)
+			note(c,
+			     "%s is in %zu of %zu base and %zu of %zu head "
+			     "runs; compared as it is",
+			     col->name, col->nb, nokb, col->nh, nokh);
+		m = &c->metrics[c->nmetrics++];
+		m->name = col->name;
+		dir = direction_lookup(dt, col->name);
+		compare_metric(col->name, col->base, col->nb, col->head,
+			       col->nh, opt, &dir, &m->r);
+		m->kpi = dir.sign != 0 && kpi_prefix != NULL &&
+			 strncmp(col->name, kpi_prefix, strlen(kpi_prefix)) ==
+				 0 &&
+			 strstr(col->name, ".time.") == NULL;
+		free(col->base);
+		free(col->head);
+	}
+	if (n_only_base > 0) {
+		char *names = name_list(only_base, n_only_base);
+
+		note(c, "%zu metric%s only in the base runs, not compared: %s",
+		     n_only_base, n_only_base == 1 ? " is" : "s are", names);
+		free(names);
+	}
+	if (n_only_head > 0) {
+		char *names = name_list(only_head, n_only_head);
+
+		note(c, "%zu metric%s only in the head runs, not compared: %s",
+		     n_only_head, n_only_head == 1 ? " is" : "s are", names);
+		free(names);
+	}
+	free(only_base);
+	free(only_head);
+	free(cols);
+	free(okb);
+	free(okh);
+	return c;
+}
+
+void
+comparison_free(struct comparison *c)
+{
+	if (c == NULL)
+		return;
+	for (size_t i = 0; i < c->nnotes; i++)
+		free(c->notes[i]);
+	free(c->notes);
+	free(c->metrics);
+	free(c->series);
+	free(c);
+}
+
+/* A finite number as JSON, or null: never NaN or infinity. */
+static json_t *
+num_or_null(double d, bool defined)
+{
+	return defined && isfinite(d) ? json_real(d) : json_null();
+}
+
+static json_t *
+side_json(const struct stats_summary *s)
+{
+	return json_pack("{s:I, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n,
+			 "mean", num_or_null(s->mean, true), "stddev",
+			 num_or_null(s->stddev, true), "min",
+			 num_or_null(s->min, true), "max",
+			 num_or_null(s->max, true));
+}
+
+json_t *
+comparison_to_json(const struct comparison *c)
+{
+	json_t *metrics = json_array(), *notes = json_array(), *o;
+
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		const struct comparison_metric *m = &c->metrics[i];
+		const struct compare_result *r = &m->r;
+
+		o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:i, s:s, s:b}",
+			      "metric", m->name, "base", side_json(&r->base),
+			      "head", side_json(&r->head), "change_pct",
+			      num_or_null(r->change_pct, r->change_defined),
+			      "p_value", num_or_null(r->p_value, true),
+			      "direction", r->direction, "verdict",
+			      compare_verdict_name(r->verdict), "kpi", m->kpi);
+		if (r->verdict == COMPARE_INCONCLUSIVE)
+			json_object_set_new(
+				o, "runs_needed",
+				r->runs_needed > 0
+					? json_integer(r->runs_needed)
+					: json_null());
+		if (r->reason != NULL)
+			json_object_set_new(o, "reason",
+					    json_string(r->reason));
+		json_array_append_new(metrics, o);
+	}
+	for (size_t i = 0; i < c->nnotes; i++)
+		json_array_append_new(notes, json_string(c->notes[i]));
+	return json_pack(
+		"{s:s, s:s, s:o, s:o, s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, "
+		"s:o, s:o}",
+		"series", c->series, "method", compare_method_name(c->method),
+		"base_commit",
+		c->base.commit ? json_string(c->base.commit) : json_null(),
+		"head_commit",
+		c->head.commit ? json_string(c->head.commit) : json_null(),
+		"base_runs", "ok", (int)c->base.runs, "failed",
+		(int)c->base.failed, "incomplete", (int)c->base.incomplete,
+		"head_runs", "ok", (int)c->head.runs, "failed",
+		(int)c->head.failed, "incomplete", (int)c->head.incomplete,
+		"metrics", metrics, "notes", notes);
+}

@@ -1,0 +1,62 @@
+/*
+ * comparison.h: the comparison of one series (key and box group) between
+ * the runs of two commits, metric by metric, as "robot compare" prints it
+ * and the daemon stores it.
+ *
+ * Failed and incomplete runs are left out and counted; a metric missing
+ * from one side is left out with a note; every other metric is compared
+ * with compare_metric().
+ */
+#ifndef ROBOT_COMPARISON_H
+#define ROBOT_COMPARISON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "robot/analysis/compare.h"
+#include "robot/analysis/direction.h"
+#include "robot/analysis/result.h"
+#include "robot/core/errlist.h"
+
+struct comparison_metric {
+	const char *name; /* borrowed from a result document */
+	bool kpi;         /* the workload's own metric with a direction */
+	struct compare_result r;
+};
+
+struct comparison_side {
+	const char *commit; /* borrowed; NULL for runs of no commit */
+	size_t runs;        /* ok runs compared */
+	size_t failed;      /* runs left out */
+	size_t incomplete;
+};
+
+struct comparison {
+	char *series;
+	enum compare_method method;
+	struct comparison_side base;
+	struct comparison_side head;
+	struct comparison_metric *metrics; /* in the order of the documents */
+	size_t nmetrics;
+	char **notes; /* what was left out and why */
+	size_t nnotes;
+};
+
+/*
+ * Compares the runs of one series.  kpi_prefix is the workload's metric
+ * prefix ("fsmark."), or NULL to derive it from the key's testcase.
+ * Returns NULL with the problems in el when there is nothing to compare.
+ */
+struct comparison *comparison_new(const char *series,
+				  const struct result *const *base, size_t nb,
+				  const struct result *const *head, size_t nh,
+				  const struct compare_options *opt,
+				  const struct direction_table *dt,
+				  const char *kpi_prefix, struct errlist *el);
+void comparison_free(struct comparison *c);
+/* The JSON of DESIGN.md section 6, one object per metric (all of them). */
+json_t *comparison_to_json(const struct comparison *c);
+
+#endif

@@ -1,0 +1,289 @@
+/*
+ * result.c: result documents.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "robot/analysis/result.h"
+#include "robot/core/str.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
+
+const char *
+result_status_name(enum result_status s)
+{
+	switch (s) {
+	case RESULT_OK:
+		return "ok";
+	case RESULT_FAILED:
+		return "failed";
+	case RESULT_INCOMPLETE:
+		return "incomplete";
+	}
+	return "?";
+}
+
+/* A string member: required, or NULL allowed when optional. */
+static const char *
+get_string(const char *where, json_t *doc, const char *key, bool required,
+	   struct errlist *el)
+{
+	json_t *v = json_object_get(doc, key);
+
+	if (v == NULL || json_is_null(v)) {
+		if (required)
+			errlist_error(el, where, 0, "'%s' is missing", key);
+		return NULL;
+	}
+	if (!json_is_string(v)) {
+		errlist_error(el, where, 0, "'%s' is not a string", key);
+		return NULL;
+	}
+	if (required && json_string_length(v) == 0) {
+		errlist_error(el, where, 0, "'%s' is empty", key);
+		return NULL;
+	}
+	return json_string_value(v);
+}
+
+static bool
+number_of(json_t *v, double *out)
+{
+	if (json_is_integer(v))
+		*out = (double)json_integer_value(v);
+	else if (json_is_real(v))
+		*out = json_real_value(v);
+	else
+		return false;
+	return isfinite(*out);
+}
+
+bool
+result_parse(const char *where, json_t *doc, struct result *r,
+	     struct errlist *el)
+{
+	size_t before = el->nerrors;
+	const char *status, *name;
+	json_t *v, *stats, *series;
+
+	memset(r, 0, sizeof *r);
+	if (!json_is_object(doc)) {
+		errlist_error(el, where, 0,
+			      "a result document is a JSON object");
+		return false;
+	}
+	v = json_object_get(doc, "version");
+	if (!json_is_integer(v) || json_integer_value(v) != RESULT_VERSION)
+		errlist_error(el, where, 0,
+			      "'version' must be %d (this robot's result "
+			      "format)",
+			      RESULT_VERSION);
+	r->key = get_string(where, doc, "key", true, el);
+	r->tbox_group = get_string(where, doc, "tbox_group", true, el);
+	r->box = get_string(where, doc, "box", false, el);
+	r->tree = get_string(where, doc, "tree", false, el);
+	r->commit = get_string(where, doc, "commit", false, el);
+	get_string(where, doc, "started", false, el);
+	get_string(where, doc, "finished", false, el);
+	r->error = get_string(where, doc, "error", false, el);
+	status = get_string(where, doc, "status", true, el);
+	if (status == NULL)
+		;
+	else if (strcmp(status, "ok") == 0)
+		r->status = RESULT_OK;
+	else if (strcmp(status, "failed") == 0)
+		r->status = RESULT_FAILED;
+	else if (strcmp(status, "incomplete") == 0)
+		r->status = RESULT_INCOMPLETE;
+	else
+		errlist_error(el, where, 0,
+			      "'status' must be ok, failed or incomplete");
+	if (r->status == RESULT_FAILED && r->error == NULL)
+		errlist_error(el, where, 0,
+			      "a failed run needs an 'error' saying why");
+	v = json_object_get(doc, "job");
+	if (v != NULL && !json_is_object(v))
+		errlist_error(el, where, 0, "'job' is not an object");
+	stats = json_object_get(doc, "stats");
+	if (stats == NULL || json_is_null(stats)) {
+		if (r->status == RESULT_OK)
+			errlist_error(el, where, 0,
+				      "'stats' is missing from a run that is "
+				      "ok");
+	} else if (!json_is_object(stats)) {
+		errlist_error(el, where, 0, "'stats' is not an object");
+	} else {
+		r->stats =
+			xcalloc(json_object_size(stats) + 1, sizeof *r->stats);
+		json_object_foreach(stats, name, v)
+		{
+			double d;
+
+			if (!number_of(v, &d)) {
+				char *q = str_quote(name);
+
+				errlist_error(el, where, 0,
+					      "stats '%s' is not a finite "
+					      "number",
+					      q);
+				free(q);
+				continue;
+			}
+			r->stats[r->nstats++] = (struct result_stat){name, d};
+		}
+	}
+	series = json_object_get(doc, "series");
+	if (series != NULL && !json_is_null(series)) {
+		if (!json_is_object(series)) {
+			errlist_error(el, where, 0,
+				      "'series' is not an object");
+		} else {
+			json_object_foreach(series, name, v)
+			{
+				size_t i;
+				json_t *x;
+				double d;
+				bool ok = json_is_array(v);
+
+				json_array_foreach(v, i, x) ok =
+					ok && number_of(x, &d);
+				if (!ok) {
+					char *q = str_quote(name);
+
+					errlist_error(el, where, 0,
+						      "series '%s' is not an "
+						      "array of finite numbers",
+						      q);
+					free(q);
+				}
+			}
+		}
+	}
+	v = json_object_get(doc, "outputs");
+	if (v != NULL && !json_is_null(v) && !json_is_object(v))
+		errlist_error(el, where, 0, "'outputs' is not an object");
+	if (el->nerrors > before) {
+		free(r->stats);
+		memset(r, 0, sizeof *r);
+		return false;
+	}
+	r->json = json_incref(doc);
+	r->series = xasprintf("%s/%s", r->key, r->tbox_group);
+	return true;
+}
+
+void
+result_release(struct result *r)
+{
+	json_decref(r->json);
+	free(r->stats);
+	free(r->series);
+	memset(r, 0, sizeof *r);
+}
+
+bool
+result_add_json(const char *where, json_t *j, struct result **v, size_t *n,
+		struct errlist *el)
+{
+	size_t before = el->nerrors;
+	struct result r;
+
+	if (!json_is_array(j)) {
+		if (result_parse(where, j, &r, el)) {
+			*v = xreallocarray(*v, *n + 1, sizeof **v);
+			(*v)[(*n)++] = r;
+		}
+		return el->nerrors == before;
+	}
+	for (size_t i = 0; i < json_array_size(j); i++) {
+		char *w = xasprintf("%s: document %zu", where, i + 1);
+
+		if (result_parse(w, json_array_get(j, i), &r, el)) {
+			*v = xreallocarray(*v, *n + 1, sizeof **v);
+			(*v)[(*n)++] = r;
+		}
+		free(w);
+	}
+	return el->nerrors == before;
+}
+
+bool
+result_load_file(const char *path, struct result **v, size_t *n,
+		 struct errlist *el)
+{
+	size_t before = el->nerrors;
+	json_error_t jerr;
+	struct stat st;
+	json_t *j;
+
+	if (stat(path, &st) == 0 && st.st_size > RESULT_MAX_BYTES) {
+		errlist_error(el, path, 0,
+			      "the file is %lld bytes; result documents are "
+			      "limited to 16 MiB",
+			      (long long)st.st_size);
+		return false;
+	}
+	j = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (j == NULL) {
+		if (jerr.line > 0)
+			errlist_error(el, path, jerr.line,
+				      "malformed JSON: %s (column %d)",
+				      jerr.text, jerr.column);
+		else
+			errlist_error(el, path, 0, "%s", jerr.text);
+		return false;
+	}
+	result_add_json(path, j, v, n, el);
+	json_decref(j);
+	return el->nerrors == before;
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+bool
+result_load_path(const char *path, struct result **v, size_t *n,
+		 struct errlist *el)
+{
+	struct dirent *de;
+	char **names = NULL;
+	size_t count = 0;
+	struct stat st;
+	bool ok = true;
+	DIR *d;
+
+	if (stat(path, &st) != 0) {
+		errlist_error(el, path, 0, "cannot read: %s", strerror(errno));
+		return false;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return result_load_file(path, v, n, el);
+	if ((d = opendir(path)) == NULL) {
+		errlist_error(el, path, 0, "cannot read: %s", strerror(errno));
+		return false;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		names = xreallocarray(names, count + 1, sizeof *names);
+		names[count++] = xasprintf("%s/%s", path, de->d_name);
+	}
+	closedir(d);
+	if (count > 0)
+		qsort(names, count, sizeof *names, cmp_names);
+	for (size_t i = 0; i < count; i++) {
+		if (stat(names[i], &st) == 0 &&
+		    (S_ISDIR(st.st_mode) || str_has_suffix(names[i], ".json")))
+			ok = result_load_path(names[i], v, n, el) && ok;
+		free(names[i]);
+	}
+	free(names);
+	return ok;
+}

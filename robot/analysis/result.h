@@ -1,0 +1,75 @@
+/*
+ * result.h: the result document of one run (DESIGN.md section 5), what
+ * robot-box prints and uploads and what robot compare reads.
+ *
+ * result_parse() checks a document completely and collects every problem
+ * in an errlist; a document that passes has finite numbers only, a known
+ * status, and the strings the series identity needs.
+ */
+#ifndef ROBOT_RESULT_H
+#define ROBOT_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "robot/core/errlist.h"
+
+#define RESULT_VERSION 1
+/* The largest result document, in a file or an upload. */
+#define RESULT_MAX_BYTES (16 * 1024 * 1024)
+
+enum result_status {
+	RESULT_OK,         /* the workload ran; stats hold its numbers */
+	RESULT_FAILED,     /* the workload failed; error says why */
+	RESULT_INCOMPLETE, /* no numbers */
+};
+
+struct result_stat {
+	const char *name; /* borrowed from json */
+	double value;
+};
+
+struct result {
+	json_t *json;    /* the document (a reference is held) */
+	const char *key; /* testcase/path_params */
+	const char *tbox_group;
+	const char *box;    /* may be NULL */
+	const char *tree;   /* may be NULL */
+	const char *commit; /* may be NULL for a run of no commit */
+	const char *error;  /* NULL unless failed */
+	enum result_status status;
+	struct result_stat *stats; /* in document order */
+	size_t nstats;
+	char *series; /* <key>/<tbox_group> */
+};
+
+/*
+ * Checks doc and fills r.  where names the document in messages ("a.json"
+ * or "a.json: document 2").  Returns false with the problems in el.
+ */
+bool result_parse(const char *where, json_t *doc, struct result *r,
+		  struct errlist *el) __attribute__((warn_unused_result));
+void result_release(struct result *r);
+const char *result_status_name(enum result_status s);
+
+/* Adds the document j, or each document of the array j, to *v, as
+ * result_load_file() does. */
+bool result_add_json(const char *where, json_t *j, struct result **v, size_t *n,
+		     struct errlist *el);
+/*
+ * Loads the result documents of a file (one document, or a JSON array of
+ * them) and appends them to *v.  Returns false with the problems in el; a
+ * bad document is not appended but the others are.
+ */
+bool result_load_file(const char *path, struct result **v, size_t *n,
+		      struct errlist *el);
+/*
+ * Loads every *.json file under a directory (recursively, in name
+ * order), or the file itself if path is a file.
+ */
+bool result_load_path(const char *path, struct result **v, size_t *n,
+		      struct errlist *el);
+
+#endif

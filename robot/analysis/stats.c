@@ -1,0 +1,206 @@
+/*
+ * stats.c: descriptive statistics and Student's t.
+ *
+ * The incomplete beta function is evaluated by its continued fraction
+ * (modified Lentz), using the symmetry I_x(a,b) = 1 - I_{1-x}(b,a) where
+ * the fraction converges fast; the normal quantile is Acklam's rational
+ * approximation refined by one Halley step.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/analysis/stats.h"
+#include "robot/core/banned.h"
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void
+stats_sort(double *v, size_t n)
+{
+	if (n > 32) {
+		qsort(v, n, sizeof *v, cmp_double);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		double x = v[i];
+		size_t j = i;
+
+		while (j > 0 && v[j - 1] > x) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+void
+stats_summarize(const double *v, size_t n, double *sorted,
+		struct stats_summary *out)
+{
+	/* The values are copied before sorting; sorted may be scratch. */
+	double local[64], sq = 0, mean, *own = NULL;
+
+	if (sorted == NULL && n > 64)
+		sorted = own = malloc(n * sizeof *own);
+	if (sorted == NULL)
+		sorted = local;
+	memcpy(sorted, v, n * sizeof *v);
+	stats_sort(sorted, n);
+	/* Welford: no overflow of a sum of large values. */
+	mean = 0;
+	for (size_t i = 0; i < n; i++) {
+		double delta = v[i] - mean;
+
+		mean += delta / (double)(i + 1);
+		sq += delta * (v[i] - mean);
+	}
+	out->n = n;
+	out->mean = mean;
+	out->stddev = sqrt(sq / (double)n);
+	out->min = sorted[0];
+	out->max = sorted[n - 1];
+	out->median = sorted[n / 2];
+	free(own);
+}
+
+void
+stats_mean_var(const double *v, size_t n, double *mean, double *var)
+{
+	double sq = 0, m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double delta = v[i] - m;
+
+		m += delta / (double)(i + 1);
+		sq += delta * (v[i] - m);
+	}
+	*mean = m;
+	*var = n > 1 ? sq / (double)(n - 1) : 0;
+}
+
+/* The continued fraction of I_x(a, b), for x < (a + 1) / (a + b + 2). */
+static double
+betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300, eps = 1e-15;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, aa, del;
+
+		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < eps)
+			break;
+	}
+	return h;
+}
+
+double
+stats_incbeta(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
+		    b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * betacf(a, b, x) / a;
+	return 1 - front * betacf(b, a, 1 - x) / b;
+}
+
+double
+stats_t_sf(double t, double df)
+{
+	double p;
+
+	if (isinf(t))
+		return t > 0 ? 0 : 1;
+	/* P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2) */
+	p = 0.5 * stats_incbeta(df / 2, 0.5, df / (df + t * t));
+	return t > 0 ? p : 1 - p;
+}
+
+double
+stats_norm_quantile(double p)
+{
+	static const double a[] = {
+		-3.969683028665376e+01, 2.209460984245205e+02,
+		-2.759285104469687e+02, 1.383577518672690e+02,
+		-3.066479806614716e+01, 2.506628277459239e+00};
+	static const double b[] = {
+		-5.447609879822406e+01, 1.615858368580409e+02,
+		-1.556989798598866e+02, 6.680131188771972e+01,
+		-1.328068155288572e+01};
+	static const double c[] = {
+		-7.784894002430293e-03, -3.223964580411365e-01,
+		-2.400758277161838e+00, -2.549732539343734e+00,
+		4.374664141464968e+00,  2.938163982698783e+00};
+	static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+				   2.445134137142996e+00,
+				   3.754408661907416e+00};
+	double q, r, x, e, u;
+
+	if (p <= 0)
+		return -INFINITY;
+	if (p >= 1)
+		return INFINITY;
+	if (p < 0.02425) {
+		q = sqrt(-2 * log(p));
+		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) *
+			     q +
+		     c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	} else if (p > 1 - 0.02425) {
+		q = sqrt(-2 * log1p(-p));
+		x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) *
+			      q +
+		      c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	} else {
+		q = p - 0.5;
+		r = q * q;
+		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) *
+			     r +
+		     a[5]) *
+		    q /
+		    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) *
+			     r +
+		     1);
+	}
+	/* One Halley step on erfc brings it to full precision. */
+	e = 0.5 * erfc(-x / sqrt(2)) - p;
+	u = e * sqrt(2 * M_PI) * exp(x * x / 2);
+	return x - u / (1 + x * u / 2);
+}

@@ -1,0 +1,182 @@
+/*
+ * table.c: the ncompare table.
+ *
+ * The widths are LKP's (lib/compare.rb): ABS_WIDTH 10 for means,
+ * REL_WIDTH 10 for changes, ERR_WIDTH 6 for the " +-NN%" cell; the first
+ * commit is cut to 16 characters, the others to 27.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/analysis/table.h"
+#include "robot/core/str.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
+
+#define ABS_WIDTH 10
+#define REL_WIDTH 10
+#define ERR_WIDTH 6
+
+void
+table_print_header(FILE *fp, const char *base_commit, const char *head_commit)
+{
+	int first = ABS_WIDTH + ERR_WIDTH, width = first + REL_WIDTH + 1;
+
+	fprintf(fp, "%*.*s ", first, first, base_commit ? base_commit : "");
+	fprintf(fp, "%*.*s \n", width, width, head_commit ? head_commit : "");
+	for (int i = 0; i < first; i++)
+		fputc('-', fp);
+	fputc(' ', fp);
+	for (int i = 0; i < width; i++)
+		fputc('-', fp);
+	fputs(" \n", fp);
+	fputs("         %stddev     %change         %stddev\n", fp);
+	fputs("             \\          |                \\  \n", fp);
+}
+
+/* Ruby's "%d" of a Float truncates toward zero. */
+static long long
+ruby_int(double d)
+{
+	if (d >= 9.2e18)
+		return 9200000000000000000LL;
+	if (d <= -9.2e18)
+		return -9200000000000000000LL;
+	return (long long)d;
+}
+
+static void
+print_avg(FILE *fp, double avg, double stddev, size_t n)
+{
+	double pct;
+
+	if (fabs(avg) < 1000)
+		fprintf(fp, "%*.2f", ABS_WIDTH, avg);
+	else if (fabs(avg) > 100000000)
+		fprintf(fp, "%*.4g", ABS_WIDTH, avg);
+	else
+		fprintf(fp, "%*lld", ABS_WIDTH, ruby_int(avg));
+	/* LKP has no stddev for a single run (-1), hence no cell. */
+	pct = n > 1 ? (avg != 0 ? 100 * stddev / avg : stddev) : -1;
+	if (pct > 2)
+		fprintf(fp, " \xc2\xb1%*lld%%", ERR_WIDTH - 3, ruby_int(pct));
+	else
+		fprintf(fp, "%*s", ERR_WIDTH, "");
+}
+
+static bool
+absolute_change(const char *metric)
+{
+	return str_has_prefix(metric, "perf-profile") ||
+	       str_has_suffix(metric, "%");
+}
+
+void
+table_print_row(FILE *fp, const char *metric, const struct compare_result *r)
+{
+	double p;
+
+	print_avg(fp, r->base.mean, r->base.stddev, r->base.n);
+	if (absolute_change(metric)) {
+		p = r->head.mean - r->base.mean;
+		fprintf(fp, fabs(p) < 100000 ? "%+*.1f  " : "%+*.2g  ",
+			REL_WIDTH, p);
+	} else {
+		/* LKP divides by 1e-100 for a zero base: a huge change. */
+		double base = r->base.mean == 0 ? 1e-100 : r->base.mean;
+
+		p = 100.0 * (r->head.mean - r->base.mean) / base;
+		if (!isfinite(p))
+			p = p > 0 ? 1e300 : -1e300;
+		fprintf(fp, fabs(p) < 100000 ? "%+*.1f%% " : "%+*.2g%% ",
+			REL_WIDTH, p);
+	}
+	print_avg(fp, r->head.mean, r->head.stddev, r->head.n);
+	fprintf(fp, "  %s\n", metric);
+}
+
+struct row {
+	const struct comparison_metric *m;
+	const char *base; /* the part before the first '.' */
+	size_t base_len;
+	int order; /* LKP's stat_base_map value */
+};
+
+static bool
+is_test(const char *base, size_t len)
+{
+	static const char *const tests[] = {"fsmark", "dd", "dd-write",
+					    "unlink", NULL};
+
+	for (size_t i = 0; tests[i] != NULL; i++)
+		if (strlen(tests[i]) == len &&
+		    strncmp(tests[i], base, len) == 0)
+			return true;
+	return false;
+}
+
+static int
+row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	double cx, cy;
+	int c;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	if ((c = strcmp(x->m->name, y->m->name)) != 0)
+		return c;
+	cx = x->m->r.change_pct;
+	cy = y->m->r.change_pct;
+	return cx < cy ? -1 : cx > cy;
+}
+
+static bool
+shown(const struct comparison_metric *m, bool all)
+{
+	return all || compare_verdict_is_change(m->r.verdict);
+}
+
+size_t
+table_print(FILE *fp, const struct comparison *c, bool all)
+{
+	struct row *rows = xcalloc(c->nmetrics + 1, sizeof *rows);
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		const struct comparison_metric *m = &c->metrics[i];
+		const char *dot;
+
+		if (!shown(m, all))
+			continue;
+		dot = strchr(m->name, '.');
+		rows[n].m = m;
+		rows[n].base = m->name;
+		rows[n].base_len =
+			dot ? (size_t)(dot - m->name) : strlen(m->name);
+		n++;
+	}
+	/* LKP: each base counts its rows; a test's own base counts 0.
+	 * Rows sorted by name have each base's rows together. */
+	qsort(rows, n, sizeof *rows, row_cmp);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && rows[j].base_len == rows[i].base_len &&
+		       strncmp(rows[j].base, rows[i].base, rows[i].base_len) ==
+			       0)
+			j++;
+		for (size_t k = i; k < j; k++)
+			rows[k].order = is_test(rows[i].base, rows[i].base_len)
+						? 0
+						: (int)(j - i);
+		i = j;
+	}
+	qsort(rows, n, sizeof *rows, row_cmp);
+	table_print_header(fp, c->base.commit, c->head.commit);
+	for (size_t i = 0; i < n; i++)
+		table_print_row(fp, rows[i].m->name, &rows[i].m->r);
+	free(rows);
+	return n;
+}

@@ -1,0 +1,486 @@
+/*
+ * cmd_server.c: the commands that talk to robotd: submit, status and
+ * results, and the fetch of result documents for compare --server.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jobs/jobfile.h"
+#include "robot/cli/cmd_server.h"
+#include "robot/core/buf.h"
+#include "robot/core/client.h"
+#include "robot/core/log.h"
+#include "robot/core/rjson.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
+
+#define CMD_TIMEOUT 60.0
+
+/* Server and token: the flags, else the environment, else the config. */
+static bool
+cmd_endpoint(char **server, char **token, bool need_token)
+{
+	client_defaults(server, token);
+	if (*server == NULL) {
+		log_warnx("which robotd? give --server URL, or set "
+			  "ROBOT_SERVER, or server: in "
+			  "~/.config/robot/config");
+		return false;
+	}
+	if (need_token && *token == NULL) {
+		log_warnx("this needs a token: give --token T, or set "
+			  "ROBOT_TOKEN, or token: in ~/.config/robot/config");
+		return false;
+	}
+	while ((*server)[0] != '\0' && (*server)[strlen(*server) - 1] == '/')
+		(*server)[strlen(*server) - 1] = '\0';
+	return true;
+}
+
+/* GETs path; the answer as JSON, or NULL after saying why. */
+static json_t *
+cmd_get(const char *server, const char *path)
+{
+	char *url = xasprintf("%s%s", server, path);
+	struct client_resp r;
+	json_t *j = NULL;
+
+	if (client_request("GET", url, NULL, NULL, 0, CMD_TIMEOUT, &r) &&
+	    r.status == 200)
+		j = client_resp_json(&r);
+	if (j == NULL) {
+		char *e = client_resp_error(&r);
+
+		log_warnx("%s", e);
+		free(e);
+	}
+	client_resp_release(&r);
+	free(url);
+	return j;
+}
+
+static void
+submit_usage(FILE *fp)
+{
+	fprintf(fp, "usage: robot submit [--server URL] [--token T] FILE\n"
+		    "                    [--commit SHA]... [--repeat N] "
+		    "[--priority P]\n"
+		    "                    [--tbox-group G] [--wait]\n"
+		    "Queues a job file's atomic jobs at each commit and prints "
+		    "them.\n"
+		    "  --commit SHA   a commit to run (repeat it); else the "
+		    "file's\n"
+		    "  --repeat N     runs per commit (else the file's repeat, "
+		    "else 3)\n"
+		    "  --priority P   higher runs first (-1000 to 1000)\n"
+		    "  --tbox-group G the box group (else the file's, else "
+		    "robotd's default)\n"
+		    "  --wait         show progress until every run is done\n");
+}
+
+/* Polls the submission's runs until none is queued or leased. */
+static int
+submit_wait(const char *server, long long submission, size_t total)
+{
+	char *path =
+		xasprintf("/api/jobs?submission=%lld&limit=10000", submission);
+	char last[256] = "";
+	int status = 0;
+
+	for (;;) {
+		json_t *j = cmd_get(server, path), *jobs;
+		size_t n[4] = {0, 0, 0, 0};
+		static const char *const states[] = {"queued", "leased", "done",
+						     "failed"};
+		char line[256];
+
+		if (j == NULL) {
+			status = 1;
+			sleep(2);
+			continue;
+		}
+		jobs = json_object_get(j, "jobs");
+		for (size_t i = 0; i < json_array_size(jobs); i++) {
+			const char *st =
+				rjson_get_str(json_array_get(jobs, i), "state");
+
+			for (size_t k = 0; k < 4; k++)
+				if (st != NULL && strcmp(st, states[k]) == 0)
+					n[k]++;
+		}
+		json_decref(j);
+		snprintf(line, sizeof line,
+			 "%zu of %zu runs done, %zu running, %zu queued, %zu "
+			 "failed",
+			 n[2], total, n[1], n[0], n[3]);
+		if (strcmp(line, last) != 0) {
+			log_info("%s", line);
+			snprintf(last, sizeof last, "%s", line);
+		}
+		if (n[0] + n[1] == 0) {
+			status = n[3] > 0 ? 1 : 0;
+			break;
+		}
+		sleep(2);
+	}
+	free(path);
+	return status;
+}
+
+int
+cmd_submit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"server", required_argument, NULL, 's'},
+		{"token", required_argument, NULL, 't'},
+		{"commit", required_argument, NULL, 'c'},
+		{"repeat", required_argument, NULL, 'r'},
+		{"priority", required_argument, NULL, 'p'},
+		{"tbox-group", required_argument, NULL, 'g'},
+		{"wait", no_argument, NULL, 'w'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char *server = NULL, *token = NULL, *url;
+	struct buf body;
+	const char *file = NULL, *base;
+	struct client_resp r;
+	struct buf q;
+	json_t *j = NULL, *jobs;
+	bool wait = false;
+	int c, status = 1;
+
+	buf_init(&q);
+	buf_init(&body);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		char *e;
+
+		switch (c) {
+		case 's':
+			free(server);
+			server = xstrdup(optarg);
+			break;
+		case 't':
+			free(token);
+			token = xstrdup(optarg);
+			break;
+		case 'c':
+		case 'r':
+		case 'p':
+		case 'g':
+			e = client_escape(optarg);
+			buf_addf(&q, "&%s=%s",
+				 c == 'c'   ? "commit"
+				 : c == 'r' ? "repeat"
+				 : c == 'p' ? "priority"
+					    : "tbox_group",
+				 e);
+			free(e);
+			break;
+		case 'w':
+			wait = true;
+			break;
+		case 'h':
+			submit_usage(stdout);
+			status = 0;
+			goto out;
+		default:
+			submit_usage(stderr);
+			status = 2;
+			goto out;
+		}
+	}
+	if (optind != argc - 1) {
+		submit_usage(stderr);
+		status = 2;
+		goto out;
+	}
+	file = argv[optind];
+	if (!cmd_endpoint(&server, &token, true)) {
+		status = 2;
+		goto out;
+	}
+	if (!buf_add_file(&body, file, JOBFILE_MAX_BYTES)) {
+		log_warn("cannot read '%s'", file);
+		goto out;
+	}
+	if (body.len > JOBFILE_MAX_BYTES) {
+		log_warnx("'%s' is larger than 1 MiB, the limit of a job file",
+			  file);
+		goto out;
+	}
+	base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	{
+		char *e = client_escape(base);
+
+		url = xasprintf("%s/api/jobs?name=%s%s", server, e,
+				q.data ? q.data : "");
+		free(e);
+	}
+	client_request("POST", url, token, body.data, body.len, CMD_TIMEOUT,
+		       &r);
+	free(url);
+	if (r.status != 201) {
+		char *e = client_resp_error(&r);
+
+		log_warnx("%s: %s", file, e);
+		free(e);
+		client_resp_release(&r);
+		goto out;
+	}
+	j = client_resp_json(&r);
+	client_resp_release(&r);
+	jobs = json_object_get(j, "jobs");
+	for (size_t i = 0; i < json_array_size(json_object_get(j, "warnings"));
+	     i++)
+		log_warnx("warning: %s",
+			  json_string_value(json_array_get(
+				  json_object_get(j, "warnings"), i)));
+	printf("queued %zu runs (submission %lld):\n", json_array_size(jobs),
+	       (long long)json_integer_value(json_object_get(j, "submission")));
+	for (size_t i = 0; i < json_array_size(jobs); i++) {
+		json_t *x = json_array_get(jobs, i);
+		const char *commit = rjson_get_str(x, "commit");
+
+		printf("  %-8lld %s  %s  run %lld\n",
+		       (long long)json_integer_value(json_object_get(x, "id")),
+		       rjson_get_str(x, "series"),
+		       commit ? commit : "(no commit)",
+		       (long long)json_integer_value(
+			       json_object_get(x, "run")));
+	}
+	for (size_t i = 0; i < json_array_size(json_object_get(j, "waiting"));
+	     i++)
+		printf("note: %s\n",
+		       json_string_value(json_array_get(
+			       json_object_get(j, "waiting"), i)));
+	fflush(stdout);
+	status = 0;
+	if (wait)
+		status = submit_wait(server,
+				     (long long)json_integer_value(
+					     json_object_get(j, "submission")),
+				     json_array_size(jobs));
+out:
+	json_decref(j);
+	buf_release(&body);
+	free(server);
+	free(token);
+	buf_release(&q);
+	return status;
+}
+
+static void
+print_status(json_t *j)
+{
+	json_t *queue = json_object_get(j, "queue");
+	json_t *boxes = json_object_get(j, "boxes");
+	json_t *running = json_object_get(j, "running");
+
+	printf("queue: %lld queued, %lld running, %lld done, %lld failed\n",
+	       (long long)json_integer_value(json_object_get(queue, "queued")),
+	       (long long)json_integer_value(json_object_get(queue, "leased")),
+	       (long long)json_integer_value(json_object_get(queue, "done")),
+	       (long long)json_integer_value(json_object_get(queue, "failed")));
+	printf("\nboxes: %zu\n", json_array_size(boxes));
+	if (json_array_size(boxes) > 0)
+		printf("  %-20s %-16s %-7s %-8s %s\n", "NAME", "GROUP", "STATE",
+		       "FAILURES", "LAST SEEN");
+	for (size_t i = 0; i < json_array_size(boxes); i++) {
+		json_t *b = json_array_get(boxes, i);
+
+		printf("  %-20s %-16s %-7s %-8lld %.19s\n",
+		       rjson_get_str(b, "name"), rjson_get_str(b, "tbox_group"),
+		       rjson_get_str(b, "state"),
+		       (long long)json_integer_value(
+			       json_object_get(b, "failures")),
+		       rjson_get_str(b, "last_seen")
+			       ? rjson_get_str(b, "last_seen")
+			       : "-");
+	}
+	printf("\nrunning: %zu\n", json_array_size(running));
+	for (size_t i = 0; i < json_array_size(running); i++) {
+		json_t *x = json_array_get(running, i);
+		const char *commit = rjson_get_str(x, "commit");
+
+		printf("  job %lld on %s: %s at %.12s, run %lld/%lld, attempt "
+		       "%lld, lease until %.19s\n",
+		       (long long)json_integer_value(json_object_get(x, "id")),
+		       rjson_get_str(x, "box"), rjson_get_str(x, "key"),
+		       commit ? commit : "-",
+		       (long long)json_integer_value(json_object_get(x, "run")),
+		       (long long)json_integer_value(
+			       json_object_get(x, "runs")),
+		       (long long)json_integer_value(
+			       json_object_get(x, "attempts")),
+		       rjson_get_str(x, "deadline"));
+	}
+}
+
+int
+cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"server", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char *server = NULL, *token = NULL;
+	bool json = false;
+	json_t *j;
+	int c, status = 1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 's') {
+			free(server);
+			server = xstrdup(optarg);
+		} else if (c == 'j') {
+			json = true;
+		} else {
+			fprintf(c == 'h' ? stdout : stderr,
+				"usage: robot status [--server URL] [--json]\n"
+				"The queue, the boxes and the running jobs.\n");
+			free(server);
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (optind != argc || !cmd_endpoint(&server, &token, false)) {
+		free(server);
+		free(token);
+		return 2;
+	}
+	if ((j = cmd_get(server, "/api/status")) != NULL) {
+		if (json)
+			status = rjson_print(j, stdout) ? 0 : 1;
+		else {
+			print_status(j);
+			status = 0;
+		}
+		json_decref(j);
+	}
+	free(server);
+	free(token);
+	return status;
+}
+
+json_t *
+cmd_fetch_results(const char *server, const char *series, const char *commit)
+{
+	char *s = client_escape(series), *c = client_escape(commit);
+	char *path = xasprintf("/api/results?series=%s&commit=%s", s, c);
+	json_t *j = cmd_get(server, path), *docs = NULL;
+
+	if (j != NULL && json_is_array(json_object_get(j, "results")))
+		docs = json_incref(json_object_get(j, "results"));
+	else if (j != NULL)
+		log_warnx("robotd's answer has no results");
+	json_decref(j);
+	free(path);
+	free(s);
+	free(c);
+	return docs;
+}
+
+bool
+cmd_server_endpoint(char **server)
+{
+	char *token = NULL;
+	bool ok = cmd_endpoint(server, &token, false);
+
+	free(token);
+	return ok;
+}
+
+int
+cmd_results(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"server", required_argument, NULL, 's'},
+		{"series", required_argument, NULL, 'S'},
+		{"commit", required_argument, NULL, 'c'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *series = NULL, *commit = NULL, *dir = NULL;
+	char *server = NULL;
+	json_t *docs;
+	int c, status = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			free(server);
+			server = xstrdup(optarg);
+			break;
+		case 'S':
+			series = optarg;
+			break;
+		case 'c':
+			commit = optarg;
+			break;
+		case 'o':
+			dir = optarg;
+			break;
+		default:
+			fprintf(c == 'h' ? stdout : stderr,
+				"usage: robot results [--server URL] --series "
+				"KEY --commit SHA [-o DIR]\n"
+				"Fetches the result documents of a series at "
+				"a commit: into DIR\n"
+				"(one file per run), else to stdout as a JSON "
+				"array.\n");
+			free(server);
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (optind != argc || series == NULL || commit == NULL) {
+		log_warnx("results wants --series KEY/TBOX_GROUP and --commit "
+			  "SHA");
+		free(server);
+		return 2;
+	}
+	if (!cmd_server_endpoint(&server)) {
+		free(server);
+		return 2;
+	}
+	if ((docs = cmd_fetch_results(server, series, commit)) == NULL) {
+		free(server);
+		return 1;
+	}
+	if (dir == NULL) {
+		status = rjson_print(docs, stdout) ? 0 : 1;
+	} else {
+		if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+			log_warn("cannot make '%s'", dir);
+			status = 1;
+		}
+		for (size_t i = 0; status == 0 && i < json_array_size(docs);
+		     i++) {
+			char *path = xasprintf("%s/%.12s-%zu.json", dir, commit,
+					       i + 1);
+
+			if (json_dump_file(json_array_get(docs, i), path,
+					   JSON_INDENT(1)) != 0) {
+				log_warn("cannot write '%s'", path);
+				status = 1;
+			}
+			free(path);
+		}
+		if (status == 0)
+			printf("%zu result documents in %s\n",
+			       json_array_size(docs), dir);
+	}
+	json_decref(docs);
+	free(server);
+	return status;
+}

@@ -1,0 +1,60 @@
+/*
+ * robot.c: the user's command line tool.  Each subcommand lives in its own
+ * cmd_<name>.c; this file only dispatches.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "robot/cli/cmd_compare.h"
+#include "robot/cli/cmd_server.h"
+#include "robot/cli/cmd_split.h"
+#include "robot/core/log.h"
+#include "robot/core/banned.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+} commands[] = {
+	{"split", cmd_split, "split job files into atomic jobs"},
+	{"compare", cmd_compare, "compare the runs of two commits"},
+	{"submit", cmd_submit, "queue a job file's runs on robotd"},
+	{"status", cmd_status, "robotd's queue, boxes and running jobs"},
+	{"results", cmd_results, "fetch result documents from robotd"},
+	{NULL, NULL, NULL},
+};
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp, "usage: robot COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; commands[i].name != NULL; i++)
+		fprintf(fp, "  %-10s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(fp, "\nrobot COMMAND --help shows a command's options.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	log_init("robot", LOG_LEVEL_INFO);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("robot %s\n", ROBOT_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; commands[i].name != NULL; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	log_warnx("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return 2;
+}

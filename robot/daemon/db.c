@@ -1,0 +1,523 @@
+/*
+ * db.c: libpq on libevent.
+ *
+ * Each connection is a small state machine (DBC_CONNECTING, DBC_IDLE,
+ * DBC_BUSY, DBC_DOWN) with one read and one write event on its socket.
+ * db_drive() hands queued queries to idle connections; every completion
+ * and every reconnect calls it again.  A connection that fails fails its
+ * query (callback with NULL) and comes back after a backoff of 100 ms
+ * doubling to 5 s.  While no connection is up, queries fail at once (the
+ * API answers 503) instead of piling up.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "robot/core/log.h"
+#include "robot/core/xmalloc.h"
+#include "robot/daemon/db.h"
+#include "robot/core/banned.h"
+
+enum dbc_state {
+	DBC_CONNECTING,
+	DBC_IDLE,
+	DBC_BUSY,
+	DBC_DOWN,
+};
+
+struct db_query {
+	char *sql;
+	char **params;
+	int nparams;
+	db_cb cb;
+	void *arg;
+	struct db_query *next;
+};
+
+struct db_result {
+	PGresult *res;
+};
+
+struct dbc {
+	struct db *db;
+	PGconn *conn;
+	enum dbc_state state;
+	struct event *rev, *wev, *timer;
+	struct db_query *q; /* the query running */
+	PGresult *last;     /* its result so far */
+	double backoff;     /* seconds until the next reconnect */
+	bool listener;      /* the LISTEN connection */
+	int index;
+};
+
+struct db {
+	struct event_base *base;
+	char *conninfo;
+	char *channel;
+	db_notify_cb on_notify;
+	void *notify_arg;
+	struct dbc *conns; /* size of the pool, then the listener */
+	int size;
+	int nconns;
+	struct db_query *head, *tail;
+	size_t queued;
+	char *error;
+	struct event *drive; /* a deferred db_drive() */
+};
+
+static char last_sqlstate[6];
+static char last_message[512];
+static char last_detail[8192];
+
+static void dbc_connect(struct dbc *c);
+static void db_drive(struct db *db);
+
+static const char *
+dbc_state_name(enum dbc_state s)
+{
+	switch (s) {
+	case DBC_CONNECTING:
+		return "connecting";
+	case DBC_IDLE:
+		return "idle";
+	case DBC_BUSY:
+		return "busy";
+	case DBC_DOWN:
+		return "down";
+	}
+	return "?";
+}
+
+static void
+dbc_set_state(struct dbc *c, enum dbc_state s)
+{
+	if (c->state != s)
+		log_debug("db connection %d: %s -> %s", c->index,
+			  dbc_state_name(c->state), dbc_state_name(s));
+	c->state = s;
+}
+
+const char *
+db_last_sqlstate(void)
+{
+	return last_sqlstate;
+}
+
+const char *
+db_last_message(void)
+{
+	return last_message;
+}
+
+const char *
+db_last_detail(void)
+{
+	return last_detail;
+}
+
+static void
+query_free(struct db_query *q)
+{
+	for (int i = 0; i < q->nparams; i++)
+		free(q->params[i]);
+	free(q->params);
+	free(q->sql);
+	free(q);
+}
+
+/* Calls a query's callback: with res, or NULL and the reason. */
+static void
+query_finish(struct db_query *q, PGresult *res, const char *state,
+	     const char *msg, const char *detail)
+{
+	struct db_result r = {res};
+
+	snprintf(last_sqlstate, sizeof last_sqlstate, "%s", state ? state : "");
+	snprintf(last_message, sizeof last_message, "%s", msg ? msg : "");
+	snprintf(last_detail, sizeof last_detail, "%s", detail ? detail : "");
+	q->cb(res ? &r : NULL, q->arg);
+	query_free(q);
+}
+
+/* The read event is persistent; the write event is added when libpq
+ * has something to send. */
+static void
+dbc_events(struct dbc *c, bool want_write)
+{
+	if (want_write)
+		event_add(c->wev, NULL);
+	else
+		event_del(c->wev);
+}
+
+static void
+dbc_on_retry(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	dbc_connect(arg);
+}
+
+/* The connection failed: fail its query, retry later. */
+static void
+dbc_fail(struct dbc *c, const char *reason)
+{
+	/* reason may be libpq's, which PQfinish() frees. */
+	char *why = xstrdup(reason);
+	struct timeval tv;
+
+	why[strcspn(why, "\n")] = '\0';
+	if (c->state != DBC_DOWN)
+		log_warnx("database connection %d lost: %s", c->index, why);
+	free(c->db->error);
+	c->db->error = xstrdup(why);
+	if (c->rev != NULL) {
+		event_free(c->rev);
+		event_free(c->wev);
+		c->rev = c->wev = NULL;
+	}
+	if (c->conn != NULL) {
+		PQfinish(c->conn);
+		c->conn = NULL;
+	}
+	if (c->last != NULL) {
+		PQclear(c->last);
+		c->last = NULL;
+	}
+	dbc_set_state(c, DBC_DOWN);
+	if (c->q != NULL) {
+		struct db_query *q = c->q;
+
+		c->q = NULL;
+		query_finish(q, NULL, "08006", why, NULL);
+	}
+	tv.tv_sec = (long)c->backoff;
+	tv.tv_usec = (long)((c->backoff - (double)tv.tv_sec) * 1e6);
+	evtimer_add(c->timer, &tv);
+	c->backoff = c->backoff < 2.5 ? c->backoff * 2 : 5;
+	if (c->listener && c->db->on_notify != NULL)
+		c->db->on_notify(NULL, c->db->notify_arg);
+	db_drive(c->db);
+	free(why);
+}
+
+static void
+dbc_notifies(struct dbc *c)
+{
+	PGnotify *n;
+
+	while ((n = PQnotifies(c->conn)) != NULL) {
+		if (c->db->on_notify != NULL)
+			c->db->on_notify(n->extra, c->db->notify_arg);
+		PQfreemem(n);
+	}
+}
+
+static void
+dbc_read_results(struct dbc *c)
+{
+	PGresult *r;
+
+	while (c->conn != NULL && !PQisBusy(c->conn)) {
+		r = PQgetResult(c->conn);
+		if (r == NULL) {
+			/* The query is complete. */
+			struct db_query *q = c->q;
+			PGresult *last = c->last;
+
+			c->q = NULL;
+			c->last = NULL;
+			dbc_set_state(c, DBC_IDLE);
+			if (q != NULL) {
+				ExecStatusType st = last ? PQresultStatus(last)
+							 : PGRES_FATAL_ERROR;
+
+				if (st == PGRES_TUPLES_OK ||
+				    st == PGRES_COMMAND_OK) {
+					query_finish(q, last, NULL, NULL, NULL);
+				} else {
+					const char *code =
+						last ? PQresultErrorField(
+							       last,
+							       PG_DIAG_SQLSTATE)
+						     : NULL;
+					const char *msg =
+						last ? PQresultErrorField(
+							       last,
+							       PG_DIAG_MESSAGE_PRIMARY)
+						     : "no result";
+
+					const char *detail =
+						last ? PQresultErrorField(
+							       last,
+							       PG_DIAG_MESSAGE_DETAIL)
+						     : NULL;
+
+					query_finish(q, NULL, code, msg,
+						     detail);
+				}
+			}
+			if (last != NULL)
+				PQclear(last);
+			db_drive(c->db);
+			return;
+		}
+		if (c->last != NULL)
+			PQclear(c->last);
+		c->last = r;
+	}
+}
+
+static void
+dbc_on_io(evutil_socket_t fd, short what, void *arg)
+{
+	struct dbc *c = arg;
+
+	(void)fd;
+	if (c->state == DBC_CONNECTING) {
+		PostgresPollingStatusType p = PQconnectPoll(c->conn);
+
+		if (p == PGRES_POLLING_FAILED) {
+			dbc_fail(c, PQerrorMessage(c->conn));
+		} else if (p == PGRES_POLLING_OK) {
+			PQsetnonblocking(c->conn, 1);
+			c->backoff = 0.1;
+			dbc_set_state(c, DBC_IDLE);
+			dbc_events(c, false);
+			if (c->listener) {
+				char *sql =
+					xasprintf("LISTEN %s", c->db->channel);
+
+				/* The listener runs LISTEN like a query. */
+				PQsendQuery(c->conn, sql);
+				free(sql);
+				dbc_set_state(c, DBC_BUSY);
+				if (c->db->on_notify != NULL)
+					c->db->on_notify(NULL,
+							 c->db->notify_arg);
+			}
+			log_debug("database connection %d up", c->index);
+			db_drive(c->db);
+		} else {
+			dbc_events(c, p == PGRES_POLLING_WRITING);
+		}
+		return;
+	}
+	if (what & EV_WRITE) {
+		int f = PQflush(c->conn);
+
+		if (f == -1) {
+			dbc_fail(c, PQerrorMessage(c->conn));
+			return;
+		}
+		dbc_events(c, f == 1);
+	}
+	if (what & EV_READ) {
+		if (!PQconsumeInput(c->conn)) {
+			dbc_fail(c, PQerrorMessage(c->conn));
+			return;
+		}
+		dbc_notifies(c);
+		if (c->state == DBC_BUSY)
+			dbc_read_results(c);
+		if (c->listener && c->state == DBC_IDLE)
+			dbc_notifies(c);
+	}
+}
+
+static void
+dbc_connect(struct dbc *c)
+{
+	PostgresPollingStatusType p;
+
+	c->conn = PQconnectStart(c->db->conninfo);
+	if (c->conn == NULL || PQstatus(c->conn) == CONNECTION_BAD) {
+		dbc_fail(c,
+			 c->conn ? PQerrorMessage(c->conn) : "out of memory");
+		return;
+	}
+	dbc_set_state(c, DBC_CONNECTING);
+	c->rev = event_new(c->db->base, PQsocket(c->conn), EV_READ | EV_PERSIST,
+			   dbc_on_io, c);
+	c->wev = event_new(c->db->base, PQsocket(c->conn), EV_WRITE, dbc_on_io,
+			   c);
+	event_add(c->rev, NULL);
+	/* libpq's first poll step wants to write. */
+	p = PGRES_POLLING_WRITING;
+	dbc_events(c, p == PGRES_POLLING_WRITING);
+}
+
+static void
+db_on_drive(evutil_socket_t fd, short what, void *arg)
+{
+	struct db *db = arg;
+
+	(void)fd;
+	(void)what;
+	/* Fail the queue when nothing can serve it. */
+	if (!db_up(db)) {
+		bool connecting = false;
+
+		for (int i = 0; i < db->size; i++)
+			connecting = connecting ||
+				     db->conns[i].state == DBC_CONNECTING;
+		if (!connecting) {
+			while (db->head != NULL) {
+				struct db_query *q = db->head;
+
+				db->head = q->next;
+				db->queued--;
+				query_finish(q, NULL, "08006",
+					     db->error ? db->error
+						       : "database down",
+					     NULL);
+			}
+			db->tail = NULL;
+			return;
+		}
+	}
+	for (int i = 0; i < db->size && db->head != NULL; i++) {
+		struct dbc *c = &db->conns[i];
+		struct db_query *q;
+
+		if (c->state != DBC_IDLE)
+			continue;
+		q = db->head;
+		db->head = q->next;
+		if (db->head == NULL)
+			db->tail = NULL;
+		db->queued--;
+		if (!PQsendQueryParams(c->conn, q->sql, q->nparams, NULL,
+				       (const char *const *)q->params, NULL,
+				       NULL, 0)) {
+			c->q = q;
+			dbc_fail(c, PQerrorMessage(c->conn));
+			continue;
+		}
+		c->q = q;
+		dbc_set_state(c, DBC_BUSY);
+		dbc_events(c, PQflush(c->conn) == 1);
+	}
+}
+
+static void
+db_drive(struct db *db)
+{
+	event_active(db->drive, 0, 0);
+}
+
+struct db *
+db_new(struct event_base *base, const char *conninfo, int size,
+       const char *channel, db_notify_cb on_notify, void *notify_arg)
+{
+	struct db *db = xcalloc(1, sizeof *db);
+
+	db->base = base;
+	db->conninfo = xstrdup(conninfo);
+	db->channel = channel ? xstrdup(channel) : NULL;
+	db->on_notify = on_notify;
+	db->notify_arg = notify_arg;
+	db->size = size;
+	db->nconns = size + (channel ? 1 : 0);
+	db->conns = xcalloc((size_t)db->nconns, sizeof *db->conns);
+	db->drive = event_new(base, -1, 0, db_on_drive, db);
+	for (int i = 0; i < db->nconns; i++) {
+		struct dbc *c = &db->conns[i];
+
+		c->db = db;
+		c->index = i;
+		c->backoff = 0.1;
+		c->listener = i == size;
+		c->timer = evtimer_new(base, dbc_on_retry, c);
+		dbc_connect(c);
+	}
+	return db;
+}
+
+void
+db_free(struct db *db)
+{
+	if (db == NULL)
+		return;
+	for (int i = 0; i < db->nconns; i++) {
+		struct dbc *c = &db->conns[i];
+
+		if (c->rev != NULL) {
+			event_free(c->rev);
+			event_free(c->wev);
+		}
+		event_free(c->timer);
+		if (c->last != NULL)
+			PQclear(c->last);
+		if (c->conn != NULL)
+			PQfinish(c->conn);
+		if (c->q != NULL)
+			query_finish(c->q, NULL, "57P01", "robotd is stopping",
+				     NULL);
+	}
+	while (db->head != NULL) {
+		struct db_query *q = db->head;
+
+		db->head = q->next;
+		query_finish(q, NULL, "57P01", "robotd is stopping", NULL);
+	}
+	event_free(db->drive);
+	free(db->conns);
+	free(db->conninfo);
+	free(db->channel);
+	free(db->error);
+	free(db);
+}
+
+void
+db_query(struct db *db, const char *sql, int nparams, const char *const *params,
+	 db_cb cb, void *arg)
+{
+	struct db_query *q = xcalloc(1, sizeof *q);
+
+	q->sql = xstrdup(sql);
+	q->nparams = nparams;
+	q->params = xcalloc((size_t)nparams + 1, sizeof *q->params);
+	for (int i = 0; i < nparams; i++)
+		q->params[i] = params[i] ? xstrdup(params[i]) : NULL;
+	q->cb = cb;
+	q->arg = arg;
+	if (db->tail != NULL)
+		db->tail->next = q;
+	else
+		db->head = q;
+	db->tail = q;
+	db->queued++;
+	db_drive(db);
+}
+
+bool
+db_up(const struct db *db)
+{
+	for (int i = 0; i < db->size; i++)
+		if (db->conns[i].state == DBC_IDLE ||
+		    db->conns[i].state == DBC_BUSY)
+			return true;
+	return false;
+}
+
+size_t
+db_queued(const struct db *db)
+{
+	return db->queued;
+}
+
+size_t
+db_rows(const struct db_result *r)
+{
+	return (size_t)PQntuples(r->res);
+}
+
+const char *
+db_value(const struct db_result *r, size_t row, int col)
+{
+	if (PQgetisnull(r->res, (int)row, col))
+		return NULL;
+	return PQgetvalue(r->res, (int)row, col);
+}

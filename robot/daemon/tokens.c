@@ -1,0 +1,140 @@
+/*
+ * token.c: token checks with a small cache.
+ *
+ * Only tokens the database knows are cached (an unknown token costs a
+ * query each time, but cannot fill memory).  Entries are refreshed after
+ * TOKENS_TTL seconds.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "robot/core/strmap.h"
+#include "robot/core/xmalloc.h"
+#include "robot/daemon/tokens.h"
+#include "robot/core/banned.h"
+
+struct token_entry {
+	char *token;
+	char *kind; /* NULL: revoked since cached */
+	char *name;
+	time_t checked;
+};
+
+struct tokens {
+	struct db *db;
+	struct strmap *map; /* token -> index into v */
+	struct token_entry *v;
+	size_t n;
+};
+
+struct token_check {
+	struct tokens *t;
+	char *token;
+	tokens_cb cb;
+	void *arg;
+};
+
+static time_t
+now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+struct tokens *
+tokens_new(struct db *db)
+{
+	struct tokens *t = xcalloc(1, sizeof *t);
+
+	t->db = db;
+	t->map = strmap_new(64);
+	return t;
+}
+
+void
+tokens_free(struct tokens *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		explicit_bzero(t->v[i].token, strlen(t->v[i].token));
+		free(t->v[i].token);
+		free(t->v[i].kind);
+		free(t->v[i].name);
+	}
+	free(t->v);
+	strmap_free(t->map);
+	free(t);
+}
+
+static void
+tokens_remember(struct tokens *t, const char *token, const char *kind,
+		const char *name)
+{
+	size_t i;
+	struct token_entry *e;
+
+	if (!strmap_get(t->map, token, &i)) {
+		if (kind == NULL)
+			return;
+		t->v = xreallocarray(t->v, t->n + 1, sizeof *t->v);
+		e = &t->v[t->n];
+		memset(e, 0, sizeof *e);
+		/* The map borrows the key, which stays put when v moves. */
+		e->token = xstrdup(token);
+		strmap_put(t->map, e->token, t->n);
+		t->n++;
+	} else {
+		e = &t->v[i];
+	}
+	free(e->kind);
+	free(e->name);
+	e->kind = kind ? xstrdup(kind) : NULL;
+	e->name = kind ? xstrdup(name) : NULL;
+	e->checked = now_mono();
+}
+
+static void
+tokens_on_row(const struct db_result *r, void *arg)
+{
+	struct token_check *c = arg;
+
+	if (r == NULL) {
+		c->cb(NULL, NULL, true, c->arg);
+	} else if (db_rows(r) == 0) {
+		tokens_remember(c->t, c->token, NULL, NULL);
+		c->cb(NULL, NULL, false, c->arg);
+	} else {
+		tokens_remember(c->t, c->token, db_value(r, 0, 0),
+				db_value(r, 0, 1));
+		c->cb(db_value(r, 0, 0), db_value(r, 0, 1), false, c->arg);
+	}
+	explicit_bzero(c->token, strlen(c->token));
+	free(c->token);
+	free(c);
+}
+
+void
+tokens_check(struct tokens *t, const char *token, tokens_cb cb, void *arg)
+{
+	struct token_check *c;
+	size_t i;
+
+	if (strmap_get(t->map, token, &i) &&
+	    now_mono() - t->v[i].checked < TOKENS_TTL) {
+		cb(t->v[i].kind, t->v[i].name, false, arg);
+		return;
+	}
+	c = xcalloc(1, sizeof *c);
+	c->t = t;
+	c->token = xstrdup(token);
+	c->cb = cb;
+	c->arg = arg;
+	db_query(t->db,
+		 "SELECT kind, name FROM tokens "
+		 "WHERE hash = sha256(convert_to($1, 'UTF8'))",
+		 1, &token, tokens_on_row, c);
+}
