@@ -82,7 +82,7 @@ for i in $(seq "$PAIRS"); do
 	# fs_mark: 40M / 4K = 10240 files, as the job's LKP formula gives.
 	IMG=$RAMIMG
 	robot_fsmark() {
-		robot=$("$BOX" run --json --config "$T.box" "$T/fsmark.yaml" 2>/dev/null |
+		robot=$("$BOX" run --repeat 1 --json --config "$T.box" "$T/fsmark.yaml" 2>/dev/null |
 			/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["stats"]["fsmark.files_per_sec"])')
 	}
 	[ $((i % 2)) = 0 ] && robot_fsmark
@@ -104,7 +104,7 @@ for i in $(seq "$PAIRS"); do
 	fresh_fs
 	dd if=/dev/zero of="$MNT/zero-1" bs=1M count=768 conv=fdatasync 2>/dev/null
 	drop_fs
-	[ $((i % 2)) = 0 ] && "$BOX" run --json --config "$T.box" "$T/dd.yaml" 2>/dev/null >"$T/dd.json"
+	[ $((i % 2)) = 0 ] && "$BOX" run --repeat 1 --json --config "$T.box" "$T/dd.yaml" 2>/dev/null >"$T/dd.json"
 	fresh_fs
 	start=$(date +%s.%N)
 	dd if=/dev/zero of="$MNT/zero-1" bs=1M count=768 conv=fdatasync 2>"$T/hand.err"
@@ -112,7 +112,7 @@ for i in $(seq "$PAIRS"); do
 	drop_fs
 	hand_own=$(awk '/copied/ {for (k = 1; k <= NF; k++) if ($k == "s,") s = $(k-1); print $1 / s}' "$T/hand.err")
 	hand_wall=$(awk -v a="$start" -v b="$end" '/copied/ {printf "%.0f", $1 / (b - a)}' "$T/hand.err")
-	[ $((i % 2)) = 1 ] && "$BOX" run --json --config "$T.box" "$T/dd.yaml" 2>/dev/null >"$T/dd.json"
+	[ $((i % 2)) = 1 ] && "$BOX" run --repeat 1 --json --config "$T.box" "$T/dd.yaml" 2>/dev/null >"$T/dd.json"
 	echo "$hand_own" >>"$T/dd.hand"
 	/usr/bin/python3 - "$T/dd.json" "$hand_own" "$hand_wall" >>"$T/pairs" <<'PY'
 import json, re, sys
@@ -138,7 +138,7 @@ fs: xfs
 runtime: 20s
 dd:
 YAML
-"$BOX" run --json --config "$T.box" "$T/dd20.yaml" 2>/dev/null >"$T/dd20.json"
+"$BOX" run --repeat 1 --json --config "$T.box" "$T/dd20.yaml" 2>/dev/null >"$T/dd20.json"
 mon=$(/usr/bin/python3 -c "
 import json; r = json.load(open('$T/dd20.json'))[0]['run']
 print('%.3f ms of CPU per sample (%d samples, 3 devices)' % (1000 * r['monitor_cpu_seconds'] / r['samples'], r['samples']))")

@@ -455,6 +455,16 @@ jobfile_path_params(const struct node *job)
 	return expand_path_params(job);
 }
 
+int
+jobfile_repeat(const struct atomic_job *aj)
+{
+	const struct node *r = node_get(aj->job, "repeat");
+
+	if (r != NULL && r->kind == NODE_SCALAR && r->stype == NODE_INT)
+		return (int)r->ival;
+	return JOBFILE_DEFAULT_REPEAT;
+}
+
 json_t *
 jobfile_job_json(const struct atomic_job *aj)
 {

@@ -22,6 +22,9 @@
 
 #define JOBFILE_MAX_BYTES        (1024 * 1024)
 #define JOBFILE_DEFAULT_MAX_JOBS 1000
+/* Runs per commit of a job whose file says no "repeat" (DESIGN.md
+ * section 4), wherever jobs are run: robotd and robot-box run. */
+#define JOBFILE_DEFAULT_REPEAT 3
 
 enum jobfile_format {
 	JOBFILE_AUTO, /* by the name's extension, else by the first byte */
@@ -67,6 +70,9 @@ void jobfile_free(struct jobfile *jf);
 
 /* LKP's path_params of one atomic job; the caller frees it. */
 char *jobfile_path_params(const struct node *job);
+/* The runs per commit an atomic job asks for ("repeat"), else
+ * JOBFILE_DEFAULT_REPEAT. */
+int jobfile_repeat(const struct atomic_job *aj);
 /* The atomic job as JSON: {"path_params", "key", "testcase", "commit", "job"}. */
 json_t *jobfile_job_json(const struct atomic_job *aj);
 

@@ -8,6 +8,19 @@
  * answer to a suspended connection resumes it and makes the loop run MHD
  * at once (event_active): waiting for the epoll fd stalls keep-alive
  * clients (../shared/MACHINE.md).
+ *
+ * A request is a state machine:
+ *
+ *   RECEIVING --(body over the limit)--> DISCARDING
+ *   RECEIVING --(end of body)----------> DISPATCHING (the handler runs)
+ *   DISCARDING --(end of body)---------> ANSWERED (413)
+ *   DISPATCHING --(answered at once)---> ANSWERED
+ *   DISPATCHING --(no answer yet)------> SUSPENDED
+ *   SUSPENDED --(answer; resumed)------> ANSWERED
+ *   ANSWERED --(queued to MHD)---------> SENT
+ *
+ * MHD frees nothing of ours: on_completed() frees the request, after the
+ * loop iteration in which MHD says the connection is done with it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,18 +43,25 @@ struct http_arg {
 	char *value;
 };
 
+enum http_req_state {
+	HTTP_REQ_RECEIVING,   /* headers and body coming in */
+	HTTP_REQ_DISCARDING,  /* the body is over the limit: dropped */
+	HTTP_REQ_DISPATCHING, /* the handler runs */
+	HTTP_REQ_SUSPENDED,   /* waiting for the handler's answer */
+	HTTP_REQ_ANSWERED,    /* the answer is made, not yet queued */
+	HTTP_REQ_SENT,        /* queued to MHD */
+};
+
 struct http_req {
 	struct httpd *h;
 	struct MHD_Connection *conn;
+	enum http_req_state state;
 	char *method;
 	char *path;
 	struct http_arg *args;
 	size_t nargs;
 	struct buf body;
 	size_t limit;
-	bool too_large;
-	bool dispatched;
-	bool suspended;
 	/* the answer, until queued */
 	struct MHD_Response *resp;
 	int status;
@@ -50,6 +70,7 @@ struct http_req {
 	http_gone_cb gone;
 	void *gone_arg;
 	struct event *watch;
+	struct http_req *next_dead; /* in httpd's dead list */
 };
 
 struct httpd {
@@ -62,10 +83,40 @@ struct httpd {
 	void *arg;
 	int port;
 	size_t in_flight;
+	struct http_req *dead; /* completed, freed by the reaper */
+	struct event *reaper;
 };
 
 static void httpd_run(struct httpd *h);
 static void http_req_watch_start(struct http_req *req);
+
+static const char *
+http_req_state_name(enum http_req_state s)
+{
+	switch (s) {
+	case HTTP_REQ_RECEIVING:
+		return "receiving";
+	case HTTP_REQ_DISCARDING:
+		return "discarding";
+	case HTTP_REQ_DISPATCHING:
+		return "dispatching";
+	case HTTP_REQ_SUSPENDED:
+		return "suspended";
+	case HTTP_REQ_ANSWERED:
+		return "answered";
+	case HTTP_REQ_SENT:
+		return "sent";
+	}
+	return "?";
+}
+
+static void
+http_req_set_state(struct http_req *req, enum http_req_state s)
+{
+	log_debug("%s %s: %s -> %s", req->method, req->path,
+		  http_req_state_name(req->state), http_req_state_name(s));
+	req->state = s;
+}
 
 static enum MHD_Result
 collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -102,7 +153,49 @@ http_req_queue(struct http_req *req)
 
 	MHD_destroy_response(req->resp);
 	req->resp = NULL;
+	http_req_set_state(req, HTTP_REQ_SENT);
 	return ret;
+}
+
+static struct http_req *
+http_req_new(struct httpd *h, struct MHD_Connection *conn, const char *url,
+	     const char *method)
+{
+	struct http_req *req = xcalloc(1, sizeof *req);
+	const char *cl;
+
+	req->h = h;
+	req->conn = conn;
+	req->state = HTTP_REQ_RECEIVING;
+	req->method = xstrdup(method);
+	req->path = xstrdup(url);
+	buf_init(&req->body);
+	req->limit = h->limit ? h->limit(method, url) : 65536;
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg,
+				  req);
+	cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					 "Content-Length");
+	if (cl != NULL && strtoull(cl, NULL, 10) > req->limit)
+		http_req_set_state(req, HTTP_REQ_DISCARDING);
+	h->in_flight++;
+	return req;
+}
+
+/* The end of the request: the handler's turn (or 413). */
+static void
+http_req_dispatch(struct http_req *req)
+{
+	if (req->state == HTTP_REQ_DISCARDING) {
+		char *msg = xasprintf("the body is larger than %zu bytes, the "
+				      "limit of %s",
+				      req->limit, req->path);
+
+		http_req_reply_error(req, 413, msg, NULL);
+		free(msg);
+		return;
+	}
+	http_req_set_state(req, HTTP_REQ_DISPATCHING);
+	req->h->handler(req, req->h->arg);
 }
 
 static enum MHD_Result
@@ -115,69 +208,43 @@ on_access(void *cls, struct MHD_Connection *conn, const char *url,
 
 	(void)version;
 	if (req == NULL) {
-		const char *cl;
-
-		req = xcalloc(1, sizeof *req);
-		req->h = h;
-		req->conn = conn;
-		req->method = xstrdup(method);
-		req->path = xstrdup(url);
-		buf_init(&req->body);
-		req->limit = h->limit ? h->limit(method, url) : 65536;
-		MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND,
-					  collect_arg, req);
-		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						 "Content-Length");
-		if (cl != NULL && strtoull(cl, NULL, 10) > req->limit)
-			req->too_large = true;
-		*con_cls = req;
-		h->in_flight++;
-		if (!req->too_large)
+		*con_cls = req = http_req_new(h, conn, url, method);
+		if (req->state == HTTP_REQ_RECEIVING)
 			return MHD_YES;
 	}
-	if (*upload_data_size > 0) {
-		if (req->body.len + *upload_data_size > req->limit)
-			req->too_large = true;
-		else
-			buf_add(&req->body, upload_data, *upload_data_size);
-		*upload_data_size = 0;
-		if (!req->too_large)
-			return MHD_YES;
-	}
-	if (req->resp != NULL)
+	switch (req->state) {
+	case HTTP_REQ_RECEIVING:
+	case HTTP_REQ_DISCARDING:
+		if (*upload_data_size > 0) {
+			if (req->body.len + *upload_data_size > req->limit)
+				http_req_set_state(req, HTTP_REQ_DISCARDING);
+			else
+				buf_add(&req->body, upload_data,
+					*upload_data_size);
+			*upload_data_size = 0;
+			if (req->state == HTTP_REQ_RECEIVING)
+				return MHD_YES;
+		}
+		http_req_dispatch(req);
+		if (req->state == HTTP_REQ_ANSWERED)
+			return http_req_queue(req);
+		MHD_suspend_connection(conn);
+		http_req_set_state(req, HTTP_REQ_SUSPENDED);
+		http_req_watch_start(req);
+		return MHD_YES;
+	case HTTP_REQ_ANSWERED:
 		return http_req_queue(req); /* a suspended request's answer */
-	if (req->dispatched)
-		return MHD_YES; /* still waiting */
-	req->dispatched = true;
-	if (req->too_large) {
-		char *msg = xasprintf("the body is larger than %zu bytes, the "
-				      "limit of %s",
-				      req->limit, req->path);
-
-		http_req_reply_error(req, 413, msg, NULL);
-		free(msg);
-	} else {
-		h->handler(req, h->arg);
+	case HTTP_REQ_DISPATCHING:
+	case HTTP_REQ_SUSPENDED:
+	case HTTP_REQ_SENT:
+		break;
 	}
-	if (req->resp != NULL)
-		return http_req_queue(req);
-	MHD_suspend_connection(conn);
-	req->suspended = true;
-	http_req_watch_start(req);
 	return MHD_YES;
 }
 
 static void
-on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
-	     enum MHD_RequestTerminationCode toe)
+http_req_free(struct http_req *req)
 {
-	struct httpd *h = cls;
-	struct http_req *req = *con_cls;
-
-	(void)conn;
-	(void)toe;
-	if (req == NULL)
-		return;
 	if (req->resp != NULL)
 		MHD_destroy_response(req->resp);
 	if (req->watch != NULL)
@@ -191,6 +258,42 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	free(req->method);
 	free(req->path);
 	free(req);
+}
+
+static void
+httpd_on_reap(evutil_socket_t fd, short what, void *arg)
+{
+	struct httpd *h = arg;
+
+	(void)fd;
+	(void)what;
+	while (h->dead != NULL) {
+		struct http_req *req = h->dead;
+
+		h->dead = req->next_dead;
+		http_req_free(req);
+	}
+}
+
+/* MHD is done with the connection's request: it is freed after this
+ * loop iteration. */
+static void
+on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+	     enum MHD_RequestTerminationCode toe)
+{
+	struct httpd *h = cls;
+	struct http_req *req = *con_cls;
+
+	(void)conn;
+	(void)toe;
+	if (req == NULL)
+		return;
+	if (req->watch != NULL)
+		event_del(req->watch);
+	req->conn = NULL;
+	req->next_dead = h->dead;
+	h->dead = req;
+	event_active(h->reaper, 0, 0);
 	*con_cls = NULL;
 	h->in_flight--;
 }
@@ -257,6 +360,7 @@ httpd_new(struct event_base *base, const struct httpd_options *opt,
 	h->ev = event_new(base, info->epoll_fd, EV_READ | EV_PERSIST,
 			  httpd_on_event, h);
 	h->timer = evtimer_new(base, httpd_on_event, h);
+	h->reaper = event_new(base, -1, 0, httpd_on_reap, h);
 	event_add(h->ev, NULL);
 	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info ? info->port : opt->port;
@@ -279,8 +383,10 @@ httpd_free(struct httpd *h)
 	if (h == NULL)
 		return;
 	MHD_stop_daemon(h->mhd);
+	httpd_on_reap(-1, 0, h);
 	event_free(h->ev);
 	event_free(h->timer);
+	event_free(h->reaper);
 	free(h);
 }
 
@@ -330,6 +436,8 @@ http_req_body(const struct http_req *req, size_t *len)
 	return req->body.data;
 }
 
+/* The watch is one-shot: once it fired it is not added again (it is
+ * freed with the request). */
 static void
 http_req_on_watch(evutil_socket_t fd, short what, void *arg)
 {
@@ -338,8 +446,6 @@ http_req_on_watch(evutil_socket_t fd, short what, void *arg)
 	ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
 
 	(void)what;
-	event_free(req->watch);
-	req->watch = NULL;
 	if (n > 0 || (n == -1 && (errno == EAGAIN || errno == EINTR)))
 		return; /* data, not a hang-up: stop watching */
 	if (req->gone != NULL) {
@@ -348,7 +454,7 @@ http_req_on_watch(evutil_socket_t fd, short what, void *arg)
 		req->gone = NULL;
 		gone(req, req->gone_arg);
 	}
-	if (req->resp == NULL)
+	if (req->state == HTTP_REQ_SUSPENDED)
 		http_req_reply(req, 503, "application/json", "", 0);
 }
 
@@ -357,7 +463,8 @@ http_req_watch_start(struct http_req *req)
 {
 	const union MHD_ConnectionInfo *ci;
 
-	if (req->gone == NULL || !req->suspended || req->watch != NULL)
+	if (req->gone == NULL || req->state != HTTP_REQ_SUSPENDED ||
+	    req->watch != NULL)
 		return;
 	ci = MHD_get_connection_info(req->conn,
 				     MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -380,17 +487,18 @@ void
 http_req_reply(struct http_req *req, int status, const char *content_type,
 	       const char *body, size_t len)
 {
-	if (req->resp != NULL)
-		return;
-	if (req->watch != NULL) {
-		event_free(req->watch);
-		req->watch = NULL;
-	}
+	bool suspended = req->state == HTTP_REQ_SUSPENDED;
+
+	if (req->state != HTTP_REQ_DISPATCHING && !suspended &&
+	    req->state != HTTP_REQ_DISCARDING)
+		return; /* answered already */
+	if (req->watch != NULL)
+		event_del(req->watch);
 	req->gone = NULL;
 	req->resp = make_response(status, content_type, body, len);
 	req->status = status;
-	if (req->suspended) {
-		req->suspended = false;
+	http_req_set_state(req, HTTP_REQ_ANSWERED);
+	if (suspended) {
 		MHD_resume_connection(req->conn);
 		event_active(req->h->ev, EV_READ, 0);
 	}
@@ -421,7 +529,7 @@ http_req_reply_error(struct http_req *req, int status, const char *error,
 bool
 http_req_answered(const struct http_req *req)
 {
-	return req->resp != NULL || (req->dispatched && !req->suspended);
+	return req->state == HTTP_REQ_ANSWERED || req->state == HTTP_REQ_SENT;
 }
 
 void

@@ -59,7 +59,7 @@ run_usage(FILE *fp)
 		"  --tree NAME   the tree the commit is in (default: the "
 		"box's)\n"
 		"  --repeat N    runs per atomic job (default: the job's "
-		"repeat, else 1)\n"
+		"repeat, else 3)\n"
 		"  --config F    the box configuration (default: built-in "
 		"defaults)\n");
 }
@@ -138,24 +138,12 @@ run_main(int argc, char **argv)
 	child_signals_init();
 	if (box_cleanup_leftovers(&bc) > 0)
 		log_info("cleaned up what an earlier run left");
-	for (size_t i = 0; i < jf->njobs; i++) {
-		const struct node *r = node_get(jf->jobs[i].job, "repeat");
-
-		total += repeat ? repeat
-				: (r && r->kind == NODE_SCALAR &&
-						   r->stype == NODE_INT
-					   ? (int)r->ival
-					   : 1);
-	}
+	for (size_t i = 0; i < jf->njobs; i++)
+		total += repeat ? repeat : jobfile_repeat(&jf->jobs[i]);
 	all = json_array();
 	for (size_t i = 0; i < jf->njobs && !child_stop_signal(); i++) {
 		const struct atomic_job *aj = &jf->jobs[i];
-		const struct node *r = node_get(aj->job, "repeat");
-		int runs = repeat ? repeat
-				  : (r && r->kind == NODE_SCALAR &&
-						     r->stype == NODE_INT
-					     ? (int)r->ival
-					     : 1);
+		int runs = repeat ? repeat : jobfile_repeat(aj);
 
 		for (int k = 1; k <= runs && !child_stop_signal(); k++) {
 			struct runner_request rq;

@@ -36,7 +36,12 @@ struct db_query {
 };
 
 struct db_result {
-	PGresult *res;
+	PGresult *res;    /* the rows; NULL for a failure */
+	char sqlstate[6]; /* of a failure */
+	const char *message;
+	const char *detail;
+	char *own_message; /* db_exec()'s failures: copies, freed with r */
+	char *own_detail;
 };
 
 struct dbc {
@@ -66,10 +71,6 @@ struct db {
 	struct event *drive; /* a deferred db_drive() */
 };
 
-static char last_sqlstate[6];
-static char last_message[512];
-static char last_detail[8192];
-
 static void dbc_connect(struct dbc *c);
 static void db_drive(struct db *db);
 
@@ -98,24 +99,6 @@ dbc_set_state(struct dbc *c, enum dbc_state s)
 	c->state = s;
 }
 
-const char *
-db_last_sqlstate(void)
-{
-	return last_sqlstate;
-}
-
-const char *
-db_last_message(void)
-{
-	return last_message;
-}
-
-const char *
-db_last_detail(void)
-{
-	return last_detail;
-}
-
 static void
 query_free(struct db_query *q)
 {
@@ -131,12 +114,11 @@ static void
 query_finish(struct db_query *q, PGresult *res, const char *state,
 	     const char *msg, const char *detail)
 {
-	struct db_result r = {res};
+	struct db_result r = {res,  "",  msg ? msg : "", detail ? detail : "",
+			      NULL, NULL};
 
-	snprintf(last_sqlstate, sizeof last_sqlstate, "%s", state ? state : "");
-	snprintf(last_message, sizeof last_message, "%s", msg ? msg : "");
-	snprintf(last_detail, sizeof last_detail, "%s", detail ? detail : "");
-	q->cb(res ? &r : NULL, q->arg);
+	snprintf(r.sqlstate, sizeof r.sqlstate, "%s", state ? state : "");
+	q->cb(&r, q->arg);
 	query_free(q);
 }
 
@@ -508,16 +490,122 @@ db_queued(const struct db *db)
 	return db->queued;
 }
 
+bool
+db_ok(const struct db_result *r)
+{
+	return r->res != NULL;
+}
+
+const char *
+db_sqlstate(const struct db_result *r)
+{
+	return r->sqlstate;
+}
+
+const char *
+db_message(const struct db_result *r)
+{
+	return r->message;
+}
+
+const char *
+db_detail(const struct db_result *r)
+{
+	return r->detail;
+}
+
 size_t
 db_rows(const struct db_result *r)
 {
-	return (size_t)PQntuples(r->res);
+	return r->res != NULL ? (size_t)PQntuples(r->res) : 0;
 }
 
 const char *
 db_value(const struct db_result *r, size_t row, int col)
 {
+	if (col < 0 || col >= PQnfields(r->res) ||
+	    row >= (size_t)PQntuples(r->res))
+		fatalx("a query result has no row %zu, column %d", row, col);
 	if (PQgetisnull(r->res, (int)row, col))
 		return NULL;
 	return PQgetvalue(r->res, (int)row, col);
+}
+
+/* Blocking connections. */
+
+struct db_conn {
+	PGconn *conn;
+};
+
+struct db_conn *
+db_connect(const char *conninfo, char **err)
+{
+	PGconn *c = PQconnectdb(conninfo);
+	struct db_conn *dc;
+
+	if (PQstatus(c) != CONNECTION_OK) {
+		*err = xasprintf("cannot connect to the database: %s",
+				 PQerrorMessage(c));
+		(*err)[strcspn(*err, "\n")] = '\0';
+		PQfinish(c);
+		return NULL;
+	}
+	PQclear(PQexec(c, "SET client_min_messages = warning"));
+	dc = xcalloc(1, sizeof *dc);
+	dc->conn = c;
+	return dc;
+}
+
+void
+db_disconnect(struct db_conn *c)
+{
+	if (c == NULL)
+		return;
+	PQfinish(c->conn);
+	free(c);
+}
+
+struct db_result *
+db_exec(struct db_conn *c, const char *sql, int nparams,
+	const char *const *params)
+{
+	struct db_result *r = xcalloc(1, sizeof *r);
+	PGresult *res = nparams == 0 ? PQexec(c->conn, sql)
+				     : PQexecParams(c->conn, sql, nparams, NULL,
+						    params, NULL, NULL, 0);
+	ExecStatusType st = PQresultStatus(res);
+
+	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
+		r->res = res;
+		r->message = r->detail = "";
+		return r;
+	}
+	snprintf(r->sqlstate, sizeof r->sqlstate, "%s",
+		 PQresultErrorField(res, PG_DIAG_SQLSTATE)
+			 ? PQresultErrorField(res, PG_DIAG_SQLSTATE)
+			 : "");
+	r->own_message = xstrdup(
+		PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)
+			? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)
+			: PQerrorMessage(c->conn));
+	r->own_message[strcspn(r->own_message, "\n")] = '\0';
+	r->own_detail = xstrdup(
+		PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL)
+			? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL)
+			: "");
+	r->message = r->own_message;
+	r->detail = r->own_detail;
+	PQclear(res);
+	return r;
+}
+
+void
+db_result_free(struct db_result *r)
+{
+	if (r == NULL)
+		return;
+	PQclear(r->res);
+	free(r->own_message);
+	free(r->own_detail);
+	free(r);
 }

@@ -2,14 +2,14 @@
  * db.h: PostgreSQL from the event loop: a small pool of non-blocking libpq
  * connections, queries queued while all are busy, reconnection with
  * backoff when the server goes away, and LISTEN on a connection of its
- * own.  db.c is the only file of the loop that includes libpq-fe.h; the
- * blocking start-up work (migrations, token commands) is pgsync.c's.
+ * own; and, for the work before the loop starts (migrations, token
+ * commands), plain blocking connections.  db.c is the only file that
+ * includes libpq-fe.h; the SQL itself is store.c's.
  *
  * A query's callback runs exactly once, from the loop, never from inside
- * db_query().  It gets the result rows, or NULL when the database is down
- * or the query failed; then db_last_message() says why and
- * db_last_sqlstate() gives the code (the RBnnn codes of sql/ carry the
- * HTTP status).
+ * db_query().  It gets the result: its rows when db_ok(), else the
+ * failure (db_sqlstate(), db_message(), db_detail()): the database is
+ * down or the query failed.
  */
 #ifndef ROBOT_DB_H
 #define ROBOT_DB_H
@@ -21,7 +21,8 @@
 
 struct db;
 
-/* The rows of a result (a PGresult underneath, freed after the callback). */
+/* A query's outcome: its rows, or why there are none (a PGresult
+ * underneath, freed after the callback). */
 struct db_result;
 
 typedef void (*db_cb)(const struct db_result *r, void *arg);
@@ -48,17 +49,32 @@ bool db_up(const struct db *db);
 /* Queries waiting for a connection. */
 size_t db_queued(const struct db *db);
 
+/* Whether the query ran; else the three below say why. */
+bool db_ok(const struct db_result *r);
+/* The SQLSTATE of a failure ("" when there is none, as for a lost
+ * connection), its message and its DETAIL (or ""). */
+const char *db_sqlstate(const struct db_result *r);
+const char *db_message(const struct db_result *r);
+const char *db_detail(const struct db_result *r);
+/* Rows of a result that is db_ok() (0 otherwise). */
 size_t db_rows(const struct db_result *r);
-/* The value at row, column (NULL for SQL NULL). */
+/* The value at row, column (NULL for SQL NULL); columns counted from 0,
+ * fatal for a column the result does not have. */
 const char *db_value(const struct db_result *r, size_t row, int col);
 
+/* Blocking connections, for the work before the loop. */
+struct db_conn;
+
+/* Connects to conninfo; NULL with *err (the caller frees it). */
+struct db_conn *db_connect(const char *conninfo, char **err);
+void db_disconnect(struct db_conn *c);
 /*
- * For a failed query the callback gets NULL; these describe the failure
- * of the query whose callback is running now.
+ * Runs sql with text parameters (nparams 0: sql may hold several
+ * statements) and returns its outcome, which the caller frees with
+ * db_result_free().
  */
-const char *db_last_sqlstate(void);
-const char *db_last_message(void);
-/* Its DETAIL, or "". */
-const char *db_last_detail(void);
+struct db_result *db_exec(struct db_conn *c, const char *sql, int nparams,
+			  const char *const *params);
+void db_result_free(struct db_result *r);
 
 #endif

@@ -21,21 +21,20 @@
 
 #include <event2/event.h>
 
+#include "robot/core/errlist.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/db.h"
-#include "robot/daemon/migrate.h"
+#include "robot/daemon/janitor.h"
+#include "robot/daemon/lab.h"
 #include "robot/daemon/pgembed.h"
 #include "robot/daemon/settings.h"
+#include "robot/daemon/store.h"
 #include "robot/daemon/tokens.h"
-#include "web/api.h"
-#include "web/httpd.h"
+#include "web/router.h"
 #include "robot/core/banned.h"
 
 #define ROBOTD_STOP_SECONDS 10
-/* The memory libmicrohttpd gives each connection: enough for a request's
- * headers and an answer's, small enough for thousands of idle boxes. */
-#define ROBOTD_CONNECTION_MEMORY 8192
 
 enum robotd_state {
 	ROBOTD_RUNNING,
@@ -44,16 +43,17 @@ enum robotd_state {
 
 struct robotd {
 	struct event_base *base;
-	struct config cfg;
+	struct settings set; /* live: SIGHUP changes what may change */
 	enum robotd_state state;
 	bool embedded;
 	char *conninfo;
 	struct db *db;
+	struct store *store;
 	struct tokens *tokens;
-	struct api *api;
-	struct httpd *httpd;
-	struct event *sigterm, *sigint, *sighup, *janitor, *stopper;
-	bool janitor_busy;
+	struct lab *lab;
+	struct janitor *janitor;
+	struct router *router;
+	struct event *sigterm, *sigint, *sighup, *stopper;
 	struct timespec stop_started;
 };
 
@@ -71,7 +71,7 @@ usage(FILE *fp)
 		"leases.\n"
 		"Without --db it runs a private PostgreSQL in "
 		"STATE-DIR/pg.\n"
-		"  --config FILE      settings (see robot/config.h)\n"
+		"  --config FILE      settings (see robot/daemon/settings.h)\n"
 		"  --state-dir DIR    where the embedded database lives\n"
 		"                     (/var/lib/robot)\n"
 		"  --db DSN           an existing PostgreSQL (libpq "
@@ -87,34 +87,8 @@ robotd_on_notify(const char *payload, void *arg)
 {
 	struct robotd *d = arg;
 
-	if (d->api != NULL)
-		api_on_notify(payload, d->api);
-}
-
-static void
-janitor_on_row(const struct db_result *r, void *arg)
-{
-	struct robotd *d = arg;
-
-	d->janitor_busy = false;
-	if (r != NULL && db_rows(r) > 0 && atoi(db_value(r, 0, 0)) > 0)
-		log_info("%s lease%s expired: back to the queue",
-			 db_value(r, 0, 0),
-			 strcmp(db_value(r, 0, 0), "1") == 0 ? "" : "s");
-}
-
-/* Once a second: leases past their deadline go back to the queue. */
-static void
-robotd_on_janitor(evutil_socket_t fd, short what, void *arg)
-{
-	struct robotd *d = arg;
-
-	(void)fd;
-	(void)what;
-	if (d->janitor_busy || !db_up(d->db))
-		return;
-	d->janitor_busy = true;
-	db_query(d->db, "SELECT robot_expire()", 0, NULL, janitor_on_row, d);
+	if (d->lab != NULL)
+		lab_on_notify(d->lab, payload);
 }
 
 static double
@@ -134,11 +108,11 @@ robotd_on_stopper(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (httpd_in_flight(d->httpd) == 0 ||
+	if (router_in_flight(d->router) == 0 ||
 	    since(&d->stop_started) > ROBOTD_STOP_SECONDS) {
-		if (httpd_in_flight(d->httpd) > 0)
+		if (router_in_flight(d->router) > 0)
 			log_warnx("stopping with %zu requests unanswered",
-				  httpd_in_flight(d->httpd));
+				  router_in_flight(d->router));
 		event_base_loopbreak(d->base);
 	}
 }
@@ -156,11 +130,11 @@ robotd_on_stop(evutil_socket_t sig, short what, void *arg)
 		return;
 	}
 	log_info("signal %d: stopping (%zu requests in flight)", (int)sig,
-		 httpd_in_flight(d->httpd));
+		 router_in_flight(d->router));
 	d->state = ROBOTD_STOPPING;
 	clock_gettime(CLOCK_MONOTONIC, &d->stop_started);
-	httpd_quiesce(d->httpd);
-	api_quiesce(d->api);
+	router_quiesce(d->router);
+	lab_quiesce(d->lab);
 	d->stopper = event_new(d->base, -1, EV_PERSIST, robotd_on_stopper, d);
 	event_add(d->stopper, &tv);
 }
@@ -170,45 +144,35 @@ static void
 robotd_on_hup(evutil_socket_t sig, short what, void *arg)
 {
 	struct robotd *d = arg;
-	struct config c;
+	struct settings fresh;
 	struct errlist el;
+	char *names;
 
 	(void)sig;
 	(void)what;
-	if (d->cfg.path == NULL) {
+	if (d->set.path == NULL) {
 		log_info("SIGHUP: no configuration file to reload");
 		return;
 	}
-	config_defaults(&c);
+	settings_defaults(&fresh);
 	errlist_init(&el);
-	if (!config_load(d->cfg.path, &c, &el)) {
+	if (!settings_load(d->set.path, &fresh, &el)) {
 		log_warnx("SIGHUP: '%s' has errors; keeping the running "
 			  "configuration",
-			  d->cfg.path);
+			  d->set.path);
 		errlist_print(&el, stderr);
 		errlist_release(&el);
-		config_release(&c);
+		settings_release(&fresh);
 		return;
 	}
 	errlist_release(&el);
-	if (c.listen_port != d->cfg.listen_port ||
-	    strcmp(c.listen_addr, d->cfg.listen_addr) != 0 ||
-	    (c.db == NULL) != (d->cfg.db == NULL) ||
-	    (c.db && strcmp(c.db, d->cfg.db) != 0) ||
-	    c.db_pool != d->cfg.db_pool ||
-	    c.max_connections != d->cfg.max_connections)
-		log_warnx("SIGHUP: listen, db, db_pool and max_connections "
-			  "change only at a restart");
-	d->cfg.lease_seconds = d->api->cfg.lease_seconds = c.lease_seconds;
-	d->cfg.max_attempts = d->api->cfg.max_attempts = c.max_attempts;
-	d->cfg.broken_after = d->api->cfg.broken_after = c.broken_after;
-	d->cfg.max_jobs = c.max_jobs;
-	d->api->cfg.max_jobs = (size_t)c.max_jobs;
-	d->cfg.long_poll = d->api->cfg.long_poll = c.long_poll;
-	free(d->api->cfg.default_group);
-	d->api->cfg.default_group = c.tbox_group ? xstrdup(c.tbox_group) : NULL;
-	log_info("SIGHUP: reloaded '%s'", d->cfg.path);
-	config_release(&c);
+	/* The flags given at start stay over the file. */
+	if (settings_reload(&d->set, &fresh, &names) > 0) {
+		log_warnx("SIGHUP: %s change only at a restart", names);
+		free(names);
+	}
+	log_info("SIGHUP: reloaded '%s'", d->set.path);
+	settings_release(&fresh);
 }
 
 /* Thousands of idle boxes are thousands of descriptors. */
@@ -227,8 +191,8 @@ raise_nofile(void)
 static int
 robotd_serve(struct robotd *d)
 {
-	struct httpd_options ho;
-	struct api_config ac;
+	struct web_deps wd;
+	struct timeval tv = {0, 10000};
 	char *err = NULL;
 
 	raise_nofile();
@@ -236,57 +200,47 @@ robotd_serve(struct robotd *d)
 	d->base = event_base_new();
 	if (d->base == NULL)
 		fatalx("cannot make the event loop");
-	d->db = db_new(d->base, d->conninfo, d->cfg.db_pool, "robot_jobs",
+	d->db = db_new(d->base, d->conninfo, d->set.db_pool, "robot_jobs",
 		       robotd_on_notify, d);
-	d->tokens = tokens_new(d->db);
-	ac = (struct api_config){d->cfg.lease_seconds, d->cfg.max_attempts,
-				 d->cfg.broken_after,  (size_t)d->cfg.max_jobs,
-				 d->cfg.long_poll,     d->cfg.tbox_group};
-	d->api = api_new(d->base, d->db, d->tokens, &ac);
-	ho = (struct httpd_options){d->cfg.listen_addr, d->cfg.listen_port,
-				    (size_t)d->cfg.max_connections,
-				    ROBOTD_CONNECTION_MEMORY};
-	d->httpd = httpd_new(d->base, &ho, api_on_request, api_body_limit,
-			     d->api, &err);
-	if (d->httpd == NULL) {
+	d->store = store_new(d->db);
+	d->tokens = tokens_new(d->store);
+	d->lab = lab_new(d->base, d->store, &d->set);
+	wd = (struct web_deps){d->base, d->store, d->tokens, d->lab, &d->set};
+	d->router = router_new(&wd, &err);
+	if (d->router == NULL) {
 		log_warnx("%s", err);
 		free(err);
 		return 1;
 	}
+	d->janitor = janitor_new(d->base, d->store);
 	d->sigterm = evsignal_new(d->base, SIGTERM, robotd_on_stop, d);
 	d->sigint = evsignal_new(d->base, SIGINT, robotd_on_stop, d);
 	d->sighup = evsignal_new(d->base, SIGHUP, robotd_on_hup, d);
-	d->janitor = event_new(d->base, -1, EV_PERSIST, robotd_on_janitor, d);
 	event_add(d->sigterm, NULL);
 	event_add(d->sigint, NULL);
 	event_add(d->sighup, NULL);
-	{
-		struct timeval tv = {1, 0};
-
-		event_add(d->janitor, &tv);
-	}
 	log_info("listening on http://%s:%d (lease %d s, %s database)",
-		 d->cfg.listen_addr, httpd_port(d->httpd), d->cfg.lease_seconds,
-		 d->embedded ? "embedded" : "external");
+		 d->set.listen_addr, router_port(d->router),
+		 d->set.lease_seconds, d->embedded ? "embedded" : "external");
 	event_base_dispatch(d->base);
-	/* Unanswered requests get 503 from the failed queries, then the
-	 * loop runs a little so that libmicrohttpd sends those answers. */
+	/* Unanswered requests get 503 from the failed queries and from the
+	 * lab, then the loop runs a little so that libmicrohttpd sends
+	 * those answers. */
 	db_free(d->db);
 	d->db = NULL;
-	api_free(d->api);
-	d->api = NULL;
-	for (int i = 0; i < 20 && httpd_in_flight(d->httpd) > 0; i++) {
-		struct timeval tv = {0, 10000};
-
+	lab_free(d->lab);
+	d->lab = NULL;
+	for (int i = 0; i < 20 && router_in_flight(d->router) > 0; i++) {
 		event_base_loopexit(d->base, &tv);
 		event_base_dispatch(d->base);
 	}
-	httpd_free(d->httpd);
+	router_free(d->router);
+	janitor_free(d->janitor);
 	tokens_free(d->tokens);
+	store_free(d->store);
 	event_free(d->sigterm);
 	event_free(d->sigint);
 	event_free(d->sighup);
-	event_free(d->janitor);
 	if (d->stopper != NULL)
 		event_free(d->stopper);
 	event_base_free(d->base);
@@ -327,7 +281,7 @@ robotd_token(struct robotd *d, int argc, char **argv)
 			  "--name NAME");
 		return 2;
 	}
-	token = pgsync_token_create(d->conninfo, kind, name, &err);
+	token = store_token_create(d->conninfo, kind, name, &err);
 	if (token == NULL) {
 		log_warnx("cannot make a token: %s", err);
 		free(err);
@@ -394,50 +348,65 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	config_defaults(&d.cfg);
+	settings_defaults(&d.set);
 	errlist_init(&el);
-	if (config != NULL && !config_load(config, &d.cfg, &el)) {
+	if (config != NULL && !settings_load(config, &d.set, &el)) {
 		errlist_print(&el, stderr);
 		errlist_release(&el);
-		config_release(&d.cfg);
+		settings_release(&d.set);
 		return 2;
 	}
 	errlist_release(&el);
 	if (state_dir != NULL) {
-		char cwd[4096];
+		char cwd[4096], *abs, *why;
+		bool ok;
 
-		free(d.cfg.state_dir);
 		/* The socket's directory must be absolute: libpq takes a
 		 * relative host for a host name. */
 		if (state_dir[0] != '/' && getcwd(cwd, sizeof cwd) != NULL)
-			d.cfg.state_dir = xasprintf("%s/%s", cwd, state_dir);
+			abs = xasprintf("%s/%s", cwd, state_dir);
 		else
-			d.cfg.state_dir = xstrdup(state_dir);
+			abs = xstrdup(state_dir);
+		ok = settings_set(&d.set, "state_dir", abs, &why);
+		free(abs);
+		if (!ok) {
+			log_warnx("--state-dir: %s", why);
+			free(why);
+			settings_release(&d.set);
+			return 2;
+		}
 	}
 	if (dsn != NULL) {
-		free(d.cfg.db);
-		d.cfg.db = xstrdup(dsn);
+		char *why;
+
+		if (!settings_set(&d.set, "db", dsn, &why))
+			fatalx("--db: %s", why);
 	}
-	if (listen != NULL && !config_set_listen(&d.cfg, listen)) {
-		log_warnx("--listen wants ADDR:PORT, not '%s'", listen);
-		config_release(&d.cfg);
-		return 2;
+	if (listen != NULL) {
+		char *why;
+
+		if (!settings_set(&d.set, "listen", listen, &why)) {
+			log_warnx("--listen wants ADDR:PORT, not '%s'", listen);
+			free(why);
+			settings_release(&d.set);
+			return 2;
+		}
 	}
 	log_init("robotd", debug ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
 	log_set_timestamps(optind == argc);
-	d.embedded = d.cfg.db == NULL;
+	d.embedded = d.set.db == NULL;
 	if (d.embedded) {
-		d.conninfo = pgembed_start(d.cfg.state_dir, &started, &err);
+		d.conninfo = pgembed_start(d.set.state_dir, &started, &err);
 		if (d.conninfo == NULL) {
 			log_warnx("%s", err);
 			free(err);
-			config_release(&d.cfg);
+			settings_release(&d.set);
 			return 1;
 		}
 	} else {
-		d.conninfo = xstrdup(d.cfg.db);
+		d.conninfo = xstrdup(d.set.db);
 	}
-	if (!pgsync_migrate(d.conninfo, &version, &err)) {
+	if (!store_migrate(d.conninfo, &version, &err)) {
 		log_warnx("%s", err);
 		free(err);
 		rc = 1;
@@ -451,8 +420,8 @@ main(int argc, char **argv)
 		rc = robotd_serve(&d);
 	}
 	if (d.embedded)
-		pgembed_stop(d.cfg.state_dir);
+		pgembed_stop(d.set.state_dir);
 	free(d.conninfo);
-	config_release(&d.cfg);
+	settings_release(&d.set);
 	return rc;
 }

@@ -1,141 +1,253 @@
 /*
- * config.c: robotd's configuration file.
+ * settings.c: the table of robotd's settings and the three ways in: the
+ * file, a flag, and SIGHUP.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot/core/buf.h"
 #include "robot/core/docload.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/settings.h"
 #include "robot/core/banned.h"
 
-void
-config_defaults(struct config *c)
+enum setting_type {
+	SETTING_INT,    /* a whole number in [min, max] */
+	SETTING_STRING, /* any single value */
+	SETTING_PATH,   /* an absolute path */
+	SETTING_LISTEN, /* ADDR:PORT, ":PORT" or "PORT" */
+};
+
+struct setting {
+	const char *name;
+	enum setting_type type;
+	const char *dflt; /* as it would be written in the file; NULL: unset */
+	long min, max;    /* SETTING_INT */
+	bool reloadable;  /* SIGHUP may change it */
+	size_t offset;    /* of the field in struct settings */
+};
+
+#define AT(field) offsetof(struct settings, field)
+
+static const struct setting table[] = {
+	{"listen", SETTING_LISTEN, "127.0.0.1:8420", 0, 0, false,
+	 AT(listen_addr)},
+	{"state_dir", SETTING_PATH, "/var/lib/robot", 0, 0, false,
+	 AT(state_dir)},
+	{"db", SETTING_STRING, NULL, 0, 0, false, AT(db)},
+	{"db_pool", SETTING_INT, "8", 1, 64, false, AT(db_pool)},
+	{"lease_seconds", SETTING_INT, "120", 2, 86400, true,
+	 AT(lease_seconds)},
+	{"max_attempts", SETTING_INT, "3", 1, 100, true, AT(max_attempts)},
+	{"broken_after", SETTING_INT, "3", 1, 1000, true, AT(broken_after)},
+	{"max_jobs", SETTING_INT, "1000", 1, 100000, true, AT(max_jobs)},
+	{"long_poll", SETTING_INT, "30", 0, 300, true, AT(long_poll)},
+	{"tbox_group", SETTING_STRING, NULL, 0, 0, true, AT(tbox_group)},
+	{"max_connections", SETTING_INT, "4000", 16, 100000, false,
+	 AT(max_connections)},
+	{NULL, 0, NULL, 0, 0, false, 0},
+};
+
+static const struct setting *
+setting_find(const char *name)
 {
-	memset(c, 0, sizeof *c);
-	c->listen_addr = xstrdup("127.0.0.1");
-	c->listen_port = 8420;
-	c->state_dir = xstrdup("/var/lib/robot");
-	c->db_pool = 8;
-	c->lease_seconds = 120;
-	c->max_attempts = 3;
-	c->broken_after = 3;
-	c->max_jobs = 1000;
-	c->long_poll = 30;
-	c->max_connections = 4000;
+	for (const struct setting *t = table; t->name != NULL; t++)
+		if (strcmp(t->name, name) == 0)
+			return t;
+	return NULL;
+}
+
+static int *
+int_field(struct settings *s, const struct setting *t)
+{
+	return (int *)((char *)s + t->offset);
+}
+
+static char **
+str_field(struct settings *s, const struct setting *t)
+{
+	return (char **)((char *)s + t->offset);
+}
+
+/* Parses text as t's value into s; NULL, or why it is not one. */
+static char *
+setting_parse(struct settings *s, const struct setting *t, const char *text)
+{
+	switch (t->type) {
+	case SETTING_INT: {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(text, &end, 10);
+		if (errno != 0 || end == text || *end != '\0' || v < t->min ||
+		    v > t->max)
+			return xasprintf("a whole number from %ld to %ld is "
+					 "expected",
+					 t->min, t->max);
+		*int_field(s, t) = (int)v;
+		return NULL;
+	}
+	case SETTING_PATH:
+		if (text[0] != '/')
+			return xstrdup("an absolute path is expected");
+		/* fall through */
+	case SETTING_STRING:
+		free(*str_field(s, t));
+		*str_field(s, t) = xstrdup(text);
+		return NULL;
+	case SETTING_LISTEN: {
+		const char *colon = strrchr(text, ':');
+		const char *port = colon ? colon + 1 : text;
+		char *end;
+		long p;
+
+		errno = 0;
+		p = strtol(port, &end, 10);
+		if (errno != 0 || end == port || *end != '\0' || p < 0 ||
+		    p > 65535)
+			return xasprintf("ADDR:PORT is expected, not '%s'",
+					 text);
+		s->listen_port = (int)p;
+		if (colon != NULL && colon != text) {
+			free(s->listen_addr);
+			s->listen_addr = xstrndup(text, (size_t)(colon - text));
+		}
+		return NULL;
+	}
+	}
+	return xstrdup("unknown setting type");
 }
 
 void
-config_release(struct config *c)
+settings_defaults(struct settings *s)
 {
-	free(c->path);
-	free(c->listen_addr);
-	free(c->state_dir);
-	free(c->db);
-	free(c->tbox_group);
-	memset(c, 0, sizeof *c);
+	memset(s, 0, sizeof *s);
+	for (const struct setting *t = table; t->name != NULL; t++) {
+		char *why;
+
+		if (t->dflt == NULL)
+			continue;
+		if ((why = setting_parse(s, t, t->dflt)) != NULL)
+			abort(); /* the table is wrong */
+	}
+}
+
+void
+settings_release(struct settings *s)
+{
+	free(s->path);
+	for (const struct setting *t = table; t->name != NULL; t++)
+		if (t->type != SETTING_INT)
+			free(*str_field(s, t));
+	memset(s, 0, sizeof *s);
 }
 
 bool
-config_set_listen(struct config *c, const char *s)
+settings_set(struct settings *s, const char *name, const char *text, char **why)
 {
-	const char *colon = strrchr(s, ':');
-	const char *port = colon ? colon + 1 : s;
-	char *end;
-	long p;
+	const struct setting *t = setting_find(name);
 
-	errno = 0;
-	p = strtol(port, &end, 10);
-	if (errno != 0 || end == port || *end != '\0' || p < 0 || p > 65535)
+	if (t == NULL) {
+		*why = xasprintf("no setting '%s'", name);
 		return false;
-	c->listen_port = (int)p;
-	if (colon != NULL && colon != s) {
-		free(c->listen_addr);
-		c->listen_addr = xstrndup(s, (size_t)(colon - s));
 	}
-	return true;
-}
-
-static void
-get_int(const char *path, const struct node *map, const char *key, long lo,
-	long hi, int *out, struct errlist *el)
-{
-	const struct node_pair *p = node_get_pair(map, key);
-
-	if (p == NULL || p->value->kind == NODE_NULL)
-		return;
-	if (p->value->kind != NODE_SCALAR || p->value->stype != NODE_INT ||
-	    p->value->ival < lo || p->value->ival > hi) {
-		errlist_error(el, path, p->line,
-			      "%s: a whole number from %ld to %ld is expected",
-			      key, lo, hi);
-		return;
-	}
-	*out = (int)p->value->ival;
-}
-
-static void
-get_str(const char *path, const struct node *map, const char *key, char **out,
-	struct errlist *el)
-{
-	const struct node_pair *p = node_get_pair(map, key);
-
-	if (p == NULL || p->value->kind == NODE_NULL)
-		return;
-	if (p->value->kind != NODE_SCALAR) {
-		errlist_error(el, path, p->line,
-			      "%s: a single value is "
-			      "expected",
-			      key);
-		return;
-	}
-	free(*out);
-	*out = node_to_s(p->value);
+	*why = setting_parse(s, t, text);
+	return *why == NULL;
 }
 
 bool
-config_load(const char *path, struct config *c, struct errlist *el)
+settings_load(const char *path, struct settings *s, struct errlist *el)
 {
-	static const char *const known[] = {
-		"listen",       "state_dir",       "db",
-		"db_pool",      "lease_seconds",   "max_attempts",
-		"broken_after", "max_jobs",        "long_poll",
-		"tbox_group",   "max_connections", NULL};
-	size_t before = el->nerrors;
+	const char *known[sizeof table / sizeof table[0]];
+	size_t before = el->nerrors, n = 0;
 	const struct node *map;
 	struct node *docs;
-	char *listen = NULL;
 
-	free(c->path);
-	c->path = xstrdup(path);
+	for (const struct setting *t = table; t->name != NULL; t++)
+		known[n++] = t->name;
+	known[n] = NULL;
+	free(s->path);
+	s->path = xstrdup(path);
 	if ((docs = docload_config(path, known, &map, el)) == NULL)
 		return false;
-	if (map == NULL) {
-		node_free(docs);
-		return true;
+	for (const struct setting *t = table; map != NULL && t->name; t++) {
+		const struct node_pair *p = node_get_pair(map, t->name);
+		char *text, *why;
+
+		if (p == NULL || p->value->kind == NODE_NULL)
+			continue;
+		if (p->value->kind != NODE_SCALAR ||
+		    (t->type == SETTING_INT && p->value->stype != NODE_INT)) {
+			why = t->type == SETTING_INT
+				      ? xasprintf("a whole number from %ld to "
+						  "%ld is expected",
+						  t->min, t->max)
+				      : xstrdup("a single value is expected");
+		} else {
+			text = node_to_s(p->value);
+			why = setting_parse(s, t, text);
+			free(text);
+		}
+		if (why != NULL) {
+			errlist_error(el, path, p->line, "%s: %s", t->name,
+				      why);
+			free(why);
+		}
 	}
-	get_str(path, map, "listen", &listen, el);
-	if (listen != NULL && !config_set_listen(c, listen))
-		errlist_error(el, path, node_get_pair(map, "listen")->line,
-			      "listen: ADDR:PORT is expected, not '%s'",
-			      listen);
-	free(listen);
-	get_str(path, map, "state_dir", &c->state_dir, el);
-	if (c->state_dir[0] != '/')
-		errlist_error(el, path, node_get_pair(map, "state_dir")->line,
-			      "state_dir: an absolute path is expected");
-	get_str(path, map, "db", &c->db, el);
-	get_str(path, map, "tbox_group", &c->tbox_group, el);
-	get_int(path, map, "db_pool", 1, 64, &c->db_pool, el);
-	get_int(path, map, "lease_seconds", 2, 86400, &c->lease_seconds, el);
-	get_int(path, map, "max_attempts", 1, 100, &c->max_attempts, el);
-	get_int(path, map, "broken_after", 1, 1000, &c->broken_after, el);
-	get_int(path, map, "max_jobs", 1, 100000, &c->max_jobs, el);
-	get_int(path, map, "long_poll", 0, 300, &c->long_poll, el);
-	get_int(path, map, "max_connections", 16, 100000, &c->max_connections,
-		el);
 	node_free(docs);
 	return el->nerrors == before;
+}
+
+/* Whether a setting has the same value in a and b. */
+static bool
+setting_same(const struct settings *a, const struct settings *b,
+	     const struct setting *t)
+{
+	struct settings *ma = (struct settings *)a, *mb = (struct settings *)b;
+	const char *x, *y;
+
+	switch (t->type) {
+	case SETTING_INT:
+		return *int_field(ma, t) == *int_field(mb, t);
+	case SETTING_LISTEN:
+		if (a->listen_port != b->listen_port)
+			return false;
+		/* fall through */
+	default:
+		x = *str_field(ma, t);
+		y = *str_field(mb, t);
+		return (x == NULL) == (y == NULL) &&
+		       (x == NULL || strcmp(x, y) == 0);
+	}
+}
+
+size_t
+settings_reload(struct settings *live, const struct settings *fresh,
+		char **names)
+{
+	struct settings *f = (struct settings *)fresh;
+	size_t n = 0;
+	struct buf b;
+
+	buf_init(&b);
+	for (const struct setting *t = table; t->name != NULL; t++) {
+		if (setting_same(live, fresh, t))
+			continue;
+		if (!t->reloadable) {
+			buf_addf(&b, "%s%s", n++ ? ", " : "", t->name);
+		} else if (t->type == SETTING_INT) {
+			*int_field(live, t) = *int_field(f, t);
+		} else {
+			char *v = *str_field(f, t);
+
+			free(*str_field(live, t));
+			*str_field(live, t) = v ? xstrdup(v) : NULL;
+		}
+	}
+	*names = n ? buf_detach(&b) : NULL;
+	buf_release(&b);
+	return n;
 }

@@ -1,6 +1,9 @@
 /*
- * config.h: robotd's configuration: a YAML file (--config FILE) whose
- * every key is optional, then the command-line flags over it.
+ * settings.h: robotd's settings, from one table (settings.c) that gives
+ * each its name, type, default, range and whether SIGHUP may change it.
+ * The configuration file (--config FILE, YAML, every key optional), the
+ * command-line flags (--listen, --state-dir, --db) and SIGHUP all go
+ * through that table:
  *
  *   listen: 127.0.0.1:8420   # ADDR:PORT of the HTTP API
  *   state_dir: /var/lib/robot   # the embedded database lives in pg/
@@ -17,16 +20,16 @@
  * SIGHUP reloads the file; what needs a restart (listen, state_dir, db,
  * db_pool, max_connections) keeps its old value, with a warning.
  */
-#ifndef ROBOT_CONFIG_H
-#define ROBOT_CONFIG_H
+#ifndef ROBOT_SETTINGS_H
+#define ROBOT_SETTINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "robot/core/errlist.h"
 
-struct config {
-	char *path; /* the file, or NULL */
+struct settings {
+	char *path; /* the file read, or NULL */
 	char *listen_addr;
 	int listen_port;
 	char *state_dir;
@@ -37,16 +40,28 @@ struct config {
 	int broken_after;
 	int max_jobs;
 	int long_poll;
-	char *tbox_group;
+	char *tbox_group; /* NULL: none */
 	int max_connections;
 };
 
-void config_defaults(struct config *c);
-/* Reads path over c.  Returns false with the problems in el. */
-bool config_load(const char *path, struct config *c, struct errlist *el)
+/* Fills s with every default. */
+void settings_defaults(struct settings *s);
+void settings_release(struct settings *s);
+/* Reads the file at path over s.  Returns false with the problems in el. */
+bool settings_load(const char *path, struct settings *s, struct errlist *el)
 	__attribute__((warn_unused_result));
-/* Sets the listen address from "ADDR:PORT" (or ":PORT", "PORT"). */
-bool config_set_listen(struct config *c, const char *s);
-void config_release(struct config *c);
+/*
+ * Sets the setting name from text (a flag's value).  Returns false with
+ * *why (the caller frees it) when text is not a valid value.
+ */
+bool settings_set(struct settings *s, const char *name, const char *text,
+		  char **why) __attribute__((warn_unused_result));
+/*
+ * SIGHUP: copies into live the reloadable settings of fresh, and returns
+ * how many settings that need a restart differ (their names in *names,
+ * comma-separated, which the caller frees; NULL when none).
+ */
+size_t settings_reload(struct settings *live, const struct settings *fresh,
+		       char **names);
 
 #endif

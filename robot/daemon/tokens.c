@@ -1,5 +1,5 @@
 /*
- * token.c: token checks with a small cache.
+ * tokens.c: token checks with a small cache.
  *
  * Only tokens the database knows are cached (an unknown token costs a
  * query each time, but cannot fill memory).  Entries are refreshed after
@@ -22,7 +22,7 @@ struct token_entry {
 };
 
 struct tokens {
-	struct db *db;
+	struct store *store;
 	struct strmap *map; /* token -> index into v */
 	struct token_entry *v;
 	size_t n;
@@ -45,11 +45,11 @@ now_mono(void)
 }
 
 struct tokens *
-tokens_new(struct db *db)
+tokens_new(struct store *store)
 {
 	struct tokens *t = xcalloc(1, sizeof *t);
 
-	t->db = db;
+	t->store = store;
 	t->map = strmap_new(64);
 	return t;
 }
@@ -98,20 +98,14 @@ tokens_remember(struct tokens *t, const char *token, const char *kind,
 }
 
 static void
-tokens_on_row(const struct db_result *r, void *arg)
+tokens_on_row(const char *kind, const char *name, const struct problem *p,
+	      void *arg)
 {
 	struct token_check *c = arg;
 
-	if (r == NULL) {
-		c->cb(NULL, NULL, true, c->arg);
-	} else if (db_rows(r) == 0) {
-		tokens_remember(c->t, c->token, NULL, NULL);
-		c->cb(NULL, NULL, false, c->arg);
-	} else {
-		tokens_remember(c->t, c->token, db_value(r, 0, 0),
-				db_value(r, 0, 1));
-		c->cb(db_value(r, 0, 0), db_value(r, 0, 1), false, c->arg);
-	}
+	if (p == NULL)
+		tokens_remember(c->t, c->token, kind, name);
+	c->cb(kind, name, p, c->arg);
 	explicit_bzero(c->token, strlen(c->token));
 	free(c->token);
 	free(c);
@@ -125,7 +119,7 @@ tokens_check(struct tokens *t, const char *token, tokens_cb cb, void *arg)
 
 	if (strmap_get(t->map, token, &i) &&
 	    now_mono() - t->v[i].checked < TOKENS_TTL) {
-		cb(t->v[i].kind, t->v[i].name, false, arg);
+		cb(t->v[i].kind, t->v[i].name, NULL, arg);
 		return;
 	}
 	c = xcalloc(1, sizeof *c);
@@ -133,8 +127,5 @@ tokens_check(struct tokens *t, const char *token, tokens_cb cb, void *arg)
 	c->token = xstrdup(token);
 	c->cb = cb;
 	c->arg = arg;
-	db_query(t->db,
-		 "SELECT kind, name FROM tokens "
-		 "WHERE hash = sha256(convert_to($1, 'UTF8'))",
-		 1, &token, tokens_on_row, c);
+	store_token(t->store, token, tokens_on_row, c);
 }

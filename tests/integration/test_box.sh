@@ -87,7 +87,7 @@ fsmark:
   filesize: 4K
   test_size: 16M
   sync_method: fsyncBeforeClose"
-"$BOX" run --json --config "$T/box.yaml" "$T/fsmark.yaml" >"$T/fsmark.json" 2>"$T/err"
+"$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/fsmark.yaml" >"$T/fsmark.json" 2>"$T/err"
 check $? "fsmark on xfs, ext4 and btrfs exits 0"
 py "$T/fsmark.json" "
 assert [d['status'] for d in docs] == ['ok'] * 3, [d['error'] for d in docs]
@@ -127,7 +127,7 @@ nr_threads: 2dd
 dd:
   bs: 1M
   size: 64M"
-"$BOX" run --json --config "$T/box.yaml" "$T/ddsize.yaml" >"$T/ddsize.json" 2>"$T/err"
+"$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/ddsize.yaml" >"$T/ddsize.json" 2>"$T/err"
 check $? "dd with a size exits 0"
 py "$T/ddsize.json" "
 d = docs[0]; s = d['stats']
@@ -154,7 +154,7 @@ sysctl:
   vm.dirty_ratio: 13
 dd:
   bs: 1M"
-"$BOX" run --json --config "$T/box.yaml" "$T/ddtime.yaml" >"$T/ddtime.json" 2>"$T/err"
+"$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/ddtime.yaml" >"$T/ddtime.json" 2>"$T/err"
 check $? "dd for a runtime exits 0"
 py "$T/ddtime.json" "
 d = docs[0]; s = d['stats']
@@ -179,7 +179,7 @@ nr_threads: 2t
 unlink:
   nr_files: 20000
   filesize: 0"
-"$BOX" run --json --config "$T/box.yaml" "$T/unlink.yaml" >"$T/unlink.json" 2>"$T/err"
+"$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/unlink.yaml" >"$T/unlink.json" 2>"$T/err"
 check $? "unlink exits 0"
 py "$T/unlink.json" "
 d = docs[0]; s = d['stats']
@@ -199,7 +199,7 @@ expect_fail() { # NAME JOB_YAML ERROR_TEXT [ENV...]
 	name=$1 text=$3
 	job "$name.yaml" "$2"
 	shift 3
-	env "$@" "$BOX" run --json --config "$T/box.yaml" "$T/$name.yaml" >"$T/$name.json" 2>"$T/err"
+	env "$@" "$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/$name.yaml" >"$T/$name.json" 2>"$T/err"
 	rc=$?
 	py "$T/$name.json" "
 d = docs[0]
@@ -252,7 +252,7 @@ disk: 1LOOP_1G
 fs: xfs
 dd:
   runtime: 60s"
-"$BOX" run --json --config "$T/box.yaml" "$T/killed.yaml" >"$T/killed.json" 2>"$T/err" &
+"$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/killed.yaml" >"$T/killed.json" 2>"$T/err" &
 RB_PID=$!
 # Set-up may be slow on a loaded machine (under ASan, in CI): wait for dd
 # up to 40 s; the run lasts 60 s, so dd is still there to kill.
@@ -281,7 +281,7 @@ runtime: 20s
 sysctl:
   vm.dirty_ratio: 11
 dd:"
-"$BOX" run --json --config "$T/box.yaml" "$T/term.yaml" >"$T/term.json" 2>"$T/err" &
+"$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/term.yaml" >"$T/term.json" 2>"$T/err" &
 RB_PID=$!
 for i in $(seq 100); do grep -q "running dd" "$T/err" && break; sleep 0.1; done
 sleep 1
@@ -300,7 +300,7 @@ check $? "SIGTERM: no mount, loop device or image left"
 check $([ "$(cat /proc/sys/vm/dirty_ratio)" = "$before" ]; echo $?) "SIGTERM: vm.dirty_ratio restored"
 
 # 7. kill -9: the leftovers are removed by robot-box cleanup.
-"$BOX" run --config "$T/box.yaml" "$T/term.yaml" >/dev/null 2>"$T/err" &
+"$BOX" run --repeat 1 --config "$T/box.yaml" "$T/term.yaml" >/dev/null 2>"$T/err" &
 RB_PID=$!
 for i in $(seq 100); do grep -q "running dd" "$T/err" && break; sleep 0.1; done
 sleep 1
@@ -331,7 +331,7 @@ nr_threads: 1t
 fsmark:
   test_size: 4M"
 head=$(git -C "$T/demo" rev-parse HEAD)
-ROBOT_DEMO_TREE="$T/demo" "$BOX" run --json --config "$T/demo-box.yaml" --commit HEAD "$T/tiny.yaml" >"$T/prov.json" 2>"$T/err"
+ROBOT_DEMO_TREE="$T/demo" "$BOX" run --repeat 1 --json --config "$T/demo-box.yaml" --commit HEAD "$T/tiny.yaml" >"$T/prov.json" 2>"$T/err"
 check $? "a run provisioned with the demo hook exits 0"
 py "$T/prov.json" "
 d = docs[0]; p = d['provision']
@@ -341,7 +341,7 @@ assert d['tree'] == 'demo' and d['commit'] == 'HEAD'
 "
 check $? "provision records the commit and its tunables"
 check $([ "$(cat /proc/sys/vm/dirty_bytes)" = 0 ] && [ "$(cat /proc/sys/vm/dirty_ratio)" = "$before" ]; echo $?) "the commit's tunables are restored"
-ROBOT_DEMO_TREE="$T/demo" "$BOX" run --json --config "$T/demo-box.yaml" --commit nosuchcommit "$T/tiny.yaml" >"$T/prov.json" 2>"$T/err"
+ROBOT_DEMO_TREE="$T/demo" "$BOX" run --repeat 1 --json --config "$T/demo-box.yaml" --commit nosuchcommit "$T/tiny.yaml" >"$T/prov.json" 2>"$T/err"
 py "$T/prov.json" "
 d = docs[0]
 assert d['status'] == 'failed' and 'provisioning nosuchcommit failed' in d['error'] and 'no commit' in d['error'], d['error']
@@ -351,18 +351,18 @@ check $? "failure: provisioning an unknown commit"
 # 9. One box at a time; bad configuration and job files.
 exec 9>"$T/work/lock"
 flock 9
-"$BOX" run --config "$T/box.yaml" "$T/tiny.yaml" >/dev/null 2>"$T/err"
+"$BOX" run --repeat 1 --config "$T/box.yaml" "$T/tiny.yaml" >/dev/null 2>"$T/err"
 rc=$?
 exec 9>&-
 check $([ $rc = 1 ] && grep -q "another robot-box is working" "$T/err"; echo $?) "a second robot-box is refused"
 printf 'name: x\nworkdir: relative\nram_disk_limit: 0\nhok: /bin/true\n' >"$T/bad-box.yaml"
-"$BOX" run --config "$T/bad-box.yaml" "$T/tiny.yaml" >/dev/null 2>"$T/err"
+"$BOX" run --repeat 1 --config "$T/bad-box.yaml" "$T/tiny.yaml" >/dev/null 2>"$T/err"
 rc=$?
 check $([ $rc = 2 ] && grep -q "bad-box.yaml:2: workdir: an absolute path" "$T/err" &&
 	grep -q "bad-box.yaml:3: ram_disk_limit" "$T/err" &&
 	grep -q "bad-box.yaml:4: unknown key 'hok' (did you mean 'hook'?)" "$T/err"; echo $?) "bad box configuration refused with lines"
 printf 'suite: fsmark\nfsmark:\n  filsize: 4K\n' >"$T/bad-job.yaml"
-"$BOX" run --config "$T/box.yaml" "$T/bad-job.yaml" >/dev/null 2>"$T/err"
+"$BOX" run --repeat 1 --config "$T/box.yaml" "$T/bad-job.yaml" >/dev/null 2>"$T/err"
 check $([ $? = 2 ] && grep -q "bad-job.yaml:3: unknown option 'filsize'" "$T/err"; echo $?) "bad job file refused before anything runs"
 
 echo "1..$n"

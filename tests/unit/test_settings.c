@@ -1,5 +1,5 @@
 /*
- * test_config.c: robotd's configuration file, good and bad.
+ * test_settings.c: robotd's settings: the file, good and bad, and flags.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 
 /* Loads text as a configuration; the errors joined in *errs. */
 static bool
-load(const char *text, struct config *c, char **errs)
+load(const char *text, struct settings *c, char **errs)
 {
 	char path[] = "/tmp/robot-config-XXXXXX";
 	int fd = mkstemp(path);
@@ -24,9 +24,9 @@ load(const char *text, struct config *c, char **errs)
 	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
 		return false;
 	close(fd);
-	config_defaults(c);
+	settings_defaults(c);
 	errlist_init(&el);
-	ok = config_load(path, c, &el);
+	ok = settings_load(path, c, &el);
 	fp = open_memstream(&buf, &len);
 	errlist_print(&el, fp);
 	fclose(fp);
@@ -39,9 +39,9 @@ load(const char *text, struct config *c, char **errs)
 static void
 test_defaults(void)
 {
-	struct config c;
+	struct settings c;
 
-	config_defaults(&c);
+	settings_defaults(&c);
 	CHECK_STR(c.listen_addr, "127.0.0.1");
 	CHECK_INT(c.listen_port, 8420);
 	CHECK(c.db == NULL);
@@ -49,13 +49,13 @@ test_defaults(void)
 	CHECK_INT(c.max_attempts, 3);
 	CHECK_INT(c.broken_after, 3);
 	CHECK_INT(c.long_poll, 30);
-	config_release(&c);
+	settings_release(&c);
 }
 
 static void
 test_a_file(void)
 {
-	struct config c;
+	struct settings c;
 	char *errs;
 
 	CHECK(load("listen: 0.0.0.0:9000\nstate_dir: /srv/robot\n"
@@ -71,17 +71,17 @@ test_a_file(void)
 	CHECK_INT(c.max_attempts, 5);
 	CHECK_STR(c.tbox_group, "lab-xfs");
 	free(errs);
-	config_release(&c);
+	settings_release(&c);
 	CHECK(load("", &c, &errs)); /* empty: the defaults */
 	CHECK_INT(c.listen_port, 8420);
 	free(errs);
-	config_release(&c);
+	settings_release(&c);
 }
 
 static void
 test_every_error_at_once(void)
 {
-	struct config c;
+	struct settings c;
 	char *errs;
 
 	CHECK(!load("lease_secs: 10\nlisten: here\nmax_attempts: 0\n"
@@ -94,49 +94,87 @@ test_every_error_at_once(void)
 	CHECK(strstr(errs, ":4: state_dir: an absolute path") != NULL);
 	CHECK(strstr(errs, ":5: db_pool: a whole number") != NULL);
 	free(errs);
-	config_release(&c);
+	settings_release(&c);
 }
 
 static void
 test_malformed_files(void)
 {
-	struct config c;
+	struct settings c;
 	struct errlist el;
 	char *errs;
 
 	CHECK(!load("listen: [unclosed\n", &c, &errs));
 	CHECK(errs[0] != '\0');
 	free(errs);
-	config_release(&c);
+	settings_release(&c);
 	CHECK(!load("- a list\n- not a mapping\n", &c, &errs));
 	CHECK(strstr(errs, "a mapping of keys") != NULL);
 	free(errs);
-	config_release(&c);
-	config_defaults(&c);
+	settings_release(&c);
+	settings_defaults(&c);
 	errlist_init(&el);
-	CHECK(!config_load("/nonexistent/robotd.yaml", &c, &el));
+	CHECK(!settings_load("/nonexistent/robotd.yaml", &c, &el));
 	CHECK_INT(el.nerrors, 1);
 	errlist_release(&el);
-	config_release(&c);
+	settings_release(&c);
+}
+
+/* Sets listen from text; whether it was taken. */
+static bool
+set_listen(struct settings *c, const char *text)
+{
+	char *why;
+	bool ok = settings_set(c, "listen", text, &why);
+
+	free(why);
+	return ok;
 }
 
 static void
 test_listen_forms(void)
 {
-	struct config c;
+	struct settings c;
 
-	config_defaults(&c);
-	CHECK(config_set_listen(&c, "10.0.0.1:80"));
+	settings_defaults(&c);
+	CHECK(set_listen(&c, "10.0.0.1:80"));
 	CHECK_STR(c.listen_addr, "10.0.0.1");
 	CHECK_INT(c.listen_port, 80);
-	CHECK(config_set_listen(&c, ":81"));
+	CHECK(set_listen(&c, ":81"));
 	CHECK_INT(c.listen_port, 81);
-	CHECK(config_set_listen(&c, "82"));
+	CHECK(set_listen(&c, "82"));
 	CHECK_INT(c.listen_port, 82);
-	CHECK(!config_set_listen(&c, "host:99999"));
-	CHECK(!config_set_listen(&c, "host:"));
-	CHECK(!config_set_listen(&c, "host:8x"));
-	config_release(&c);
+	CHECK(!set_listen(&c, "host:99999"));
+	CHECK(!set_listen(&c, "host:"));
+	CHECK(!set_listen(&c, "host:8x"));
+	settings_release(&c);
+}
+
+static void
+test_flags_and_reload(void)
+{
+	struct settings live, fresh;
+	char *why, *names;
+
+	settings_defaults(&live);
+	settings_defaults(&fresh);
+	CHECK(!settings_set(&live, "state_dir", "relative", &why));
+	CHECK_STR(why, "an absolute path is expected");
+	free(why);
+	CHECK(!settings_set(&live, "no_such", "1", &why));
+	free(why);
+	CHECK(settings_set(&fresh, "lease_seconds", "7", &why));
+	CHECK(settings_set(&fresh, "db_pool", "9", &why));
+	CHECK(settings_set(&fresh, "tbox_group", "lab", &why));
+	/* Reloadable settings change; the others are named. */
+	CHECK_INT(settings_reload(&live, &fresh, &names), 1);
+	CHECK_STR(names, "db_pool");
+	free(names);
+	CHECK_INT(live.lease_seconds, 7);
+	CHECK_INT(live.db_pool, 8);
+	CHECK_STR(live.tbox_group, "lab");
+	settings_release(&live);
+	settings_release(&fresh);
 }
 
 int
@@ -148,6 +186,7 @@ main(void)
 		TAP_CASE(test_every_error_at_once),
 		TAP_CASE(test_malformed_files),
 		TAP_CASE(test_listen_forms),
+		TAP_CASE(test_flags_and_reload),
 		{NULL, NULL},
 	};
 

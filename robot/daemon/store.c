@@ -1,0 +1,564 @@
+/*
+ * store.c: the SQL of robotd.
+ *
+ * Each typed call packs its parameters as text, runs one statement on
+ * the pool (db.c), and turns the rows into the callback's arguments.
+ * Failures become problems here, in one place: a lost connection or a
+ * stopping robotd is PROBLEM_UNAVAILABLE, an RBnnn code of sql/ is the
+ * problem of kind nnn, anything else is a bug of ours (logged) and
+ * PROBLEM_INTERNAL.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "robot/core/log.h"
+#include "robot/core/rjson.h"
+#include "robot/core/str.h"
+#include "robot/core/xmalloc.h"
+#include "robot/daemon/db.h"
+#include "robot/daemon/migrate.h"
+#include "robot/daemon/store.h"
+#include "robot/core/banned.h"
+
+struct store {
+	struct db *db;
+};
+
+/* A call in flight: its callback and argument. */
+struct store_call {
+	union {
+		store_text_cb text;
+		store_token_cb token;
+		store_groups_cb groups;
+		store_counts_cb counts;
+		store_claim_cb claim;
+	} cb;
+	void *arg;
+};
+
+struct store *
+store_new(struct db *db)
+{
+	struct store *s = xcalloc(1, sizeof *s);
+
+	s->db = db;
+	return s;
+}
+
+void
+store_free(struct store *s)
+{
+	free(s);
+}
+
+bool
+store_up(const struct store *s)
+{
+	return db_up(s->db);
+}
+
+size_t
+store_queued(const struct store *s)
+{
+	return db_queued(s->db);
+}
+
+/* The problem of a failed query, or NULL when it ran. */
+static struct problem *
+store_problem(const struct db_result *r)
+{
+	const char *code = db_sqlstate(r), *msg = db_message(r);
+	const char *detail = db_detail(r);
+	json_t *details = json_array();
+
+	if (db_ok(r)) {
+		json_decref(details);
+		return NULL;
+	}
+	if (code[0] == 'R' && code[1] == 'B') {
+		int kind = atoi(code + 2);
+		const char *p = detail;
+
+		while (*p != '\0') {
+			size_t n = strcspn(p, "\n");
+
+			json_array_append_new(details,
+					      rjson_string_lossy(p, n));
+			p += n + (p[n] == '\n');
+		}
+		if (kind < 400 || kind > 499)
+			kind = PROBLEM_INVALID;
+		return problem_new((enum problem_kind)kind, details, "%s", msg);
+	}
+	json_array_append_new(details, json_string(msg[0] ? msg : "down"));
+	if (code[0] == '\0' || str_has_prefix(code, "08") ||
+	    str_has_prefix(code, "57P"))
+		return problem_new(PROBLEM_UNAVAILABLE, details,
+				   "the database is unavailable");
+	log_warnx("query failed: %s: %s", code, msg);
+	return problem_new(PROBLEM_INTERNAL, details, "internal error");
+}
+
+static struct store_call *
+call_new(void *cb, void *arg)
+{
+	struct store_call *c = xcalloc(1, sizeof *c);
+
+	c->cb.text = (store_text_cb)cb;
+	c->arg = arg;
+	return c;
+}
+
+/* Answers with row 0, column 0 (NULL when there is no row). */
+static void
+store_on_text(const struct db_result *r, void *arg)
+{
+	struct store_call *c = arg;
+	struct problem *p = store_problem(r);
+
+	if (c->cb.text != NULL)
+		c->cb.text(p == NULL && db_rows(r) > 0 ? db_value(r, 0, 0)
+						       : NULL,
+			   p, c->arg);
+	problem_free(p);
+	free(c);
+}
+
+static void
+store_text(struct store *s, const char *sql, int n, const char *const *params,
+	   store_text_cb cb, void *arg)
+{
+	db_query(s->db, sql, n, params, store_on_text, call_new(cb, arg));
+}
+
+/* Migrations and tokens, before the loop. */
+
+int
+store_schema_latest(void)
+{
+	int v = 0;
+
+	for (size_t i = 0; migrations[i].name != NULL; i++)
+		v = migrations[i].version;
+	return v;
+}
+
+/* Runs sql; false with *err when it fails. */
+static bool
+exec_ok(struct db_conn *c, const char *sql, int n, const char *const *params,
+	char **err)
+{
+	struct db_result *r = db_exec(c, sql, n, params);
+	bool ok = db_ok(r);
+
+	if (!ok)
+		*err = xstrdup(db_message(r));
+	db_result_free(r);
+	return ok;
+}
+
+bool
+store_migrate(const char *conninfo, int *version, char **err)
+{
+	struct db_conn *c = db_connect(conninfo, err);
+	struct db_result *r;
+	int have = 0, latest = store_schema_latest();
+	bool ok = false;
+
+	*version = 0;
+	if (c == NULL)
+		return false;
+	*err = NULL;
+	if (!exec_ok(c, "BEGIN", 0, NULL, err) ||
+	    !exec_ok(c, "SELECT pg_advisory_xact_lock(727272)", 0, NULL, err) ||
+	    !exec_ok(c,
+		     "CREATE TABLE IF NOT EXISTS robot_schema "
+		     "(version int NOT NULL, name text NOT NULL, "
+		     "applied timestamptz NOT NULL DEFAULT now())",
+		     0, NULL, err))
+		goto out;
+	r = db_exec(c, "SELECT coalesce(max(version), 0) FROM robot_schema", 0,
+		    NULL);
+	if (!db_ok(r)) {
+		*err = xstrdup(db_message(r));
+		db_result_free(r);
+		goto out;
+	}
+	have = atoi(db_value(r, 0, 0));
+	db_result_free(r);
+	if (have > latest) {
+		*err = xasprintf("the database has schema version %d, newer "
+				 "than this robotd knows (%d): run a newer "
+				 "robotd",
+				 have, latest);
+		goto out;
+	}
+	for (size_t i = 0; migrations[i].name != NULL; i++) {
+		const struct migration *m = &migrations[i];
+		const char *params[2];
+		char vbuf[16];
+
+		if (m->version <= have)
+			continue;
+		log_info("applying schema migration %s", m->name);
+		if (!exec_ok(c, m->sql, 0, NULL, err)) {
+			char *e = *err;
+
+			*err = xasprintf("migration %s failed: %s", m->name, e);
+			free(e);
+			goto out;
+		}
+		snprintf(vbuf, sizeof vbuf, "%d", m->version);
+		params[0] = vbuf;
+		params[1] = m->name;
+		if (!exec_ok(c,
+			     "INSERT INTO robot_schema (version, name) "
+			     "VALUES ($1, $2)",
+			     2, params, err))
+			goto out;
+		have = m->version;
+	}
+	ok = exec_ok(c, "COMMIT", 0, NULL, err);
+out:
+	if (!ok)
+		db_result_free(db_exec(c, "ROLLBACK", 0, NULL));
+	db_disconnect(c);
+	*version = have;
+	return ok;
+}
+
+char *
+store_token_create(const char *conninfo, const char *kind, const char *name,
+		   char **err)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char raw[24];
+	char token[4 + 2 * sizeof raw + 1] = "rbt_";
+	const char *params[3] = {kind, name, token};
+	struct db_conn *c;
+	char *out = NULL;
+
+	*err = NULL;
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) {
+		*err = xasprintf("getrandom: %s", strerror(errno));
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof raw; i++) {
+		token[4 + 2 * i] = hex[raw[i] >> 4];
+		token[5 + 2 * i] = hex[raw[i] & 15];
+	}
+	token[sizeof token - 1] = '\0';
+	if ((c = db_connect(conninfo, err)) == NULL)
+		return NULL;
+	/* Only the hash is stored: a database dump reveals no token. */
+	if (exec_ok(c,
+		    "INSERT INTO tokens (kind, name, hash) VALUES "
+		    "($1, $2, sha256(convert_to($3, 'UTF8')))",
+		    3, params, err))
+		out = xstrdup(token);
+	db_disconnect(c);
+	explicit_bzero(token, sizeof token);
+	return out;
+}
+
+/* Tokens. */
+
+static void
+store_on_token(const struct db_result *r, void *arg)
+{
+	struct store_call *c = arg;
+	struct problem *p = store_problem(r);
+
+	if (p == NULL && db_rows(r) > 0)
+		c->cb.token(db_value(r, 0, 0), db_value(r, 0, 1), NULL, c->arg);
+	else
+		c->cb.token(NULL, NULL, p, c->arg);
+	problem_free(p);
+	free(c);
+}
+
+void
+store_token(struct store *s, const char *token, store_token_cb cb, void *arg)
+{
+	db_query(s->db,
+		 "SELECT kind, name FROM tokens "
+		 "WHERE hash = sha256(convert_to($1, 'UTF8'))",
+		 1, &token, store_on_token, call_new(cb, arg));
+}
+
+/* Jobs and submissions. */
+
+static void
+store_on_groups(const struct db_result *r, void *arg)
+{
+	struct store_call *c = arg;
+	struct problem *p = store_problem(r);
+	size_t n = db_rows(r);
+	const char **v = xcalloc(n + 1, sizeof *v);
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = db_value(r, i, 0);
+	c->cb.groups(v, n, p, c->arg);
+	free(v);
+	problem_free(p);
+	free(c);
+}
+
+void
+store_groups(struct store *s, store_groups_cb cb, void *arg)
+{
+	db_query(s->db,
+		 "SELECT DISTINCT tbox_group FROM boxes ORDER BY tbox_group", 0,
+		 NULL, store_on_groups, call_new(cb, arg));
+}
+
+void
+store_submit(struct store *s, const char *submitter, const char *file,
+	     const char *body, const char *runs, store_text_cb cb, void *arg)
+{
+	const char *params[4] = {submitter, file, body, runs};
+
+	store_text(s,
+		   "SELECT json_build_object('submission', "
+		   "coalesce(max(x.submission), 0), 'jobs', "
+		   "coalesce(json_agg(json_build_object('id', x.id, 'key', "
+		   "x.key, 'commit', x.commit, 'run', x.run, 'series', "
+		   "x.series, 'state', 'queued') ORDER BY x.id), '[]')) "
+		   "FROM robot_submit($1, $2, $3, $4) x",
+		   4, params, cb, arg);
+}
+
+void
+store_jobs(struct store *s, const struct store_jobs_filter *f, store_text_cb cb,
+	   void *arg)
+{
+	char lim[32], sub[32];
+	const char *params[4] = {f->state, f->submission ? sub : NULL,
+				 f->series, lim};
+
+	snprintf(lim, sizeof lim, "%ld", f->limit);
+	snprintf(sub, sizeof sub, "%lld", f->submission);
+	store_text(
+		s,
+		"SELECT json_build_object('jobs', coalesce(json_agg(x ORDER "
+		"BY x.id DESC), '[]')) FROM (SELECT id, state, key, series, "
+		"commit, run, runs, attempts, box, error, priority, "
+		"submission, created, updated FROM jobs WHERE ($1::text IS "
+		"NULL OR state = $1) AND ($2::bigint IS NULL OR submission = "
+		"$2) AND ($3::text IS NULL OR series = $3) ORDER BY id DESC "
+		"LIMIT $4::int) x",
+		4, params, cb, arg);
+}
+
+void
+store_job(struct store *s, long long id, store_text_cb cb, void *arg)
+{
+	char ids[32];
+	const char *params[1] = {ids};
+
+	snprintf(ids, sizeof ids, "%lld", id);
+	store_text(s,
+		   "SELECT json_build_object('id', j.id, 'state', j.state, "
+		   "'key', j.key, 'series', j.series, 'commit', j.commit, "
+		   "'run', j.run, 'runs', j.runs, 'attempts', j.attempts, "
+		   "'max_attempts', j.max_attempts, 'box', j.box, 'error', "
+		   "j.error, 'priority', j.priority, 'submission', "
+		   "j.submission, 'created', j.created, 'updated', j.updated, "
+		   "'job', j.job, 'needs', j.needs, 'leases', (SELECT "
+		   "coalesce(json_agg(json_build_object('id', l.id, 'box', "
+		   "l.box, 'state', l.state, 'created', l.created, "
+		   "'deadline', l.deadline) ORDER BY l.id), '[]') FROM leases "
+		   "l WHERE l.job = j.id), 'result', (SELECT r.doc FROM "
+		   "results r WHERE r.job = j.id)) FROM jobs j WHERE j.id = "
+		   "$1::bigint",
+		   1, params, cb, arg);
+}
+
+void
+store_results(struct store *s, const char *series, const char *commit,
+	      store_text_cb cb, void *arg)
+{
+	const char *params[2] = {series, commit};
+
+	store_text(s,
+		   "SELECT json_build_object('series', $1::text, 'commit', "
+		   "$2::text, 'results', coalesce(json_agg(doc ORDER BY id), "
+		   "'[]')) FROM results WHERE series = $1 AND commit IS NOT "
+		   "DISTINCT FROM $2",
+		   2, params, cb, arg);
+}
+
+void
+store_status(struct store *s, store_text_cb cb, void *arg)
+{
+	store_text(s,
+		   "SELECT json_build_object("
+		   "'queue', (SELECT json_build_object("
+		   "'queued', count(*) FILTER (WHERE state = 'queued'), "
+		   "'leased', count(*) FILTER (WHERE state = 'leased'), "
+		   "'done', count(*) FILTER (WHERE state = 'done'), "
+		   "'failed', count(*) FILTER (WHERE state = 'failed')) "
+		   "FROM jobs), "
+		   "'boxes', (SELECT coalesce(json_agg(json_build_object("
+		   "'name', b.name, 'tbox_group', b.tbox_group, 'state', "
+		   "b.state, 'failures', b.failures, 'last_seen', "
+		   "b.last_seen, 'facts', b.facts) ORDER BY b.name), '[]') "
+		   "FROM boxes b), "
+		   "'running', (SELECT coalesce(json_agg(json_build_object("
+		   "'id', j.id, 'key', j.key, 'commit', j.commit, 'run', "
+		   "j.run, 'runs', j.runs, 'attempts', j.attempts, 'box', "
+		   "l.box, 'lease', l.id, 'deadline', l.deadline) ORDER BY "
+		   "j.id), '[]') FROM jobs j JOIN leases l ON l.job = j.id "
+		   "AND l.state = 'active' WHERE j.state = 'leased'))",
+		   0, NULL, cb, arg);
+}
+
+static void
+store_on_counts(const struct db_result *r, void *arg)
+{
+	static const char *const jobs[] = {"queued", "leased", "done",
+					   "failed"};
+	static const char *const boxes[] = {"idle", "busy", "broken"};
+	struct store_call *c = arg;
+	struct problem *p = store_problem(r);
+	struct store_counts n;
+
+	memset(&n, 0, sizeof n);
+	for (size_t i = 0; i < db_rows(r); i++) {
+		const char *what = db_value(r, i, 0), *st = db_value(r, i, 1);
+		long long v = strtoll(db_value(r, i, 2), NULL, 10);
+
+		for (size_t k = 0; k < 4; k++)
+			if (strcmp(what, "jobs") == 0 &&
+			    strcmp(st, jobs[k]) == 0)
+				n.jobs[k] = v;
+		for (size_t k = 0; k < 3; k++)
+			if (strcmp(what, "boxes") == 0 &&
+			    strcmp(st, boxes[k]) == 0)
+				n.boxes[k] = v;
+		if (strcmp(what, "leases") == 0)
+			n.leases = v;
+	}
+	c->cb.counts(p == NULL ? &n : NULL, p, c->arg);
+	problem_free(p);
+	free(c);
+}
+
+void
+store_counts(struct store *s, store_counts_cb cb, void *arg)
+{
+	db_query(s->db,
+		 "SELECT 'jobs', s, (SELECT count(*) FROM jobs WHERE state = "
+		 "s) FROM unnest(ARRAY['queued', 'leased', 'done', "
+		 "'failed']) s UNION ALL SELECT 'boxes', s, (SELECT count(*) "
+		 "FROM boxes WHERE state = s) FROM unnest(ARRAY['idle', "
+		 "'busy', 'broken']) s UNION ALL SELECT 'leases', 'active', "
+		 "count(*) FROM leases WHERE state = 'active'",
+		 0, NULL, store_on_counts, call_new(cb, arg));
+}
+
+/* The lab. */
+
+void
+store_register(struct store *s, const char *box, const char *group,
+	       const char *facts, store_text_cb cb, void *arg)
+{
+	const char *params[3] = {box, group, facts};
+
+	store_text(s, "SELECT robot_register($1, $2, $3::jsonb)", 3, params, cb,
+		   arg);
+}
+
+static void
+store_on_claim(const struct db_result *r, void *arg)
+{
+	struct store_call *c = arg;
+	struct problem *p = store_problem(r);
+	struct store_claim cl = {0, NULL, NULL};
+
+	if (p == NULL && db_rows(r) > 0) {
+		const char *lease = db_value(r, 0, 0);
+
+		cl.lease = lease ? strtoll(lease, NULL, 10) : 0;
+		cl.json = db_value(r, 0, 1);
+		cl.group = db_value(r, 0, 2);
+	}
+	c->cb.claim(p == NULL ? &cl : NULL, p, c->arg);
+	problem_free(p);
+	free(c);
+}
+
+void
+store_claim(struct store *s, const char *box, int seconds, store_claim_cb cb,
+	    void *arg)
+{
+	char secs[16];
+	const char *params[2] = {box, secs};
+
+	snprintf(secs, sizeof secs, "%d", seconds);
+	db_query(s->db,
+		 "SELECT c.lease, CASE WHEN c.lease IS NULL THEN NULL ELSE "
+		 "json_build_object('lease', c.lease, 'deadline', "
+		 "c.deadline, 'job_id', c.job_id, 'key', c.key, 'commit', "
+		 "c.commit, 'tree', c.tree, 'run', c.run, 'runs', c.runs, "
+		 "'attempt', c.attempts, 'tbox_group', c.tbox_group, "
+		 "'lease_seconds', $2::int, 'job', c.job)::text END, "
+		 "c.tbox_group FROM robot_claim($1, $2::int) c",
+		 2, params, store_on_claim, call_new(cb, arg));
+}
+
+void
+store_release(struct store *s, long long lease, store_text_cb cb, void *arg)
+{
+	char id[32];
+	const char *params[1] = {id};
+
+	snprintf(id, sizeof id, "%lld", lease);
+	store_text(s, "SELECT robot_release($1::bigint)", 1, params, cb, arg);
+}
+
+void
+store_heartbeat(struct store *s, long long lease, const char *box, int seconds,
+		store_text_cb cb, void *arg)
+{
+	char id[32], secs[16];
+	const char *params[3] = {id, box, secs};
+
+	snprintf(id, sizeof id, "%lld", lease);
+	snprintf(secs, sizeof secs, "%d", seconds);
+	store_text(s, "SELECT robot_heartbeat($1::bigint, $2, $3::int)", 3,
+		   params, cb, arg);
+}
+
+void
+store_upload(struct store *s, const struct store_upload *u, store_text_cb cb,
+	     void *arg)
+{
+	char id[32], broken[16];
+	const char *params[7] = {id,       u->box, u->key, u->status,
+				 u->error, u->doc, broken};
+
+	snprintf(id, sizeof id, "%lld", u->lease);
+	snprintf(broken, sizeof broken, "%d", u->broken_after);
+	store_text(s,
+		   "SELECT robot_upload($1::bigint, $2, $3, $4, $5, $6::json, "
+		   "$7::int)",
+		   7, params, cb, arg);
+}
+
+void
+store_reset(struct store *s, const char *box, store_text_cb cb, void *arg)
+{
+	const char *params[1] = {box};
+
+	store_text(s, "SELECT robot_reset($1)", 1, params, cb, arg);
+}
+
+void
+store_expire(struct store *s, store_text_cb cb, void *arg)
+{
+	store_text(s, "SELECT robot_expire()", 0, NULL, cb, arg);
+}

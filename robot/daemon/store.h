@@ -1,0 +1,151 @@
+/*
+ * store.h: every SQL statement of robotd, behind typed calls.  No other
+ * file holds SQL text: the state changes themselves are the PL/pgSQL
+ * functions of sql/, and the reads are built into JSON by PostgreSQL
+ * (json_build_object, json_agg), so that a listing is one query and
+ * one copy.
+ *
+ * Each call takes a callback that runs exactly once, from the loop,
+ * never inside the call: with the answer, or with a problem (NULL on
+ * success) that says why there is none.  What the callback gets is
+ * borrowed for its duration.  A failure of the database itself is
+ * PROBLEM_UNAVAILABLE; the RBnnn codes that sql/ raises become the
+ * problem of kind nnn, with the DETAIL lines as details.
+ *
+ * The two blocking calls run before the loop: the schema migrations and
+ * the token command.
+ */
+#ifndef ROBOT_STORE_H
+#define ROBOT_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "robot/daemon/problem.h"
+
+struct db;
+struct store;
+
+/* A query's answer as text (a JSON document, or one value); NULL when
+ * there is no such row (a 404 for reads of one thing). */
+typedef void (*store_text_cb)(const char *text, const struct problem *p,
+			      void *arg);
+
+struct store *store_new(struct db *db);
+void store_free(struct store *s);
+/* Whether the database is reachable; queries waiting for a connection. */
+bool store_up(const struct store *s);
+size_t store_queued(const struct store *s);
+
+/* Before the loop (blocking). */
+
+/*
+ * Brings the database at conninfo up to the newest schema this robotd
+ * knows (sql/NNN_*.sql, built in), inside one transaction under an
+ * advisory lock; a newer schema is refused.  *version gets the version
+ * the database is at.  Returns false with *err (the caller frees it).
+ */
+bool store_migrate(const char *conninfo, int *version, char **err)
+	__attribute__((warn_unused_result));
+/* The newest schema version this robotd knows. */
+int store_schema_latest(void);
+/*
+ * Makes a token of kind (submit, box, admin) for name and stores its
+ * hash.  Returns the token (shown once; the caller frees it), or NULL
+ * with *err.
+ */
+char *store_token_create(const char *conninfo, const char *kind,
+			 const char *name, char **err);
+
+/* Tokens. */
+
+/* kind and name of a token, both NULL when the database has none. */
+typedef void (*store_token_cb)(const char *kind, const char *name,
+			       const struct problem *p, void *arg);
+void store_token(struct store *s, const char *token, store_token_cb cb,
+		 void *arg);
+
+/* Jobs and submissions. */
+
+/* The tbox_groups that have registered boxes, sorted. */
+typedef void (*store_groups_cb)(const char *const *groups, size_t n,
+				const struct problem *p, void *arg);
+void store_groups(struct store *s, store_groups_cb cb, void *arg);
+/*
+ * Queues runs (a JSON array of {key, tbox_group, commit, tree, job,
+ * needs, run, runs, priority, max_attempts}) as one submission of the
+ * file body; refused (PROBLEM_INVALID, one detail per job and box) when
+ * no registered box of a job's group can run it.  The answer is
+ * {"submission": id, "jobs": [{id, key, commit, run, series, state}]}.
+ */
+void store_submit(struct store *s, const char *submitter, const char *file,
+		  const char *body, const char *runs, store_text_cb cb,
+		  void *arg);
+
+struct store_jobs_filter {
+	const char *state;    /* NULL: any */
+	long long submission; /* 0: any */
+	const char *series;   /* NULL: any */
+	long limit;           /* newest first */
+};
+/* {"jobs": [...]}, newest first. */
+void store_jobs(struct store *s, const struct store_jobs_filter *f,
+		store_text_cb cb, void *arg);
+/* One job with its leases and result, or NULL. */
+void store_job(struct store *s, long long id, store_text_cb cb, void *arg);
+/* {"series", "commit", "results": [the documents]}. */
+void store_results(struct store *s, const char *series, const char *commit,
+		   store_text_cb cb, void *arg);
+/* {"queue": {counts}, "boxes": [...], "running": [...]}. */
+void store_status(struct store *s, store_text_cb cb, void *arg);
+
+struct store_counts {
+	long long jobs[4];  /* queued, leased, done, failed */
+	long long boxes[3]; /* idle, busy, broken */
+	long long leases;   /* active */
+};
+typedef void (*store_counts_cb)(const struct store_counts *c,
+				const struct problem *p, void *arg);
+void store_counts(struct store *s, store_counts_cb cb, void *arg);
+
+/* The lab. */
+
+/* A box (re)registers; its leases from before go back.  Its state. */
+void store_register(struct store *s, const char *box, const char *group,
+		    const char *facts, store_text_cb cb, void *arg);
+
+struct store_claim {
+	long long lease;   /* 0: no job */
+	const char *json;  /* the lease as the box gets it, or NULL */
+	const char *group; /* the box's tbox_group */
+};
+typedef void (*store_claim_cb)(const struct store_claim *c,
+			       const struct problem *p, void *arg);
+/* The next job box can run, leased for seconds. */
+void store_claim(struct store *s, const char *box, int seconds,
+		 store_claim_cb cb, void *arg);
+/* A lease nobody got: the job goes back uncounted.  cb may be NULL. */
+void store_release(struct store *s, long long lease, store_text_cb cb,
+		   void *arg);
+/* The lease's new deadline. */
+void store_heartbeat(struct store *s, long long lease, const char *box,
+		     int seconds, store_text_cb cb, void *arg);
+
+struct store_upload {
+	long long lease;
+	const char *box;
+	const char *key;
+	const char *status; /* ok, failed, incomplete */
+	const char *error;  /* NULL unless failed */
+	const char *doc;    /* the document as sent */
+	int broken_after;
+};
+/* "stored", "duplicate" or "requeued". */
+void store_upload(struct store *s, const struct store_upload *u,
+		  store_text_cb cb, void *arg);
+/* A broken box back to idle: its state. */
+void store_reset(struct store *s, const char *box, store_text_cb cb, void *arg);
+/* Leases past their deadline back to the queue: how many. */
+void store_expire(struct store *s, store_text_cb cb, void *arg);
+
+#endif

@@ -1,0 +1,99 @@
+#!/bin/sh
+# test_robotd_faults.sh ROBOTD ROBOT_BOX ROBOT SOURCE_DIR: robotd under
+# database faults while boxes long-poll: the LISTEN connection killed
+# again and again, PostgreSQL restarted, a box that hangs up while its
+# claim is in flight.  curl stands in for the boxes (their calls are
+# plain HTTP).  TAP output.
+set -u
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+. "$SRC/tests/integration/robotd_lib.sh"
+
+cat >"$T/robotd.yaml" <<YAML
+state_dir: $T/state
+lease_seconds: 60
+YAML
+start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
+U=$URL_d
+SUB=$(token submit alice)
+echo "1..6"
+
+echo '{"tbox_group": "lab", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts"
+for b in b1 b2 b3; do
+	eval "TOK_$b=\$(token box $b)"
+	eval "api POST \"$U/api/boxes/$b/register\" \"\$TOK_$b\" \"$T/facts\"" >/dev/null
+done
+
+# 1. The LISTEN connection dies while one box waits and others claim:
+# robotd wakes the waiting boxes after each reconnect and must not
+# touch a box whose first claim is still in flight.
+(
+	while [ ! -e "$T/stop-poll" ]; do
+		curl -s -o /dev/null -X POST -H "Authorization: Bearer $TOK_b1" "$U/api/boxes/b1/lease?wait=30"
+	done
+) &
+PIDS="$PIDS $!"
+for b in b2 b3; do
+	(
+		eval "tok=\$TOK_$b"
+		while [ ! -e "$T/stop-poll" ]; do
+			curl -s -o /dev/null -X POST -H "Authorization: Bearer $tok" "$U/api/boxes/$b/lease?wait=0"
+		done
+	) &
+	PIDS="$PIDS $!"
+done
+sleep 1
+for i in $(seq 1 15); do
+	sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()" >/dev/null 2>&1
+	sleep 0.3
+done
+alive=$(kill -0 "$PID_d" 2>/dev/null && echo yes || echo no)
+check $([ $alive = yes ]; echo $?) "robotd survives 15 kills of its LISTEN connection under long-polling boxes"
+runuser -u postgres -- "$PGCTL" restart -m fast -w -D "$T/state/pg/data" -l "$T/state/pg/server.log" \
+	-o "-k $T/state/pg/run -c listen_addresses=''" >/dev/null 2>&1
+sleep 3
+alive=$(kill -0 "$PID_d" 2>/dev/null && echo yes || echo no)
+check $([ $alive = yes ]; echo $?) "robotd survives a restart of PostgreSQL under long-polling boxes"
+touch "$T/stop-poll"
+wait_for 40 sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' $U/api/status)\" = 200 ]"
+check $? "after the restart robotd answers again"
+sleep 1
+# Each part stands alone: a robotd that died above is started again.
+if ! kill -0 "$PID_d" 2>/dev/null; then
+	diag "robotd died; starting another for the next checks"
+	start_robotd d2 --config "$T/robotd.yaml"
+	U=$URL_d2
+	PID_d=$PID_d2
+fi
+
+# 2. A box hangs up while its claim is in flight (the claim waits for a
+# lock on the box's row): the lease claimed for it is released at once,
+# the attempt not counted.
+cat >"$T/dd.yaml" <<'YAML'
+suite: dd-write
+testcase: dd-write
+disk: 1LOOP_64M
+fs: ext4
+nr_threads: 1dd
+runtime: 1s
+dd:
+  bs: 1M
+YAML
+# b2 alone in its group: b1's last long-poll of part 1 may still wait.
+echo '{"tbox_group": "lab2", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts2"
+api POST "$U/api/boxes/b2/register" "$TOK_b2" "$T/facts2" >/dev/null
+s=$(api POST "$U/api/jobs?tbox_group=lab2&repeat=1" "$SUB" "$T/dd.yaml")
+JOB=$(py "print(j['jobs'][0]['id'])")
+psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc \
+	"BEGIN; SELECT 1 FROM boxes WHERE name = 'b2' FOR UPDATE; SELECT pg_sleep(3); COMMIT;" >/dev/null 2>&1 &
+LOCK=$!
+sleep 0.5
+curl -s -o /dev/null --max-time 1 -X POST -H "Authorization: Bearer $TOK_b2" "$U/api/boxes/b2/lease?wait=0"
+wait $LOCK
+wait_for 10 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state || attempts FROM jobs WHERE id = $JOB\")\" = queued0 ]"
+rc=$?
+diag "job $JOB: $(sql "SELECT state || ' attempts ' || attempts FROM jobs WHERE id = $JOB"), leases: $(sql "SELECT string_agg(state, ',') FROM leases WHERE job = $JOB")"
+check $([ $rc = 0 ] && [ "$(sql "SELECT string_agg(state, ',') FROM leases WHERE job = $JOB")" = released ]; echo $?) \
+	"a lease claimed for a box that hung up is released at once, its attempt not counted"
+check $(! grep -q "out of range" "$T"/d*.log; echo $?) "no query reads a column that is not there"
+
+sanitizer_clean

@@ -1,0 +1,22 @@
+/*
+ * boxes.h: the boxes' half of the JSON API: register, lease (a
+ * long-poll), heartbeat, result upload, and an operator's reset.  The
+ * router has checked the box token (and that a :name is its box).
+ */
+#ifndef ROBOT_BOXES_H
+#define ROBOT_BOXES_H
+
+#include "web/web.h"
+
+void boxes_register(struct web *w, struct http_req *req,
+		    const struct web_call *call);
+void boxes_lease(struct web *w, struct http_req *req,
+		 const struct web_call *call);
+void boxes_heartbeat(struct web *w, struct http_req *req,
+		     const struct web_call *call);
+void boxes_result(struct web *w, struct http_req *req,
+		  const struct web_call *call);
+void boxes_reset(struct web *w, struct http_req *req,
+		 const struct web_call *call);
+
+#endif

@@ -1,0 +1,311 @@
+/*
+ * router.c: the route table, the token check, and the HTTP server's
+ * life.
+ *
+ * A request is matched against the table; a route that needs a token
+ * has it checked (tokens.h: a recent answer comes from memory) before
+ * its handler runs.  The one variable segment of a pattern, ":id" (a
+ * number) or ":name" (a name), is the handler's argument.  GET routes
+ * answer HEAD.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "jobs/jobfile.h"
+#include "robot/analysis/result.h"
+#include "robot/core/log.h"
+#include "robot/core/xmalloc.h"
+#include "web/api.h"
+#include "web/boxes.h"
+#include "web/router.h"
+#include "robot/core/banned.h"
+
+/* Bodies of routes that name no limit. */
+#define ROUTER_BODY_LIMIT (64 * 1024)
+/* The memory libmicrohttpd gives each connection: enough for a request's
+ * headers and an answer's, small enough for thousands of idle boxes. */
+#define ROUTER_CONNECTION_MEMORY 8192
+
+enum route_auth {
+	ROUTE_PUBLIC, /* anyone */
+	ROUTE_SUBMIT, /* a submit or admin token */
+	ROUTE_BOX,    /* a box token; a :name segment must be its box */
+	ROUTE_ADMIN,  /* an admin token */
+};
+
+typedef void (*route_fn)(struct web *w, struct http_req *req,
+			 const struct web_call *call);
+
+struct route {
+	const char *method;
+	const char *pattern;
+	enum route_auth auth;
+	size_t body_limit;     /* 0: ROUTER_BODY_LIMIT */
+	const char *forbidden; /* the 403 for a token of another kind */
+	route_fn fn;
+};
+
+static const struct route routes[] = {
+	{"GET", "/metrics", ROUTE_PUBLIC, 0, NULL, api_metrics},
+	{"GET", "/api/status", ROUTE_PUBLIC, 0, NULL, api_status},
+	{"GET", "/api/jobs", ROUTE_PUBLIC, 0, NULL, api_jobs},
+	{"POST", "/api/jobs", ROUTE_SUBMIT, JOBFILE_MAX_BYTES,
+	 "submitting needs a submit token", api_submit},
+	{"GET", "/api/jobs/:id", ROUTE_PUBLIC, 0, NULL, api_job},
+	{"GET", "/api/results", ROUTE_PUBLIC, 0, NULL, api_results},
+	{"POST", "/api/boxes/:name/register", ROUTE_BOX, 0,
+	 "box calls need a box token", boxes_register},
+	{"POST", "/api/boxes/:name/lease", ROUTE_BOX, 0,
+	 "box calls need a box token", boxes_lease},
+	{"POST", "/api/boxes/:name/reset", ROUTE_ADMIN, 0,
+	 "resetting a box needs an admin token", boxes_reset},
+	{"POST", "/api/leases/:id/heartbeat", ROUTE_BOX, 0,
+	 "box calls need a box token", boxes_heartbeat},
+	{"POST", "/api/leases/:id/result", ROUTE_BOX, RESULT_MAX_BYTES,
+	 "box calls need a box token", boxes_result},
+	{NULL, NULL, ROUTE_PUBLIC, 0, NULL, NULL},
+};
+
+struct router {
+	struct web w;
+	struct httpd *httpd;
+	bool stopping;
+};
+
+/* A request whose token is being checked. */
+struct route_call {
+	struct router *r;
+	struct http_req *req;
+	const struct route *route;
+	char *arg;
+};
+
+static bool
+is_id(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 18)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* Whether path fits pattern; *arg gets the variable segment (in buf). */
+static bool
+route_match(const char *pattern, const char *path, char *buf, size_t len,
+	    const char **arg)
+{
+	*arg = NULL;
+	while (*pattern != '\0' && *path != '\0') {
+		size_t pn = strcspn(pattern + 1, "/") + 1;
+		size_t sn = strcspn(path + 1, "/") + 1;
+
+		if (*pattern != '/' || *path != '/')
+			return false;
+		if (pattern[1] == ':') {
+			if (sn - 1 >= len || sn == 1)
+				return false;
+			memcpy(buf, path + 1, sn - 1);
+			buf[sn - 1] = '\0';
+			if (strncmp(pattern + 1, ":id", pn - 1) == 0
+				    ? !is_id(buf)
+				    : !web_name_ok(buf))
+				return false;
+			*arg = buf;
+		} else if (pn != sn || strncmp(pattern, path, pn) != 0) {
+			return false;
+		}
+		pattern += pn;
+		path += sn;
+	}
+	return *pattern == '\0' && (*path == '\0' || strcmp(path, "/") == 0);
+}
+
+/* The route of method and path; *allow lists the methods of the path's
+ * other routes when there is none. */
+static const struct route *
+route_find(const char *method, const char *path, char *buf, size_t len,
+	   const char **arg, char *allow, size_t alen)
+{
+	if (strcmp(method, "HEAD") == 0)
+		method = "GET";
+	allow[0] = '\0';
+	for (const struct route *rt = routes; rt->method != NULL; rt++) {
+		if (!route_match(rt->pattern, path, buf, len, arg))
+			continue;
+		if (strcmp(rt->method, method) == 0)
+			return rt;
+		snprintf(allow + strlen(allow), alen - strlen(allow), "%s%s",
+			 allow[0] ? " or " : "", rt->method);
+	}
+	return NULL;
+}
+
+/* Whether the token's kind may use the route; answers 403 if not. */
+static bool
+route_allows(const struct route_call *c, const char *kind, const char *name)
+{
+	const struct route *rt = c->route;
+	bool ok;
+	char *msg;
+
+	switch (rt->auth) {
+	case ROUTE_SUBMIT:
+		ok = strcmp(kind, "submit") == 0 || strcmp(kind, "admin") == 0;
+		break;
+	case ROUTE_BOX:
+		ok = strcmp(kind, "box") == 0;
+		if (ok && strstr(rt->pattern, ":name") != NULL &&
+		    strcmp(name, c->arg) != 0) {
+			msg = xasprintf("this token is box %s's, not %s's",
+					name, c->arg);
+			http_req_reply_error(c->req, 403, msg, NULL);
+			free(msg);
+			return false;
+		}
+		break;
+	case ROUTE_ADMIN:
+		ok = strcmp(kind, "admin") == 0;
+		break;
+	default:
+		ok = true;
+	}
+	if (!ok)
+		http_req_reply_error(c->req, 403, rt->forbidden, NULL);
+	return ok;
+}
+
+static void
+router_on_token(const char *kind, const char *name, const struct problem *p,
+		void *arg)
+{
+	struct route_call *c = arg;
+
+	if (p != NULL)
+		web_reply_problem(c->req, p);
+	else if (kind == NULL)
+		http_req_reply_error(c->req, 401, "unknown token", NULL);
+	else if (route_allows(c, kind, name)) {
+		struct web_call call = {c->arg, kind, name};
+
+		c->route->fn(&c->r->w, c->req, &call);
+	}
+	free(c->arg);
+	free(c);
+}
+
+static void
+router_on_request(struct http_req *req, void *arg)
+{
+	struct router *r = arg;
+	const char *method = http_req_method(req), *path = http_req_path(req);
+	const char *var, *h;
+	char buf[128], allow[64];
+	const struct route *rt;
+	struct route_call *c;
+	char *msg;
+
+	r->w.requests++;
+	if (r->stopping) {
+		http_req_reply_error(req, 503, "robotd is stopping", NULL);
+		return;
+	}
+	rt = route_find(method, path, buf, sizeof buf, &var, allow,
+			sizeof allow);
+	if (rt == NULL) {
+		msg = allow[0] ? xasprintf("%s %s: use %s", method, path, allow)
+			       : xasprintf("no such resource: %s %s",
+					   strcmp(method, "HEAD") == 0 ? "GET"
+								       : method,
+					   path);
+		http_req_reply_error(req, allow[0] ? 405 : 404, msg, NULL);
+		free(msg);
+		return;
+	}
+	if (rt->auth == ROUTE_PUBLIC) {
+		struct web_call call = {var, NULL, NULL};
+
+		rt->fn(&r->w, req, &call);
+		return;
+	}
+	h = http_req_header(req, "Authorization");
+	if (h == NULL || strncasecmp(h, "Bearer ", 7) != 0 || h[7] == '\0') {
+		http_req_reply_error(req, 401,
+				     "this call needs a token "
+				     "(Authorization: Bearer TOKEN)",
+				     NULL);
+		return;
+	}
+	c = xcalloc(1, sizeof *c);
+	c->r = r;
+	c->req = req;
+	c->route = rt;
+	c->arg = var ? xstrdup(var) : NULL;
+	tokens_check(r->w.d.tokens, h + 7, router_on_token, c);
+}
+
+static size_t
+router_body_limit(const char *method, const char *path)
+{
+	char buf[128], allow[64];
+	const struct route *rt;
+	const char *var;
+
+	if (strcmp(method, "POST") != 0)
+		return 0;
+	rt = route_find(method, path, buf, sizeof buf, &var, allow,
+			sizeof allow);
+	return rt != NULL && rt->body_limit > 0 ? rt->body_limit
+						: ROUTER_BODY_LIMIT;
+}
+
+struct router *
+router_new(const struct web_deps *d, char **err)
+{
+	struct router *r = xcalloc(1, sizeof *r);
+	struct httpd_options ho = {d->set->listen_addr, d->set->listen_port,
+				   (size_t)d->set->max_connections,
+				   ROUTER_CONNECTION_MEMORY};
+
+	r->w.d = *d;
+	r->httpd = httpd_new(d->base, &ho, router_on_request, router_body_limit,
+			     r, err);
+	if (r->httpd == NULL) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void
+router_quiesce(struct router *r)
+{
+	r->stopping = true;
+	httpd_quiesce(r->httpd);
+}
+
+void
+router_free(struct router *r)
+{
+	if (r == NULL)
+		return;
+	httpd_free(r->httpd);
+	free(r);
+}
+
+int
+router_port(const struct router *r)
+{
+	return httpd_port(r->httpd);
+}
+
+size_t
+router_in_flight(const struct router *r)
+{
+	return httpd_in_flight(r->httpd);
+}

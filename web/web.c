@@ -1,0 +1,69 @@
+/*
+ * web.c: the answers the handlers give, and their checks of query
+ * arguments.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/core/xmalloc.h"
+#include "web/web.h"
+#include "robot/core/banned.h"
+
+void
+web_reply_problem(struct http_req *req, const struct problem *p)
+{
+	http_req_reply_error(req, (int)p->kind, p->message,
+			     json_incref(p->details));
+}
+
+void
+web_reply(struct http_req *req, int status, json_t *answer,
+	  const struct problem *p)
+{
+	if (p != NULL) {
+		json_decref(answer);
+		web_reply_problem(req, p);
+	} else {
+		http_req_reply_json(req, status, answer);
+	}
+}
+
+bool
+web_int_arg(struct http_req *req, const char *name, long lo, long hi, long *v)
+{
+	const char *s = http_req_arg(req, name, 0);
+	char *end;
+	long x;
+
+	if (s == NULL)
+		return true;
+	errno = 0;
+	x = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || x < lo || x > hi) {
+		char *msg = xasprintf("%s wants an integer from %ld to %ld, "
+				      "not '%s'",
+				      name, lo, hi, s);
+
+		http_req_reply_error(req, 400, msg, NULL);
+		free(msg);
+		return false;
+	}
+	*v = x;
+	return true;
+}
+
+bool
+web_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 100 || s[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) &&
+		    strchr("._-/+:", s[i]) == NULL)
+			return false;
+	return true;
+}

@@ -1,0 +1,65 @@
+/*
+ * web.h: what the web layer's handlers share: the daemon objects they
+ * call, and the answers they give.
+ *
+ * The web layer is HTTP only: it parses paths, query strings and
+ * headers, checks tokens (once, in the router, for the kind each route
+ * needs), calls the daemon's typed calls (store, lab, submit), and turns
+ * their answers and problems into HTTP answers.  It holds no SQL and no
+ * scheduling.  router.h is its entry point.
+ */
+#ifndef ROBOT_WEB_H
+#define ROBOT_WEB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <event2/event.h>
+
+#include "robot/daemon/lab.h"
+#include "robot/daemon/problem.h"
+#include "robot/daemon/settings.h"
+#include "robot/daemon/store.h"
+#include "robot/daemon/tokens.h"
+#include "web/httpd.h"
+
+/* What robotd's main hands the web layer. */
+struct web_deps {
+	struct event_base *base;
+	struct store *store;
+	struct tokens *tokens;
+	struct lab *lab;
+	const struct settings *set; /* live: SIGHUP changes it */
+};
+
+/* The handlers' view of the web layer (the router owns it). */
+struct web {
+	struct web_deps d;
+	unsigned long long requests; /* served, for /metrics */
+};
+
+/* What a route's handler gets besides the request; valid during the
+ * handler only (copy what a callback needs). */
+struct web_call {
+	const char *arg;  /* the path's :id or :name segment, or NULL */
+	const char *kind; /* the token's kind, NULL for public routes */
+	const char *name; /* the token's name */
+};
+
+/* Answers a problem: its kind is the HTTP status. */
+void web_reply_problem(struct http_req *req, const struct problem *p);
+/* Answers a daemon call's JSON answer (consumed) with status, or its
+ * problem. */
+void web_reply(struct http_req *req, int status, json_t *answer,
+	       const struct problem *p);
+/*
+ * The integer query argument name into *v (left alone when absent).
+ * False after answering 400 when it is not a whole number in [lo, hi].
+ */
+bool web_int_arg(struct http_req *req, const char *name, long lo, long hi,
+		 long *v);
+/* A commit, tree, group or box name: 1 to 100 of [A-Za-z0-9._-/+:], not
+ * starting with '-'. */
+bool web_name_ok(const char *s);
+
+#endif
