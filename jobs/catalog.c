@@ -26,14 +26,14 @@ static const char *const iosched_choices[] = {
 static const char *const governor_choices[] = {
 	"performance",  "powersave", "ondemand", "schedutil",
 	"conservative", "userspace", NULL};
-static const char *const sync_choices[] = {"NoSync",
-					   "fsyncBeforeClose",
-					   "syncFsync",
-					   "PostReverseFsync",
-					   "syncPostReverseFsync",
-					   "PostFsync",
-					   "syncPostFsync",
-					   NULL};
+const char *const catalog_sync_methods[] = {"NoSync",
+					    "fsyncBeforeClose",
+					    "syncFsync",
+					    "PostReverseFsync",
+					    "syncPostReverseFsync",
+					    "PostFsync",
+					    "syncPostFsync",
+					    NULL};
 
 static const struct catalog_option disk_options[] = {
 	{"nr_ssd", '-', CV_UINT, NULL},
@@ -71,7 +71,7 @@ static const struct catalog_option fsmark_options[] = {
 	{"filesize", '-', CV_FILESIZE, NULL},
 	{"nr_directories", '-', CV_DIRS, NULL},
 	{"nr_files_per_directory", '-', CV_FPD, NULL},
-	{"sync_method", '-', CV_ENUM, sync_choices},
+	{"sync_method", '-', CV_ENUM, catalog_sync_methods},
 	{"iterations", '-', CV_ITERATIONS, NULL},
 	{NULL, 0, 0, NULL}};
 static const struct catalog_option dd_options[] = {

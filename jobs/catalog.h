@@ -73,6 +73,10 @@ struct catalog_param {
 	bool accumulate; /* lists from several documents add up (mail_to) */
 };
 
+/* fs_mark's sync methods, NULL-terminated; the index of a name is the
+ * number fs_mark's -S takes (LKP's fsmark script). */
+extern const char *const catalog_sync_methods[];
+
 const struct catalog_program *catalog_program(const char *name);
 const struct catalog_option *catalog_option(const struct catalog_program *p,
 					    const char *name);

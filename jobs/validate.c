@@ -236,6 +236,19 @@ option_in_job(const struct node *job, const char *key)
 	return NULL;
 }
 
+/* "unknown WHAT 'q'", with the closest known name when there is one. */
+static void
+unknown_name(struct vctx *v, int line, const char *what, const char *q,
+	     const char *near)
+{
+	if (near != NULL)
+		errlist_error(v->el, v->file, line,
+			      "unknown %s '%s' (did you mean '%s'?)", what, q,
+			      near);
+	else
+		errlist_error(v->el, v->file, line, "unknown %s '%s'", what, q);
+}
+
 static void
 check_top_key(struct vctx *v, const struct node_pair *pair)
 {
@@ -300,15 +313,8 @@ check_top_key(struct vctx *v, const struct node_pair *pair)
 			      "not supported; write the value out",
 			      q);
 	} else if (n->kind == NODE_MAP) {
-		near = catalog_suggest_program(key);
-		if (near != NULL)
-			errlist_error(v->el, v->file, pair->line,
-				      "unknown program '%s' (did you mean "
-				      "'%s'?)",
-				      q, near);
-		else
-			errlist_error(v->el, v->file, pair->line,
-				      "unknown program '%s'", q);
+		unknown_name(v, pair->line, "program", q,
+			     catalog_suggest_program(key));
 	} else if ((near = catalog_suggest_key(key)) != NULL) {
 		errlist_error(v->el, v->file, pair->line,
 			      "unknown key '%s' (did you mean '%s'?)", q, near);
@@ -350,16 +356,8 @@ check_testcase(struct vctx *v, const char *workload)
 	tw = catalog_testcase_workload(t);
 	q = str_quote(t);
 	if (tw == NULL) {
-		const char *near = catalog_suggest_program(t);
-
-		if (near != NULL)
-			errlist_error(v->el, v->file, tp->line,
-				      "unknown testcase '%s' (did you mean "
-				      "'%s'?)",
-				      q, near);
-		else
-			errlist_error(v->el, v->file, tp->line,
-				      "unknown testcase '%s'", q);
+		unknown_name(v, tp->line, "testcase", q,
+			     catalog_suggest_program(t));
 	} else if (workload != NULL && strcmp(tw, workload) != 0) {
 		errlist_error(v->el, v->file, tp->line,
 			      "testcase '%s' runs %s, but the job runs %s", q,

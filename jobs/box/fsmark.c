@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "jobs/box/toolparse.h"
+#include "jobs/catalog.h"
 #include "jobs/box/workload.h"
 #include "jobs/unit.h"
 #include "robot/core/xmalloc.h"
@@ -46,17 +47,8 @@ in_path(const char *prog)
 static int
 sync_number(const char *m)
 {
-	static const char *const methods[] = {"NoSync",
-					      "fsyncBeforeClose",
-					      "syncFsync",
-					      "PostReverseFsync",
-					      "syncPostReverseFsync",
-					      "PostFsync",
-					      "syncPostFsync",
-					      NULL};
-
-	for (int i = 0; m != NULL && methods[i] != NULL; i++)
-		if (strcmp(m, methods[i]) == 0)
+	for (int i = 0; m != NULL && catalog_sync_methods[i] != NULL; i++)
+		if (strcmp(m, catalog_sync_methods[i]) == 0)
 			return i;
 	return 1; /* LKP's default: fsyncBeforeClose */
 }
@@ -85,7 +77,7 @@ fsmark_start(struct workload *w, char **err)
 	char *o_dirs = workload_option(job, "fsmark", "nr_directories");
 	char *o_fpd = workload_option(job, "fsmark", "nr_files_per_directory");
 	struct fsmark *f = xcalloc(1, sizeof *f);
-	char *argv[64 * 2 + 20], nbuf[32], lbuf[32], sbuf[8], fbuf[32];
+	char *argv[64 * 2 + 20], nbuf[32], lbuf[32], sbuf[16], fbuf[32];
 	char dbuf[32], pbuf[32], **dirs = NULL;
 	long threads, iterations, nr_dirs = 0, per_dir = 0;
 	uint64_t filesize, test_size, size, disk = 0, nr_files;

@@ -95,20 +95,6 @@ job_timeout(const struct runner_request *rq)
 }
 
 static void
-drop_caches(void)
-{
-	int fd;
-
-	sync();
-	if ((fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC)) !=
-	    -1) {
-		if (write(fd, "3", 1) != 1)
-			log_debug("cannot drop the page cache");
-		close(fd);
-	}
-}
-
-static void
 run_workload(struct run *r, const char *name, struct storage *st)
 {
 	const char **devices = xcalloc(st->n + 1, sizeof *devices);
@@ -190,27 +176,22 @@ static json_t *
 result_json(struct run *r, const char *started, const char *finished)
 {
 	const struct runner_request *rq = r->rq;
-	json_t *doc = json_object(), *stats, *series;
+	struct result_head h = {node_to_json(rq->aj->job),
+				rq->aj->key,
+				rq->bc->tbox_group,
+				rq->bc->name,
+				rq->tree,
+				rq->commit,
+				started,
+				finished,
+				r->status,
+				r->error};
+	json_t *doc = result_doc_new(&h), *stats, *series;
 
 	metrics_reduce(r->m);
 	stats = r->status == RESULT_OK ? metrics_stats_json(r->m)
 				       : json_object();
 	series = metrics_series_json(r->m);
-	json_object_set_new(doc, "version", json_integer(RESULT_VERSION));
-	json_object_set_new(doc, "job", node_to_json(rq->aj->job));
-	json_object_set_new(doc, "key", json_string(rq->aj->key));
-	json_object_set_new(doc, "tbox_group", json_string(rq->bc->tbox_group));
-	json_object_set_new(doc, "box", json_string(rq->bc->name));
-	json_object_set_new(doc, "tree",
-			    rq->tree ? json_string(rq->tree) : json_null());
-	json_object_set_new(doc, "commit",
-			    rq->commit ? json_string(rq->commit) : json_null());
-	json_object_set_new(doc, "started", json_string(started));
-	json_object_set_new(doc, "finished", json_string(finished));
-	json_object_set_new(doc, "status",
-			    json_string(result_status_name(r->status)));
-	json_object_set_new(doc, "error",
-			    r->error ? json_string(r->error) : json_null());
 	json_object_set_new(doc, "stats", stats);
 	json_object_set_new(doc, "series", series);
 	json_object_set_new(doc, "outputs", json_incref(r->outputs));
@@ -313,7 +294,7 @@ runner_run(const struct runner_request *rq)
 		log_info("%s %s: %s, %s", rq->label, rq->aj->key, st.backend,
 			 st.fs ? st.fs : "no filesystem");
 	/* 5. The workload and its monitors. */
-	drop_caches();
+	tunables_drop_caches();
 	log_info("%s %s: running %s", rq->label, rq->aj->key, workload);
 	run_workload(&r, workload, &st);
 teardown:

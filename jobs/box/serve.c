@@ -267,23 +267,28 @@ serve_flush(struct serve *s)
 /* A document for a run that produced none (the job could not be read,
  * or the runner died). */
 static json_t *
-serve_doc(struct serve *s, const json_t *lease, const char *status,
+serve_doc(struct serve *s, const json_t *lease, enum result_status status,
 	  const char *error)
 {
-	const char *commit = rjson_get_str(lease, "commit");
+	struct result_head h = {NULL,
+				rjson_get_str(lease, "key"),
+				s->bc.tbox_group,
+				s->bc.name,
+				rjson_get_str(lease, "tree"),
+				rjson_get_str(lease, "commit"),
+				NULL,
+				NULL,
+				status,
+				error};
 
-	return json_pack("{s:i, s:s, s:s, s:s, s:o, s:s, s:s}", "version", 1,
-			 "key", rjson_get_str(lease, "key"), "tbox_group",
-			 s->bc.tbox_group, "box", s->bc.name, "commit",
-			 commit ? json_string(commit) : json_null(), "status",
-			 status, "error", error);
+	return result_doc_new(&h);
 }
 
 /* Hands a lease back without running it. */
 static void
 serve_give_back(struct serve *s, const json_t *lease)
 {
-	json_t *doc = serve_doc(s, lease, "incomplete",
+	json_t *doc = serve_doc(s, lease, RESULT_INCOMPLETE,
 				"the box stopped before the run began");
 	char *path = xasprintf(
 		"%s/%lld.json", s->outbox,
@@ -386,7 +391,7 @@ serve_run(struct serve *s, json_t *lease)
 				? errlist_format(&el.v[0])
 				: xasprintf("the job is not the atomic job %s",
 					    key);
-		json_t *doc = serve_doc(s, lease, "failed", why);
+		json_t *doc = serve_doc(s, lease, RESULT_FAILED, why);
 
 		log_warnx("lease %s: %s", id, why);
 		write_doc(sr.out, doc);
@@ -408,7 +413,7 @@ serve_run(struct serve *s, json_t *lease)
 		 (long long)json_integer_value(
 			 json_object_get(lease, "attempt")));
 	if (!child_fork(&c, "runner", serve_runner, &sr)) {
-		json_t *doc = serve_doc(s, lease, "incomplete",
+		json_t *doc = serve_doc(s, lease, RESULT_INCOMPLETE,
 					"the box could not fork its runner");
 
 		write_doc(sr.out, doc);
@@ -443,7 +448,7 @@ serve_run(struct serve *s, json_t *lease)
 	if (access(sr.out, F_OK) != 0) {
 		char *how = child_exit_text(&c);
 		char *why = xasprintf("the runner %s without a result", how);
-		json_t *doc = serve_doc(s, lease, "incomplete", why);
+		json_t *doc = serve_doc(s, lease, RESULT_INCOMPLETE, why);
 
 		log_warnx("lease %s: %s", id, why);
 		write_doc(sr.out, doc);

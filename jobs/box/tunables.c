@@ -252,3 +252,17 @@ tunables_release(struct tunables *t)
 	free(t->state_path);
 	memset(t, 0, sizeof *t);
 }
+
+void
+tunables_drop_caches(void)
+{
+	int fd;
+
+	sync();
+	if ((fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC)) !=
+	    -1) {
+		if (write(fd, "3", 1) != 1)
+			log_debug("cannot drop the page cache");
+		close(fd);
+	}
+}

@@ -39,4 +39,8 @@ void tunables_restore(struct tunables *t);
 int tunables_restore_file(const char *state_path);
 void tunables_release(struct tunables *t);
 
+/* Writes back dirty pages and drops the page cache, dentries and inodes
+ * (a cold start for the next measurement); failures are not fatal. */
+void tunables_drop_caches(void);
+
 #endif

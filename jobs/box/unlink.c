@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jobs/box/tunables.h"
 #include "jobs/box/workload.h"
 #include "jobs/unit.h"
 #include "robot/core/xmalloc.h"
@@ -223,21 +224,6 @@ record(struct workload *w, double now)
 	u->last_t = now;
 }
 
-static void
-drop_caches(void)
-{
-	int fd;
-
-	sync();
-	if ((fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC)) !=
-	    -1) {
-		if (write(fd, "3", 1) != 1) {
-			/* Not fatal: the unlinks then find warm caches. */
-		}
-		close(fd);
-	}
-}
-
 static bool
 unlink_child_ended(struct workload *w, struct child *c, char **err)
 {
@@ -262,7 +248,7 @@ unlink_child_ended(struct workload *w, struct child *c, char **err)
 	record(w, child_now());
 	if (u->phase == UNLINK_CREATE) {
 		u->create_time = child_now() - u->phase_started;
-		drop_caches();
+		tunables_drop_caches();
 		u->phase = UNLINK_DELETE;
 		return start_phase(w, err);
 	}

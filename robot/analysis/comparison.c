@@ -76,23 +76,6 @@ side_runs(const char *series, const char *what, const struct result *const *v,
 	return true;
 }
 
-static const char *
-default_kpi_prefix(const char *series, char *buf, size_t len)
-{
-	const char *slash = strchr(series, '/');
-	size_t n = slash ? (size_t)(slash - series) : strlen(series);
-
-	/* LKP's dd testcase is dd-write; its metrics are dd.* */
-	if (n == 8 && strncmp(series, "dd-write", 8) == 0)
-		n = 2;
-	if (n + 2 > len)
-		return NULL;
-	memcpy(buf, series, n);
-	buf[n] = '.';
-	buf[n + 1] = '\0';
-	return buf;
-}
-
 /* Joins "a, b, c" (at most 5 names, then "and N more"). */
 static char *
 name_list(const char **names, size_t n)
@@ -121,7 +104,6 @@ comparison_new(const char *series, const struct result *const *base, size_t nb,
 	struct column *cols = NULL;
 	struct comparison *c;
 	struct strmap *index;
-	char prefix_buf[128];
 	bool ok;
 
 	c = xcalloc(1, sizeof *c);
@@ -136,10 +118,6 @@ comparison_new(const char *series, const struct result *const *base, size_t nb,
 		comparison_free(c);
 		return NULL;
 	}
-	if (kpi_prefix == NULL)
-		kpi_prefix = default_kpi_prefix(series, prefix_buf,
-						sizeof prefix_buf);
-
 	/* Columns of values, one per metric, in order of appearance. */
 	index = strmap_new(okb[0]->nstats + 16);
 	for (size_t side = 0; side < 2; side++) {

@@ -46,7 +46,8 @@ struct comparison {
 
 /*
  * Compares the runs of one series.  kpi_prefix is the workload's metric
- * prefix ("fsmark."), or NULL to derive it from the key's testcase.
+ * prefix ("fsmark.", series_kpi_prefix()), or NULL when none is known
+ * (then no metric is a KPI).
  * Returns NULL with the problems in el when there is nothing to compare.
  */
 struct comparison *comparison_new(const char *series,

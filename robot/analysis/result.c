@@ -27,6 +27,35 @@ result_status_name(enum result_status s)
 	return "?";
 }
 
+static json_t *
+string_or_null(const char *s)
+{
+	return s != NULL ? json_string(s) : json_null();
+}
+
+json_t *
+result_doc_new(const struct result_head *h)
+{
+	json_t *doc = json_object();
+
+	json_object_set_new(doc, "version", json_integer(RESULT_VERSION));
+	if (h->job != NULL)
+		json_object_set_new(doc, "job", h->job);
+	json_object_set_new(doc, "key", json_string(h->key));
+	json_object_set_new(doc, "tbox_group", json_string(h->tbox_group));
+	json_object_set_new(doc, "box", string_or_null(h->box));
+	json_object_set_new(doc, "tree", string_or_null(h->tree));
+	json_object_set_new(doc, "commit", string_or_null(h->commit));
+	if (h->started != NULL)
+		json_object_set_new(doc, "started", json_string(h->started));
+	if (h->finished != NULL)
+		json_object_set_new(doc, "finished", json_string(h->finished));
+	json_object_set_new(doc, "status",
+			    json_string(result_status_name(h->status)));
+	json_object_set_new(doc, "error", string_or_null(h->error));
+	return doc;
+}
+
 /* A string member: required, or NULL allowed when optional. */
 static const char *
 get_string(const char *where, json_t *doc, const char *key, bool required,

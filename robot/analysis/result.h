@@ -1,6 +1,7 @@
 /*
  * result.h: the result document of one run (DESIGN.md section 5), what
- * robot-box prints and uploads and what robot compare reads.
+ * robot-box prints and uploads and what robot compare reads: its one
+ * writer (result_doc_new()) and its one reader (result_parse()).
  *
  * result_parse() checks a document completely and collects every problem
  * in an errlist; a document that passes has finite numbers only, a known
@@ -44,6 +45,27 @@ struct result {
 	size_t nstats;
 	char *series; /* <key>/<tbox_group> */
 };
+
+/* What every document says of its run, for the writer. */
+struct result_head {
+	json_t *job;     /* the atomic job (consumed), or NULL */
+	const char *key; /* testcase/path_params */
+	const char *tbox_group;
+	const char *box;
+	const char *tree;     /* NULL: none */
+	const char *commit;   /* NULL: none */
+	const char *started;  /* ISO 8601 UTC; NULL when it never began */
+	const char *finished; /* likewise */
+	enum result_status status;
+	const char *error; /* why, unless ok */
+};
+
+/*
+ * A new document of version RESULT_VERSION with head's members in
+ * DESIGN.md's order; the writer adds "stats", "series", "outputs" and
+ * its own members after them.
+ */
+json_t *result_doc_new(const struct result_head *head);
 
 /*
  * Checks doc and fills r.  where names the document in messages ("a.json"

@@ -85,38 +85,42 @@ stats_mean_var(const double *v, size_t n, double *mean, double *var)
 	*var = n > 1 ? sq / (double)(n - 1) : 0;
 }
 
+#define BETACF_TINY 1e-300
+
+/* One step of the modified Lentz method with coefficient aa: updates c
+ * and d and returns the factor the fraction's value is multiplied by. */
+static double
+lentz_step(double aa, double *c, double *d)
+{
+	*d = 1 + aa * *d;
+	if (fabs(*d) < BETACF_TINY)
+		*d = BETACF_TINY;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < BETACF_TINY)
+		*c = BETACF_TINY;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /* The continued fraction of I_x(a, b), for x < (a + 1) / (a + b + 2). */
 static double
 betacf(double a, double b, double x)
 {
-	const double tiny = 1e-300, eps = 1e-15;
+	const double eps = 1e-15;
 	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
 
-	if (fabs(d) < tiny)
-		d = tiny;
+	if (fabs(d) < BETACF_TINY)
+		d = BETACF_TINY;
 	d = 1 / d;
 	h = d;
 	for (int m = 1; m <= 300; m++) {
-		double m2 = 2.0 * m, aa, del;
+		double m2 = 2.0 * m, del;
 
-		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		h *= lentz_step(m * (b - m) * x / ((a + m2 - 1) * (a + m2)), &c,
+				&d);
+		del = lentz_step(-(a + m) * (a + b + m) * x /
+					 ((a + m2) * (a + m2 + 1)),
+				 &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;

@@ -17,6 +17,7 @@
 #include "robot/analysis/comparison.h"
 #include "robot/analysis/direction.h"
 #include "robot/analysis/result.h"
+#include "robot/analysis/series.h"
 #include "robot/analysis/table.h"
 #include "robot/cli/cmd_compare.h"
 #include "robot/cli/cmd_server.h"
@@ -54,63 +55,6 @@ compare_usage(FILE *fp)
 		"built-in\n"
 		"                  ones (format: robot/directions)\n");
 }
-
-/* The runs of one series on one side. */
-struct group {
-	char *series;
-	const struct result **runs;
-	size_t n;
-};
-
-static void
-group_add(struct group **g, size_t *ng, const struct result *r)
-{
-	for (size_t i = 0; i < *ng; i++) {
-		if (strcmp((*g)[i].series, r->series) == 0) {
-			(*g)[i].runs =
-				xreallocarray((*g)[i].runs, (*g)[i].n + 1,
-					      sizeof *(*g)[i].runs);
-			(*g)[i].runs[(*g)[i].n++] = r;
-			return;
-		}
-	}
-	*g = xreallocarray(*g, *ng + 1, sizeof **g);
-	(*g)[*ng].series = r->series;
-	(*g)[*ng].runs = xcalloc(1, sizeof *(*g)[*ng].runs);
-	(*g)[*ng].runs[0] = r;
-	(*g)[*ng].n = 1;
-	(*ng)++;
-}
-
-static struct group *
-group_find(struct group *g, size_t ng, const char *series)
-{
-	for (size_t i = 0; i < ng; i++)
-		if (strcmp(g[i].series, series) == 0)
-			return &g[i];
-	return NULL;
-}
-
-/* "fsmark." for a job that runs fsmark, from the job in the document. */
-static const char *
-kpi_prefix_of(const struct result *r, char *buf, size_t len)
-{
-	json_t *job = json_object_get(r->json, "job");
-	const char *k;
-	json_t *v;
-
-	json_object_foreach(job, k, v)
-	{
-		const struct catalog_program *p = catalog_program(k);
-
-		if (p != NULL && p->kind == CATALOG_WORKLOAD) {
-			snprintf(buf, len, "%s.", p->name);
-			return buf;
-		}
-	}
-	return NULL;
-}
-
 static void
 print_kpis(const struct comparison *c)
 {
@@ -160,8 +104,63 @@ print_text(const struct comparison *c, bool all)
 		printf("note: %s\n", c->notes[i]);
 }
 
-int
-cmd_compare(int argc, char **argv)
+/* What the command line asks for. */
+struct compare_args {
+	struct compare_options opt;
+	struct direction_table *dt;
+	bool json, all;
+	char *server;
+	const char *series;        /* --series: fetch from robotd */
+	const char **base, **head; /* paths, or one commit each */
+	size_t nbase, nhead;
+};
+
+static void
+compare_args_release(struct compare_args *a)
+{
+	direction_table_free(a->dt);
+	free(a->server);
+	free(a->base);
+	free(a->head);
+}
+
+static void
+add_path(const char ***v, size_t *n, const char *path)
+{
+	*v = xreallocarray(*v, *n + 1, sizeof **v);
+	(*v)[(*n)++] = path;
+}
+
+/* --min-effect and --directions. */
+static bool
+compare_parse_value(struct compare_args *a, int c, const char *arg,
+		    struct errlist *el)
+{
+	struct buf text;
+	char *end;
+	bool ok;
+
+	if (c == 'e') {
+		a->opt.min_effect_pct = strtod(arg, &end);
+		if (*end == '\0' && a->opt.min_effect_pct >= 0 &&
+		    a->opt.min_effect_pct < 1000)
+			return true;
+		log_warnx("--min-effect wants a percentage, not '%s'", arg);
+		return false;
+	}
+	buf_init(&text);
+	ok = buf_add_file(&text, arg, 4 * 1024 * 1024);
+	if (!ok)
+		log_warn("cannot read '%s'", arg);
+	else
+		ok = direction_table_add(a->dt, arg, text.data, text.len, el);
+	buf_release(&text);
+	return ok;
+}
+
+/* Parses the options; returns -1 to go on, else the exit status. */
+static int
+compare_parse(int argc, char **argv, struct compare_args *a, struct errlist *el)
 {
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'j'},
@@ -175,38 +174,23 @@ cmd_compare(int argc, char **argv)
 		{"series", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
-	struct result *base = NULL, *head = NULL;
-	size_t nbase = 0, nhead = 0, nbg = 0, nhg = 0;
-	struct group *bg = NULL, *hg = NULL;
-	const char **base_paths = NULL, **head_paths = NULL;
-	size_t nbp = 0, nhp = 0;
-	struct compare_options opt;
-	struct direction_table *dt;
-	bool json = false, all = false;
-	char *server = NULL;
-	const char *series = NULL;
-	json_t *out = NULL;
-	struct errlist el;
-	int c, status = 0, which = 0; /* 1 after --base, 2 after --head */
+	int c, status = -1, which = 0; /* 1 after --base, 2 after --head */
 
-	compare_options_init(&opt);
-	errlist_init(&el);
-	dt = direction_table_new();
 	optind = 1;
 	/* Paths after --base or --head belong to it until the next option. */
 	while ((c = getopt_long(argc, argv, "-h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			json = true;
+			a->json = true;
 			break;
 		case 'a':
-			all = true;
+			a->all = true;
 			break;
 		case 'm':
 			if (strcmp(optarg, "robust") == 0)
-				opt.method = COMPARE_ROBUST;
+				a->opt.method = COMPARE_ROBUST;
 			else if (strcmp(optarg, "lkp") == 0)
-				opt.method = COMPARE_LKP;
+				a->opt.method = COMPARE_LKP;
 			else {
 				log_warnx("unknown method '%s' (robust or lkp)",
 					  optarg);
@@ -216,213 +200,206 @@ cmd_compare(int argc, char **argv)
 		case 'b':
 		case 'H':
 			which = c == 'b' ? 1 : 2;
-			if (c == 'b') {
-				base_paths = xreallocarray(base_paths, nbp + 1,
-							   sizeof *base_paths);
-				base_paths[nbp++] = optarg;
-			} else {
-				head_paths = xreallocarray(head_paths, nhp + 1,
-							   sizeof *head_paths);
-				head_paths[nhp++] = optarg;
-			}
-			break;
+			/* fall through */
 		case 1: /* a path after --base P or --head P */
-			if (which == 1) {
-				base_paths = xreallocarray(base_paths, nbp + 1,
-							   sizeof *base_paths);
-				base_paths[nbp++] = optarg;
-			} else if (which == 2) {
-				head_paths = xreallocarray(head_paths, nhp + 1,
-							   sizeof *head_paths);
-				head_paths[nhp++] = optarg;
-			} else {
+			if (which == 1)
+				add_path(&a->base, &a->nbase, optarg);
+			else if (which == 2)
+				add_path(&a->head, &a->nhead, optarg);
+			else {
 				log_warnx("'%s': say whether it is --base or "
 					  "--head",
 					  optarg);
 				status = 2;
 			}
 			break;
-		case 'e': {
-			char *end;
-
-			opt.min_effect_pct = strtod(optarg, &end);
-			if (*end != '\0' || !(opt.min_effect_pct >= 0 &&
-					      opt.min_effect_pct < 1000)) {
-				log_warnx(
-					"--min-effect wants a percentage, not "
-					"'%s'",
-					optarg);
+		case 'e':
+		case 'd':
+			if (!compare_parse_value(a, c, optarg, el))
 				status = 2;
-			}
 			break;
-		}
-		case 'd': {
-			struct buf text;
-
-			buf_init(&text);
-			if (!buf_add_file(&text, optarg, 4 * 1024 * 1024)) {
-				log_warn("cannot read '%s'", optarg);
-				status = 2;
-			} else if (!direction_table_add(dt, optarg, text.data,
-							text.len, &el)) {
-				status = 2;
-			}
-			buf_release(&text);
-			break;
-		}
 		case 's':
-			free(server);
-			server = xstrdup(optarg);
+			free(a->server);
+			a->server = xstrdup(optarg);
 			break;
 		case 'S':
-			series = optarg;
+			a->series = optarg;
 			break;
 		case 'h':
 			compare_usage(stdout);
-			goto out;
+			return 0;
 		default:
 			compare_usage(stderr);
-			status = 2;
-			goto out;
+			return 2;
 		}
 		if (c != 'b' && c != 'H' && c != 1)
 			which = 0;
 	}
-	if (status == 0 && (nbp == 0 || nhp == 0)) {
+	if (status == -1 && (a->nbase == 0 || a->nhead == 0)) {
 		log_warnx("give the runs of both commits: --base and --head");
 		compare_usage(stderr);
 		status = 2;
 	}
-	if (status != 0)
-		goto out;
-
-	if (series != NULL) {
-		json_t *b, *h;
-
-		if (nbp != 1 || nhp != 1) {
-			log_warnx("with --series, --base and --head are one "
-				  "commit each");
-			status = 2;
-			goto out;
-		}
-		if (!cmd_server_endpoint(&server)) {
-			status = 2;
-			goto out;
-		}
-		b = cmd_fetch_results(server, series, base_paths[0]);
-		h = b ? cmd_fetch_results(server, series, head_paths[0]) : NULL;
-		if (h == NULL) {
-			json_decref(b);
-			status = 1;
-			goto out;
-		}
-		(void)result_add_json(base_paths[0], b, &base, &nbase, &el);
-		(void)result_add_json(head_paths[0], h, &head, &nhead, &el);
-		json_decref(b);
-		json_decref(h);
-	} else if (server != NULL) {
+	if (status == -1 && a->series != NULL &&
+	    (a->nbase != 1 || a->nhead != 1)) {
+		log_warnx("with --series, --base and --head are one commit "
+			  "each");
+		status = 2;
+	}
+	if (status == -1 && a->series == NULL && a->server != NULL) {
 		log_warnx("--server needs --series KEY/TBOX_GROUP");
 		status = 2;
-		goto out;
 	}
-	for (size_t i = 0; series == NULL && i < nbp; i++)
-		(void)result_load_path(base_paths[i], &base, &nbase, &el);
-	for (size_t i = 0; series == NULL && i < nhp; i++)
-		(void)result_load_path(head_paths[i], &head, &nhead, &el);
-	if (el.nerrors > 0)
-		goto out;
-	if (nbase == 0 || nhead == 0) {
+	return status;
+}
+
+/* Loads the runs of both sides; returns -1 to go on, else the exit
+ * status. */
+static int
+compare_load(struct compare_args *a, struct result **base, size_t *nb,
+	     struct result **head, size_t *nh, struct errlist *el)
+{
+	if (a->series != NULL) {
+		json_t *b, *h;
+
+		if (!cmd_server_endpoint(&a->server))
+			return 2;
+		b = cmd_fetch_results(a->server, a->series, a->base[0]);
+		h = b ? cmd_fetch_results(a->server, a->series, a->head[0])
+		      : NULL;
+		if (h == NULL) {
+			json_decref(b);
+			return 1;
+		}
+		(void)result_add_json(a->base[0], b, base, nb, el);
+		(void)result_add_json(a->head[0], h, head, nh, el);
+		json_decref(b);
+		json_decref(h);
+	} else {
+		for (size_t i = 0; i < a->nbase; i++)
+			(void)result_load_path(a->base[i], base, nb, el);
+		for (size_t i = 0; i < a->nhead; i++)
+			(void)result_load_path(a->head[i], head, nh, el);
+	}
+	if (el->nerrors > 0)
+		return 2;
+	if (*nb == 0 || *nh == 0) {
 		log_warnx("no result documents on the %s side",
-			  nbase == 0 ? "base" : "head");
-		status = 2;
-		goto out;
+			  *nb == 0 ? "base" : "head");
+		return 2;
 	}
-	for (size_t i = 0; i < nbase; i++)
-		group_add(&bg, &nbg, &base[i]);
-	for (size_t i = 0; i < nhead; i++)
-		group_add(&hg, &nhg, &head[i]);
-	if (nbg == 1 && nhg == 1 && strcmp(bg[0].series, hg[0].series) != 0) {
-		errlist_error(&el, "compare", 0,
+	return -1;
+}
+
+/* The comparison of one series, or NULL (the problems in el). */
+static struct comparison *
+compare_series(const struct compare_args *a, const struct series_pair *sp,
+	       struct errlist *el)
+{
+	struct comparison *cmp;
+	char prefix[128];
+
+	cmp = comparison_new(sp->series, (const struct result *const *)sp->base,
+			     sp->nbase, (const struct result *const *)sp->head,
+			     sp->nhead, &a->opt, a->dt,
+			     series_kpi_prefix(sp->base[0],
+					       catalog_testcase_workload,
+					       prefix, sizeof prefix)
+				     ? prefix
+				     : NULL,
+			     el);
+	for (int s = 0; cmp != NULL && s < 2; s++) {
+		const struct comparison_side *side =
+			s == 0 ? &cmp->base : &cmp->head;
+
+		if (side->failed + side->incomplete > 0)
+			log_warnx("%s: left out %zu failed and %zu "
+				  "incomplete %s runs",
+				  cmp->series, side->failed, side->incomplete,
+				  s == 0 ? "base" : "head");
+	}
+	return cmp;
+}
+
+/* Compares each series both sides have and prints it; returns the exit
+ * status. */
+static int
+compare_print(const struct compare_args *a, const struct series_set *set,
+	      struct errlist *el)
+{
+	json_t *out = a->json ? json_array() : NULL;
+	int status = 0;
+
+	if (set->n == 2 && set->v[0].nhead == 0 && set->v[1].nbase == 0) {
+		errlist_error(el, "compare", 0,
 			      "the base runs are of series '%s' and the head "
 			      "runs of '%s': only runs of one series can be "
 			      "compared",
-			      bg[0].series, hg[0].series);
-		goto out;
+			      set->v[0].series, set->v[1].series);
+		json_decref(out);
+		return 2;
 	}
-	if (json)
-		out = json_array();
-	for (size_t i = 0; i < nbg; i++) {
-		struct group *h = group_find(hg, nhg, bg[i].series);
+	for (size_t i = 0; i < set->n; i++) {
+		const struct series_pair *sp = &set->v[i];
 		struct comparison *cmp;
-		char prefix[128];
 
-		if (h == NULL) {
-			log_warnx("series '%s' has only base runs; not "
-				  "compared",
-				  bg[i].series);
+		if (sp->nhead == 0 || sp->nbase == 0) {
+			log_warnx("series '%s' has only %s runs; not compared",
+				  sp->series, sp->nhead == 0 ? "base" : "head");
 			continue;
 		}
-		cmp = comparison_new(
-			bg[i].series, (const struct result *const *)bg[i].runs,
-			bg[i].n, (const struct result *const *)h->runs, h->n,
-			&opt, dt,
-			kpi_prefix_of(bg[i].runs[0], prefix, sizeof prefix),
-			&el);
-		if (cmp == NULL)
+		if ((cmp = compare_series(a, sp, el)) == NULL)
 			continue;
-		for (int s = 0; s < 2; s++) {
-			const struct comparison_side *side =
-				s == 0 ? &cmp->base : &cmp->head;
-
-			if (side->failed + side->incomplete > 0)
-				log_warnx("%s: left out %zu failed and %zu "
-					  "incomplete %s runs",
-					  cmp->series, side->failed,
-					  side->incomplete,
-					  s == 0 ? "base" : "head");
-		}
-		if (json)
+		if (out != NULL)
 			json_array_append_new(out, comparison_to_json(cmp));
 		else
-			print_text(cmp, all);
+			print_text(cmp, a->all);
 		comparison_free(cmp);
 	}
-	for (size_t i = 0; i < nhg; i++)
-		if (group_find(bg, nbg, hg[i].series) == NULL)
-			log_warnx(
-				"series '%s' has only head runs; not compared",
-				hg[i].series);
-	if (json) {
+	if (out != NULL) {
 		json_t *doc = json_pack("{s:o}", "comparisons", out);
 
-		out = NULL;
 		if (!rjson_print(doc, stdout))
 			status = 1;
 		json_decref(doc);
 	}
-out:
+	return status;
+}
+
+int
+cmd_compare(int argc, char **argv)
+{
+	struct compare_args a;
+	struct result *base = NULL, *head = NULL;
+	size_t nbase = 0, nhead = 0;
+	struct series_set set = {NULL, 0};
+	struct errlist el;
+	int status;
+
+	memset(&a, 0, sizeof a);
+	compare_options_init(&a.opt);
+	a.dt = direction_table_new();
+	errlist_init(&el);
+	status = compare_parse(argc, argv, &a, &el);
+	if (status == -1)
+		status = compare_load(&a, &base, &nbase, &head, &nhead, &el);
+	if (status == -1) {
+		series_group(base, nbase, head, nhead, &set);
+		status = compare_print(&a, &set, &el);
+	}
 	if (el.n > 0) {
 		errlist_print(&el, stderr);
 		if (el.nerrors > 0 && status == 0)
 			status = 2;
 	}
-	json_decref(out);
-	for (size_t i = 0; i < nbg; i++)
-		free(bg[i].runs);
-	for (size_t i = 0; i < nhg; i++)
-		free(hg[i].runs);
-	free(bg);
-	free(hg);
+	series_set_release(&set);
 	for (size_t i = 0; i < nbase; i++)
 		result_release(&base[i]);
 	for (size_t i = 0; i < nhead; i++)
 		result_release(&head[i]);
 	free(base);
 	free(head);
-	free(base_paths);
-	free(head_paths);
-	free(server);
-	direction_table_free(dt);
+	compare_args_release(&a);
 	errlist_release(&el);
 	return status;
 }

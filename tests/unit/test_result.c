@@ -162,6 +162,53 @@ test_files(void)
 	CHECK_INT(system(path), 0);
 }
 
+/* The one writer's documents are what the one reader accepts, members
+ * in DESIGN.md's order. */
+static void
+test_writer(void)
+{
+	struct result_head h = {json_pack("{s:s}", "suite", "dd"),
+				"dd-write/x",
+				"lab",
+				"lab-1",
+				NULL,
+				"abc1234",
+				"2026-11-30T10:00:00Z",
+				"2026-11-30T10:05:00Z",
+				RESULT_OK,
+				NULL};
+	json_t *doc = result_doc_new(&h);
+	const char *keys[] = {"version",  "job",    "key",    "tbox_group",
+			      "box",      "tree",   "commit", "started",
+			      "finished", "status", "error",  NULL};
+	struct errlist el;
+	struct result r;
+	void *it = json_object_iter(doc);
+
+	for (size_t i = 0; keys[i] != NULL;
+	     i++, it = json_object_iter_next(doc, it))
+		CHECK_STR(json_object_iter_key(it), keys[i]);
+	json_object_set_new(doc, "stats", json_pack("{s:f}", "dd.x", 1.5));
+	errlist_init(&el);
+	CHECK(result_parse("w", doc, &r, &el));
+	CHECK_STR(r.series, "dd-write/x/lab");
+	CHECK(r.tree == NULL);
+	result_release(&r);
+	errlist_release(&el);
+	json_decref(doc);
+	/* A run that never began: no job, no times; still a document. */
+	h = (struct result_head){NULL,          "dd-write/x", "lab", "lab-1",
+				 NULL,          NULL,         NULL,  NULL,
+				 RESULT_FAILED, "no such job"};
+	doc = result_doc_new(&h);
+	errlist_init(&el);
+	CHECK(result_parse("w", doc, &r, &el));
+	CHECK(json_object_get(doc, "job") == NULL);
+	result_release(&r);
+	errlist_release(&el);
+	json_decref(doc);
+}
+
 int
 main(void)
 {
@@ -170,6 +217,7 @@ main(void)
 		TAP_CASE(test_bad_documents),
 		TAP_CASE(test_failed_and_incomplete_accepted),
 		TAP_CASE(test_files),
+		TAP_CASE(test_writer),
 		{NULL, NULL}};
 
 	return tap_run(cases);

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+# check_layers.py SOURCE_DIR: the tree's layering (DESIGN.md section 3,
+# docs/architecture.md) as a test.  TAP output, one check per rule:
+#
+# 1. a file includes headers of its own layer and of the layers it may
+#    use only; robotd's main (the composition root) may also include
+#    the reporters and the web layer;
+# 2. no two modules include each other's headers (x.c includes y.h and
+#    y.c includes x.h);
+# 3. each foreign library has its glue files, and no other file
+#    includes its header; the database glue (db.h) is the store's.
+import os
+import re
+import sys
+
+root = sys.argv[1]
+
+# Each layer and the layers it may include, itself included.
+LAYERS = {
+    "robot/core": {"robot/core"},
+    "robot/analysis": {"robot/core", "robot/analysis"},
+    "jobs": {"robot/core", "robot/analysis", "jobs"},
+    "jobs/box": {"robot/core", "robot/analysis", "jobs", "jobs/box"},
+    "robot/daemon": {"robot/core", "robot/analysis", "jobs", "robot/daemon"},
+    "reporters": {"robot/core", "robot/analysis", "jobs", "robot/daemon",
+                  "reporters"},
+    "web": {"robot/core", "robot/analysis", "jobs", "robot/daemon",
+            "reporters", "web"},
+    "robot/cli": {"robot/core", "robot/analysis", "jobs", "robot/cli"},
+}
+# Composition roots: files that wire several layers together.
+ROOTS = {
+    "robot/daemon/robotd.c": {"reporters", "web"},
+}
+# Foreign headers and the only files that may include them.
+GLUE = {
+    "libpq-fe.h": {"robot/daemon/db.c"},
+    "microhttpd.h": {"web/httpd.c"},
+    "curl/curl.h": {"robot/core/client.c", "reporters/curl.c"},
+    "robot/daemon/db.h": {"robot/daemon/db.c", "robot/daemon/store.c",
+                          "robot/daemon/robotd.c"},
+}
+
+
+def layer_of(path):
+    d = os.path.dirname(path)
+    return d if d in LAYERS else None
+
+
+files = []
+for layer in LAYERS:
+    full = os.path.join(root, layer)
+    if not os.path.isdir(full):
+        continue
+    for name in sorted(os.listdir(full)):
+        if name.endswith((".c", ".h")):
+            files.append(os.path.join(layer, name))
+
+include_re = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+includes = {}
+for f in files:
+    text = open(os.path.join(root, f), encoding="utf-8",
+                errors="replace").read()
+    includes[f] = [(m.group(1), m.group(2)) for m in include_re.finditer(text)]
+
+problems = {1: [], 2: [], 3: []}
+for f, incs in includes.items():
+    mine = layer_of(f)
+    for kind, inc in incs:
+        if kind == '"':
+            theirs = layer_of(inc)
+            if theirs is None:
+                problems[1].append(f"{f}: includes \"{inc}\", which is in "
+                                   f"no layer (write it from the top of "
+                                   f"the tree)")
+            elif theirs not in LAYERS[mine] and \
+                    theirs not in ROOTS.get(f, set()):
+                problems[1].append(f"{f}: {mine} includes {inc} of "
+                                   f"{theirs}, a layer above it or beside "
+                                   f"it")
+        allowed = GLUE.get(inc)
+        if allowed is not None and f not in allowed:
+            problems[3].append(f"{f}: includes {inc}, which only "
+                               f"{', '.join(sorted(allowed))} may")
+
+# Modules: x.c with x.h beside it.  x includes y when x.c or x.h does.
+def module(path):
+    return path[:-2]
+
+uses = {}
+for f, incs in includes.items():
+    for kind, inc in incs:
+        if kind == '"' and inc.endswith(".h") and module(inc) != module(f):
+            uses.setdefault(module(f), set()).add(module(inc))
+for a in sorted(uses):
+    for b in sorted(uses[a]):
+        if a < b and a in uses.get(b, set()):
+            problems[2].append(f"{a} and {b} include each other's headers")
+
+titles = {
+    1: "every file includes only its own layer and the layers below it",
+    2: "no two modules include each other's headers",
+    3: "foreign libraries and the database glue only in their glue files",
+}
+print(f"1..{len(titles)}")
+failed = 0
+for n, title in titles.items():
+    if problems[n]:
+        failed += 1
+        print(f"not ok {n} - {title}")
+        for p in problems[n]:
+            print(f"# {p}")
+    else:
+        print(f"ok {n} - {title} ({len(files)} files)")
+sys.exit(1 if failed else 0)
