@@ -64,6 +64,60 @@ run_usage(FILE *fp)
 		"defaults)\n");
 }
 
+struct run_request {
+	const struct boxconf *bc;
+	const struct jobfile *jf;
+	const char *commit; /* NULL: each job's own */
+	const char *tree;   /* NULL: the box's */
+	int repeat;         /* 0: each job's own */
+	bool json;
+};
+
+/* Runs every atomic job its number of times, printing each result or,
+ * with json, all at the end; 1 when a run failed. */
+static int
+run_jobs(const struct run_request *rq)
+{
+	int total = 0, done = 0, status = 0;
+	json_t *all = json_array();
+
+	for (size_t i = 0; i < rq->jf->njobs; i++)
+		total += rq->repeat ? rq->repeat
+				    : jobfile_repeat(&rq->jf->jobs[i]);
+	for (size_t i = 0; i < rq->jf->njobs && !child_stop_signal(); i++) {
+		const struct atomic_job *aj = &rq->jf->jobs[i];
+		int runs = rq->repeat ? rq->repeat : jobfile_repeat(aj);
+
+		for (int k = 1; k <= runs && !child_stop_signal(); k++) {
+			const char *error;
+			char label[32];
+			json_t *doc;
+
+			snprintf(label, sizeof label, "[%d/%d]", ++done, total);
+			doc = runner_run(&(struct runner_request){
+				rq->bc, aj,
+				rq->commit ? rq->commit : aj->commit,
+				rq->tree ? rq->tree : rq->bc->tree, k, runs,
+				label});
+			error = rjson_get_str(doc, "error");
+			log_info("%s %s: %s%s%s", label, aj->key,
+				 rjson_get_str(doc, "status"),
+				 error ? ": " : "", error ? error : "");
+			if (strcmp(rjson_get_str(doc, "status"), "ok") != 0)
+				status = 1;
+			if (!rq->json) {
+				print_summary(doc);
+				fflush(stdout);
+			}
+			json_array_append_new(all, doc);
+		}
+	}
+	if (rq->json && !rjson_print(all, stdout))
+		status = 1;
+	json_decref(all);
+	return status;
+}
+
 int
 run_main(int argc, char **argv)
 {
@@ -76,11 +130,11 @@ run_main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *commit = NULL, *tree = NULL, *config = NULL;
-	int repeat = 0, c, status = 0, total = 0, done = 0;
+	int repeat = 0, c, status;
+	struct run_request rq;
 	struct boxconf bc;
 	struct jobfile *jf;
 	struct errlist el;
-	json_t *all;
 	bool json = false;
 
 	optind = 1;
@@ -138,46 +192,8 @@ run_main(int argc, char **argv)
 	child_signals_init();
 	if (box_cleanup_leftovers(&bc) > 0)
 		log_info("cleaned up what an earlier run left");
-	for (size_t i = 0; i < jf->njobs; i++)
-		total += repeat ? repeat : jobfile_repeat(&jf->jobs[i]);
-	all = json_array();
-	for (size_t i = 0; i < jf->njobs && !child_stop_signal(); i++) {
-		const struct atomic_job *aj = &jf->jobs[i];
-		int runs = repeat ? repeat : jobfile_repeat(aj);
-
-		for (int k = 1; k <= runs && !child_stop_signal(); k++) {
-			struct runner_request rq;
-			char label[32];
-			json_t *doc;
-
-			snprintf(label, sizeof label, "[%d/%d]", ++done, total);
-			rq = (struct runner_request){
-				&bc,
-				aj,
-				commit ? commit : aj->commit,
-				tree ? tree : bc.tree,
-				k,
-				runs,
-				label};
-			doc = runner_run(&rq);
-			log_info("%s %s: %s%s%s", label, aj->key,
-				 rjson_get_str(doc, "status"),
-				 rjson_get_str(doc, "error") ? ": " : "",
-				 rjson_get_str(doc, "error")
-					 ? rjson_get_str(doc, "error")
-					 : "");
-			if (strcmp(rjson_get_str(doc, "status"), "ok") != 0)
-				status = 1;
-			if (!json) {
-				print_summary(doc);
-				fflush(stdout);
-			}
-			json_array_append_new(all, doc);
-		}
-	}
-	if (json && !rjson_print(all, stdout))
-		status = 1;
-	json_decref(all);
+	rq = (struct run_request){&bc, jf, commit, tree, repeat, json};
+	status = run_jobs(&rq);
 	jobfile_free(jf);
 	errlist_release(&el);
 	boxconf_release(&bc);

@@ -132,6 +132,77 @@ submit_wait(const char *server, long long submission, size_t total)
 	return status;
 }
 
+/* Sends the job file; robotd's answer, or NULL after saying why. */
+static json_t *
+submit_send(const char *server, const char *token, const char *file,
+	    const char *query)
+{
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	struct client_resp r;
+	struct buf body;
+	json_t *j = NULL;
+	char *url, *e;
+
+	buf_init(&body);
+	if (!buf_add_file(&body, file, JOBFILE_MAX_BYTES)) {
+		log_warn("cannot read '%s'", file);
+		buf_release(&body);
+		return NULL;
+	}
+	if (body.len > JOBFILE_MAX_BYTES) {
+		log_warnx("'%s' is larger than 1 MiB, the limit of a job file",
+			  file);
+		buf_release(&body);
+		return NULL;
+	}
+	e = client_escape(base);
+	url = xasprintf("%s/api/jobs?name=%s%s", server, e, query);
+	free(e);
+	client_request("POST", url, token, body.data, body.len, CMD_TIMEOUT,
+		       &r);
+	free(url);
+	buf_release(&body);
+	if (r.status == 201) {
+		j = client_resp_json(&r);
+	} else {
+		e = client_resp_error(&r);
+		log_warnx("%s: %s", file, e);
+		free(e);
+	}
+	client_resp_release(&r);
+	return j;
+}
+
+/* The queued runs, the file's warnings and the groups without boxes. */
+static void
+print_submitted(json_t *j)
+{
+	json_t *jobs = json_object_get(j, "jobs");
+	json_t *warnings = json_object_get(j, "warnings");
+	json_t *waiting = json_object_get(j, "waiting");
+
+	for (size_t i = 0; i < json_array_size(warnings); i++)
+		log_warnx("warning: %s",
+			  json_string_value(json_array_get(warnings, i)));
+	printf("queued %zu runs (submission %lld):\n", json_array_size(jobs),
+	       (long long)json_integer_value(json_object_get(j, "submission")));
+	for (size_t i = 0; i < json_array_size(jobs); i++) {
+		json_t *x = json_array_get(jobs, i);
+		const char *commit = rjson_get_str(x, "commit");
+
+		printf("  %-8lld %s  %s  run %lld\n",
+		       (long long)json_integer_value(json_object_get(x, "id")),
+		       rjson_get_str(x, "series"),
+		       commit ? commit : "(no commit)",
+		       (long long)json_integer_value(
+			       json_object_get(x, "run")));
+	}
+	for (size_t i = 0; i < json_array_size(waiting); i++)
+		printf("note: %s\n",
+		       json_string_value(json_array_get(waiting, i)));
+	fflush(stdout);
+}
+
 int
 cmd_submit(int argc, char **argv)
 {
@@ -146,17 +217,14 @@ cmd_submit(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	char *server = NULL, *token = NULL, *url;
-	struct buf body;
-	const char *file = NULL, *base;
-	struct client_resp r;
+	char *server = NULL, *token = NULL;
+	const char *file = NULL;
 	struct buf q;
-	json_t *j = NULL, *jobs;
+	json_t *j = NULL;
 	bool wait = false;
 	int c, status = 1;
 
 	buf_init(&q);
-	buf_init(&body);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		char *e;
@@ -206,70 +274,20 @@ cmd_submit(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
-	if (!buf_add_file(&body, file, JOBFILE_MAX_BYTES)) {
-		log_warn("cannot read '%s'", file);
+	if ((j = submit_send(server, token, file, q.data ? q.data : "")) ==
+	    NULL)
 		goto out;
-	}
-	if (body.len > JOBFILE_MAX_BYTES) {
-		log_warnx("'%s' is larger than 1 MiB, the limit of a job file",
-			  file);
-		goto out;
-	}
-	base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	{
-		char *e = client_escape(base);
-
-		url = xasprintf("%s/api/jobs?name=%s%s", server, e,
-				q.data ? q.data : "");
-		free(e);
-	}
-	client_request("POST", url, token, body.data, body.len, CMD_TIMEOUT,
-		       &r);
-	free(url);
-	if (r.status != 201) {
-		char *e = client_resp_error(&r);
-
-		log_warnx("%s: %s", file, e);
-		free(e);
-		client_resp_release(&r);
-		goto out;
-	}
-	j = client_resp_json(&r);
-	client_resp_release(&r);
-	jobs = json_object_get(j, "jobs");
-	for (size_t i = 0; i < json_array_size(json_object_get(j, "warnings"));
-	     i++)
-		log_warnx("warning: %s",
-			  json_string_value(json_array_get(
-				  json_object_get(j, "warnings"), i)));
-	printf("queued %zu runs (submission %lld):\n", json_array_size(jobs),
-	       (long long)json_integer_value(json_object_get(j, "submission")));
-	for (size_t i = 0; i < json_array_size(jobs); i++) {
-		json_t *x = json_array_get(jobs, i);
-		const char *commit = rjson_get_str(x, "commit");
-
-		printf("  %-8lld %s  %s  run %lld\n",
-		       (long long)json_integer_value(json_object_get(x, "id")),
-		       rjson_get_str(x, "series"),
-		       commit ? commit : "(no commit)",
-		       (long long)json_integer_value(
-			       json_object_get(x, "run")));
-	}
-	for (size_t i = 0; i < json_array_size(json_object_get(j, "waiting"));
-	     i++)
-		printf("note: %s\n",
-		       json_string_value(json_array_get(
-			       json_object_get(j, "waiting"), i)));
+	print_submitted(j);
 	fflush(stdout);
 	status = 0;
 	if (wait)
-		status = submit_wait(server,
-				     (long long)json_integer_value(
-					     json_object_get(j, "submission")),
-				     json_array_size(jobs));
+		status = submit_wait(
+			server,
+			(long long)json_integer_value(
+				json_object_get(j, "submission")),
+			json_array_size(json_object_get(j, "jobs")));
 out:
 	json_decref(j);
-	buf_release(&body);
 	free(server);
 	free(token);
 	buf_release(&q);

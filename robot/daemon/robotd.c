@@ -292,6 +292,69 @@ robotd_token(struct robotd *d, int argc, char **argv)
 	return 0;
 }
 
+/* The flags that set a setting, over the configuration file. */
+struct robotd_flag {
+	const char *setting;
+	const char *value;
+	const char *what; /* the flag, for the message when it is bad */
+};
+
+/* Loads the settings: the file, then the flags; false after saying why. */
+static bool
+robotd_settings(struct robotd *d, const char *config,
+		const struct robotd_flag *flags, size_t n)
+{
+	struct errlist el;
+	bool ok;
+
+	settings_defaults(&d->set);
+	errlist_init(&el);
+	ok = config == NULL || settings_load(config, &d->set, &el);
+	errlist_print(&el, stderr);
+	errlist_release(&el);
+	for (size_t i = 0; ok && i < n; i++) {
+		char cwd[4096], *v, *why;
+
+		if (flags[i].value == NULL)
+			continue;
+		/* The socket's directory must be absolute: libpq takes a
+		 * relative host for a host name. */
+		if (strcmp(flags[i].setting, "state_dir") == 0 &&
+		    flags[i].value[0] != '/' && getcwd(cwd, sizeof cwd) != NULL)
+			v = xasprintf("%s/%s", cwd, flags[i].value);
+		else
+			v = xstrdup(flags[i].value);
+		if (!settings_set(&d->set, flags[i].setting, v, &why)) {
+			log_warnx("%s: %s", flags[i].what, why);
+			free(why);
+			ok = false;
+		}
+		free(v);
+	}
+	if (!ok)
+		settings_release(&d->set);
+	return ok;
+}
+
+/* Starts the embedded database, or takes the given one, and migrates
+ * it; false after saying why.  *started: this call started it. */
+static bool
+robotd_database(struct robotd *d, bool *started, int *version)
+{
+	char *err = NULL;
+
+	d->embedded = d->set.db == NULL;
+	if (d->embedded)
+		d->conninfo = pgembed_start(d->set.state_dir, started, &err);
+	else
+		d->conninfo = xstrdup(d->set.db);
+	if (d->conninfo != NULL && store_migrate(d->conninfo, version, &err))
+		return true;
+	log_warnx("%s", err);
+	free(err);
+	return false;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -305,12 +368,14 @@ main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *config = NULL, *state_dir = NULL, *dsn = NULL,
-		   *listen = NULL;
+	struct robotd_flag flags[] = {
+		{"state_dir", NULL, "--state-dir"},
+		{"db", NULL, "--db"},
+		{"listen", NULL, "--listen"},
+	};
+	const char *config = NULL;
 	struct robotd d;
-	struct errlist el;
 	bool debug = false, started = false;
-	char *err = NULL;
 	int c, version, rc;
 
 	memset(&d, 0, sizeof d);
@@ -321,13 +386,9 @@ main(int argc, char **argv)
 			config = optarg;
 			break;
 		case 's':
-			state_dir = optarg;
-			break;
 		case 'D':
-			dsn = optarg;
-			break;
 		case 'l':
-			listen = optarg;
+			flags[c == 's' ? 0 : c == 'D' ? 1 : 2].value = optarg;
 			break;
 		case 'd':
 			debug = true;
@@ -348,67 +409,11 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	settings_defaults(&d.set);
-	errlist_init(&el);
-	if (config != NULL && !settings_load(config, &d.set, &el)) {
-		errlist_print(&el, stderr);
-		errlist_release(&el);
-		settings_release(&d.set);
+	if (!robotd_settings(&d, config, flags, 3))
 		return 2;
-	}
-	errlist_release(&el);
-	if (state_dir != NULL) {
-		char cwd[4096], *abs, *why;
-		bool ok;
-
-		/* The socket's directory must be absolute: libpq takes a
-		 * relative host for a host name. */
-		if (state_dir[0] != '/' && getcwd(cwd, sizeof cwd) != NULL)
-			abs = xasprintf("%s/%s", cwd, state_dir);
-		else
-			abs = xstrdup(state_dir);
-		ok = settings_set(&d.set, "state_dir", abs, &why);
-		free(abs);
-		if (!ok) {
-			log_warnx("--state-dir: %s", why);
-			free(why);
-			settings_release(&d.set);
-			return 2;
-		}
-	}
-	if (dsn != NULL) {
-		char *why;
-
-		if (!settings_set(&d.set, "db", dsn, &why))
-			fatalx("--db: %s", why);
-	}
-	if (listen != NULL) {
-		char *why;
-
-		if (!settings_set(&d.set, "listen", listen, &why)) {
-			log_warnx("--listen wants ADDR:PORT, not '%s'", listen);
-			free(why);
-			settings_release(&d.set);
-			return 2;
-		}
-	}
 	log_init("robotd", debug ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
 	log_set_timestamps(optind == argc);
-	d.embedded = d.set.db == NULL;
-	if (d.embedded) {
-		d.conninfo = pgembed_start(d.set.state_dir, &started, &err);
-		if (d.conninfo == NULL) {
-			log_warnx("%s", err);
-			free(err);
-			settings_release(&d.set);
-			return 1;
-		}
-	} else {
-		d.conninfo = xstrdup(d.set.db);
-	}
-	if (!store_migrate(d.conninfo, &version, &err)) {
-		log_warnx("%s", err);
-		free(err);
+	if (!robotd_database(&d, &started, &version)) {
 		rc = 1;
 	} else if (optind < argc) {
 		rc = robotd_token(&d, argc - optind, argv + optind);
@@ -419,7 +424,7 @@ main(int argc, char **argv)
 		log_info("database schema version %d", version);
 		rc = robotd_serve(&d);
 	}
-	if (d.embedded)
+	if (d.embedded && d.conninfo != NULL)
 		pgembed_stop(d.set.state_dir);
 	free(d.conninfo);
 	settings_release(&d.set);
