@@ -5,8 +5,10 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "jobs/catalog.h"
+#include "jobs/template.h"
 #include "jobs/unit.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
@@ -16,8 +18,8 @@ static const char *const fs_choices[] = {
 	"xfs", "ext4", "btrfs",
 	/* known to LKP, not run here */
 	"ext2", "ext3", "f2fs", "tmpfs", "jfs", "reiserfs", "udf", "ocfs2",
-	"bcachefs", "nfsv3", "nfsv4", "cifs", "smbv2", "smbv2p1", "smbv3",
-	"smbv3p02", "smbv3p11", NULL};
+	"bcachefs", "nfs", "nfsv3", "nfsv4", "cifs", "smbv2", "smbv2p1",
+	"smbv3", "smbv3p02", "smbv3p11", NULL};
 static const char *const md_choices[] = {
 	"JBOD",   "RAID0",  "RAID1",  "RAID4",  "RAID5",   "RAID6", "RAID10",
 	"braid0", "braid1", "braid5", "braid6", "braid10", NULL};
@@ -65,6 +67,12 @@ static const struct catalog_option iosched_options[] = {
 	{"iosched_dev", '-', CV_NAME, NULL},
 	{NULL, 0, 0, NULL}};
 static const struct catalog_option no_options[] = {{NULL, 0, 0, NULL}};
+static const struct catalog_option fuse_options[] = {
+	{"mount_max", '-', CV_ANY, NULL},
+	{"thread_model", '-', CV_ANY, NULL},
+	{"write_ratelimit", '-', CV_ANY, NULL},
+	{"writeback_cache", '-', CV_ANY, NULL},
+	{NULL, 0, 0, NULL}};
 static const struct catalog_option fsmark_options[] = {
 	{"nr_threads", '-', CV_THREADS, NULL},
 	{"test_size", '-', CV_SIZE, NULL},
@@ -122,6 +130,10 @@ static const struct catalog_program programs[] = {
 	{"cpufreq_governor", CATALOG_SETUP, true, CV_ENUM, governor_choices,
 	 no_options, false, NULL},
 	{"sysctl", CATALOG_SETUP, true, CV_ANY, NULL, no_options, true, NULL},
+	{"fuse", CATALOG_SETUP, false, CV_ANY, NULL, fuse_options, false,
+	 "robot-box does not set up FUSE mounts yet"},
+	{"nfsd", CATALOG_SETUP, false, CV_ANY, NULL, no_options, false,
+	 "robot-box does not run an NFS server yet"},
 	{"fsmark", CATALOG_WORKLOAD, true, CV_ANY, NULL, fsmark_options, false,
 	 NULL},
 	{"dd", CATALOG_WORKLOAD, true, CV_ANY, NULL, dd_options, false, NULL},
@@ -215,43 +227,50 @@ static const struct catalog_param params[] = {
 	{"kernel", CV_ANY, NULL, false, false},
 	{NULL, 0, NULL, false, false}};
 
-/* The vm.* settings a job may change: tunables, never actions. */
-static const char *const sysctls[] = {"vm.admin_reserve_kbytes",
-				      "vm.compact_unevictable_allowed",
-				      "vm.compaction_proactiveness",
-				      "vm.dirty_background_bytes",
-				      "vm.dirty_background_ratio",
-				      "vm.dirty_bytes",
-				      "vm.dirty_expire_centisecs",
-				      "vm.dirty_ratio",
-				      "vm.dirty_writeback_centisecs",
-				      "vm.dirtytime_expire_seconds",
-				      "vm.extfrag_threshold",
-				      "vm.laptop_mode",
-				      "vm.max_map_count",
-				      "vm.min_free_kbytes",
-				      "vm.min_slab_ratio",
-				      "vm.min_unmapped_ratio",
-				      "vm.nr_hugepages",
-				      "vm.overcommit_kbytes",
-				      "vm.overcommit_memory",
-				      "vm.overcommit_ratio",
-				      "vm.page-cluster",
-				      "vm.percpu_pagelist_high_fraction",
-				      "vm.stat_interval",
-				      "vm.swappiness",
-				      "vm.user_reserve_kbytes",
-				      "vm.vfs_cache_pressure",
-				      "vm.watermark_boost_factor",
-				      "vm.watermark_scale_factor",
-				      "vm.zone_reclaim_mode",
-				      NULL};
+/*
+ * Names LKP's job files use that the robot neither runs nor checks: its
+ * other tests, setup scripts and daemons, the need_* keys of its
+ * scheduler, a few lab keys.  Such a key is kept with a warning; only a
+ * name close to none of them is taken for a typo.
+ */
+static const char *const lkp_names[] = {
+	/* tests */
+	"aim7", "aim9", "blogbench", "bonnie", "blktests", "dbench", "ebizzy",
+	"filebench", "fio-basic", "fsx", "fxmark", "hackbench", "iozone",
+	"iperf", "kbuild", "kernel-selftests", "kunit", "lmbench3",
+	"locktorture", "ltp", "mce-test", "netperf", "nvml", "ndctl", "pbzip2",
+	"perf-bench-futex", "perf-bench-numa-mem", "perf-bench-sched-pipe",
+	"pft", "pigz", "pmbench", "postmark", "rcuscale", "rcutorture", "reaim",
+	"stress-ng", "sysbench-cpu", "sysbench-memory", "sysbench-threads",
+	"tbench", "tlbflush", "unixbench", "vm-scalability", "will-it-scale",
+	"xfstests", "fio", "sockperf", "pgbench", "memtier", "mysql", "oltp",
+	/* setup scripts */
+	"acpi_cpufreq", "block_queue", "cgroup", "cgroup2", "chrt",
+	"cooling_device", "dirty_thresh", "filebench-setup", "fio-setup-basic",
+	"intel_pstate", "memcached-setup", "nvdimm", "pepc", "pgbench-setup",
+	"sched_domain", "scsi_debug_swap", "setup-nic", "setup-oltp",
+	"stop_daemons", "swap", "transparent_hugepage", "boot", "kmemleak",
+	/* daemons */
+	"cifs", "smbd", "memcached", "redis", "nginx",
+	/* monitors the catalogue does not list */
+	"cpufreq-stats", "ethtool", "kvm", "mdstat", "memory--numa_stat",
+	"nfs-hang", "thermal", "perf-stat-extra",
+	/* the scheduler's and the lab's keys */
+	"need_cpuid", "need_node", "need_kconfig", "need_kernel_version",
+	"need_kernel_headers", "need_modules", "need_x86_features",
+	"need_linux_headers", "need_linux_selftests", "need_kselftests",
+	"need_memory_bandwidth", "need_nr_node", "ip", "ipv6", "bp_memmap",
+	"kconfig", "rootfs_disk", "swap_partitions", "pmem_partitions",
+	"local_run", "nr_brd", "nr_hdd", "nr_ssd", "nr_pmem", "sleep",
+	"runtime_kill", "timeout_kill", "disable_latency_stats", "boot_timeout",
+	"send_email", "email", "mail", NULL};
 
 /* LKP testcases whose name is not their workload's. */
 static const struct {
 	const char *testcase;
 	const char *workload;
 } testcase_aliases[] = {{"dd-write", "dd"},
+			{"dd-write-nfs", "dd"},
 			{"fs_mark", "fsmark"},
 			{"create-unlink", "unlink"},
 			{NULL, NULL}};
@@ -311,6 +330,21 @@ catalog_accumulates(const char *key)
 	return str_has_prefix(key, "need_");
 }
 
+bool
+catalog_lkp_known(const char *key)
+{
+	for (size_t i = 0; lkp_names[i] != NULL; i++)
+		if (strcmp(lkp_names[i], key) == 0)
+			return true;
+	return str_has_prefix(key, "need_");
+}
+
+bool
+catalog_role_section(const char *key)
+{
+	return str_has_prefix(key, "if role ") && key[8] != '\0';
+}
+
 const char *
 catalog_testcase_workload(const char *testcase)
 {
@@ -322,24 +356,6 @@ catalog_testcase_workload(const char *testcase)
 		if (strcmp(testcase_aliases[i].testcase, testcase) == 0)
 			return testcase_aliases[i].workload;
 	return NULL;
-}
-
-const char *
-catalog_sysctl_name(size_t i)
-{
-	for (size_t k = 0; sysctls[k] != NULL; k++)
-		if (k == i)
-			return sysctls[k];
-	return NULL;
-}
-
-bool
-catalog_sysctl_known(const char *name)
-{
-	for (size_t i = 0; sysctls[i] != NULL; i++)
-		if (strcmp(sysctls[i], name) == 0)
-			return true;
-	return false;
 }
 
 /* ---- value checks ----------------------------------------------------- */
@@ -412,7 +428,8 @@ check_disk(const char *s)
 				 "possible",
 				 s, n);
 	kind = end;
-	if (strcmp(kind, "HDD") == 0 || strcmp(kind, "SSD") == 0)
+	if (strcmp(kind, "HDD") == 0 || strcmp(kind, "SSD") == 0 ||
+	    strcasecmp(kind, "pmem") == 0)
 		return NULL;
 	if (!str_has_prefix(kind, "BRD_") && !str_has_prefix(kind, "LOOP_") &&
 	    !str_has_prefix(kind, "FILE_"))
@@ -426,7 +443,8 @@ check_disk(const char *s)
 	return NULL;
 bad:
 	return xasprintf("'%s' is not a disk (disks are NBRD_SIZE, NLOOP_SIZE, "
-			 "NFILE_SIZE, NHDD or NSSD, e.g. 1BRD_48G or 3HDD)",
+			 "NFILE_SIZE, NHDD, NSSD or Npmem, e.g. 1BRD_48G or "
+			 "3HDD)",
 			 s);
 }
 
@@ -443,8 +461,8 @@ catalog_check(enum catalog_value value, const char *const *choices,
 	uint64_t u;
 	double d;
 
-	if (n->kind == NODE_NULL)
-		return NULL;
+	if (n->kind == NODE_NULL || template_has(n))
+		return NULL; /* a template is checked once evaluated */
 	if (n->kind != NODE_SCALAR)
 		return xasprintf("is %s; a single value is expected here",
 				 node_type_name(n));
@@ -617,10 +635,4 @@ catalog_suggest_key(const char *word)
 	for (size_t i = 0; global_options[i].name != NULL; i++)
 		names[k++] = global_options[i].name;
 	return suggest_from(word, names);
-}
-
-const char *
-catalog_suggest_sysctl(const char *word)
-{
-	return str_closest(word, sysctls);
 }

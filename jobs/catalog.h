@@ -87,12 +87,14 @@ const struct catalog_program *catalog_option_owner(const char *name);
 const struct catalog_param *catalog_param(const char *name);
 /* Whether key accumulates over documents, as LKP's mail_to and need_*. */
 bool catalog_accumulates(const char *key);
+/* Whether key is one of LKP's names the robot keeps but does not use (a
+ * program, setup script or daemon it does not run, a need_* key). */
+bool catalog_lkp_known(const char *key);
+/* Whether key opens one of LKP's role sections ("if role server:"): its
+ * mapping holds the keys of one role of a multi-box job. */
+bool catalog_role_section(const char *key);
 /* The workload a testcase name stands for ("dd-write" is dd), or NULL. */
 const char *catalog_testcase_workload(const char *testcase);
-/* The i-th sysctl setting the robot may apply, or NULL past the last. */
-const char *catalog_sysctl_name(size_t i);
-/* Whether a sysctl setting name is one the robot may apply. */
-bool catalog_sysctl_known(const char *name);
 
 /*
  * Checks one scalar (or null) value.  Returns NULL if it is valid, else a
@@ -109,6 +111,5 @@ const char *catalog_suggest_program(const char *word);
 const char *catalog_suggest_option(const struct catalog_program *p,
 				   const char *word);
 const char *catalog_suggest_key(const char *word);
-const char *catalog_suggest_sysctl(const char *word);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "jobs/catalog.h"
 #include "jobs/expand.h"
+#include "jobs/template.h"
 #include "robot/core/buf.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
@@ -60,13 +61,31 @@ dims_add_program(struct expand_dims *d, const struct catalog_program *p,
 		dims_add(d, p->options[i].name, p->options[i].type, true);
 	if (!p->named_options)
 		return;
-	/* sysctl: the settings named in the job are '=' options. */
+	/* sysctl: the settings named in the job are its options ('-' in
+	 * LKP's programs/sysctl/setup). */
 	if (value->kind == NODE_MAP) {
 		for (size_t i = 0; i < value->npairs; i++)
-			dims_add(d, value->pairs[i].key, '=', true);
+			dims_add(d, value->pairs[i].key, '-', true);
 	} else if (value->kind == NODE_SEQ) {
 		for (size_t i = 0; i < value->nitems; i++)
 			dims_add_program(d, p, value->items[i]);
+	}
+}
+
+/* LKP's referenced programs: program keys at any depth (role sections
+ * included), as its for_each_in() finds them. */
+static void
+dims_add_programs(struct expand_dims *d, const struct node *map)
+{
+	for (size_t i = 0; i < map->npairs; i++) {
+		const struct catalog_program *p =
+			catalog_program(map->pairs[i].key);
+
+		if (p != NULL && p->kind != CATALOG_MONITOR)
+			dims_add_program(d, p, map->pairs[i].value);
+		if (map->pairs[i].value->kind == NODE_MAP &&
+		    (p == NULL || p->kind != CATALOG_MONITOR))
+			dims_add_programs(d, map->pairs[i].value);
 	}
 }
 
@@ -83,13 +102,7 @@ expand_dims_new(const struct node *job)
 		dims_add(d, fixed[i], 0, false);
 	for (size_t i = 0; wrapper[i] != NULL; i++)
 		dims_add(d, wrapper[i], '-', true);
-	for (size_t i = 0; i < job->npairs; i++) {
-		const struct catalog_program *p =
-			catalog_program(job->pairs[i].key);
-
-		if (p != NULL && p->kind != CATALOG_MONITOR)
-			dims_add_program(d, p, job->pairs[i].value);
-	}
+	dims_add_programs(d, job);
 	return d;
 }
 
@@ -121,17 +134,27 @@ expand_dims_is_param(const struct expand_dims *d, const char *key)
 	return p != NULL && p->kind != CATALOG_MONITOR;
 }
 
-/* The first list to expand, depth first in document order, or NULL. */
+/*
+ * The first expansion point, depth first in document order: a list under
+ * a key that expands, or a template under any key; NULL when none is
+ * left.  *parent gets the key of the mapping holding it (NULL at the top).
+ */
 static struct node_pair *
-find_list(struct node *map, const struct expand_dims *d)
+find_point(struct node *map, const char *key, const struct expand_dims *d,
+	   const char **parent)
 {
 	for (size_t i = 0; i < map->npairs; i++) {
 		struct node_pair *p = &map->pairs[i];
 
-		if (p->value->kind == NODE_SEQ && expand_dims_has(d, p->key))
+		if ((p->value->kind == NODE_SEQ &&
+		     expand_dims_has(d, p->key)) ||
+		    template_has(p->value)) {
+			*parent = key;
 			return p;
+		}
 		if (p->value->kind == NODE_MAP) {
-			struct node_pair *q = find_list(p->value, d);
+			struct node_pair *q =
+				find_point(p->value, p->key, d, parent);
 
 			if (q != NULL)
 				return q;
@@ -143,26 +166,70 @@ find_list(struct node *map, const struct expand_dims *d)
 struct walk {
 	struct node *root;
 	const struct expand_dims *d;
+	const struct expand_env *env;
 	size_t count;
 	size_t limit; /* stop counting past this; 0 when emitting */
+	bool failed;  /* a template's problem stops the walk */
 	void (*fn)(const struct node *, void *);
 	void *arg;
 };
 
+static void walk(struct walk *w);
+
+/* Evaluates the template at p and walks on with its value. */
+static void
+walk_template(struct walk *w, struct node_pair *p, const char *parent)
+{
+	const struct expand_env *env = w->env;
+	struct node *tmpl = p->value, *v;
+	char *err = NULL;
+
+	if (!template_eval(tmpl, w->root, &v, &err)) {
+		if (env != NULL)
+			errlist_error(env->el, env->file, tmpl->line, "%s",
+				      err);
+		free(err);
+		w->failed = true;
+		return;
+	}
+	if (v == NULL)
+		return; /* nil: no job, as in LKP */
+	if (env != NULL && env->check != NULL &&
+	    (err = env->check(parent, p->key, v, env->check_arg)) != NULL) {
+		errlist_error(env->el, env->file, tmpl->line,
+			      "%s, as its template gives it: %s", p->key, err);
+		free(err);
+		node_free(v);
+		w->failed = true;
+		return;
+	}
+	p->value = v;
+	walk(w);
+	p->value = tmpl;
+	node_free(v);
+}
+
 static void
 walk(struct walk *w)
 {
-	struct node_pair *p = find_list(w->root, w->d);
+	const char *parent = NULL;
+	struct node_pair *p = find_point(w->root, NULL, w->d, &parent);
 	struct node *list;
 
+	if (w->failed)
+		return;
 	if (p == NULL) {
 		w->count++;
 		if (w->fn != NULL)
 			w->fn(w->root, w->arg);
 		return;
 	}
+	if (p->value->kind != NODE_SEQ) {
+		walk_template(w, p, parent);
+		return;
+	}
 	list = p->value;
-	for (size_t i = 0; i < list->nitems; i++) {
+	for (size_t i = 0; i < list->nitems && !w->failed; i++) {
 		if (w->limit != 0 && w->count > w->limit)
 			break;
 		p->value = list->items[i];
@@ -173,9 +240,10 @@ walk(struct walk *w)
 }
 
 size_t
-expand_count(struct node *job, const struct expand_dims *d, size_t limit)
+expand_count(struct node *job, const struct expand_dims *d,
+	     const struct expand_env *env, size_t limit)
 {
-	struct walk w = {.root = job, .d = d, .limit = limit};
+	struct walk w = {.root = job, .d = d, .env = env, .limit = limit};
 
 	walk(&w);
 	return w.count > limit ? limit + 1 : w.count;
@@ -207,9 +275,10 @@ expand_estimate(const struct node *job, const struct expand_dims *d)
 
 void
 expand_each(struct node *job, const struct expand_dims *d,
+	    const struct expand_env *env,
 	    void (*fn)(const struct node *atomic, void *arg), void *arg)
 {
-	struct walk w = {.root = job, .d = d, .fn = fn, .arg = arg};
+	struct walk w = {.root = job, .d = d, .env = env, .fn = fn, .arg = arg};
 
 	walk(&w);
 }

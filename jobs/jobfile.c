@@ -14,8 +14,12 @@
 #include <sys/stat.h>
 
 #include "jobs/catalog.h"
+#include "jobs/emit.h"
 #include "jobs/expand.h"
+#include "jobs/include.h"
 #include "jobs/jobfile.h"
+#include "jobs/needs.h"
+#include "jobs/sysctl.h"
 #include "jobs/validate.h"
 #include "robot/core/buf.h"
 #include "robot/core/docload.h"
@@ -82,11 +86,11 @@ revise_dotted(const char *file, struct node *job, const struct node_pair *pr,
 	}
 	if (node_get(job, comp[0]) == NULL &&
 	    catalog_program(comp[0]) == NULL) {
-		if (catalog_sysctl_known(pr->key))
+		if (sysctl_of_dotted(pr->key) != NULL)
 			errlist_error(el, file, pr->line,
 				      "'%s' is a sysctl setting: write it "
-				      "under 'sysctl:'",
-				      q);
+				      "under 'sysctl:' as %s",
+				      q, sysctl_of_dotted(pr->key));
 		else
 			errlist_error(el, file, pr->line,
 				      "'%s' revises '%s', which is neither in "
@@ -149,6 +153,7 @@ struct emit {
 	const char *workload;
 	const char *file;
 	struct errlist *el;
+	bool runnable; /* what robot cannot run is an error */
 };
 
 static char *
@@ -170,6 +175,7 @@ on_atomic(const struct node *atomic, void *arg)
 	struct atomic_job aj = {0};
 	const struct node *t;
 	struct node *c;
+	char *why;
 
 	aj.job = node_copy(atomic);
 	/* A commit is a string even when it looks like a number. */
@@ -185,6 +191,13 @@ on_atomic(const struct node *atomic, void *arg)
 	aj.key = xasprintf("%s/%s", aj.testcase, aj.path_params);
 	aj.commit = commit_of(aj.job);
 	aj.document = e->document;
+	if ((why = needs_unrunnable(aj.job)) != NULL) {
+		errlist_add(e->el,
+			    e->runnable ? ERRLIST_ERROR : ERRLIST_WARNING,
+			    e->file, atomic->line, "%s%s", why,
+			    e->runnable ? "" : " (split as in LKP)");
+		free(why);
+	}
 
 	/* A later document giving the same job replaces it, as LKP's
 	 * split-job overwrites the file of the same name. */
@@ -299,9 +312,10 @@ jobfile_free(struct jobfile *jf)
  */
 static void
 split_one(const char *name, struct node *job, int document, size_t *budget,
-	  size_t max, struct jobfile *jf, struct errlist *el)
+	  size_t max, bool runnable, struct jobfile *jf, struct errlist *el)
 {
 	size_t before = el->nerrors, n;
+	struct expand_env env = {name, el, validate_value, job};
 	struct expand_dims *d;
 	struct emit e;
 	const char *w;
@@ -310,7 +324,11 @@ split_one(const char *name, struct node *job, int document, size_t *budget,
 	if (el->nerrors > before || w == NULL)
 		return;
 	d = expand_dims_new(job);
-	n = expand_count(job, d, *budget);
+	n = expand_count(job, d, &env, *budget);
+	if (el->nerrors > before) {
+		expand_dims_free(d);
+		return;
+	}
 	if (n > *budget) {
 		size_t est = expand_estimate(job, d);
 		const char *more = *budget < max ? " more" : "";
@@ -328,8 +346,8 @@ split_one(const char *name, struct node *job, int document, size_t *budget,
 		expand_dims_free(d);
 		return;
 	}
-	e = (struct emit){jf, document, w, name, el};
-	expand_each(job, d, on_atomic, &e);
+	e = (struct emit){jf, document, w, name, el, runnable};
+	expand_each(job, d, &env, on_atomic, &e);
 	*budget -= n;
 	expand_dims_free(d);
 }
@@ -343,6 +361,9 @@ jobfile_split(const char *name, const char *data, size_t len,
 	size_t budget = max;
 	enum jobfile_format fmt = opt ? opt->format : JOBFILE_AUTO;
 	size_t before = el->nerrors;
+	bool runnable = opt != NULL && opt->runnable;
+	struct include_ctx *inc = NULL;
+	struct docload_options dopt = {NULL, NULL};
 	struct node *docs, *first;
 	struct jobfile *jf;
 	const char *w;
@@ -363,8 +384,14 @@ jobfile_split(const char *name, const char *data, size_t len,
 		fmt = guess_format(name, data, len);
 	if (fmt == JOBFILE_YAML && check_erb(name, data, len, el))
 		return NULL;
-	docs = fmt == JOBFILE_JSON ? docload_json(name, data, len, el)
-				   : docload_yaml(name, data, len, el);
+	if (opt != NULL && opt->includes) {
+		inc = include_ctx_new(name, el);
+		include_options(inc, &dopt);
+	}
+	docs = fmt == JOBFILE_JSON
+		       ? docload_json(name, data, len, el)
+		       : docload_yaml_opt(name, data, len, &dopt, el);
+	include_ctx_free(inc);
 	if (docs == NULL)
 		return NULL;
 	if (docs->nitems == 0 || docs->items[0]->kind == NODE_NULL) {
@@ -394,7 +421,7 @@ jobfile_split(const char *name, const char *data, size_t len,
 	/* The first document is a job of its own unless it is only the
 	 * common part of the later ones (it names no workload). */
 	if (docs->nitems == 1 || validate_workloads(first, &w) > 0)
-		split_one(name, first, 0, &budget, max, jf, el);
+		split_one(name, first, 0, &budget, max, runnable, jf, el);
 	for (size_t i = 1; i < docs->nitems; i++) {
 		struct node *job;
 
@@ -407,7 +434,7 @@ jobfile_split(const char *name, const char *data, size_t len,
 		}
 		job = node_copy(first);
 		revise(name, job, docs->items[i], el);
-		split_one(name, job, (int)i, &budget, max, jf, el);
+		split_one(name, job, (int)i, &budget, max, runnable, jf, el);
 		node_free(job);
 	}
 	node_free(first);
@@ -443,8 +470,14 @@ jobfile_split_path(const char *path, const struct jobfile_options *opt,
 			      "the file is %lld bytes; job files are limited "
 			      "to 1 MiB",
 			      (long long)st.st_size);
-	else
-		jf = jobfile_split(path, b.data, b.len, opt, el);
+	else {
+		struct jobfile_options o = {JOBFILE_AUTO, 0, true, false};
+
+		if (opt != NULL)
+			o = *opt;
+		o.includes = true;
+		jf = jobfile_split(path, b.data, b.len, &o, el);
+	}
 	buf_release(&b);
 	return jf;
 }
@@ -473,4 +506,50 @@ jobfile_job_json(const struct atomic_job *aj)
 			 aj->testcase, "commit",
 			 aj->commit ? json_string(aj->commit) : json_null(),
 			 "job", node_to_json(aj->job));
+}
+
+char *
+jobfile_inline(const char *path, const char *data, size_t len, bool *changed,
+	       struct errlist *el)
+{
+	struct include_ctx *inc = include_ctx_new(path, el);
+	struct docload_options dopt;
+	struct node *docs;
+	struct buf b;
+	bool ok = true;
+
+	*changed = false;
+	if (guess_format(path, data, len) != JOBFILE_YAML) {
+		include_ctx_free(inc);
+		return NULL;
+	}
+	include_options(inc, &dopt);
+	docs = docload_yaml_opt(path, data, len, &dopt, el);
+	*changed = docs != NULL && include_count(inc) > 0;
+	include_ctx_free(inc);
+	if (!*changed) {
+		node_free(docs);
+		return NULL;
+	}
+	buf_init(&b);
+	for (size_t i = 0; i < docs->nitems && ok; i++) {
+		char *y = emit_yaml(docs->items[i], NULL);
+
+		if (y == NULL) {
+			errlist_error(el, path, docs->items[i]->line,
+				      "cannot write the document with its "
+				      "includes as YAML");
+			ok = false;
+		} else {
+			buf_adds(&b, y);
+		}
+		free(y);
+	}
+	node_free(docs);
+	if (!ok) {
+		buf_release(&b);
+		*changed = false;
+		return NULL;
+	}
+	return buf_detach(&b);
 }

@@ -17,10 +17,11 @@
 
 #include <jansson.h>
 
+#include "robot/core/docload.h"
 #include "robot/core/errlist.h"
 #include "robot/core/node.h"
 
-#define JOBFILE_MAX_BYTES        (1024 * 1024)
+#define JOBFILE_MAX_BYTES        DOCLOAD_MAX_BYTES
 #define JOBFILE_DEFAULT_MAX_JOBS 1000
 /* Runs per commit of a job whose file says no "repeat" (DESIGN.md
  * section 4), wherever jobs are run: robotd and robot-box run. */
@@ -35,6 +36,12 @@ enum jobfile_format {
 struct jobfile_options {
 	enum jobfile_format format;
 	size_t max_jobs; /* 0 means JOBFILE_DEFAULT_MAX_JOBS */
+	/* LKP's includes ("<<: file.yaml") are read, relative to the file's
+	 * name: only for a file read from its path (jobs/include.h). */
+	bool includes;
+	/* Each atomic job must be one robot can run: what it cannot run is
+	 * an error (submit, robot-box run), not a warning (split). */
+	bool runnable;
 };
 
 struct atomic_job {
@@ -62,11 +69,19 @@ struct jobfile {
 struct jobfile *jobfile_split(const char *name, const char *data, size_t len,
 			      const struct jobfile_options *opt,
 			      struct errlist *el);
-/* Reads path (at most JOBFILE_MAX_BYTES) and splits it. */
+/* Reads path (at most JOBFILE_MAX_BYTES) and splits it; includes are read
+ * (opt NULL: the options of robot split). */
 struct jobfile *jobfile_split_path(const char *path,
 				   const struct jobfile_options *opt,
 				   struct errlist *el);
 void jobfile_free(struct jobfile *jf);
+/*
+ * The job file at path with its includes resolved, as YAML documents to
+ * send to robotd (which reads no files): NULL and *changed false when
+ * the file includes nothing (send it as it is), NULL after errors in el.
+ */
+char *jobfile_inline(const char *path, const char *data, size_t len,
+		     bool *changed, struct errlist *el);
 
 /* LKP's path_params of one atomic job; the caller frees it. */
 char *jobfile_path_params(const struct node *job);

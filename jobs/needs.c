@@ -7,7 +7,9 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "jobs/catalog.h"
 #include "jobs/needs.h"
+#include "jobs/sysctl.h"
 #include "jobs/unit.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -72,4 +74,64 @@ needs_of_job(const struct node *job)
 	free(fs2);
 	free(md);
 	return n;
+}
+
+/* The reason robot cannot run a program's value, or NULL. */
+static char *
+program_unrunnable(const char *key, const struct node *v)
+{
+	const struct catalog_program *p = catalog_program(key);
+
+	if (v->kind == NODE_NULL && p != NULL && p->kind != CATALOG_WORKLOAD)
+		return NULL; /* "fs2:" without a value: without it */
+	if (p != NULL && p->kind != CATALOG_MONITOR && !p->runs)
+		return xasprintf("%s: %s", key, p->note);
+	if (p == NULL && v->kind == NODE_MAP && catalog_lkp_known(key))
+		return xasprintf("%s: robot does not run LKP's %s", key, key);
+	return NULL;
+}
+
+char *
+needs_unrunnable(const struct node *job)
+{
+	const struct node *sysctl = node_get(job, "sysctl");
+	char *disk = needs_value(job, "disk"), *why = NULL;
+	size_t roles = 0;
+
+	for (size_t i = 0; i < job->npairs; i++)
+		if (catalog_role_section(job->pairs[i].key))
+			roles++;
+	if (roles > 0) {
+		free(disk);
+		return xasprintf("%s need%s a box for each role, which robot "
+				 "does not schedule yet",
+				 roles > 1 ? "its server and client roles"
+					   : "its role",
+				 roles > 1 ? "" : "s");
+	}
+	if (disk != NULL) {
+		size_t n = strspn(disk, "0123456789");
+
+		if (n > 0 && strcasecmp(disk + n, "pmem") == 0)
+			why = xstrdup("disk: this lab has no pmem disks");
+		free(disk);
+		if (why != NULL)
+			return why;
+	}
+	for (size_t i = 0; i < job->npairs && why == NULL; i++)
+		why = program_unrunnable(job->pairs[i].key,
+					 job->pairs[i].value);
+	for (size_t i = 0; why == NULL && sysctl != NULL &&
+			   sysctl->kind == NODE_MAP && i < sysctl->npairs;
+	     i++) {
+		const char *k = sysctl->pairs[i].key;
+
+		if (!sysctl_applies(k))
+			why = xasprintf("sysctl: robot-box sets only the vm.* "
+					"tunables it restores, not %s "
+					"(/proc/sys/%s)",
+					k,
+					sysctl_path(k) ? sysctl_path(k) : "?");
+	}
+	return why;
 }

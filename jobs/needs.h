@@ -33,5 +33,11 @@ bool needs_parse_disk(const char *spec, struct needs_disk *d);
  * the same name; NULL when absent.  The caller frees it. */
 char *needs_value(const struct node *job, const char *program);
 json_t *needs_of_job(const struct node *job);
+/*
+ * Why robot cannot run an atomic job on any box (a program or setup it
+ * does not do, pmem disks, LKP's multi-box roles, a sysctl it does not
+ * restore), or NULL when it can.  The caller frees the reason.
+ */
+char *needs_unrunnable(const struct node *job);
 
 #endif

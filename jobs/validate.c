@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "jobs/catalog.h"
+#include "jobs/sysctl.h"
+#include "jobs/template.h"
 #include "jobs/validate.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
@@ -83,6 +85,36 @@ check_values(struct vctx *v, const char *key, const struct node *n,
 		bad_value(v, key, n, msg);
 }
 
+/* A setting under sysctl: LKP's sc_* names. */
+static void
+check_sysctl(struct vctx *v, const char *key, int line, const struct node *n)
+{
+	const char *lkp, *near;
+	char *q;
+
+	if (sysctl_path(key) != NULL) {
+		check_values(v, key, n, CV_ANY, NULL, true);
+		return;
+	}
+	q = str_quote(key);
+	if ((lkp = sysctl_of_dotted(key)) != NULL)
+		errlist_error(v->el, v->file, line,
+			      "sysctl setting '%s' is written '%s' in LKP's "
+			      "job files (programs/sysctl/setup)",
+			      q, lkp);
+	else if ((near = sysctl_suggest(key)) != NULL)
+		errlist_error(v->el, v->file, line,
+			      "unknown sysctl setting '%s' (did you mean "
+			      "'%s'?)",
+			      q, near);
+	else
+		errlist_error(v->el, v->file, line,
+			      "unknown sysctl setting '%s' (LKP's are sc_*, "
+			      "e.g. sc_dirty_ratio)",
+			      q);
+	free(q);
+}
+
 static void
 check_option(struct vctx *v, const struct catalog_program *p, const char *key,
 	     int line, const struct node *n)
@@ -91,30 +123,7 @@ check_option(struct vctx *v, const struct catalog_program *p, const char *key,
 	const char *near;
 
 	if (p->named_options) {
-		if (!catalog_sysctl_known(key)) {
-			char *q = str_quote(key);
-
-			near = catalog_suggest_sysctl(key);
-			if (near != NULL)
-				errlist_error(
-					v->el, v->file, line,
-					"unknown %s setting '%s' (did you "
-					"mean '%s'?)",
-					p->name, q, near);
-			else if (!str_has_prefix(key, "vm."))
-				errlist_error(v->el, v->file, line,
-					      "%s setting '%s' is not allowed: "
-					      "jobs may change vm.* tunables "
-					      "only",
-					      p->name, q);
-			else
-				errlist_error(v->el, v->file, line,
-					      "unknown %s setting '%s'",
-					      p->name, q);
-			free(q);
-			return;
-		}
-		check_values(v, key, n, CV_UINT, NULL, true);
+		check_sysctl(v, key, line, n);
 		return;
 	}
 	if ((o = catalog_option(p, key)) == NULL) {
@@ -162,7 +171,7 @@ check_program_value(struct vctx *v, const struct catalog_program *p,
 	if (p->named_options) {
 		errlist_error(v->el, v->file, n->line,
 			      "%s takes a mapping of settings, like "
-			      "'vm.dirty_ratio: 10'",
+			      "'sc_dirty_ratio: 10'",
 			      p->name);
 	} else if (p->kind == CATALOG_WORKLOAD) {
 		errlist_error(v->el, v->file, n->line,
@@ -210,27 +219,40 @@ validate_workloads(const struct node *job, const char **first)
 
 	*first = NULL;
 	for (size_t i = 0; i < job->npairs; i++) {
-		const struct catalog_program *p =
-			catalog_program(job->pairs[i].key);
+		const struct node_pair *pr = &job->pairs[i];
+		const struct catalog_program *p = catalog_program(pr->key);
 
 		if (p != NULL && p->kind == CATALOG_WORKLOAD) {
 			if (n++ == 0)
 				*first = p->name;
+		} else if (catalog_role_section(pr->key) &&
+			   pr->value->kind == NODE_MAP) {
+			const char *w;
+			size_t k = validate_workloads(pr->value, &w);
+
+			if (k > 0 && n == 0)
+				*first = w;
+			n += k;
 		}
 	}
 	return n;
 }
 
-/* Whether the job runs a program that has option key; which one. */
+/* Whether the job runs a program that has option key; which one.  The
+ * programs of role sections count, as LKP finds programs at any depth. */
 static const struct catalog_program *
 option_in_job(const struct node *job, const char *key)
 {
 	for (size_t i = 0; i < job->npairs; i++) {
-		const struct catalog_program *p =
-			catalog_program(job->pairs[i].key);
+		const struct node_pair *pr = &job->pairs[i];
+		const struct catalog_program *p = catalog_program(pr->key);
 
 		if (p != NULL && p->kind != CATALOG_MONITOR &&
 		    catalog_option(p, key) != NULL)
+			return p;
+		if (catalog_role_section(pr->key) &&
+		    pr->value->kind == NODE_MAP &&
+		    (p = option_in_job(pr->value, key)) != NULL)
 			return p;
 	}
 	return NULL;
@@ -249,6 +271,26 @@ unknown_name(struct vctx *v, int line, const char *what, const char *q,
 		errlist_error(v->el, v->file, line, "unknown %s '%s'", what, q);
 }
 
+static void check_top_key(struct vctx *v, const struct node_pair *pair);
+
+/* "if role server:" holds the keys of one role, checked as the job's. */
+static void
+check_role_section(struct vctx *v, const struct node_pair *pair)
+{
+	const struct node *n = pair->value;
+
+	if (n->kind == NODE_NULL)
+		return;
+	if (n->kind != NODE_MAP) {
+		errlist_error(v->el, v->file, pair->line,
+			      "'%s' holds the keys of that role: a mapping",
+			      pair->key);
+		return;
+	}
+	for (size_t i = 0; i < n->npairs; i++)
+		check_top_key(v, &n->pairs[i]);
+}
+
 static void
 check_top_key(struct vctx *v, const struct node_pair *pair)
 {
@@ -262,6 +304,20 @@ check_top_key(struct vctx *v, const struct node_pair *pair)
 
 	if ((p = catalog_program(key)) != NULL) {
 		check_program(v, p, pair);
+		return;
+	}
+	if (catalog_role_section(key)) {
+		check_role_section(v, pair);
+		return;
+	}
+	if (sysctl_path(key) != NULL) {
+		/* LKP takes a program's options outside it too. */
+		if (node_get(v->job, "sysctl") == NULL)
+			errlist_warning(v->el, v->file, pair->line,
+					"'%s' is a setting of sysctl, which "
+					"this job does not run; it is ignored",
+					key);
+		check_values(v, key, n, CV_ANY, NULL, true);
 		return;
 	}
 	if ((param = catalog_param(key)) != NULL) {
@@ -301,11 +357,17 @@ check_top_key(struct vctx *v, const struct node_pair *pair)
 				"'%s' is an option of %s, which this job does "
 				"not run; it is ignored",
 				q, p->name);
-	} else if (strchr(key, '.') != NULL && catalog_sysctl_known(key)) {
+	} else if (strchr(key, '.') != NULL &&
+		   (near = sysctl_of_dotted(key)) != NULL) {
 		errlist_error(v->el, v->file, pair->line,
 			      "'%s' is a sysctl setting: write it under "
-			      "'sysctl:'",
-			      q);
+			      "'sysctl:' as %s",
+			      q, near);
+	} else if (catalog_lkp_known(key)) {
+		errlist_warning(v->el, v->file, pair->line,
+				"'%s' is LKP's; the robot keeps it but does "
+				"not use it",
+				q);
 	} else if (key[0] != '\0' && (key[strlen(key) - 1] == '+' ||
 				      key[strlen(key) - 1] == '-')) {
 		errlist_error(v->el, v->file, pair->line,
@@ -325,20 +387,20 @@ check_top_key(struct vctx *v, const struct node_pair *pair)
 	free(q);
 }
 
-/* Reports every "{{ }}" expression: LKP evaluates them as Ruby. */
+/* Every "{{ }}" template is checked now, evaluated later, per job. */
 static void
-check_expressions(struct vctx *v, const struct node *n)
+check_templates(struct vctx *v, const struct node *n)
 {
-	if (n->kind == NODE_SCALAR && n->stype == NODE_STR &&
-	    strstr(n->text, "{{") != NULL) {
-		errlist_error(v->el, v->file, n->line,
-			      "'{{ }}' expressions are not supported; write "
-			      "the values out");
+	char *err;
+
+	if (template_has(n) && !template_check(n, &err)) {
+		errlist_error(v->el, v->file, n->line, "%s", err);
+		free(err);
 	}
 	for (size_t i = 0; i < n->nitems; i++)
-		check_expressions(v, n->items[i]);
+		check_templates(v, n->items[i]);
 	for (size_t i = 0; i < n->npairs; i++)
-		check_expressions(v, n->pairs[i].value);
+		check_templates(v, n->pairs[i].value);
 }
 
 static void
@@ -376,7 +438,7 @@ validate_job(const char *file, const struct node *job, struct errlist *el)
 
 	for (size_t i = 0; i < job->npairs; i++)
 		check_top_key(&v, &job->pairs[i]);
-	check_expressions(&v, job);
+	check_templates(&v, job);
 	nw = validate_workloads(job, &workload);
 	if (nw == 0) {
 		errlist_error(el, file, job->line,
@@ -391,4 +453,32 @@ validate_job(const char *file, const struct node *job, struct errlist *el)
 	}
 	check_testcase(&v, workload);
 	return nw == 1 ? workload : NULL;
+}
+
+char *
+validate_value(const char *parent, const char *key, const struct node *value,
+	       void *job)
+{
+	const struct catalog_program *p;
+	const struct catalog_option *o;
+	const struct catalog_param *param;
+
+	if (parent != NULL) {
+		p = catalog_program(parent);
+		if (p == NULL || p->named_options ||
+		    (o = catalog_option(p, key)) == NULL)
+			return NULL;
+		return catalog_check(o->value, o->choices, value);
+	}
+	if ((p = catalog_program(key)) != NULL)
+		return catalog_check(p->value, p->choices, value);
+	if ((param = catalog_param(key)) != NULL)
+		return catalog_check(param->value, param->choices, value);
+	if ((o = catalog_global_option(key)) != NULL)
+		return catalog_check(o->value, o->choices, value);
+	if ((p = option_in_job(job, key)) != NULL) {
+		o = catalog_option(p, key);
+		return catalog_check(o->value, o->choices, value);
+	}
+	return NULL;
 }

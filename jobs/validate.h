@@ -18,6 +18,13 @@
  */
 const char *validate_job(const char *file, const struct node *job,
 			 struct errlist *el);
+/*
+ * Checks the value a template gave key (under the mapping parent, NULL
+ * at the top) of job; returns why it is not valid (the caller frees it),
+ * or NULL.  The check of struct expand_env.
+ */
+char *validate_value(const char *parent, const char *key,
+		     const struct node *value, void *job);
 /* The workload programs among job's top-level keys. */
 size_t validate_workloads(const struct node *job, const char **first);
 

@@ -25,6 +25,8 @@
 
 struct slot {
 	char *file;
+	char *err;       /* its dd's stderr: one file per slot, as several
+			  * dd writing one file interleave their lines */
 	const char *dev; /* borrowed */
 	struct child *c; /* the dd running now */
 	int runs;
@@ -38,7 +40,7 @@ struct dd {
 	double runtime; /* seconds; 0 in size mode */
 	double deadline;
 	bool stopping;
-	char *err_path; /* every dd's stderr */
+	char *err_path; /* every dd's stderr, joined after the run */
 };
 
 static bool
@@ -62,7 +64,7 @@ dd_spawn(struct workload *w, struct slot *s, uint64_t count, bool sync,
 	if (sync)
 		argv[a++] = "conv=fdatasync";
 	argv[a] = NULL;
-	s->c = workload_spawn(w, name, argv, NULL, d->err_path, err);
+	s->c = workload_spawn(w, name, argv, NULL, s->err, err);
 	s->runs++;
 	return s->c != NULL;
 }
@@ -129,6 +131,8 @@ dd_start(struct workload *w, char **err)
 
 			s->file = xasprintf("%s/zero-%ld", w->env.mounts[f],
 					    t + 1);
+			s->err = xasprintf("%s/dd-%zu.err", w->env.rundir,
+					   d->nslots);
 			s->dev = f < w->env.ndevs ? w->env.devices[f] : NULL;
 			if (!dd_spawn(w, s, blocks, d->runtime == 0, err))
 				goto out;
@@ -234,16 +238,38 @@ bytes_written(const char *path)
 	return total;
 }
 
+/* Appends the file at path to fp. */
+static void
+append_file(FILE *fp, const char *path)
+{
+	char buf[4096];
+	size_t n;
+	FILE *in = fopen(path, "r");
+
+	if (in == NULL)
+		return;
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		fwrite(buf, 1, n, fp);
+	fclose(in);
+}
+
 static bool
 dd_finish(struct workload *w, char **err)
 {
 	struct dd *d = w->priv;
-	double bytes = bytes_written(d->err_path);
-	double elapsed = w->ended - w->started;
+	double bytes = 0, elapsed = w->ended - w->started;
 	size_t nmax = 0;
 	double *total = NULL;
+	FILE *all = fopen(d->err_path, "w");
 
 	(void)err;
+	for (size_t i = 0; i < d->nslots; i++) {
+		bytes += bytes_written(d->slots[i].err);
+		if (all != NULL)
+			append_file(all, d->slots[i].err);
+	}
+	if (all != NULL)
+		fclose(all);
 	workload_keep_output(w, "dd", d->err_path);
 	metrics_set(w->env.m, "dd.bytes", bytes);
 	metrics_set(w->env.m, "dd.write_bytes_per_sec",
@@ -287,8 +313,10 @@ dd_release(struct workload *w)
 
 	if (d == NULL)
 		return;
-	for (size_t i = 0; i < d->nslots; i++)
+	for (size_t i = 0; i < d->nslots; i++) {
 		free(d->slots[i].file);
+		free(d->slots[i].err);
+	}
 	free(d->slots);
 	free(d->err_path);
 	free(d);

@@ -121,6 +121,9 @@ run_jobs(const struct run_request *rq)
 int
 run_main(int argc, char **argv)
 {
+	/* Only what this box can run, includes read from the file's folder. */
+	static const struct jobfile_options run_options = {JOBFILE_AUTO, 0,
+							   true, true};
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"commit", required_argument, NULL, 'c'},
@@ -175,7 +178,7 @@ run_main(int argc, char **argv)
 	if (!box_load_config(config, &bc))
 		return 2;
 	errlist_init(&el);
-	jf = jobfile_split_path(argv[optind], NULL, &el);
+	jf = jobfile_split_path(argv[optind], &run_options, &el);
 	errlist_sort(&el);
 	errlist_print(&el, stderr);
 	if (jf == NULL) {

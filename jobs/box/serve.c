@@ -356,6 +356,11 @@ serve_heartbeat(struct serve *s, const char *lease, bool *lost)
 	return ok;
 }
 
+/* A leased job: robotd checked it, but this box re-reads it as it would
+ * any job it runs. */
+static const struct jobfile_options serve_options = {JOBFILE_AUTO, 0, false,
+						     true};
+
 /* Runs one lease to a document in the outbox. */
 static void
 serve_run(struct serve *s, json_t *lease)
@@ -384,7 +389,7 @@ serve_run(struct serve *s, json_t *lease)
 	errlist_init(&el);
 	text = rjson_dumps(job, JSON_COMPACT);
 	name = xasprintf("lease-%s.json", id);
-	jf = jobfile_split(name, text, strlen(text), NULL, &el);
+	jf = jobfile_split(name, text, strlen(text), &serve_options, &el);
 	if (jf == NULL || jf->njobs != 1 || strcmp(jf->jobs[0].key, key) != 0) {
 		char *why =
 			el.nerrors > 0

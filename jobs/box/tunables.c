@@ -13,10 +13,37 @@
 #include <unistd.h>
 
 #include "jobs/box/tunables.h"
-#include "jobs/catalog.h"
+#include "jobs/sysctl.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
+
+/* "vm/dirty_ratio" -> "vm.dirty_ratio", the name used here. */
+static char *
+dotted(const char *path)
+{
+	char *d = xstrdup(path);
+
+	for (char *p = d; *p != '\0'; p++)
+		if (*p == '/')
+			*p = '.';
+	return d;
+}
+
+/* Whether a name ("vm.dirty_ratio") is a tunable the robot restores. */
+static bool
+tunable_known(const char *name)
+{
+	for (size_t i = 0; sysctl_tunable(i) != NULL; i++) {
+		char *d = dotted(sysctl_tunable(i));
+		bool same = strcmp(d, name) == 0;
+
+		free(d);
+		if (same)
+			return true;
+	}
+	return false;
+}
 
 static char *
 proc_path(const char *name)
@@ -73,18 +100,17 @@ tunables_save(struct tunables *t, const char *state_path, char **err)
 	FILE *fp;
 
 	memset(t, 0, sizeof *t);
-	for (size_t i = 0;; i++) {
-		const char *name = catalog_sysctl_name(i);
-		char *v;
+	for (size_t i = 0; sysctl_tunable(i) != NULL; i++) {
+		char *name = dotted(sysctl_tunable(i)), *v;
 
-		if (name == NULL)
-			break;
-		if ((v = tunables_read(name)) == NULL)
-			continue; /* not on this kernel */
+		if ((v = tunables_read(name)) == NULL) {
+			free(name); /* not on this kernel */
+			continue;
+		}
 		t->names = xreallocarray(t->names, t->n + 1, sizeof *t->names);
 		t->values =
 			xreallocarray(t->values, t->n + 1, sizeof *t->values);
-		t->names[t->n] = xstrdup(name);
+		t->names[t->n] = name;
 		t->values[t->n++] = v;
 	}
 	t->state_path = xstrdup(state_path);
@@ -112,17 +138,30 @@ tunables_apply(const struct node *settings, json_t *applied, char **err)
 		return true;
 	for (size_t i = 0; i < settings->npairs; i++) {
 		const struct node_pair *p = &settings->pairs[i];
-		char *v;
+		char *v, *name;
+		bool ok;
 
 		if (p->value->kind == NODE_NULL)
 			continue;
-		v = node_to_s(p->value);
-		if (!write_setting(p->key, v, err)) {
-			free(v);
+		if (!sysctl_applies(p->key)) {
+			*err = xasprintf("robot-box sets only the vm.* "
+					 "tunables it restores, not %s "
+					 "(/proc/sys/%s)",
+					 p->key,
+					 sysctl_path(p->key)
+						 ? sysctl_path(p->key)
+						 : "?");
 			return false;
 		}
-		json_object_set_new(applied, p->key, json_string(v));
+		v = node_to_s(p->value);
+		name = dotted(sysctl_path(p->key));
+		ok = write_setting(name, v, err);
+		free(name);
+		if (ok)
+			json_object_set_new(applied, p->key, json_string(v));
 		free(v);
+		if (!ok)
+			return false;
 	}
 	return true;
 }
@@ -221,7 +260,7 @@ tunables_restore_file(const char *state_path)
 		*sp = '\0';
 		if ((nl = strchr(sp + 1, '\n')) != NULL)
 			*nl = '\0';
-		if (!catalog_sysctl_known(line))
+		if (!tunable_known(line))
 			continue; /* never write what the robot does not know */
 		names = xreallocarray(names, n + 1, sizeof *names);
 		values = xreallocarray(values, n + 1, sizeof *values);

@@ -28,8 +28,9 @@ char *tunables_read(const char *name);
 bool tunables_save(struct tunables *t, const char *state_path, char **err)
 	__attribute__((warn_unused_result));
 /*
- * Applies a job's sysctl mapping ({"vm.dirty_ratio": 10}); records what
- * was set in applied.  False with *err at the first one that fails.
+ * Applies a job's sysctl mapping ({"sc_dirty_ratio": 10}, LKP's names);
+ * records what was set in applied.  False with *err at the first one
+ * that fails or that the robot does not restore.
  */
 bool tunables_apply(const struct node *settings, json_t *applied, char **err)
 	__attribute__((warn_unused_result));

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "robot/analysis/compare.h"
+#include "robot/analysis/lkpfloor.h"
 #include "robot/analysis/lkpstat.h"
 #include "robot/core/banned.h"
 
@@ -193,6 +194,12 @@ robust(const double *base, size_t nb, const double *head, size_t nh,
 			r->p_value = 1;
 			r->verdict = COMPARE_UNCHANGED;
 			r->reason = "identical runs";
+		} else if (fmax(fabs(r->base.max), fabs(r->head.max)) <
+			   dir->abs_floor) {
+			/* The floor holds with a single run too. */
+			r->p_value = 0;
+			r->verdict = COMPARE_UNCHANGED;
+			r->reason = "below the metric's absolute floor";
 		} else {
 			r->p_value = 0;
 			if (fabs(d) >= margin)
@@ -249,7 +256,8 @@ lkp(const char *name, const double *base, size_t nb, const double *head,
 	size_t n;
 
 	(void)dir;
-	c = lkpstat_compare(&a, 1, &b, 1, &lo, NULL, &n);
+	/* LKP's floors apply whatever the number of runs on each side. */
+	c = lkpstat_compare(&a, 1, &b, 1, &lo, lkpfloor_of, &n);
 	if (n > 0) {
 		r->verdict =
 			change_verdict(r->direction, c[0].mean_a - c[0].mean_b);

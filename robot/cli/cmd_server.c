@@ -132,6 +132,31 @@ submit_wait(const char *server, long long submission, size_t total)
 	return status;
 }
 
+/* robotd reads no files: the file's includes go in it before it is sent.
+ * False after saying why. */
+static bool
+inline_includes(const char *file, struct buf *body)
+{
+	struct errlist el;
+	bool changed;
+	char *text;
+
+	errlist_init(&el);
+	text = jobfile_inline(file, body->data, body->len, &changed, &el);
+	errlist_print(&el, stderr);
+	if (el.nerrors > 0) {
+		errlist_release(&el);
+		return false;
+	}
+	errlist_release(&el);
+	if (changed) {
+		buf_reset(body);
+		buf_adds(body, text);
+		free(text);
+	}
+	return true;
+}
+
 /* Sends the job file; robotd's answer, or NULL after saying why. */
 static json_t *
 submit_send(const char *server, const char *token, const char *file,
@@ -152,6 +177,10 @@ submit_send(const char *server, const char *token, const char *file,
 	if (body.len > JOBFILE_MAX_BYTES) {
 		log_warnx("'%s' is larger than 1 MiB, the limit of a job file",
 			  file);
+		buf_release(&body);
+		return NULL;
+	}
+	if (!inline_includes(file, &body)) {
 		buf_release(&body);
 		return NULL;
 	}

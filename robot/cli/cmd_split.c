@@ -35,7 +35,8 @@ split_usage(FILE *fp)
 		"  --json        print one JSON array of the atomic jobs\n"
 		"  --yaml        print the atomic jobs as YAML documents\n"
 		"  -o DIR        write one YAML file per atomic job into DIR,\n"
-		"                named <file>-<path_params>.yaml as LKP does\n"
+		"                named <file>-<path_params>[-<commit>].yaml as "
+		"LKP does\n"
 		"  --max-jobs N  refuse files that give more than N atomic "
 		"jobs\n"
 		"                (default %d)\n",
@@ -59,19 +60,6 @@ file_stem(const char *path)
 	stem = xstrdup(base);
 	free(copy);
 	return stem;
-}
-
-/* Whether a file's atomic jobs differ only by commit (a list of them). */
-static bool
-has_several_commits(const struct jobfile *jf)
-{
-	for (size_t i = 1; i < jf->njobs; i++) {
-		const char *a = jf->jobs[0].commit, *b = jf->jobs[i].commit;
-
-		if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0))
-			return true;
-	}
-	return false;
 }
 
 static bool
@@ -103,25 +91,32 @@ write_dir(const char *dir, struct jobfile **files, size_t nfiles)
 {
 	int status = 0;
 
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		log_warn("cannot create '%s'", dir);
+	char *top = xstrdup(dir);
+	size_t n = strlen(top);
+
+	/* "out/" and "out" name one folder: no "out//x.yaml". */
+	while (n > 1 && top[n - 1] == '/')
+		top[--n] = '\0';
+	if (mkdir(top, 0777) != 0 && errno != EEXIST) {
+		log_warn("cannot create '%s'", top);
+		free(top);
 		return 1;
 	}
 	for (size_t f = 0; f < nfiles; f++) {
 		struct jobfile *jf = files[f];
 		char *stem = file_stem(jf->name);
-		bool commits = has_several_commits(jf);
 
 		for (size_t i = 0; i < jf->njobs; i++) {
 			struct atomic_job *aj = &jf->jobs[i];
 			char *path, *yaml;
 
-			if (commits && aj->commit != NULL)
-				path = xasprintf("%s/%s-%s-%.12s.yaml", dir,
-						 stem, aj->path_params,
-						 aj->commit);
+			/* As LKP's split-job: the commit after the
+			 * path_params when the job has one. */
+			if (aj->commit != NULL)
+				path = xasprintf("%s/%s-%s-%s.yaml", top, stem,
+						 aj->path_params, aj->commit);
 			else
-				path = xasprintf("%s/%s-%s.yaml", dir, stem,
+				path = xasprintf("%s/%s-%s.yaml", top, stem,
 						 aj->path_params);
 			yaml = emit_yaml(aj->job, aj->key);
 			if (yaml == NULL) {
@@ -137,6 +132,7 @@ write_dir(const char *dir, struct jobfile **files, size_t nfiles)
 		}
 		free(stem);
 	}
+	free(top);
 	return status;
 }
 

@@ -3,8 +3,9 @@
  *
  * YAML goes through libyaml's event parser: a stack of open collections,
  * anchors kept as copies so that an alias can be expanded (with a budget
- * against "billion laughs"), and YAML merge keys ("<<: *anchor").  Plain
- * scalars are typed as LKP's Ruby types them (docload_resolve_plain()).
+ * against "billion laughs"), YAML merge keys ("<<: *anchor") and LKP's
+ * includes ("<<: file.yaml", resolved by the caller).  Plain scalars are
+ * typed as LKP's Ruby types them (docload_resolve_plain()).
  *
  * JSON goes through jansson, which checks the syntax strictly and rejects
  * duplicate keys.  jansson keeps no positions, so a small scanner walks the
@@ -204,9 +205,7 @@ struct yframe {
 	bool key_is_merge; /* the pending key is "<<" */
 	char **merged;     /* keys that came from merges (may be overridden) */
 	size_t nmerged;
-	char *anchor;    /* the collection's anchor, or NULL */
-	bool flow;       /* a flow sequence: "[a, b]" */
-	size_t last_end; /* input offset after its last child */
+	char *anchor; /* the collection's anchor, or NULL */
 };
 
 struct yanchor {
@@ -216,15 +215,19 @@ struct yanchor {
 
 struct yload {
 	const char *name;
+	const struct docload_options *opt;
 	struct errlist *el;
 	struct node *docs;
 	struct yframe *stack;
 	size_t depth;
 	struct yanchor *anchors;
 	size_t nanchors;
-	size_t nodes; /* values made, aliases included */
+	size_t nodes;    /* values made, aliases included */
+	bool from_alias; /* the value being added is an alias's copy */
 	bool failed;
 };
+
+static bool yload_count(struct yload *y, size_t add, int line);
 
 static size_t
 node_count(const struct node *n)
@@ -270,12 +273,70 @@ frame_was_merged(struct yframe *f, const char *key, bool remove)
 	return false;
 }
 
+/* Remembers that key of f came from a merge or an include: a later key
+ * of the same name overrides it instead of being a duplicate. */
+static void
+frame_mark_merged(struct yframe *f, const char *key)
+{
+	if (frame_was_merged(f, key, false))
+		return;
+	f->merged = xreallocarray(f->merged, f->nmerged + 1, sizeof *f->merged);
+	f->merged[f->nmerged++] = xstrdup(key);
+}
+
+/* LKP's include: the included mapping's keys go in as LKP's textual
+ * include puts them (docload.h). */
+static void
+yload_include(struct yload *y, struct yframe *f, struct node *spec, int line)
+{
+	struct node *m;
+
+	if (y->opt == NULL || y->opt->include == NULL) {
+		errlist_error(y->el, y->name, line,
+			      "'<<' includes another file (LKP's include); "
+			      "robotd cannot read your files: split or submit "
+			      "it with the robot command, which resolves "
+			      "includes");
+		y->failed = true;
+		return;
+	}
+	if ((m = y->opt->include(spec, line, y->opt->include_arg)) == NULL) {
+		y->failed = true;
+		return;
+	}
+	if (!yload_count(y, node_count(m), line)) {
+		node_free(m);
+		return;
+	}
+	for (size_t j = 0; j < m->npairs; j++) {
+		struct node_pair *p = &m->pairs[j];
+
+		node_set(f->node, p->key, p->line, node_copy(p->value));
+		frame_mark_merged(f, p->key);
+	}
+	node_free(m);
+}
+
+/* Whether a "<<" value is an include (a file name, or a mapping with
+ * "file") rather than a merge of anchors. */
+static bool
+is_include(const struct node *v)
+{
+	return (v->kind == NODE_SCALAR && v->stype == NODE_STR) ||
+	       (v->kind == NODE_MAP && node_get(v, "file") != NULL);
+}
+
 /* Applies "<<: value" to the mapping of frame f. */
 static void
 yload_merge(struct yload *y, struct yframe *f, struct node *v, int line)
 {
 	struct node **maps = &v;
 	size_t nmaps = 1;
+
+	if (!y->from_alias && is_include(v)) {
+		yload_include(y, f, v, line);
+		return;
+	}
 
 	if (v->kind == NODE_SEQ) {
 		maps = v->items;
@@ -286,12 +347,15 @@ yload_merge(struct yload *y, struct yframe *f, struct node *v, int line)
 
 		if (m->kind != NODE_MAP) {
 			errlist_error(y->el, y->name, line,
-				      "'<<' includes other files in LKP; "
-				      "includes are not supported (only "
-				      "'<<: *anchor' merges)");
+				      "'<<' merges mappings ('<<: *anchor') or "
+				      "includes a file ('<<: file.yaml'), not "
+				      "%s",
+				      node_type_name(m));
 			y->failed = true;
 			return;
 		}
+		if (!yload_count(y, node_count(m), line))
+			return;
 		for (size_t j = 0; j < m->npairs; j++) {
 			struct node_pair *p = &m->pairs[j];
 
@@ -299,9 +363,7 @@ yload_merge(struct yload *y, struct yframe *f, struct node *v, int line)
 				continue;
 			node_push_pair(f->node, p->key, p->line,
 				       node_copy(p->value));
-			f->merged = xreallocarray(f->merged, f->nmerged + 1,
-						  sizeof *f->merged);
-			f->merged[f->nmerged++] = xstrdup(p->key);
+			frame_mark_merged(f, p->key);
 		}
 	}
 }
@@ -435,8 +497,7 @@ yload_scalar(struct yload *y, const yaml_event_t *ev)
 }
 
 static void
-yload_push(struct yload *y, struct node *n, int line, const char *anchor,
-	   bool flow, size_t start_end)
+yload_push(struct yload *y, struct node *n, int line, const char *anchor)
 {
 	if (y->depth >= DOCLOAD_MAX_DEPTH) {
 		errlist_error(y->el, y->name, line,
@@ -449,8 +510,6 @@ yload_push(struct yload *y, struct node *n, int line, const char *anchor,
 	y->stack = xreallocarray(y->stack, y->depth + 1, sizeof *y->stack);
 	memset(&y->stack[y->depth], 0, sizeof y->stack[y->depth]);
 	y->stack[y->depth].anchor = anchor ? xstrdup(anchor) : NULL;
-	y->stack[y->depth].flow = flow;
-	y->stack[y->depth].last_end = start_end;
 	y->stack[y->depth++].node = n;
 }
 
@@ -479,34 +538,6 @@ yload_pop(struct yload *y)
 	free(anchor);
 }
 
-/*
- * "[nfsv4, ]": a trailing comma in a flow list is an empty element, the
- * "without it" of DESIGN.md section 4.  Plain YAML would drop it.
- */
-static void
-yload_trailing_comma(struct yload *y, const char *data, size_t end)
-{
-	struct yframe *f;
-	int line = 1;
-
-	if (y->depth == 0 || y->failed)
-		return;
-	f = &y->stack[y->depth - 1];
-	if (!f->flow || f->node->nitems == 0 || end <= f->last_end)
-		return;
-	for (size_t i = f->last_end; i < end; i++) {
-		if (data[i] == '#')
-			while (i < end && data[i] != '\n')
-				i++;
-		if (i < end && data[i] == ',') {
-			for (size_t j = 0; j < i; j++)
-				line += data[j] == '\n';
-			node_append(f->node, node_new(NODE_NULL, line, 1));
-			return;
-		}
-	}
-}
-
 static void
 yload_error(struct yload *y, const yaml_parser_t *p)
 {
@@ -524,15 +555,90 @@ yload_error(struct yload *y, const yaml_parser_t *p)
 	}
 }
 
+/*
+ * LKP's literal_double_braces(): a value that starts with "{{" right
+ * after "KEY:" or "- " and whitespace, up to the next "}}", is made a
+ * double-quoted string, its newlines kept (YAML folds them into spaces)
+ * so that every line keeps its number.  NULL when there is none.
+ */
+static char *
+quote_templates(const char *data, size_t len, size_t *outlen)
+{
+	struct buf b;
+	size_t i = 0, copied = 0;
+	bool found = false;
+
+	buf_init(&b);
+	while (i < len) {
+		size_t line_end = i, j, k;
+
+		while (line_end < len && data[line_end] != '\n')
+			line_end++;
+		for (j = i; j < line_end; j++) {
+			if (data[j] == '#' || data[j] == '"' || data[j] == '\'')
+				break; /* a comment, or a quoted value */
+			if (data[j] != ':' && data[j] != '-')
+				continue;
+			k = j + 1;
+			while (k < len && (data[k] == ' ' || data[k] == '\t' ||
+					   data[k] == '\n' || data[k] == '\r'))
+				k++;
+			if (k == j + 1 || k + 1 >= len || data[k] != '{' ||
+			    data[k + 1] != '{')
+				continue;
+			for (size_t e = k + 2; e + 1 < len; e++) {
+				if (data[e] != '}' || data[e + 1] != '}')
+					continue;
+				buf_add(&b, data + copied, k - copied);
+				buf_addc(&b, '"');
+				for (size_t c = k; c < e + 2; c++) {
+					if (data[c] == '"' || data[c] == '\\')
+						buf_addc(&b, '\\');
+					buf_addc(&b, data[c]);
+				}
+				buf_addc(&b, '"');
+				copied = e + 2;
+				line_end = e + 2;
+				found = true;
+				break;
+			}
+			break;
+		}
+		i = line_end + 1;
+		if (copied > i)
+			i = copied;
+	}
+	if (!found) {
+		buf_release(&b);
+		return NULL;
+	}
+	buf_add(&b, data + copied, len - copied);
+	*outlen = b.len;
+	return buf_detach(&b);
+}
+
 struct node *
 docload_yaml(const char *name, const char *data, size_t len, struct errlist *el)
 {
-	struct yload y = {.name = name, .el = el};
+	return docload_yaml_opt(name, data, len, NULL, el);
+}
+
+struct node *
+docload_yaml_opt(const char *name, const char *data, size_t len,
+		 const struct docload_options *opt, struct errlist *el)
+{
+	struct yload y = {.name = name, .opt = opt, .el = el};
 	yaml_parser_t parser;
 	yaml_event_t ev;
 	bool done = false;
 	struct node *n;
+	size_t qlen = 0;
+	char *quoted = quote_templates(data, len, &qlen);
 
+	if (quoted != NULL) {
+		data = quoted;
+		len = qlen;
+	}
 	y.docs = node_new(NODE_SEQ, 1, 1);
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
@@ -584,13 +690,9 @@ docload_yaml(const char *name, const char *data, size_t len, struct errlist *el)
 			yload_push(
 				&y,
 				node_new(seq ? NODE_SEQ : NODE_MAP, line, col),
-				line, anchor,
-				seq && ev.data.sequence_start.style ==
-						YAML_FLOW_SEQUENCE_STYLE,
-				ev.end_mark.index);
+				line, anchor);
 			break;
 		case YAML_SEQUENCE_END_EVENT:
-			yload_trailing_comma(&y, data, ev.start_mark.index);
 			yload_pop(&y);
 			break;
 		case YAML_MAPPING_END_EVENT:
@@ -616,17 +718,14 @@ docload_yaml(const char *name, const char *data, size_t len, struct errlist *el)
 				break;
 			n = node_copy(copy);
 			n->line = line;
+			y.from_alias = true;
 			yload_add(&y, n, NULL);
+			y.from_alias = false;
 			break;
 		}
 		default:
 			break;
 		}
-		if (y.depth > 0 && (ev.type == YAML_SCALAR_EVENT ||
-				    ev.type == YAML_ALIAS_EVENT ||
-				    ev.type == YAML_SEQUENCE_END_EVENT ||
-				    ev.type == YAML_MAPPING_END_EVENT))
-			y.stack[y.depth - 1].last_end = ev.end_mark.index;
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&parser);
@@ -638,6 +737,7 @@ docload_yaml(const char *name, const char *data, size_t len, struct errlist *el)
 		node_free(y.anchors[i].copy);
 	}
 	free(y.anchors);
+	free(quoted);
 	if (y.failed) {
 		node_free(y.docs);
 		return NULL;

@@ -19,11 +19,39 @@
 #include "robot/core/errlist.h"
 #include "robot/core/node.h"
 
+/* The largest document file: a job file, an included file. */
+#define DOCLOAD_MAX_BYTES (1024 * 1024)
 #define DOCLOAD_MAX_DEPTH 64
 #define DOCLOAD_MAX_NODES 200000
 
+/*
+ * LKP's includes: "<<: FILE" and "<<: {file: FILE, key: value...}" in a
+ * mapping.  The callback resolves one (spec is the value after "<<:", a
+ * string or a mapping with "file"; line is where it stands) and returns
+ * the mapping to merge, which docload takes over, or NULL after adding
+ * its errors to el.  The mapping's keys merge as LKP's textual include
+ * does: in place of the include, a key already there takes the included
+ * value where it stands, and a key that follows the include overrides
+ * the included value.
+ */
+typedef struct node *(*docload_include_fn)(const struct node *spec, int line,
+					   void *arg);
+
+struct docload_options {
+	docload_include_fn include; /* NULL: includes are refused */
+	void *include_arg;
+};
+
 struct node *docload_yaml(const char *name, const char *data, size_t len,
 			  struct errlist *el);
+/*
+ * docload_yaml() with options.  Before parsing, LKP's unquoted templates
+ * ("key: {{ ... }}", possibly over several lines) are made strings, as
+ * LKP's literal_double_braces() does; their line numbers are kept.
+ */
+struct node *docload_yaml_opt(const char *name, const char *data, size_t len,
+			      const struct docload_options *opt,
+			      struct errlist *el);
 struct node *docload_json(const char *name, const char *data, size_t len,
 			  struct errlist *el);
 /*

@@ -381,7 +381,10 @@ submit_start(struct event_base *base, struct store *store,
 	     const struct settings *set, const struct submit_request *rq,
 	     submit_cb cb, void *arg)
 {
-	struct jobfile_options opt = {JOBFILE_AUTO, (size_t)set->max_jobs};
+	/* robotd reads no file a job names, and queues only what a box of
+	 * the robot can run. */
+	struct jobfile_options opt = {JOBFILE_AUTO, (size_t)set->max_jobs,
+				      false, true};
 	struct submit *s = xcalloc(1, sizeof *s);
 	struct errlist el;
 

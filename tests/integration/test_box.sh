@@ -151,7 +151,7 @@ fs: xfs
 nr_threads: 1dd
 runtime: 3s
 sysctl:
-  vm.dirty_ratio: 13
+  sc_dirty_ratio: 13
 dd:
   bs: 1M"
 "$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/ddtime.yaml" >"$T/ddtime.json" 2>"$T/err"
@@ -159,14 +159,14 @@ check $? "dd for a runtime exits 0"
 py "$T/ddtime.json" "
 d = docs[0]; s = d['stats']
 assert d['status'] == 'ok', d['error']
-assert d['sysctl'] == {'vm.dirty_ratio': '13'}
+assert d['sysctl'] == {'sc_dirty_ratio': '13'}
 assert 2.5 < s['dd.time.elapsed_time'] < 10, s['dd.time.elapsed_time']
 for dev in [x['device'].split('/')[-1] for x in d['storage']['devices']]:
     k = 'dd.%s.write_bytes_per_sec' % dev
     assert len(d['series'][k]) >= 2
     assert s[k + '.min'] <= s[k + '.max']
 assert s['dd.disks.write_bytes_per_sec'] > 0
-assert d['job']['sysctl']['vm.dirty_ratio'] == 13
+assert d['job']['sysctl']['sc_dirty_ratio'] == 13
 "
 check $? "dd series over time, sysctl recorded"
 check $([ "$(cat /proc/sys/vm/dirty_ratio)" = "$before" ]; echo $?) "vm.dirty_ratio restored ($before)"
@@ -233,11 +233,15 @@ expect_fail nohdd "suite: dd
 disk: 3HDD
 fs: xfs
 dd:" "needs 3 HDD partitions; this box has 0"
-expect_fail nfs "suite: dd
+# What robot cannot run is refused before anything is set up.
+job nfs.yaml "suite: dd
 disk: 1LOOP_1G
 fs: xfs
 fs2: nfsv4
-dd:" "NFS and CIFS are not supported"
+dd:"
+"$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/nfs.yaml" >"$T/nfs.json" 2>"$T/err"
+check $([ $? = 2 ] && grep -q "nfs.yaml:1: fs2: no box of the robot exports NFS or CIFS yet" "$T/err" &&
+	[ ! -s "$T/nfs.json" ] && nothing_left; echo $?) "refused: fs2 (NFS), with the reason, nothing set up"
 mkdir -p "$T/bin"
 for t in mount mkfs.xfs dd rm sync; do ln -sf "$(command -v $t)" "$T/bin/$t"; done
 expect_fail nofsmark "suite: fsmark
@@ -279,7 +283,7 @@ disk: 3LOOP_1G
 fs: xfs
 runtime: 20s
 sysctl:
-  vm.dirty_ratio: 11
+  sc_dirty_ratio: 11
 dd:"
 "$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/term.yaml" >"$T/term.json" 2>"$T/err" &
 RB_PID=$!

@@ -115,5 +115,25 @@ for f in "$SRC"/examples/jobs/*.yaml; do
 	check $([ $rc = 0 ] && ! grep -q warning "$T/err"; echo $?) "example $(basename "$f") splits without warnings"
 done
 
+# 8. -o names files as LKP's split-job, the commit after the
+#    path_params, with no "//" when DIR ends in a slash.
+printf 'suite: fsmark\ntestcase: fsmark\ndisk: 1HDD\nfs: xfs\nfsmark:\n  filesize: 8K\ncommit: [aaaa111, bbbb222]\n' >"$T/c.yaml"
+rm -rf "$T/out"
+"$ROBOT" split -o "$T/out/" "$T/c.yaml" >"$T/stdout" 2>/dev/null
+check $([ -f "$T/out/c-1HDD-8K-xfs-aaaa111.yaml" ] && [ -f "$T/out/c-1HDD-8K-xfs-bbbb222.yaml" ] &&
+	! grep -q '//' "$T/stdout"; echo $?) "-o DIR/: <file>-<path_params>-<commit>.yaml, no //"
+
+# 9. LKP's forms: an include, a template, the sysctl names.
+mkdir -p "$T/inc"
+printf 'suite: fsmark\ntestcase: fsmark\ndisk: 1HDD\nfs: [xfs, ext4]\nfsmark:\n  filesize: 8K\n  test_size: {{\n    case fs\n    when "xfs" then "1G"\n    end\n  }}\n' >"$T/inc/base.yaml"
+printf '<<: {file: base.yaml, disk: 1SSD}\nsysctl:\n  sc_dirty_ratio: [10, 40]\n' >"$T/inc/top.yaml"
+"$ROBOT" split "$T/inc/top.yaml" >"$T/stdout" 2>"$T/err"
+check $([ "$(cat "$T/stdout")" = "fsmark/1SSD-8K-xfs-10-1G
+fsmark/1SSD-8K-xfs-40-1G" ]; echo $?) "an include with an override, a template giving nil, sysctl's sc_* names"
+printf 'suite: fsmark\nsysctl:\n  vm.dirty_ratio: 10\nfsmark:\n' >"$T/vm.yaml"
+"$ROBOT" split "$T/vm.yaml" >/dev/null 2>"$T/err"
+check $([ $? = 2 ] && grep -q "vm.yaml:3: sysctl setting 'vm.dirty_ratio' is written 'sc_dirty_ratio'" "$T/err"; echo $?) \
+	"vm.dirty_ratio is refused with LKP's name"
+
 echo "1..$n"
 [ $failed = 0 ]

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jobs/catalog.h"
+#include "jobs/sysctl.h"
 #include "robot/core/docload.h"
 #include "tap.h"
 
@@ -157,9 +158,9 @@ test_programs_and_options(void)
 	CHECK(catalog_accumulates("need_kconfig"));
 	CHECK(!catalog_accumulates("need_memory"));
 	CHECK(!catalog_accumulates("fs"));
-	CHECK(catalog_sysctl_known("vm.dirty_ratio"));
-	CHECK(!catalog_sysctl_known("vm.drop_caches"));
-	CHECK_STR(catalog_suggest_sysctl("vm.dirty_ration"), "vm.dirty_ratio");
+	CHECK(sysctl_applies("sc_dirty_ratio"));
+	CHECK(!sysctl_applies("sc_drop_caches"));
+	CHECK_STR(sysctl_suggest("sc_dirty_ration"), "sc_dirty_ratio");
 	CHECK_STR(catalog_option_owner("sync_method")->name, "fsmark");
 	CHECK(catalog_global_option("nr_instances") != NULL);
 }

@@ -192,6 +192,50 @@ test_names(void)
 	CHECK_STR(compare_method_name(COMPARE_LKP), "lkp");
 }
 
+/* A metric's absolute floor holds whatever the number of runs (issue
+ * 14): one base run of 55 against three of 0 is noise for a counter
+ * that LKP ignores under 1000. */
+static void
+test_abs_floor_with_one_run(void)
+{
+	const double b[] = {55}, h[] = {0, 0, 0};
+	struct direction counter = {0, 0, 1000, "proc-vmstat"};
+	struct compare_options opt;
+	struct compare_result r;
+
+	compare_options_init(&opt);
+	compare_metric("proc-vmstat.unevictable_pgs_culled", b, 1, h, 3, &opt,
+		       &counter, &r);
+	CHECK(!compare_verdict_is_change(r.verdict));
+	opt.method = COMPARE_LKP;
+	compare_metric("proc-vmstat.unevictable_pgs_culled", b, 1, h, 3, &opt,
+		       &counter, &r);
+	CHECK(!compare_verdict_is_change(r.verdict));
+}
+
+/* The lkp method applies LKP's perf-metrics-threshold: iostat's
+ * [rw]kB/s changes under 100 are dropped, larger ones kept. */
+static void
+test_lkp_thresholds(void)
+{
+	const double small_b[] = {50, 52, 51}, small_h[] = {80, 82, 81};
+	const double big_b[] = {500, 520, 510}, big_h[] = {800, 820, 810};
+	struct compare_options opt;
+	struct compare_result r;
+
+	compare_options_init(&opt);
+	opt.method = COMPARE_LKP;
+	compare_metric("iostat.sda.wkB/s", small_b, 3, small_h, 3, &opt, &none,
+		       &r);
+	CHECK(!compare_verdict_is_change(r.verdict));
+	compare_metric("iostat.sda.wkB/s", big_b, 3, big_h, 3, &opt, &none, &r);
+	CHECK(compare_verdict_is_change(r.verdict));
+	/* A metric with no floor is compared as before. */
+	compare_metric("fsmark.files_per_sec", small_b, 3, small_h, 3, &opt,
+		       &none, &r);
+	CHECK(compare_verdict_is_change(r.verdict));
+}
+
 int
 main(void)
 {
@@ -206,6 +250,8 @@ main(void)
 		TAP_CASE(test_one_outlier_no_false_alarm),
 		TAP_CASE(test_floors),
 		TAP_CASE(test_names),
+		TAP_CASE(test_abs_floor_with_one_run),
+		TAP_CASE(test_lkp_thresholds),
 		{NULL, NULL}};
 
 	return tap_run(cases);
