@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "robot/analysis/compare.h"
+#include "robot/analysis/lkpfloor.h"
 #include "tap.h"
 
 static struct direction up = {1, 0, 0, "up"};
@@ -236,6 +237,45 @@ test_lkp_thresholds(void)
 	CHECK(compare_verdict_is_change(r.verdict));
 }
 
+/* 10,000 metrics of the kinds LKP's floors name, random sizes: no metric
+ * the lkp method calls changed is below its floor, and some are. */
+static void
+test_lkp_floors_on_many_metrics(void)
+{
+	static const char *const names[] = {
+		"iostat.sda.wkB/s",  "iostat.sdb.r/s",    "vmstat.system.cs",
+		"vmstat.cpu.sy",     "fsmark.time.user_time",
+		"proc-vmstat.nr_dirty", "interrupts.CPU0.LOC", "dd.kill_time"};
+	const size_t nn = sizeof names / sizeof names[0];
+	struct compare_options opt;
+	unsigned int seed = 7;
+	size_t changed = 0, below = 0;
+
+	compare_options_init(&opt);
+	opt.method = COMPARE_LKP;
+	for (int i = 0; i < 10000; i++) {
+		const char *name = names[(size_t)i % nn];
+		double scale = (double)(rand_r(&seed) % 4000) / 10.0 + 1;
+		double shift = 1 + (double)(rand_r(&seed) % 100) / 50.0;
+		double b[5], h[5], floor = lkpfloor_of(name), max = 0;
+		struct compare_result r;
+
+		for (int k = 0; k < 5; k++) {
+			b[k] = scale * (1 + (double)(rand_r(&seed) % 5) / 100);
+			h[k] = b[k] * shift;
+			max = fmax(max, fmax(b[k], h[k]));
+		}
+		compare_metric(name, b, 5, h, 5, &opt, &none, &r);
+		if (!compare_verdict_is_change(r.verdict))
+			continue;
+		changed++;
+		if (max < floor)
+			below++;
+	}
+	CHECK(changed > 1000);
+	CHECK_INT(below, 0);
+}
+
 int
 main(void)
 {
@@ -252,6 +292,7 @@ main(void)
 		TAP_CASE(test_names),
 		TAP_CASE(test_abs_floor_with_one_run),
 		TAP_CASE(test_lkp_thresholds),
+		TAP_CASE(test_lkp_floors_on_many_metrics),
 		{NULL, NULL}};
 
 	return tap_run(cases);
