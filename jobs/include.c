@@ -85,8 +85,10 @@ include_load(struct include_ctx *c, const char *path, const char *at, int line)
 
 	buf_init(&b);
 	if (!buf_add_file(&b, path, DOCLOAD_MAX_BYTES)) {
-		errlist_error(c->el, at, line, "cannot read included file "
-			      "'%s': %s", path, strerror(errno));
+		errlist_error(c->el, at, line,
+			      "cannot read included file "
+			      "'%s': %s",
+			      path, strerror(errno));
 		buf_release(&b);
 		return NULL;
 	}
@@ -125,9 +127,9 @@ include_apply(struct include_ctx *c, const struct node *spec, struct node *m,
 
 	if (ign != NULL) {
 		const struct node *const *keys =
-			ign->kind == NODE_SEQ ? (const struct node *const *)
-							ign->items
-					      : &ign;
+			ign->kind == NODE_SEQ
+				? (const struct node *const *)ign->items
+				: &ign;
 		size_t n = ign->kind == NODE_SEQ ? ign->nitems : 1;
 
 		for (size_t i = 0; i < n; i++) {
@@ -143,7 +145,8 @@ include_apply(struct include_ctx *c, const struct node *spec, struct node *m,
 	for (size_t i = 0; i < spec->npairs; i++) {
 		const struct node_pair *p = &spec->pairs[i];
 
-		if (strcmp(p->key, "file") != 0 && strcmp(p->key, "ignore") != 0)
+		if (strcmp(p->key, "file") != 0 &&
+		    strcmp(p->key, "ignore") != 0)
 			node_set(m, p->key, p->line, node_copy(p->value));
 	}
 	return true;
@@ -154,8 +157,8 @@ include_resolve(const struct node *spec, int line, void *arg)
 {
 	struct include_ctx *c = arg;
 	const char *at = c->stack[c->depth - 1];
-	const struct node *f = spec->kind == NODE_MAP ? node_get(spec, "file")
-						      : spec;
+	const struct node *f =
+		spec->kind == NODE_MAP ? node_get(spec, "file") : spec;
 	struct node *m;
 	char *path;
 

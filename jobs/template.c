@@ -48,13 +48,13 @@ enum tok_kind {
 };
 
 struct tparse {
-	const char *p;        /* next character */
+	const char *p; /* next character */
 	const struct node *job;
 	enum tok_kind tok;
-	char *text;   /* the token's text (strings unquoted) */
-	char op[3];   /* TOK_OP */
-	bool eval;    /* false while parsing a branch not taken */
-	char *err;    /* the first problem */
+	char *text; /* the token's text (strings unquoted) */
+	char op[3]; /* TOK_OP */
+	bool eval;  /* false while parsing a branch not taken */
+	char *err;  /* the first problem */
 };
 
 static void tval_release(struct tval *v);
@@ -121,8 +121,9 @@ lex_regex(struct tparse *t)
 		t->p++;
 	while (isalpha((unsigned char)*t->p)) {
 		if (*t->p != 'i')
-			fail(t, "regular expression flag '%c' is not "
-				"supported",
+			fail(t,
+			     "regular expression flag '%c' is not "
+			     "supported",
 			     *t->p);
 		t->p++;
 	}
@@ -281,8 +282,9 @@ lookup(struct tparse *t, const char *name, struct tval *out)
 
 	memset(out, 0, sizeof *out);
 	if (isupper((unsigned char)name[0])) {
-		fail(t, "constant '%s' is not supported (only the job's own "
-			"keys)",
+		fail(t,
+		     "constant '%s' is not supported (only the job's own "
+		     "keys)",
 		     name);
 		free(copy);
 		return;
@@ -292,8 +294,9 @@ lookup(struct tparse *t, const char *name, struct tval *out)
 		if (dot != NULL)
 			*dot = '\0';
 		if (n->kind != NODE_MAP) {
-			fail(t, "method call '%s' is not supported ('%s' is "
-				"not a mapping of the job)",
+			fail(t,
+			     "method call '%s' is not supported ('%s' is "
+			     "not a mapping of the job)",
 			     name, owner);
 			break;
 		}
@@ -450,14 +453,14 @@ parse_if(struct tparse *t, struct tval *out)
 static bool
 keyword(struct tparse *t)
 {
-	static const char *const misplaced[] = {"when", "then", "else",
-						"elsif", "end", NULL};
+	static const char *const misplaced[] = {"when",  "then", "else",
+						"elsif", "end",  NULL};
 	static const char *const unsupported[] = {
-		"unless", "while", "until", "for",   "do",    "def",
+		"unless", "while",  "until", "for",    "do",    "def",
 		"class",  "module", "begin", "rescue", "yield", "return",
-		"and",    "or",    "not",   "self",  "super", "defined",
-		"lambda", "proc",  "eval",  "system", "exec", "require",
-		"load",   "open",  "puts",  "print", NULL};
+		"and",    "or",     "not",   "self",   "super", "defined",
+		"lambda", "proc",   "eval",  "system", "exec",  "require",
+		"load",   "open",   "puts",  "print",  NULL};
 
 	for (size_t i = 0; misplaced[i] != NULL; i++)
 		if (is_name(t, misplaced[i])) {
@@ -722,7 +725,9 @@ template_parse(const char *open, const char *close, const struct node *job,
 	parse_expr(&t, v);
 	if (t.err == NULL && t.tok != TOK_END)
 		fail(&t, "'%s' is not understood here",
-		     t.tok == TOK_OP ? t.op : t.text ? t.text : "?");
+		     t.tok == TOK_OP ? t.op
+		     : t.text        ? t.text
+				     : "?");
 	free(t.text);
 	if (t.err != NULL) {
 		char *q = str_printable(expr, strlen(expr), 60);

@@ -39,8 +39,7 @@ lkpfloor_load(void)
 		{
 			char *anchored = xasprintf("^(%s)$", line);
 
-			rules = xreallocarray(rules, nrules + 1,
-					      sizeof *rules);
+			rules = xreallocarray(rules, nrules + 1, sizeof *rules);
 			if (regcomp(&rules[nrules].re, anchored,
 				    REG_EXTENDED | REG_NOSUB) != 0)
 				fatalx("lkp-thresholds: bad pattern '%s'",

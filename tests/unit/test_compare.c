@@ -243,9 +243,10 @@ static void
 test_lkp_floors_on_many_metrics(void)
 {
 	static const char *const names[] = {
-		"iostat.sda.wkB/s",  "iostat.sdb.r/s",    "vmstat.system.cs",
-		"vmstat.cpu.sy",     "fsmark.time.user_time",
-		"proc-vmstat.nr_dirty", "interrupts.CPU0.LOC", "dd.kill_time"};
+		"iostat.sda.wkB/s",      "iostat.sdb.r/s",
+		"vmstat.system.cs",      "vmstat.cpu.sy",
+		"fsmark.time.user_time", "proc-vmstat.nr_dirty",
+		"interrupts.CPU0.LOC",   "dd.kill_time"};
 	const size_t nn = sizeof names / sizeof names[0];
 	struct compare_options opt;
 	unsigned int seed = 7;

@@ -122,7 +122,7 @@ static void
 test_head_and_tail(void)
 {
 	EVAL("{{ fs }}-{{ nr }}", "{{ fs }}-32"); /* the last one first */
-	EVAL("  {{ nr }}  ", "32");                 /* blank: the value */
+	EVAL("  {{ nr }}  ", "32");               /* blank: the value */
 	EVAL("  {{ nr }}G  ", "32G");
 	EVAL("size {{ nr }}G", "size 32G");
 }
