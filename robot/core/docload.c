@@ -25,6 +25,7 @@
 #include "robot/core/buf.h"
 #include "robot/core/docload.h"
 #include "robot/core/str.h"
+#include "robot/core/strmap.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
@@ -203,8 +204,11 @@ struct yframe {
 	char *key;         /* a mapping's pending key, or NULL */
 	int key_line;
 	bool key_is_merge; /* the pending key is "<<" */
-	char **merged;     /* keys that came from merges (may be overridden) */
-	size_t nmerged;
+	/* A mapping's keys: the index of each one's pair, times two, plus
+	 * one if it came from a merge or an include (a later key of that
+	 * name overrides it instead of being a duplicate).  Lookups stay
+	 * constant-time however many keys a file or its merges make. */
+	struct strmap *keys;
 	char *anchor; /* the collection's anchor, or NULL */
 };
 
@@ -222,7 +226,8 @@ struct yload {
 	size_t depth;
 	struct yanchor *anchors;
 	size_t nanchors;
-	size_t nodes;    /* values made, aliases included */
+	struct strmap *anchor_index; /* name -> index in anchors */
+	size_t nodes;                /* values made, aliases included */
 	bool from_alias; /* the value being added is an alias's copy */
 	bool failed;
 };
@@ -241,47 +246,62 @@ node_count(const struct node *n)
 	return c;
 }
 
+/* Keeps a copy of n under name: a copy made and counted like an
+ * alias's, so that anchors cannot spend memory outside the budget. */
 static void
 yload_anchor(struct yload *y, const char *name, const struct node *n)
 {
-	for (size_t i = 0; i < y->nanchors; i++) {
-		if (strcmp(y->anchors[i].name, name) == 0) {
-			node_free(y->anchors[i].copy);
-			y->anchors[i].copy = node_copy(n);
-			return;
-		}
+	size_t i;
+
+	if (!yload_count(y, node_count(n), n->line))
+		return;
+	if (strmap_get(y->anchor_index, name, &i)) {
+		node_free(y->anchors[i].copy);
+		y->anchors[i].copy = node_copy(n);
+		return;
 	}
 	y->anchors =
 		xreallocarray(y->anchors, y->nanchors + 1, sizeof *y->anchors);
 	y->anchors[y->nanchors].name = xstrdup(name);
 	y->anchors[y->nanchors].copy = node_copy(n);
+	strmap_put(y->anchor_index, y->anchors[y->nanchors].name, y->nanchors);
 	y->nanchors++;
 }
 
-static bool
-frame_was_merged(struct yframe *f, const char *key, bool remove)
+/* The pair of key in f's mapping, or NULL; *merged: whether it came from
+ * a merge or an include. */
+static struct node_pair *
+frame_get(struct yframe *f, const char *key, bool *merged)
 {
-	for (size_t i = 0; i < f->nmerged; i++) {
-		if (strcmp(f->merged[i], key) == 0) {
-			if (remove) {
-				free(f->merged[i]);
-				f->merged[i] = f->merged[--f->nmerged];
-			}
-			return true;
-		}
-	}
-	return false;
+	size_t v;
+
+	if (f->keys == NULL || !strmap_get(f->keys, key, &v))
+		return NULL;
+	*merged = v & 1;
+	return &f->node->pairs[v >> 1];
 }
 
-/* Remembers that key of f came from a merge or an include: a later key
- * of the same name overrides it instead of being a duplicate. */
+/* Sets key to value in f's mapping, replacing what it held. */
 static void
-frame_mark_merged(struct yframe *f, const char *key)
+frame_put(struct yframe *f, const char *key, int line, struct node *value,
+	  bool merged)
 {
-	if (frame_was_merged(f, key, false))
-		return;
-	f->merged = xreallocarray(f->merged, f->nmerged + 1, sizeof *f->merged);
-	f->merged[f->nmerged++] = xstrdup(key);
+	bool was_merged;
+	struct node_pair *p = frame_get(f, key, &was_merged);
+	size_t i;
+
+	if (f->keys == NULL)
+		f->keys = strmap_new(8);
+	if (p != NULL) {
+		node_free(p->value);
+		p->value = value;
+		p->line = line;
+		i = (size_t)(p - f->node->pairs);
+	} else {
+		node_push_pair(f->node, key, line, value);
+		i = f->node->npairs - 1;
+	}
+	strmap_put(f->keys, f->node->pairs[i].key, i << 1 | merged);
 }
 
 /* LKP's include: the included mapping's keys go in as LKP's textual
@@ -311,8 +331,7 @@ yload_include(struct yload *y, struct yframe *f, struct node *spec, int line)
 	for (size_t j = 0; j < m->npairs; j++) {
 		struct node_pair *p = &m->pairs[j];
 
-		node_set(f->node, p->key, p->line, node_copy(p->value));
-		frame_mark_merged(f, p->key);
+		frame_put(f, p->key, p->line, node_copy(p->value), true);
 	}
 	node_free(m);
 }
@@ -358,12 +377,11 @@ yload_merge(struct yload *y, struct yframe *f, struct node *v, int line)
 			return;
 		for (size_t j = 0; j < m->npairs; j++) {
 			struct node_pair *p = &m->pairs[j];
+			bool merged;
 
-			if (node_get(f->node, p->key) != NULL)
-				continue;
-			node_push_pair(f->node, p->key, p->line,
-				       node_copy(p->value));
-			frame_mark_merged(f, p->key);
+			if (frame_get(f, p->key, &merged) == NULL)
+				frame_put(f, p->key, p->line,
+					  node_copy(p->value), true);
 		}
 	}
 }
@@ -373,6 +391,8 @@ static void
 yload_add(struct yload *y, struct node *n, const char *anchor)
 {
 	struct yframe *f;
+	struct node_pair *p;
+	bool merged;
 
 	if (y->failed) {
 		node_free(n);
@@ -427,21 +447,16 @@ yload_add(struct yload *y, struct node *n, const char *anchor)
 		node_free(n);
 		return;
 	}
-	if (node_get(f->node, f->key) != NULL) {
-		if (frame_was_merged(f, f->key, true)) {
-			node_set(f->node, f->key, f->key_line, n);
-		} else {
-			char *q = str_quote(f->key);
+	if ((p = frame_get(f, f->key, &merged)) != NULL && !merged) {
+		char *q = str_quote(f->key);
 
-			errlist_error(y->el, y->name, f->key_line,
-				      "key '%s' appears twice (first at line "
-				      "%d)",
-				      q, node_get_pair(f->node, f->key)->line);
-			free(q);
-			node_free(n);
-		}
+		errlist_error(y->el, y->name, f->key_line,
+			      "key '%s' appears twice (first at line %d)", q,
+			      p->line);
+		free(q);
+		node_free(n);
 	} else {
-		node_push_pair(f->node, f->key, f->key_line, n);
+		frame_put(f, f->key, f->key_line, n, false);
 	}
 	free(f->key);
 	f->key = NULL;
@@ -518,9 +533,7 @@ static struct node *
 yframe_release(struct yframe *f)
 {
 	free(f->key);
-	for (size_t i = 0; i < f->nmerged; i++)
-		free(f->merged[i]);
-	free(f->merged);
+	strmap_free(f->keys);
 	free(f->anchor);
 	return f->node;
 }
@@ -640,6 +653,7 @@ docload_yaml_opt(const char *name, const char *data, size_t len,
 		len = qlen;
 	}
 	y.docs = node_new(NODE_SEQ, 1, 1);
+	y.anchor_index = strmap_new(8);
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
 	while (!done && !y.failed) {
@@ -702,9 +716,10 @@ docload_yaml_opt(const char *name, const char *data, size_t len,
 			const char *a = (const char *)ev.data.alias.anchor;
 			struct node *copy = NULL;
 
-			for (size_t i = 0; i < y.nanchors; i++)
-				if (strcmp(y.anchors[i].name, a) == 0)
-					copy = y.anchors[i].copy;
+			size_t i;
+
+			if (strmap_get(y.anchor_index, a, &i))
+				copy = y.anchors[i].copy;
 			if (copy == NULL) {
 				char *q = str_quote(a);
 
@@ -737,6 +752,7 @@ docload_yaml_opt(const char *name, const char *data, size_t len,
 		node_free(y.anchors[i].copy);
 	}
 	free(y.anchors);
+	strmap_free(y.anchor_index);
 	free(quoted);
 	if (y.failed) {
 		node_free(y.docs);
