@@ -48,6 +48,7 @@ struct sim_box {
 	double started; /* of the request */
 	char lease[32];
 	char key[512];
+	char commit[128];
 	bool waiting; /* idle mode: its long-poll is out */
 };
 
@@ -118,9 +119,9 @@ sim_next(struct sim_box *b)
 		snprintf(path, sizeof path, "/api/leases/%s/result", b->lease);
 		snprintf(body, sizeof body,
 			 "{\"version\": 1, \"key\": \"%s\", \"tbox_group\": "
-			 "\"bench\", \"box\": \"%s\", \"status\": \"ok\", "
-			 "\"stats\": {}}",
-			 b->key, b->name);
+			 "\"bench\", \"box\": \"%s\", \"commit\": \"%s\", "
+			 "\"status\": \"ok\", \"stats\": {}}",
+			 b->key, b->name, b->commit);
 		sim_request(b, path, body);
 		break;
 	}
@@ -192,7 +193,8 @@ sim_on_answer(struct sim_box *b, int status, const char *body, int *waiting)
 	case SIM_LEASE:
 		if (status == 200 &&
 		    json_member(body, "lease", b->lease, sizeof b->lease) &&
-		    json_member(body, "key", b->key, sizeof b->key)) {
+		    json_member(body, "key", b->key, sizeof b->key) &&
+		    json_member(body, "commit", b->commit, sizeof b->commit)) {
 			b->step = SIM_UPLOAD;
 		} else if (status == 204) {
 			empties++;

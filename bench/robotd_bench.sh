@@ -4,6 +4,8 @@
 #
 #   - lease cycles per second with 200 boxes: lease + empty result upload
 #     (the box registered once), and with a registration in every cycle
+#   - a box's latency (p50, p99) while 13 MB result documents are
+#     uploaded back to back, and without
 #   - the memory robotd holds per idle long-polling box, 2,000 connected
 #
 # Everything runs on this machine: robotd, its embedded PostgreSQL and the
@@ -27,6 +29,7 @@ state_dir: $T/state
 lease_seconds: 600
 long_poll: 300
 max_connections: 5000
+max_connections_per_client: 5000
 YAML
 # ROBOT_BENCH_POOL=N: robotd's db_pool (default: robotd's).
 [ -n "${ROBOT_BENCH_POOL:-}" ] && echo "db_pool: $ROBOT_BENCH_POOL" >>"$T/robotd.yaml"
@@ -44,8 +47,8 @@ SUB=$("$build/robotd" --config "$T/robotd.yaml" token create --kind submit --nam
 # 2,000 box tokens at once (robotd token create makes one per call).
 psql -h "$T/state/pg/run" -U robot -d postgres -Xqc \
 	"INSERT INTO tokens (kind, name, hash) SELECT 'box', 'sim' || i,
-	 sha256(convert_to('tok' || i, 'UTF8')) FROM generate_series(1, 2000) i"
-seq 1 2000 | awk '{print "sim" $1, "tok" $1}' >"$T/tokens2000"
+	 sha256(convert_to('benchtok' || i, 'UTF8')) FROM generate_series(1, 2000) i"
+seq 1 2000 | awk '{print "sim" $1, "benchtok" $1}' >"$T/tokens2000"
 head -200 "$T/tokens2000" >"$T/tokens200"
 
 # 40,000 runs to lease: 100 atomic jobs x 100 repeats, four times.
@@ -66,6 +69,50 @@ rss() { awk '/^VmRSS/ {print $2}' /proc/$RD/status; }
 echo "== lease cycles, 200 boxes, 10 s each"
 "$build/bench/boxsim" cycles "$port" "$T/tokens200" 10
 "$build/bench/boxsim" cycles "$port" "$T/tokens200" 10 --register-each
+
+echo "== the API's latency while 10 MB result documents are uploaded"
+# Box sim2000 leases a run of its own and uploads a document of 600,000
+# metrics (13 MB) for it again and again: each is read on robotd's
+# worker thread (and refused: over 100,000 metrics).  A box's requests
+# (bench/probe.py: 20 a second, status and lease) should see the same
+# latency as without.
+T2000=$(tail -1 "$T/tokens2000" | cut -d' ' -f2)
+psql -h "$T/state/pg/run" -U robot -d postgres -Xqc "UPDATE jobs SET state = 'queued' WHERE id = (SELECT min(id) FROM jobs)"
+curl -sf -o /dev/null -X POST -H "Authorization: Bearer $T2000" \
+	--data '{"tbox_group": "bench", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' \
+	"http://127.0.0.1:$port/api/boxes/sim2000/register"
+curl -sf -o "$T/lease" -X POST -H "Authorization: Bearer $T2000" \
+	"http://127.0.0.1:$port/api/boxes/sim2000/lease?wait=0"
+python3 - "$T/lease" "$T/bigdoc" <<'PY'
+import json, sys
+l = json.load(open(sys.argv[1]))
+stats = ", ".join('"m%07d": %d.5' % (i, i) for i in range(600000))
+open(sys.argv[2], "w").write('{"version": 1, "key": "%s", "tbox_group": "bench", "box": "sim2000", '
+                             '"commit": "%s", "status": "ok", "stats": {%s}}' % (l["key"], l["commit"], stats))
+PY
+lease=$(python3 -c "import json; print(json.load(open('$T/lease'))['lease'])")
+T1999=$(tail -2 "$T/tokens2000" | head -1 | cut -d' ' -f2)
+curl -sf -o /dev/null -X POST -H "Authorization: Bearer $T1999" \
+	--data '{"tbox_group": "probe", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' \
+	"http://127.0.0.1:$port/api/boxes/sim1999/register"
+echo "$(python3 bench/probe.py "http://127.0.0.1:$port" "$T1999" sim1999 10 20) (no uploads)"
+(
+	n=0
+	start=$(date +%s.%N)
+	while [ ! -e "$T/stop-upload" ]; do
+		curl -s -o /dev/null -X POST -H "Authorization: Bearer $T2000" \
+			--data-binary @"$T/bigdoc" "http://127.0.0.1:$port/api/leases/$lease/result"
+		n=$((n + 1))
+	done
+	echo "$n uploads of $(wc -c <"$T/bigdoc") bytes in $(awk "BEGIN {print $(date +%s.%N) - $start}") s" >"$T/uploads"
+) &
+U=$!
+PIDS="$PIDS $U"
+sleep 1
+echo "$(python3 bench/probe.py "http://127.0.0.1:$port" "$T1999" sim1999 10 20) (uploads meanwhile)"
+touch "$T/stop-upload"
+wait $U
+cat "$T/uploads"
 
 echo "== idle long-polling boxes"
 # A fresh robotd (the cycles above grew its heap), nothing to lease.

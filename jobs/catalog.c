@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "jobs/catalog.h"
+#include "robot/core/name.h"
 #include "jobs/template.h"
 #include "jobs/unit.h"
 #include "robot/core/str.h"
@@ -477,9 +478,9 @@ catalog_check(enum catalog_value value, const char *const *choices,
 	case CV_ANY:
 		break;
 	case CV_NAME:
-		if (!is_name(s))
-			err = "is not a name (letters, digits, '_', '-', '.', "
-			      "'+')";
+		if (!is_name(s) || !name_ok(NAME_LABEL, s))
+			err = "is not a name (1 to 100 letters, digits, '_', "
+			      "'-', '.', '+'; no '..')";
 		break;
 	case CV_SIZE:
 		what = "a size";

@@ -340,6 +340,11 @@ check_top_key(struct vctx *v, const struct node_pair *pair)
 				      "repeat: %lld runs per commit is more "
 				      "than the limit of 100",
 				      n->ival);
+		if (strcmp(key, "priority") == 0 && n->kind == NODE_SCALAR &&
+		    n->stype == NODE_INT && (n->ival > 1000 || n->ival < -1000))
+			errlist_error(v->el, v->file, n->line,
+				      "priority: %lld is outside -1000 to 1000",
+				      n->ival);
 		return;
 	}
 	if ((o = catalog_global_option(key)) != NULL) {

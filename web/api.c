@@ -47,26 +47,20 @@ api_submit(struct web *w, struct http_req *req, const struct web_call *call)
 	    !web_int_arg(req, "priority", -SUBMIT_MAX_PRIORITY,
 			 SUBMIT_MAX_PRIORITY, &rq.priority))
 		return;
-	while ((c = http_req_arg(req, "commit", n)) != NULL) {
-		if (!web_name_ok(c)) {
-			char *msg = xasprintf("'%s' is not a commit", c);
-
-			http_req_reply_error(req, 400, msg, NULL);
-			free(msg);
+	while (http_req_arg(req, "commit", n) != NULL) {
+		if (!web_name_arg(req, "commit", n, NAME_COMMIT, &c)) {
 			free(commits);
 			return;
 		}
 		commits = xreallocarray(commits, n + 1, sizeof *commits);
 		commits[n++] = c;
 	}
-	rq.group = http_req_arg(req, "tbox_group", 0);
-	if (rq.group != NULL && !web_name_ok(rq.group)) {
-		http_req_reply_error(req, 400, "bad tbox_group", NULL);
+	if (!web_name_arg(req, "tbox_group", 0, NAME_LABEL, &rq.group)) {
 		free(commits);
 		return;
 	}
 	rq.file_name = http_req_arg(req, "name", 0);
-	if (rq.file_name != NULL && !web_name_ok(rq.file_name))
+	if (rq.file_name != NULL && !name_ok(NAME_LABEL, rq.file_name))
 		rq.file_name = NULL;
 	rq.submitter = call->name;
 	rq.body = http_req_body(req, &rq.len);
@@ -88,7 +82,8 @@ api_jobs(struct web *w, struct http_req *req, const struct web_call *call)
 
 	(void)call;
 	f.state = http_req_arg(req, "state", 0);
-	f.series = http_req_arg(req, "series", 0);
+	if (!web_name_arg(req, "series", 0, NAME_SERIES, &f.series))
+		return;
 	ok = f.state == NULL;
 	for (size_t i = 0; f.state && states[i]; i++)
 		ok = ok || strcmp(f.state, states[i]) == 0;
@@ -115,9 +110,12 @@ api_job(struct web *w, struct http_req *req, const struct web_call *call)
 void
 api_results(struct web *w, struct http_req *req, const struct web_call *call)
 {
-	const char *series = http_req_arg(req, "series", 0);
+	const char *series, *commit;
 
 	(void)call;
+	if (!web_name_arg(req, "series", 0, NAME_SERIES, &series) ||
+	    !web_name_arg(req, "commit", 0, NAME_COMMIT, &commit))
+		return;
 	if (series == NULL) {
 		http_req_reply_error(req, 400,
 				     "results want ?series=KEY/TBOX_GROUP and "
@@ -125,8 +123,7 @@ api_results(struct web *w, struct http_req *req, const struct web_call *call)
 				     NULL);
 		return;
 	}
-	store_results(w->d.store, series, http_req_arg(req, "commit", 0),
-		      api_on_json, req);
+	store_results(w->d.store, series, commit, api_on_json, req);
 }
 
 void

@@ -14,6 +14,12 @@
  *   RECEIVING --(body over the limit)--> DISCARDING
  *   RECEIVING --(end of body)----------> DISPATCHING (the handler runs)
  *   DISCARDING --(end of body)---------> ANSWERED (413)
+ *   DISCARDING --(over the discard cap)-> ANSWERED (413 at once)
+ *
+ * A body over its limit is read and dropped to its end, so that the 413
+ * reaches the client (answering mid-upload and closing makes TCP reset
+ * the connection, and the answer is lost); past HTTP_DISCARD_MAX the
+ * client gets its 413 at once, and the connection closes.
  *   DISPATCHING --(answered at once)---> ANSWERED
  *   DISPATCHING --(no answer yet)------> SUSPENDED
  *   SUSPENDED --(answer; resumed)------> ANSWERED
@@ -24,18 +30,22 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <sys/socket.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
 #include "robot/core/buf.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
+#include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "web/httpd.h"
+#include "web/uri.h"
 #include "robot/core/banned.h"
 
 struct http_arg {
@@ -52,16 +62,33 @@ enum http_req_state {
 	HTTP_REQ_SENT,        /* queued to MHD */
 };
 
+/* A client connection, watched for requests that come too slowly. */
+struct http_conn {
+	struct httpd *h;
+	int fd;
+	double since;         /* its start, or its last request's end */
+	struct http_req *req; /* the request in flight, or NULL */
+	char addr[64];        /* for logs */
+	TAILQ_ENTRY(http_conn) entry;
+};
+
+TAILQ_HEAD(http_conn_list, http_conn);
+
 struct http_req {
 	struct httpd *h;
 	struct MHD_Connection *conn;
+	struct http_conn *c; /* its connection (NULL once it closed) */
 	enum http_req_state state;
+	int reject; /* a status to answer at once, or 0 */
+	char *reject_why;
 	char *method;
 	char *path;
 	struct http_arg *args;
 	size_t nargs;
 	struct buf body;
 	size_t limit;
+	unsigned long long received; /* the body's bytes so far */
+	bool drop_now; /* DISCARDING: too many to drop; answer now */
 	/* the answer, until queued */
 	struct MHD_Response *resp;
 	int status;
@@ -85,6 +112,9 @@ struct httpd {
 	size_t in_flight;
 	struct http_req *dead; /* completed, freed by the reaper */
 	struct event *reaper;
+	struct http_conn_list conns; /* open client connections */
+	struct event *sweep;         /* once a second: slow requests */
+	int request_timeout;
 };
 
 static void httpd_run(struct httpd *h);
@@ -157,34 +187,150 @@ http_req_queue(struct http_req *req)
 	return ret;
 }
 
-static struct http_req *
-http_req_new(struct httpd *h, struct MHD_Connection *conn, const char *url,
-	     const char *method)
+static double
+now_mono(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The most bytes dropped from a body over its limit before answering. */
+#define HTTP_DISCARD_MAX (8u << 20)
+
+/*
+ * Answers a request that cannot be one of ours straight into its socket
+ * and closes it: MHD would store every query argument in the
+ * connection's few KiB first, and then have no room left to answer.
+ */
+static void
+http_conn_refuse(struct MHD_Connection *conn, int status, const char *why)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	char body[256], msg[512];
+	int n;
+
+	if (ci == NULL)
+		return;
+	/* why is ours: no quote or backslash to escape. */
+	snprintf(body, sizeof body, "{\"error\": \"%s\", \"details\": []}",
+		 why);
+	n = snprintf(msg, sizeof msg,
+		     "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+		     "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+		     status, status == 414 ? "URI Too Long" : "Bad Request",
+		     strlen(body), body);
+	if (send(ci->connect_fd, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) <
+	    0)
+		log_debug("cannot answer a refused request: %s",
+			  strerror(errno));
+	shutdown(ci->connect_fd, SHUT_RDWR);
+}
+
+/*
+ * MHD's URI callback: the request begins (its request line is in).  The
+ * request object made here is MHD's con_cls for the rest of it.
+ */
+static void *
+on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct httpd *h = cls;
 	struct http_req *req = xcalloc(1, sizeof *req);
-	const char *cl;
+	const union MHD_ConnectionInfo *ci;
+	char *why;
+	int status;
 
 	req->h = h;
 	req->conn = conn;
 	req->state = HTTP_REQ_RECEIVING;
-	req->method = xstrdup(method);
-	req->path = xstrdup(url);
 	buf_init(&req->body);
-	req->limit = h->limit ? h->limit(method, url) : 65536;
-	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg,
-				  req);
-	cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-					 "Content-Length");
-	if (cl != NULL && strtoull(cl, NULL, 10) > req->limit)
-		http_req_set_state(req, HTTP_REQ_DISCARDING);
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (ci != NULL && ci->socket_context != NULL) {
+		req->c = ci->socket_context;
+		req->c->req = req;
+	}
 	h->in_flight++;
+	status = uri_check(uri, &why);
+	if (status == 414) {
+		http_conn_refuse(conn, status, why);
+		req->state = HTTP_REQ_SENT;
+		free(why);
+	} else if (status != 0) {
+		req->reject = status;
+		req->reject_why = why;
+	}
 	return req;
 }
 
-/* The end of the request: the handler's turn (or 413). */
+/* Whether a header is fit to read: no NUL, no control character. */
+static enum MHD_Result
+check_header(void *cls, enum MHD_ValueKind kind, const char *key,
+	     size_t key_size, const char *value, size_t value_size)
+{
+	struct http_req *req = cls;
+
+	(void)kind;
+	if (strlen(key) != key_size ||
+	    (value != NULL && strlen(value) != value_size)) {
+		req->reject = 400;
+		req->reject_why = xstrdup("a header holds a NUL");
+		return MHD_NO;
+	}
+	for (size_t i = 0; value != NULL && i < value_size; i++) {
+		unsigned char c = (unsigned char)value[i];
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			req->reject = 400;
+			req->reject_why =
+				xstrdup("a header holds a control character");
+			return MHD_NO;
+		}
+	}
+	return MHD_YES;
+}
+
+/* The headers are in: method, path, arguments and the body's limit. */
+static void
+http_req_start(struct http_req *req, const char *url, const char *method)
+{
+	struct httpd *h = req->h;
+	const char *cl;
+
+	req->method = xstrdup(method);
+	req->path = xstrdup(url);
+	req->limit = h->limit ? h->limit(method, url) : 65536;
+	if (req->reject == 0)
+		MHD_get_connection_values_n(req->conn, MHD_HEADER_KIND,
+					    check_header, req);
+	for (const char *p = url; req->reject == 0 && *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			req->reject = 400;
+			req->reject_why =
+				xstrdup("the path holds a control character");
+		}
+	MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, collect_arg,
+				  req);
+	cl = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+					 "Content-Length");
+	if (cl != NULL && strtoull(cl, NULL, 10) > req->limit) {
+		http_req_set_state(req, HTTP_REQ_DISCARDING);
+		/* Too much to drop: answer now. */
+		req->drop_now =
+			strtoull(cl, NULL, 10) > req->limit + HTTP_DISCARD_MAX;
+	}
+}
+
+/* The end of the request: the handler's turn (or 413, or a refusal). */
 static void
 http_req_dispatch(struct http_req *req)
 {
+	if (req->reject != 0) {
+		http_req_set_state(req, HTTP_REQ_DISPATCHING);
+		http_req_reply_error(req, req->reject, req->reject_why, NULL);
+		return;
+	}
 	if (req->state == HTTP_REQ_DISCARDING) {
 		char *msg = xasprintf("the body is larger than %zu bytes, the "
 				      "limit of %s",
@@ -207,22 +353,35 @@ on_access(void *cls, struct MHD_Connection *conn, const char *url,
 	struct http_req *req = *con_cls;
 
 	(void)version;
-	if (req == NULL) {
-		*con_cls = req = http_req_new(h, conn, url, method);
-		if (req->state == HTTP_REQ_RECEIVING)
+	(void)h;
+	if (req == NULL)
+		return MHD_NO; /* on_uri() makes every request */
+	if (req->method == NULL) {
+		http_req_start(req, url, method);
+		if (req->reject == 0 &&
+		    (req->state == HTTP_REQ_RECEIVING ||
+		     (req->state == HTTP_REQ_DISCARDING && !req->drop_now)))
 			return MHD_YES;
 	}
 	switch (req->state) {
 	case HTTP_REQ_RECEIVING:
 	case HTTP_REQ_DISCARDING:
 		if (*upload_data_size > 0) {
-			if (req->body.len + *upload_data_size > req->limit)
+			req->received += *upload_data_size;
+			if (req->state == HTTP_REQ_DISCARDING ||
+			    req->received > req->limit) {
+				if (req->body.cap > 64) {
+					buf_release(&req->body);
+					buf_init(&req->body);
+				}
 				http_req_set_state(req, HTTP_REQ_DISCARDING);
-			else
+				req->drop_now = req->received >
+						req->limit + HTTP_DISCARD_MAX;
+			} else
 				buf_add(&req->body, upload_data,
 					*upload_data_size);
 			*upload_data_size = 0;
-			if (req->state == HTTP_REQ_RECEIVING)
+			if (!req->drop_now)
 				return MHD_YES;
 		}
 		http_req_dispatch(req);
@@ -234,9 +393,10 @@ on_access(void *cls, struct MHD_Connection *conn, const char *url,
 		return MHD_YES;
 	case HTTP_REQ_ANSWERED:
 		return http_req_queue(req); /* a suspended request's answer */
+	case HTTP_REQ_SENT:
+		return MHD_NO; /* refused in on_uri(): close */
 	case HTTP_REQ_DISPATCHING:
 	case HTTP_REQ_SUSPENDED:
-	case HTTP_REQ_SENT:
 		break;
 	}
 	return MHD_YES;
@@ -255,6 +415,7 @@ http_req_free(struct http_req *req)
 	}
 	free(req->args);
 	buf_release(&req->body);
+	free(req->reject_why);
 	free(req->method);
 	free(req->path);
 	free(req);
@@ -288,6 +449,10 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	(void)toe;
 	if (req == NULL)
 		return;
+	if (req->c != NULL) {
+		req->c->req = NULL;
+		req->c->since = now_mono();
+	}
 	if (req->watch != NULL)
 		event_del(req->watch);
 	req->conn = NULL;
@@ -296,6 +461,73 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	event_active(h->reaper, 0, 0);
 	*con_cls = NULL;
 	h->in_flight--;
+}
+
+/* MHD's connection callback: a client connects or goes. */
+static void
+on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+	      enum MHD_ConnectionNotificationCode code)
+{
+	struct httpd *h = cls;
+	struct http_conn *c = *socket_context;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci;
+
+		c = xcalloc(1, sizeof *c);
+		c->h = h;
+		c->fd = -1;
+		c->since = now_mono();
+		ci = MHD_get_connection_info(conn,
+					     MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (ci != NULL)
+			c->fd = ci->connect_fd;
+		ci = MHD_get_connection_info(
+			conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		if (ci != NULL && ci->client_addr->sa_family == AF_INET)
+			inet_ntop(AF_INET,
+				  &((const struct sockaddr_in *)ci->client_addr)
+					   ->sin_addr,
+				  c->addr, sizeof c->addr);
+		TAILQ_INSERT_TAIL(&h->conns, c, entry);
+		*socket_context = c;
+		return;
+	}
+	if (c == NULL)
+		return;
+	if (c->req != NULL)
+		c->req->c = NULL;
+	TAILQ_REMOVE(&h->conns, c, entry);
+	free(c);
+	*socket_context = NULL;
+}
+
+/* Once a second: a connection whose request has not arrived whole within
+ * request_timeout is closed (a client sending a byte a second). */
+static void
+httpd_on_sweep(evutil_socket_t fd, short what, void *arg)
+{
+	struct httpd *h = arg;
+	double now = now_mono();
+	struct http_conn *c;
+
+	(void)fd;
+	(void)what;
+	TAILQ_FOREACH(c, &h->conns, entry)
+	{
+		bool waiting = c->req == NULL ||
+			       c->req->state == HTTP_REQ_RECEIVING ||
+			       c->req->state == HTTP_REQ_DISCARDING;
+
+		if (!waiting || c->fd == -1 ||
+		    now - c->since < h->request_timeout)
+			continue;
+		log_warnx("closing a connection from %s: no whole request "
+			  "within %d s",
+			  c->addr[0] ? c->addr : "?", h->request_timeout);
+		shutdown(c->fd, SHUT_RDWR);
+		c->since = now + 3600; /* once */
+	}
 }
 
 static void
@@ -340,14 +572,21 @@ httpd_new(struct event_base *base, const struct httpd_options *opt,
 	h->handler = handler;
 	h->limit = limit;
 	h->arg = arg;
+	h->request_timeout =
+		opt->request_timeout > 0 ? opt->request_timeout : 30;
+	TAILQ_INIT(&h->conns);
 	h->mhd = MHD_start_daemon(
 		MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, (uint16_t)opt->port,
 		NULL, NULL, on_access, h, MHD_OPTION_SOCK_ADDR,
 		(struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED,
-		on_completed, h, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned int)opt->max_connections,
+		on_completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)opt->max_connections,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		(unsigned int)opt->per_client,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, opt->connection_memory,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+		MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
 		MHD_OPTION_END);
 	if (h->mhd == NULL) {
@@ -361,7 +600,13 @@ httpd_new(struct event_base *base, const struct httpd_options *opt,
 			  httpd_on_event, h);
 	h->timer = evtimer_new(base, httpd_on_event, h);
 	h->reaper = event_new(base, -1, 0, httpd_on_reap, h);
+	h->sweep = event_new(base, -1, EV_PERSIST, httpd_on_sweep, h);
 	event_add(h->ev, NULL);
+	{
+		struct timeval tv = {1, 0};
+
+		event_add(h->sweep, &tv);
+	}
 	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info ? info->port : opt->port;
 	httpd_run(h);
@@ -387,6 +632,7 @@ httpd_free(struct httpd *h)
 	event_free(h->ev);
 	event_free(h->timer);
 	event_free(h->reaper);
+	event_free(h->sweep);
 	free(h);
 }
 

@@ -5,7 +5,13 @@
  * timer that follows MHD_get_timeout().
  *
  * A request is collected whole (its body up to the limit the path allows;
- * 413 beyond), then handed to the handler.  The handler answers at once
+ * 413 beyond), then handed to the handler.  What cannot be a request of
+ * ours is answered before any handler sees it: a URI over 8 KiB or with
+ * more than 64 query arguments (414), NUL or control characters in the
+ * path or in a header (400), HTTP/1.1 without Host (400).  Slow clients
+ * cannot hold the server: one address has at most per_client
+ * connections, and a request must arrive whole within request_timeout
+ * seconds of its connection's start or of the previous request's end.  The handler answers at once
  * or later: until it answers, the connection is suspended, so a long-poll
  * or a database query costs no thread and no busy loop.  A request object
  * lives until its answer has been sent.
@@ -30,6 +36,8 @@ struct httpd_options {
 	const char *addr; /* "127.0.0.1" */
 	int port;         /* 0: any free port */
 	size_t max_connections;
+	size_t per_client;        /* connections at once from one address */
+	int request_timeout;      /* seconds a request may take to arrive */
 	size_t connection_memory; /* bytes of buffer per connection */
 };
 

@@ -25,8 +25,9 @@
 /* Bodies of routes that name no limit. */
 #define ROUTER_BODY_LIMIT (64 * 1024)
 /* The memory libmicrohttpd gives each connection: enough for a request's
- * headers and an answer's, small enough for thousands of idle boxes. */
-#define ROUTER_CONNECTION_MEMORY 8192
+ * headers (a URI of up to 8 KiB) and an answer's, small enough for
+ * thousands of idle boxes. */
+#define ROUTER_CONNECTION_MEMORY 16384
 
 enum route_auth {
 	ROUTE_PUBLIC, /* anyone */
@@ -114,7 +115,7 @@ route_match(const char *pattern, const char *path, char *buf, size_t len,
 			buf[sn - 1] = '\0';
 			if (strncmp(pattern + 1, ":id", pn - 1) == 0
 				    ? !is_id(buf)
-				    : !web_name_ok(buf))
+				    : !name_ok(NAME_LABEL, buf))
 				return false;
 			*arg = buf;
 		} else if (pn != sn || strncmp(pattern, path, pn) != 0) {
@@ -199,6 +200,21 @@ router_on_token(const char *kind, const char *name, const struct problem *p,
 	free(c);
 }
 
+/* Whether a token could be one of ours (rbt_ and hex; the database is
+ * not asked about anything else). */
+static bool
+token_shaped(const char *t)
+{
+	size_t n = strlen(t);
+
+	if (n < 8 || n > 128)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)t[i]) && t[i] != '_')
+			return false;
+	return true;
+}
+
 static void
 router_on_request(struct http_req *req, void *arg)
 {
@@ -241,6 +257,10 @@ router_on_request(struct http_req *req, void *arg)
 				     NULL);
 		return;
 	}
+	if (!token_shaped(h + 7)) {
+		http_req_reply_error(req, 401, "unknown token", NULL);
+		return;
+	}
 	c = xcalloc(1, sizeof *c);
 	c->r = r;
 	c->req = req;
@@ -268,8 +288,11 @@ struct router *
 router_new(const struct web_deps *d, char **err)
 {
 	struct router *r = xcalloc(1, sizeof *r);
-	struct httpd_options ho = {d->set->listen_addr, d->set->listen_port,
+	struct httpd_options ho = {d->set->listen_addr,
+				   d->set->listen_port,
 				   (size_t)d->set->max_connections,
+				   (size_t)d->set->max_connections_per_client,
+				   d->set->request_timeout,
 				   ROUTER_CONNECTION_MEMORY};
 
 	r->w.d = *d;

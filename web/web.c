@@ -2,11 +2,11 @@
  * web.c: the answers the handlers give, and their checks of query
  * arguments.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "web/web.h"
 #include "robot/core/banned.h"
@@ -55,15 +55,21 @@ web_int_arg(struct http_req *req, const char *name, long lo, long hi, long *v)
 }
 
 bool
-web_name_ok(const char *s)
+web_name_arg(struct http_req *req, const char *name, size_t nth,
+	     enum name_kind kind, const char **out)
 {
-	size_t n = strlen(s);
+	const char *v = http_req_arg(req, name, nth), *why;
+	char *q, *msg;
 
-	if (n == 0 || n > 100 || s[0] == '-')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) &&
-		    strchr("._-/+:", s[i]) == NULL)
-			return false;
-	return true;
+	*out = v;
+	if (v == NULL || (why = name_check(kind, v, strlen(v))) == NULL)
+		return true;
+	q = str_printable(v, strlen(v), 40);
+	msg = xasprintf("%s '%s' %s: it must be %s", name, q, why,
+			name_kind_text(kind));
+	http_req_reply_error(req, 400, msg, NULL);
+	free(msg);
+	free(q);
+	*out = NULL;
+	return false;
 }

@@ -16,6 +16,7 @@
 
 #include <event2/event.h>
 
+#include "robot/core/name.h"
 #include "robot/daemon/lab.h"
 #include "robot/daemon/problem.h"
 #include "robot/daemon/settings.h"
@@ -58,8 +59,12 @@ void web_reply(struct http_req *req, int status, json_t *answer,
  */
 bool web_int_arg(struct http_req *req, const char *name, long lo, long hi,
 		 long *v);
-/* A commit, tree, group or box name: 1 to 100 of [A-Za-z0-9._-/+:], not
- * starting with '-'. */
-bool web_name_ok(const char *s);
+/*
+ * The nth query argument called name, checked as a name of kind
+ * (robot/core/name.h) into *out (NULL when absent).  False after
+ * answering 400 when it is not such a name.
+ */
+bool web_name_arg(struct http_req *req, const char *name, size_t nth,
+		  enum name_kind kind, const char **out);
 
 #endif

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "robot/analysis/result.h"
+#include "robot/core/name.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -54,6 +55,45 @@ result_doc_new(const struct result_head *h)
 			    json_string(result_status_name(h->status)));
 	json_object_set_new(doc, "error", string_or_null(h->error));
 	return doc;
+}
+
+/* A string member: required, or NULL allowed when optional; a name of
+ * kind (or anything, for kind -1). */
+static const char *
+get_name(const char *where, json_t *doc, const char *key, bool required,
+	 int kind, struct errlist *el)
+{
+	json_t *v = json_object_get(doc, key);
+	const char *why;
+
+	if (v == NULL || json_is_null(v) || !json_is_string(v) || kind < 0)
+		return NULL;
+	why = name_check((enum name_kind)kind, json_string_value(v),
+			 json_string_length(v));
+	if (why != NULL && (required || json_string_length(v) > 0)) {
+		errlist_error(el, where, 0, "'%s' %s: it must be %s", key, why,
+			      name_kind_text((enum name_kind)kind));
+		return NULL;
+	}
+	return json_string_value(v);
+}
+
+/* A metric's name; false after saying why it is not one. */
+static bool
+metric_name_ok(const char *where, const char *what, const char *name,
+	       struct errlist *el)
+{
+	const char *why = name_check(NAME_METRIC, name, strlen(name));
+
+	if (why == NULL)
+		return true;
+	{
+		char *q = str_quote(name);
+
+		errlist_error(el, where, 0, "%s metric '%s' %s", what, q, why);
+		free(q);
+	}
+	return false;
 }
 
 /* A string member: required, or NULL allowed when optional. */
@@ -116,6 +156,18 @@ result_parse(const char *where, json_t *doc, struct result *r,
 	r->box = get_string(where, doc, "box", false, el);
 	r->tree = get_string(where, doc, "tree", false, el);
 	r->commit = get_string(where, doc, "commit", false, el);
+	if (r->key != NULL)
+		r->key = get_name(where, doc, "key", true, NAME_SERIES, el);
+	if (r->tbox_group != NULL)
+		r->tbox_group = get_name(where, doc, "tbox_group", true,
+					 NAME_LABEL, el);
+	if (r->box != NULL)
+		r->box = get_name(where, doc, "box", false, NAME_LABEL, el);
+	if (r->tree != NULL)
+		r->tree = get_name(where, doc, "tree", false, NAME_LABEL, el);
+	if (r->commit != NULL)
+		r->commit =
+			get_name(where, doc, "commit", false, NAME_COMMIT, el);
 	get_string(where, doc, "started", false, el);
 	get_string(where, doc, "finished", false, el);
 	r->error = get_string(where, doc, "error", false, el);
@@ -145,6 +197,12 @@ result_parse(const char *where, json_t *doc, struct result *r,
 				      "ok");
 	} else if (!json_is_object(stats)) {
 		errlist_error(el, where, 0, "'stats' is not an object");
+	} else if (json_object_size(stats) +
+			   json_object_size(json_object_get(doc, "series")) >
+		   RESULT_MAX_METRICS) {
+		errlist_error(el, where, 0,
+			      "the document holds more than %d metrics",
+			      RESULT_MAX_METRICS);
 	} else {
 		r->stats =
 			xcalloc(json_object_size(stats) + 1, sizeof *r->stats);
@@ -152,6 +210,8 @@ result_parse(const char *where, json_t *doc, struct result *r,
 		{
 			double d;
 
+			if (!metric_name_ok(where, "stats", name, el))
+				continue;
 			if (!number_of(v, &d)) {
 				char *q = str_quote(name);
 
@@ -178,6 +238,8 @@ result_parse(const char *where, json_t *doc, struct result *r,
 				double d;
 				bool ok = json_is_array(v);
 
+				if (!metric_name_ok(where, "series", name, el))
+					continue;
 				json_array_foreach(v, i, x) ok =
 					ok && number_of(x, &d);
 				if (!ok) {

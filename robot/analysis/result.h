@@ -5,7 +5,9 @@
  *
  * result_parse() checks a document completely and collects every problem
  * in an errlist; a document that passes has finite numbers only, a known
- * status, and the strings the series identity needs.
+ * status, the strings the series identity needs, names that pass
+ * robot/core/name.h (key, group, box, tree, commit, every metric), and at
+ * most RESULT_MAX_METRICS metrics.
  */
 #ifndef ROBOT_RESULT_H
 #define ROBOT_RESULT_H
@@ -20,6 +22,8 @@
 #define RESULT_VERSION 1
 /* The largest result document, in a file or an upload. */
 #define RESULT_MAX_BYTES (16 * 1024 * 1024)
+/* The most metrics (stats and series together) a document may hold. */
+#define RESULT_MAX_METRICS 100000
 
 enum result_status {
 	RESULT_OK,         /* the workload ran; stats hold its numbers */

@@ -16,6 +16,7 @@
 #include "robot/core/client.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
+#include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
@@ -202,6 +203,26 @@ submit_send(const char *server, const char *token, const char *file,
 	return j;
 }
 
+/*
+ * A string member of the server's answer, fit for a terminal: control
+ * characters and invalid UTF-8 escaped (a name in robotd's database
+ * cannot put escapes on the user's screen), "-" when absent.  Valid
+ * until the eighth call after it.
+ */
+static const char *
+shown(json_t *o, const char *key)
+{
+	static char *ring[8];
+	static size_t next;
+	const char *v = rjson_get_str(o, key);
+	char *s = v ? str_printable(v, strlen(v), 200) : xstrdup("-");
+
+	free(ring[next]);
+	ring[next] = s;
+	next = (next + 1) % 8;
+	return s;
+}
+
 /* The queued runs, the file's warnings and the groups without boxes. */
 static void
 print_submitted(json_t *j)
@@ -210,9 +231,13 @@ print_submitted(json_t *j)
 	json_t *warnings = json_object_get(j, "warnings");
 	json_t *waiting = json_object_get(j, "waiting");
 
-	for (size_t i = 0; i < json_array_size(warnings); i++)
-		log_warnx("warning: %s",
-			  json_string_value(json_array_get(warnings, i)));
+	for (size_t i = 0; i < json_array_size(warnings); i++) {
+		const char *w = json_string_value(json_array_get(warnings, i));
+		char *p = str_printable(w ? w : "", w ? strlen(w) : 0, 1000);
+
+		log_warnx("warning: %s", p);
+		free(p);
+	}
 	printf("queued %zu runs (submission %lld):\n", json_array_size(jobs),
 	       (long long)json_integer_value(json_object_get(j, "submission")));
 	for (size_t i = 0; i < json_array_size(jobs); i++) {
@@ -221,14 +246,18 @@ print_submitted(json_t *j)
 
 		printf("  %-8lld %s  %s  run %lld\n",
 		       (long long)json_integer_value(json_object_get(x, "id")),
-		       rjson_get_str(x, "series"),
-		       commit ? commit : "(no commit)",
+		       shown(x, "series"),
+		       commit ? shown(x, "commit") : "(no commit)",
 		       (long long)json_integer_value(
 			       json_object_get(x, "run")));
 	}
-	for (size_t i = 0; i < json_array_size(waiting); i++)
-		printf("note: %s\n",
-		       json_string_value(json_array_get(waiting, i)));
+	for (size_t i = 0; i < json_array_size(waiting); i++) {
+		const char *w = json_string_value(json_array_get(waiting, i));
+		char *p = str_printable(w ? w : "", w ? strlen(w) : 0, 1000);
+
+		printf("note: %s\n", p);
+		free(p);
+	}
 	fflush(stdout);
 }
 
@@ -342,31 +371,26 @@ print_status(json_t *j)
 	for (size_t i = 0; i < json_array_size(boxes); i++) {
 		json_t *b = json_array_get(boxes, i);
 
-		printf("  %-20s %-16s %-7s %-8lld %.19s\n",
-		       rjson_get_str(b, "name"), rjson_get_str(b, "tbox_group"),
-		       rjson_get_str(b, "state"),
+		printf("  %-20s %-16s %-7s %-8lld %.19s\n", shown(b, "name"),
+		       shown(b, "tbox_group"), shown(b, "state"),
 		       (long long)json_integer_value(
 			       json_object_get(b, "failures")),
-		       rjson_get_str(b, "last_seen")
-			       ? rjson_get_str(b, "last_seen")
-			       : "-");
+		       shown(b, "last_seen"));
 	}
 	printf("\nrunning: %zu\n", json_array_size(running));
 	for (size_t i = 0; i < json_array_size(running); i++) {
 		json_t *x = json_array_get(running, i);
-		const char *commit = rjson_get_str(x, "commit");
 
 		printf("  job %lld on %s: %s at %.12s, run %lld/%lld, attempt "
 		       "%lld, lease until %.19s\n",
 		       (long long)json_integer_value(json_object_get(x, "id")),
-		       rjson_get_str(x, "box"), rjson_get_str(x, "key"),
-		       commit ? commit : "-",
+		       shown(x, "box"), shown(x, "key"), shown(x, "commit"),
 		       (long long)json_integer_value(json_object_get(x, "run")),
 		       (long long)json_integer_value(
 			       json_object_get(x, "runs")),
 		       (long long)json_integer_value(
 			       json_object_get(x, "attempts")),
-		       rjson_get_str(x, "deadline"));
+		       shown(x, "deadline"));
 	}
 }
 

@@ -308,6 +308,17 @@ dbc_on_io(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* The server's notices and warnings (a FATAL before it hangs up) go to
+ * robotd's log, one line each, not raw to stderr. */
+static void
+dbc_on_notice(void *arg, const char *message)
+{
+	struct dbc *c = arg;
+
+	log_info("database connection %d: %.*s", c->index,
+		 (int)strcspn(message, "\n"), message);
+}
+
 static void
 dbc_connect(struct dbc *c)
 {
@@ -319,6 +330,7 @@ dbc_connect(struct dbc *c)
 			 c->conn ? PQerrorMessage(c->conn) : "out of memory");
 		return;
 	}
+	PQsetNoticeProcessor(c->conn, dbc_on_notice, c);
 	dbc_set_state(c, DBC_CONNECTING);
 	c->rev = event_new(c->db->base, PQsocket(c->conn), EV_READ | EV_PERSIST,
 			   dbc_on_io, c);

@@ -33,6 +33,8 @@
 #include "robot/analysis/result.h"
 #include "robot/core/errlist.h"
 #include "robot/core/log.h"
+#include "robot/core/name.h"
+#include "robot/core/str.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/lab.h"
@@ -63,6 +65,7 @@ TAILQ_HEAD(waiter_list, lab_wait);
 struct lab {
 	struct event_base *base;
 	struct store *store;
+	struct worker *worker; /* reads big documents off the loop */
 	const struct settings *set;
 	struct waiter_list waiters; /* oldest first */
 	struct waiter_list dead;    /* DONE, to be freed */
@@ -301,13 +304,14 @@ lab_on_notify(struct lab *lab, const char *group)
 }
 
 struct lab *
-lab_new(struct event_base *base, struct store *store,
+lab_new(struct event_base *base, struct store *store, struct worker *worker,
 	const struct settings *set)
 {
 	struct lab *lab = xcalloc(1, sizeof *lab);
 
 	lab->base = base;
 	lab->store = store;
+	lab->worker = worker;
 	lab->set = set;
 	TAILQ_INIT(&lab->waiters);
 	TAILQ_INIT(&lab->dead);
@@ -403,33 +407,133 @@ register_on_state(const char *text, const struct problem *p, void *arg)
 	free(c);
 }
 
+/* The number at key in facts, an integer in [lo, hi], or absent. */
+static void
+fact_int(const json_t *facts, const char *key, json_int_t lo, json_int_t hi,
+	 json_t *details)
+{
+	json_t *v = json_object_get(facts, key);
+	char *msg;
+
+	if (v == NULL || (json_is_integer(v) && json_integer_value(v) >= lo &&
+			  json_integer_value(v) <= hi))
+		return;
+	msg = xasprintf("%s: a whole number from %lld to %lld is expected", key,
+			(long long)lo, (long long)hi);
+	json_array_append_new(details, json_string(msg));
+	free(msg);
+}
+
+/*
+ * A box's facts: the ones robotd matches jobs against are typed and in
+ * range, names are names, anything else a short printable value.  The
+ * problems go to details, one line each.
+ */
+static void
+facts_check(const json_t *facts, json_t *details)
+{
+	const json_t *fs = json_object_get(facts, "fs"), *v;
+	const char *group = rjson_get_str(facts, "tbox_group"), *key, *why;
+	size_t i;
+
+	if (group == NULL)
+		json_array_append_new(details,
+				      json_string("tbox_group: a name is "
+						  "expected"));
+	else if ((why = name_check(NAME_LABEL, group, strlen(group))) != NULL)
+		json_array_append_new(
+			details, json_pack("s+", "tbox_group: the name ", why));
+	fact_int(facts, "cpus", 1, 1 << 20, details);
+	fact_int(facts, "memory", 0, (json_int_t)1 << 53, details);
+	fact_int(facts, "ram_disk_limit", 0, (json_int_t)1 << 53, details);
+	fact_int(facts, "hdd", 0, 4096, details);
+	fact_int(facts, "ssd", 0, 4096, details);
+	if (fs != NULL && (!json_is_array(fs) || json_array_size(fs) > 32))
+		json_array_append_new(details,
+				      json_string("fs: a list of at most 32 "
+						  "filesystem names is "
+						  "expected"));
+	json_array_foreach(fs, i, v)
+	{
+		if (!json_is_string(v) ||
+		    name_check(NAME_LABEL, json_string_value(v),
+			       json_string_length(v)) != NULL) {
+			json_array_append_new(details,
+					      json_string("fs: each element is "
+							  "a filesystem's "
+							  "name"));
+			break;
+		}
+	}
+	if (json_object_size(facts) > 64)
+		json_array_append_new(details,
+				      json_string("more than 64 facts"));
+	json_object_foreach((json_t *)facts, key, v)
+	{
+		bool known = strcmp(key, "tbox_group") == 0 ||
+			     strcmp(key, "fs") == 0 ||
+			     strcmp(key, "cpus") == 0 ||
+			     strcmp(key, "memory") == 0 ||
+			     strcmp(key, "ram_disk_limit") == 0 ||
+			     strcmp(key, "hdd") == 0 || strcmp(key, "ssd") == 0;
+
+		if (known)
+			continue;
+		if (name_check(NAME_METRIC, key, strlen(key)) != NULL ||
+		    (json_is_string(v) &&
+		     (json_string_length(v) > 256 ||
+		      name_check(NAME_METRIC, json_string_value(v),
+				 json_string_length(v)) != NULL)) ||
+		    json_is_object(v) || json_is_array(v)) {
+			char *q = str_quote(key);
+
+			json_array_append_new(
+				details,
+				json_pack("s+", q,
+					  ": another fact is a short printable "
+					  "value (256 bytes at most, no "
+					  "spaces or control characters)"));
+			free(q);
+		}
+	}
+}
+
 void
 lab_register(struct lab *lab, const char *box, const char *facts, size_t len,
 	     lab_cb cb, void *arg)
 {
 	json_error_t jerr;
 	json_t *j = json_loadb(facts, len, JSON_REJECT_DUPLICATES, &jerr);
-	const char *group = j ? rjson_get_str(j, "tbox_group") : NULL;
-	struct problem *p;
+	json_t *details = json_array();
+	struct problem *p = NULL;
 	char *s;
 
-	if (j == NULL || !json_is_object(j) || group == NULL ||
-	    group[0] == '\0') {
-		p = j == NULL ? problem_new(PROBLEM_INVALID, NULL,
-					    "the facts are not JSON: line "
-					    "%d: %s",
-					    jerr.line, jerr.text)
-			      : problem_new(PROBLEM_INVALID, NULL,
-					    "the facts are a JSON object with "
-					    "a tbox_group");
+	if (j == NULL)
+		p = problem_new(PROBLEM_INVALID, NULL,
+				"the facts are not JSON: line %d: %s",
+				jerr.line, jerr.text);
+	else if (!json_is_object(j))
+		p = problem_new(PROBLEM_INVALID, NULL,
+				"the facts are a JSON object with a "
+				"tbox_group");
+	else
+		facts_check(j, details);
+	if (p == NULL && json_array_size(details) > 0) {
+		p = problem_new(PROBLEM_INVALID, details,
+				"the facts are invalid");
+		details = NULL;
+	}
+	json_decref(details);
+	if (p != NULL) {
 		cb(NULL, p, arg);
 		problem_free(p);
 		json_decref(j);
 		return;
 	}
 	s = rjson_dumps(j, JSON_COMPACT);
-	log_info("box %s registers (%s)", box, group);
-	store_register(lab->store, box, group, s, register_on_state,
+	log_info("box %s registers (%s)", box, rjson_get_str(j, "tbox_group"));
+	store_register(lab->store, box, rjson_get_str(j, "tbox_group"), s,
+		       lab->set->broken_after, register_on_state,
 		       lab_call_new(lab, "state", cb, arg));
 	free(s);
 	json_decref(j);
@@ -443,57 +547,212 @@ lab_heartbeat(struct lab *lab, long long lease, const char *box, lab_cb cb,
 			lab_on_value, lab_call_new(lab, "deadline", cb, arg));
 }
 
-static void
-upload_on_outcome(const char *text, const struct problem *p, void *arg)
-{
-	struct lab_call *c = arg;
+/*
+ * An upload, a state machine driven by upload_drive():
+ *
+ *   CHECKING  is the lease the box's, and open?  (before the body is read)
+ *   PARSING   the document is read and checked on the worker thread
+ *   STORING   the store ties it to the lease's job and keeps it
+ *   DONE      answered; freed after this loop iteration
+ */
+enum upload_state {
+	UPLOAD_CHECKING,
+	UPLOAD_PARSING,
+	UPLOAD_STORING,
+	UPLOAD_DONE,
+};
 
-	if (p == NULL && strcmp(text, "stored") == 0)
-		c->lab->uploads++;
-	lab_on_value(text, p, arg);
+struct upload {
+	enum upload_state state;
+	struct lab *lab;
+	long long lease;
+	char *box;
+	const char *doc; /* the request's body, alive until answered */
+	size_t len;
+	json_t *json;      /* PARSING: the document read */
+	struct result res; /* its checked fields */
+	bool parsed;
+	struct problem *fail; /* a step failed: the answer */
+	char *outcome;        /* STORING: the store's answer */
+	lab_cb cb;
+	void *arg;
+};
+
+static void upload_drive(struct upload *u);
+
+static const char *
+upload_state_name(enum upload_state s)
+{
+	switch (s) {
+	case UPLOAD_CHECKING:
+		return "checking";
+	case UPLOAD_PARSING:
+		return "parsing";
+	case UPLOAD_STORING:
+		return "storing";
+	case UPLOAD_DONE:
+		return "done";
+	}
+	return "?";
+}
+
+static void
+upload_set_state(struct upload *u, enum upload_state st)
+{
+	log_debug("upload for lease %lld: %s -> %s", u->lease,
+		  upload_state_name(u->state), upload_state_name(st));
+	u->state = st;
+}
+
+/* On the worker thread: the document read, which may be megabytes of
+ * small allocations, freed off the loop. */
+static void
+upload_release(void *arg)
+{
+	struct upload *u = arg;
+
+	if (u->parsed)
+		result_release(&u->res);
+	json_decref(u->json);
+}
+
+static void
+upload_on_released(void *arg)
+{
+	struct upload *u = arg;
+
+	problem_free(u->fail);
+	free(u->outcome);
+	free(u->box);
+	free(u);
+}
+
+static void
+upload_fail(struct upload *u, const struct problem *p)
+{
+	u->fail = problem_new(p->kind, json_deep_copy(p->details), "%s",
+			      p->message);
+}
+
+static void
+upload_on_checked(const char *text, const struct problem *p, void *arg)
+{
+	struct upload *u = arg;
+
+	(void)text;
+	if (p != NULL)
+		upload_fail(u, p);
+	upload_drive(u);
+}
+
+/* On the worker thread: reads and checks the document. */
+static void
+upload_parse(void *arg)
+{
+	struct upload *u = arg;
+	json_error_t jerr;
+	struct errlist el;
+
+	u->json = json_loadb(u->doc, u->len, JSON_REJECT_DUPLICATES, &jerr);
+	if (u->json == NULL) {
+		u->fail = problem_new(PROBLEM_INVALID, NULL,
+				      "the result document is not JSON: line "
+				      "%d: %s",
+				      jerr.line, jerr.text);
+		return;
+	}
+	errlist_init(&el);
+	u->parsed = result_parse("upload", u->json, &u->res, &el);
+	if (!u->parsed)
+		u->fail = problem_new(PROBLEM_INVALID,
+				      errlist_to_json(&el, false),
+				      "the result document is invalid");
+	errlist_release(&el);
+}
+
+static void
+upload_on_parsed(void *arg)
+{
+	upload_drive(arg);
+}
+
+static void
+upload_on_stored(const char *text, const struct problem *p, void *arg)
+{
+	struct upload *u = arg;
+
+	if (p != NULL)
+		upload_fail(u, p);
+	else
+		u->outcome = xstrdup(text);
+	upload_drive(u);
+}
+
+/* Answers once; the upload ends, and is freed by the worker (a later
+ * loop iteration sees it done). */
+static void
+upload_finish(struct upload *u)
+{
+	upload_set_state(u, UPLOAD_DONE);
+	if (u->fail == NULL && strcmp(u->outcome, "stored") == 0)
+		u->lab->uploads++;
+	u->cb(u->fail ? NULL : json_pack("{s:s}", "result", u->outcome),
+	      u->fail, u->arg);
+	worker_run(u->lab->worker, upload_release, upload_on_released, u);
+}
+
+static void
+upload_drive(struct upload *u)
+{
+	struct store_upload su;
+
+	if (u->fail != NULL) {
+		upload_finish(u);
+		return;
+	}
+	switch (u->state) {
+	case UPLOAD_CHECKING:
+		/* The lease is fine: now the document. */
+		upload_set_state(u, UPLOAD_PARSING);
+		worker_run(u->lab->worker, upload_parse, upload_on_parsed, u);
+		return;
+	case UPLOAD_PARSING:
+		upload_set_state(u, UPLOAD_STORING);
+		su = (struct store_upload){u->lease,
+					   u->box,
+					   u->res.key,
+					   u->res.tbox_group,
+					   u->res.box,
+					   u->res.commit,
+					   result_status_name(u->res.status),
+					   u->res.error,
+					   u->doc, /* as sent: key order kept */
+					   u->lab->set->broken_after};
+		store_upload(u->lab->store, &su, upload_on_stored, u);
+		return;
+	case UPLOAD_STORING:
+		upload_finish(u);
+		return;
+	case UPLOAD_DONE:
+		return;
+	}
 }
 
 void
 lab_upload(struct lab *lab, long long lease, const char *box, const char *doc,
 	   size_t len, lab_cb cb, void *arg)
 {
-	json_error_t jerr;
-	json_t *j = json_loadb(doc, len, JSON_REJECT_DUPLICATES, &jerr);
-	struct store_upload u;
-	struct problem *p;
-	struct errlist el;
-	struct result res;
+	struct upload *u = xcalloc(1, sizeof *u);
 
-	if (j == NULL) {
-		p = problem_new(PROBLEM_INVALID, NULL,
-				"the result document is not JSON: line %d: %s",
-				jerr.line, jerr.text);
-		cb(NULL, p, arg);
-		problem_free(p);
-		return;
-	}
-	errlist_init(&el);
-	if (!result_parse("upload", j, &res, &el)) {
-		p = problem_new(PROBLEM_INVALID, errlist_to_json(&el, false),
-				"the result document is invalid");
-		cb(NULL, p, arg);
-		problem_free(p);
-		errlist_release(&el);
-		json_decref(j);
-		return;
-	}
-	errlist_release(&el);
-	u = (struct store_upload){lease,
-				  box,
-				  res.key,
-				  result_status_name(res.status),
-				  res.error,
-				  doc, /* as sent: its key order is kept */
-				  lab->set->broken_after};
-	store_upload(lab->store, &u, upload_on_outcome,
-		     lab_call_new(lab, "result", cb, arg));
-	result_release(&res);
-	json_decref(j);
+	u->state = UPLOAD_CHECKING;
+	u->lab = lab;
+	u->lease = lease;
+	u->box = xstrdup(box);
+	u->doc = doc;
+	u->len = len;
+	u->cb = cb;
+	u->arg = arg;
+	store_lease_check(lab->store, lease, box, upload_on_checked, u);
 }
 
 void

@@ -24,15 +24,17 @@
 #include "robot/daemon/problem.h"
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
+#include "robot/daemon/worker.h"
 
 struct lab;
 struct lab_wait;
 
 typedef void (*lab_cb)(json_t *answer, const struct problem *p, void *arg);
 
-/* set is robotd's live settings (SIGHUP changes them in place). */
+/* set is robotd's live settings (SIGHUP changes them in place); worker
+ * reads result documents off the loop. */
 struct lab *lab_new(struct event_base *base, struct store *store,
-		    const struct settings *set);
+		    struct worker *worker, const struct settings *set);
 /* Answers every waiter still there with PROBLEM_UNAVAILABLE. */
 void lab_free(struct lab *lab);
 /* robotd stops: waiting boxes are answered "no work" (NULL, NULL). */
@@ -49,14 +51,17 @@ struct lab_wait *lab_lease(struct lab *lab, const char *box, int wait,
 /* The box hung up: cb will not run. */
 void lab_lease_cancel(struct lab_wait *w);
 
-/* A box's facts (JSON text): {"state", "lease_seconds", ...}. */
+/* A box's facts (JSON text, checked: typed, in range, names that are
+ * names): {"state", "lease_seconds", ...}. */
 void lab_register(struct lab *lab, const char *box, const char *facts,
 		  size_t len, lab_cb cb, void *arg);
 /* {"deadline"} */
 void lab_heartbeat(struct lab *lab, long long lease, const char *box, lab_cb cb,
 		   void *arg);
 /* A result document for box's lease: {"result": "stored"} or
- * "duplicate" or "requeued". */
+ * "duplicate" or "requeued".  The lease is checked before the document
+ * is read, which happens on the worker; doc (len bytes, NUL after) must
+ * live until cb runs. */
 void lab_upload(struct lab *lab, long long lease, const char *box,
 		const char *doc, size_t len, lab_cb cb, void *arg);
 /* An operator's reset of a broken box: {"state"}. */

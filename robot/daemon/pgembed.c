@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,13 +125,80 @@ own_dir(const char *path, mode_t mode)
 	return true;
 }
 
+/*
+ * Why the postgres user cannot reach dir, or NULL when it can (or robotd
+ * is not root: the cluster is then robotd's own).  Every folder above
+ * dir must let postgres search it: `mktemp -d` makes 0700 folders.
+ */
+static char *
+unreachable(const char *dir)
+{
+	struct passwd *pw = getpwnam("postgres");
+	char *path, *slash;
+	char *why = NULL;
+
+	if (geteuid() != 0 || pw == NULL)
+		return NULL;
+	path = xstrdup(dir);
+	for (slash = strchr(path + 1, '/'); why == NULL;
+	     slash = strchr(slash + 1, '/')) {
+		struct stat st;
+		mode_t need;
+
+		if (slash != NULL)
+			*slash = '\0';
+		if (stat(path, &st) == 0) {
+			need = st.st_uid == pw->pw_uid   ? S_IXUSR
+			       : st.st_gid == pw->pw_gid ? S_IXGRP
+							 : S_IXOTH;
+			if ((st.st_mode & need) == 0)
+				why = xasprintf(
+					"the embedded database runs as the "
+					"postgres user, who cannot enter '%s' "
+					"(mode %04o, owner uid %u): let others "
+					"search it (chmod o+x '%s') or choose "
+					"another --state-dir",
+					path, (unsigned)(st.st_mode & 07777),
+					(unsigned)st.st_uid, path);
+		}
+		if (slash == NULL)
+			break;
+		*slash = '/';
+	}
+	free(path);
+	return why;
+}
+
+/*
+ * Starts the server of the cluster in data, its socket in sock, its log
+ * in logf; pg_ctl's status (0: it runs).  Commits are durable: the
+ * server runs with PostgreSQL's defaults for fsync and
+ * synchronous_commit (docs/robotd.md has the cost).
+ */
+static int
+start_server(const char *bin, const char *data, const char *sock,
+	     const char *logf)
+{
+	char *pgctl = xasprintf("%s/pg_ctl", bin);
+	char *opts = xasprintf("-k %s -c listen_addresses='' "
+			       "-c max_connections=200 -c shared_buffers=128MB",
+			       sock);
+	char *argv[] = {pgctl,        "start", "-w",         "-t", "60", "-D",
+			(char *)data, "-l",    (char *)logf, "-o", opts, NULL};
+	int rc = run(argv, NULL);
+
+	free(pgctl);
+	free(opts);
+	return rc;
+}
+
 char *
 pgembed_start(const char *state_dir, bool *started, char **err)
 {
 	char *bin = pg_bindir(), *pg = xasprintf("%s/pg", state_dir);
 	char *data = xasprintf("%s/data", pg), *sock = xasprintf("%s/run", pg);
 	char *logf = xasprintf("%s/server.log", pg);
-	char *initdb = NULL, *pgctl = NULL, *opts = NULL, *version = NULL;
+	char *initdb = NULL, *pgctl = NULL, *version = NULL;
 	char *conninfo = NULL;
 	struct stat st;
 
@@ -152,13 +220,15 @@ pgembed_start(const char *state_dir, bool *started, char **err)
 				 strerror(errno));
 		goto out;
 	}
+	if ((*err = unreachable(pg)) != NULL)
+		goto out;
 	initdb = xasprintf("%s/initdb", bin);
 	pgctl = xasprintf("%s/pg_ctl", bin);
 	version = xasprintf("%s/PG_VERSION", data);
 	if (stat(version, &st) != 0) {
-		char *argv[] = {initdb,  "-D",          data,        "-U",
-				"robot", "-A",          "trust",     "-E",
-				"UTF8",  "--no-locale", "--no-sync", NULL};
+		char *argv[] = {initdb,  "-D",          data,    "-U",
+				"robot", "-A",          "trust", "-E",
+				"UTF8",  "--no-locale", NULL};
 
 		log_info("making the embedded database in '%s'", data);
 		if (!own_dir(data, 0700) || run(argv, logf) != 0) {
@@ -179,20 +249,10 @@ pgembed_start(const char *state_dir, bool *started, char **err)
 			goto out;
 		}
 	}
-	opts = xasprintf("-k %s -c listen_addresses='' "
-			 "-c synchronous_commit=off -c max_connections=200 "
-			 "-c shared_buffers=128MB",
-			 sock);
-	{
-		char *argv[] = {pgctl, "start", "-w", "-t", "60", "-D",
-				data,  "-l",    logf, "-o", opts, NULL};
-
-		if (run(argv, NULL) != 0) {
-			*err = xasprintf("cannot start the embedded database; "
-					 "see '%s'",
-					 logf);
-			goto out;
-		}
+	if (start_server(bin, data, sock, logf) != 0) {
+		*err = xasprintf("cannot start the embedded database; see '%s'",
+				 logf);
+		goto out;
 	}
 	log_info("started the embedded database in '%s'", data);
 	*started = true;
@@ -205,7 +265,6 @@ out:
 	free(logf);
 	free(initdb);
 	free(pgctl);
-	free(opts);
 	free(version);
 	return conninfo;
 }
@@ -229,4 +288,40 @@ pgembed_stop(const char *state_dir)
 	free(bin);
 	free(data);
 	free(pgctl);
+}
+
+bool
+pgembed_alive(const char *state_dir)
+{
+	char *pidfile = xasprintf("%s/pg/data/postmaster.pid", state_dir);
+	FILE *fp = fopen(pidfile, "r");
+	long pid = 0;
+	bool alive;
+
+	free(pidfile);
+	if (fp == NULL)
+		return false;
+	if (fscanf(fp, "%ld", &pid) != 1)
+		pid = 0;
+	fclose(fp);
+	alive = pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+	return alive;
+}
+
+pid_t
+pgembed_restart(const char *state_dir)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char *bin = pg_bindir();
+		char *data = xasprintf("%s/pg/data", state_dir);
+		char *sock = xasprintf("%s/pg/run", state_dir);
+		char *logf = xasprintf("%s/pg/server.log", state_dir);
+
+		_exit(bin != NULL && start_server(bin, data, sock, logf) == 0
+			      ? 0
+			      : 1);
+	}
+	return pid;
 }

@@ -8,6 +8,7 @@
 #define ROBOT_PGEMBED_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 /*
  * Starts the cluster in state_dir (making it first if needed) unless it
@@ -17,5 +18,12 @@
 char *pgembed_start(const char *state_dir, bool *started, char **err);
 /* Stops the cluster (fast shutdown); logs failures. */
 void pgembed_stop(const char *state_dir);
+/* Whether the cluster's postmaster runs (its postmaster.pid names a live
+ * process). */
+bool pgembed_alive(const char *state_dir);
+/* Starts the cluster again in a child process, which exits 0 once the
+ * server takes connections and 1 when it cannot start; its PID, or -1.
+ * The caller reaps it (pgwatch.c, without blocking the loop). */
+pid_t pgembed_restart(const char *state_dir);
 
 #endif

@@ -20,17 +20,22 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <jansson.h>
 
 #include "robot/core/errlist.h"
 #include "robot/core/log.h"
+#include "robot/core/name.h"
+#include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/db.h"
 #include "robot/daemon/janitor.h"
 #include "robot/daemon/lab.h"
 #include "robot/daemon/pgembed.h"
+#include "robot/daemon/pgwatch.h"
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
 #include "robot/daemon/tokens.h"
+#include "robot/daemon/worker.h"
 #include "web/router.h"
 #include "robot/core/banned.h"
 
@@ -51,7 +56,9 @@ struct robotd {
 	struct store *store;
 	struct tokens *tokens;
 	struct lab *lab;
+	struct worker *worker;
 	struct janitor *janitor;
+	struct pgwatch *pgwatch; /* the embedded database's supervisor */
 	struct router *router;
 	struct event *sigterm, *sigint, *sighup, *stopper;
 	struct timespec stop_started;
@@ -204,7 +211,10 @@ robotd_serve(struct robotd *d)
 		       robotd_on_notify, d);
 	d->store = store_new(d->db);
 	d->tokens = tokens_new(d->store);
-	d->lab = lab_new(d->base, d->store, &d->set);
+	/* jansson's hash seed, before a second thread uses jansson. */
+	json_object_seed(0);
+	d->worker = worker_new(d->base);
+	d->lab = lab_new(d->base, d->store, d->worker, &d->set);
 	wd = (struct web_deps){d->base, d->store, d->tokens, d->lab, &d->set};
 	d->router = router_new(&wd, &err);
 	if (d->router == NULL) {
@@ -213,6 +223,8 @@ robotd_serve(struct robotd *d)
 		return 1;
 	}
 	d->janitor = janitor_new(d->base, d->store);
+	if (d->embedded)
+		d->pgwatch = pgwatch_new(d->base, d->set.state_dir);
 	d->sigterm = evsignal_new(d->base, SIGTERM, robotd_on_stop, d);
 	d->sigint = evsignal_new(d->base, SIGINT, robotd_on_stop, d);
 	d->sighup = evsignal_new(d->base, SIGHUP, robotd_on_hup, d);
@@ -225,17 +237,23 @@ robotd_serve(struct robotd *d)
 	event_base_dispatch(d->base);
 	/* Unanswered requests get 503 from the failed queries and from the
 	 * lab, then the loop runs a little so that libmicrohttpd sends
-	 * those answers. */
+	 * those answers.  The worker stops first: what it finishes may still
+	 * queue a query, which then fails; what comes to it after runs at
+	 * once. */
+	worker_stop(d->worker);
 	db_free(d->db);
 	d->db = NULL;
 	lab_free(d->lab);
 	d->lab = NULL;
+	worker_free(d->worker);
+	d->worker = NULL;
 	for (int i = 0; i < 20 && router_in_flight(d->router) > 0; i++) {
 		event_base_loopexit(d->base, &tv);
 		event_base_dispatch(d->base);
 	}
 	router_free(d->router);
 	janitor_free(d->janitor);
+	pgwatch_free(d->pgwatch);
 	tokens_free(d->tokens);
 	store_free(d->store);
 	event_free(d->sigterm);
@@ -248,16 +266,23 @@ robotd_serve(struct robotd *d)
 	return 0;
 }
 
+/* What `robotd token create` makes. */
+struct token_args {
+	const char *kind;
+	const char *name;
+};
+
+/* Reads `token create --kind K --name N` (before any database starts):
+ * -1 when they are good, or the exit status (0 after --help). */
 static int
-robotd_token(struct robotd *d, int argc, char **argv)
+robotd_token_args(int argc, char **argv, struct token_args *ta)
 {
 	static const struct option opts[] = {
 		{"kind", required_argument, NULL, 'k'},
 		{"name", required_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *kind = NULL, *name = NULL;
-	char *token, *err;
 	int c;
 
 	if (argc < 2 || strcmp(argv[1], "create") != 0) {
@@ -266,22 +291,43 @@ robotd_token(struct robotd *d, int argc, char **argv)
 	}
 	optind = 1;
 	while ((c = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
-		if (c == 'k')
-			kind = optarg;
-		else if (c == 'n')
-			name = optarg;
-		else
+		if (c == 'k') {
+			ta->kind = optarg;
+		} else if (c == 'n') {
+			ta->name = optarg;
+		} else if (c == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
 			return 2;
+		}
 	}
-	if (kind == NULL || name == NULL ||
-	    (strcmp(kind, "submit") != 0 && strcmp(kind, "box") != 0 &&
-	     strcmp(kind, "admin") != 0) ||
-	    name[0] == '\0' || strlen(name) > 100) {
+	if (ta->kind == NULL || ta->name == NULL ||
+	    (strcmp(ta->kind, "submit") != 0 && strcmp(ta->kind, "box") != 0 &&
+	     strcmp(ta->kind, "admin") != 0)) {
 		log_warnx("token create wants --kind submit|box|admin and "
 			  "--name NAME");
 		return 2;
 	}
-	token = store_token_create(d->conninfo, kind, name, &err);
+	if (!name_ok(NAME_LABEL, ta->name)) {
+		char *q = str_printable(ta->name, strlen(ta->name), 60);
+
+		log_warnx("--name '%s': the name %s (letters, digits, '.', "
+			  "'_', '+' and '-', at most %d)",
+			  q, name_check(NAME_LABEL, ta->name, strlen(ta->name)),
+			  NAME_LABEL_MAX);
+		free(q);
+		return 2;
+	}
+	return -1;
+}
+
+static int
+robotd_token(struct robotd *d, const struct token_args *ta)
+{
+	char *err, *token = store_token_create(d->conninfo, ta->kind, ta->name,
+					       &err);
+
 	if (token == NULL) {
 		log_warnx("cannot make a token: %s", err);
 		free(err);
@@ -375,7 +421,8 @@ main(int argc, char **argv)
 	};
 	const char *config = NULL;
 	struct robotd d;
-	bool debug = false, started = false;
+	struct token_args ta = {NULL, NULL};
+	bool debug = false, started = false, command;
 	int c, version, rc;
 
 	memset(&d, 0, sizeof d);
@@ -409,14 +456,18 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	command = optind < argc;
+	if (command &&
+	    (rc = robotd_token_args(argc - optind, argv + optind, &ta)) != -1)
+		return rc;
 	if (!robotd_settings(&d, config, flags, 3))
 		return 2;
 	log_init("robotd", debug ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
-	log_set_timestamps(optind == argc);
+	log_set_timestamps(!command);
 	if (!robotd_database(&d, &started, &version)) {
 		rc = 1;
-	} else if (optind < argc) {
-		rc = robotd_token(&d, argc - optind, argv + optind);
+	} else if (command) {
+		rc = robotd_token(&d, &ta);
 		/* A database started for this command alone stops again. */
 		if (!started)
 			d.embedded = false;

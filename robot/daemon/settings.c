@@ -47,6 +47,10 @@ static const struct setting table[] = {
 	{"tbox_group", SETTING_STRING, NULL, 0, 0, true, AT(tbox_group)},
 	{"max_connections", SETTING_INT, "4000", 16, 100000, false,
 	 AT(max_connections)},
+	{"max_connections_per_client", SETTING_INT, "64", 1, 100000, false,
+	 AT(max_connections_per_client)},
+	{"request_timeout", SETTING_INT, "30", 1, 3600, false,
+	 AT(request_timeout)},
 	{NULL, 0, NULL, 0, 0, false, 0},
 };
 

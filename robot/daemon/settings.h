@@ -16,9 +16,12 @@
  *   long_poll: 30            # seconds a box's lease request may wait
  *   tbox_group: lab-xfs      # for submits that name no group
  *   max_connections: 4000    # HTTP connections at once
+ *   max_connections_per_client: 64   # from one address at once
+ *   request_timeout: 30      # seconds a request may take to arrive
  *
  * SIGHUP reloads the file; what needs a restart (listen, state_dir, db,
- * db_pool, max_connections) keeps its old value, with a warning.
+ * db_pool, the connection limits, request_timeout) keeps its old value,
+ * with a warning.
  */
 #ifndef ROBOT_SETTINGS_H
 #define ROBOT_SETTINGS_H
@@ -42,6 +45,8 @@ struct settings {
 	int long_poll;
 	char *tbox_group; /* NULL: none */
 	int max_connections;
+	int max_connections_per_client;
+	int request_timeout;
 };
 
 /* Fills s with every default. */

@@ -95,9 +95,16 @@ store_problem(const struct db_result *r)
 	}
 	json_array_append_new(details, json_string(msg[0] ? msg : "down"));
 	if (code[0] == '\0' || str_has_prefix(code, "08") ||
-	    str_has_prefix(code, "57P"))
+	    str_has_prefix(code, "57P") || str_has_prefix(code, "53"))
 		return problem_new(PROBLEM_UNAVAILABLE, details,
 				   "the database is unavailable");
+	/* A value the database cannot take (class 22: bad encoding, out
+	 * of range) is the request's fault; what enters is checked first,
+	 * so this is the last line of defence. */
+	if (str_has_prefix(code, "22"))
+		return problem_new(PROBLEM_INVALID, details,
+				   "the request holds a value the database "
+				   "refuses");
 	log_warnx("query failed: %s: %s", code, msg);
 	return problem_new(PROBLEM_INTERNAL, details, "internal error");
 }
@@ -464,11 +471,25 @@ store_counts(struct store *s, store_counts_cb cb, void *arg)
 
 void
 store_register(struct store *s, const char *box, const char *group,
-	       const char *facts, store_text_cb cb, void *arg)
+	       const char *facts, int broken_after, store_text_cb cb, void *arg)
 {
-	const char *params[3] = {box, group, facts};
+	char broken[16];
+	const char *params[4] = {box, group, facts, broken};
 
-	store_text(s, "SELECT robot_register($1, $2, $3::jsonb)", 3, params, cb,
+	snprintf(broken, sizeof broken, "%d", broken_after);
+	store_text(s, "SELECT robot_register($1, $2, $3::jsonb, $4::int)", 4,
+		   params, cb, arg);
+}
+
+void
+store_lease_check(struct store *s, long long lease, const char *box,
+		  store_text_cb cb, void *arg)
+{
+	char id[32];
+	const char *params[2] = {id, box};
+
+	snprintf(id, sizeof id, "%lld", lease);
+	store_text(s, "SELECT robot_lease_check($1::bigint, $2)", 2, params, cb,
 		   arg);
 }
 
@@ -538,15 +559,16 @@ store_upload(struct store *s, const struct store_upload *u, store_text_cb cb,
 	     void *arg)
 {
 	char id[32], broken[16];
-	const char *params[7] = {id,       u->box, u->key, u->status,
-				 u->error, u->doc, broken};
+	const char *params[10] = {
+		id,        u->box,    u->key,   u->tbox_group, u->doc_box,
+		u->commit, u->status, u->error, u->doc,        broken};
 
 	snprintf(id, sizeof id, "%lld", u->lease);
 	snprintf(broken, sizeof broken, "%d", u->broken_after);
 	store_text(s,
-		   "SELECT robot_upload($1::bigint, $2, $3, $4, $5, $6::json, "
-		   "$7::int)",
-		   7, params, cb, arg);
+		   "SELECT robot_upload($1::bigint, $2, $3, $4, $5, $6, $7, "
+		   "$8, $9::json, $10::int)",
+		   10, params, cb, arg);
 }
 
 void

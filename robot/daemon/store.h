@@ -110,9 +110,15 @@ void store_counts(struct store *s, store_counts_cb cb, void *arg);
 
 /* The lab. */
 
-/* A box (re)registers; its leases from before go back.  Its state. */
+/* A box (re)registers; its leases from before go back, each a failure
+ * of the box (broken after broken_after in a row).  Its state. */
 void store_register(struct store *s, const char *box, const char *group,
-		    const char *facts, store_text_cb cb, void *arg);
+		    const char *facts, int broken_after, store_text_cb cb,
+		    void *arg);
+/* Whether box may upload a result for lease: "active", or "stored" when
+ * one is there already; a problem otherwise (404, 403, 409). */
+void store_lease_check(struct store *s, long long lease, const char *box,
+		       store_text_cb cb, void *arg);
 
 struct store_claim {
 	long long lease;   /* 0: no job */
@@ -135,12 +141,16 @@ struct store_upload {
 	long long lease;
 	const char *box;
 	const char *key;
-	const char *status; /* ok, failed, incomplete */
-	const char *error;  /* NULL unless failed */
-	const char *doc;    /* the document as sent */
+	const char *tbox_group; /* the document's */
+	const char *doc_box;    /* the box the document names, or NULL */
+	const char *commit;     /* the document's, or NULL */
+	const char *status;     /* ok, failed, incomplete */
+	const char *error;      /* NULL unless failed */
+	const char *doc;        /* the document as sent */
 	int broken_after;
 };
-/* "stored", "duplicate" or "requeued". */
+/* "stored", "duplicate" or "requeued"; a document that is not of the
+ * lease's job, or differs from the one stored for it, is refused. */
 void store_upload(struct store *s, const struct store_upload *u,
 		  store_text_cb cb, void *arg);
 /* A broken box back to idle: its state. */

@@ -21,7 +21,7 @@ SUB=$(token submit alice)
 B1=$(token box b1)
 B2=$(token box b2)
 ADM=$(token admin root)
-echo "1..42"
+echo "1..44"
 
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
@@ -89,13 +89,14 @@ s=$(api POST "$U/api/boxes/b1/lease" "$B1")
 check $([ "$s" = 200 ] && py "assert j['commit'] == 'c1' and j['job']['key'] == j['key'], j"; echo $?) "a lease carries the atomic job ($s)"
 L=$(py "print(j['lease'])")
 KEY=$(py "print(j['key'])")
+COMMIT=$(py "print(j['commit'])")
 s=$(api POST "$U/api/leases/$L/heartbeat" "$B2")
 check $([ "$s" = 403 ]; echo $?) "another box's heartbeat for the lease: 403 ($s)"
 s=$(api POST "$U/api/leases/$L/heartbeat" "$B1")
 check $([ "$s" = 200 ]; echo $?) "the heartbeat extends the lease ($s)"
 doc() { # STATUS STATS
-	printf '{"version": 1, "key": "%s", "tbox_group": "lab", "box": "b1", "commit": "c1", "status": "%s", "error": %s, "stats": %s}' \
-		"$KEY" "$1" "$([ "$1" = failed ] && echo '"it broke"' || echo null)" "$2" >"$T/doc"
+	printf '{"version": 1, "key": "%s", "tbox_group": "lab", "box": "b1", "commit": "%s", "status": "%s", "error": %s, "stats": %s}' \
+		"$KEY" "$COMMIT" "$1" "$([ "$1" = failed ] && echo '"it broke"' || echo null)" "$2" >"$T/doc"
 }
 echo '{"version": 1, "key": ' >"$T/doc"
 s=$(api POST "$U/api/leases/$L/result" "$B1" "$T/doc")
@@ -143,11 +144,13 @@ s=$(api POST "$U/api/boxes/b1/lease" "$B1")
 check $([ "$s" = 200 ] && py "assert j['commit'] == 'high', j"; echo $?) "the job of the highest priority is leased first"
 L=$(py "print(j['lease'])")
 KEY=$(py "print(j['key'])")
+COMMIT=$(py "print(j['commit'])")
 doc ok '{"dd.write_bytes_per_sec": 1.5}'
 api POST "$U/api/leases/$L/result" "$B1" "$T/doc" >/dev/null
 s=$(api POST "$U/api/boxes/b1/lease" "$B1")
 L=$(py "print(j['lease'])")
 KEY=$(py "print(j['key'])")
+COMMIT=$(py "print(j['commit'])")
 api POST "$U/api/leases/$L/result" "$B1" "$T/doc" >/dev/null
 
 # Routes.
@@ -162,6 +165,7 @@ for i in 1 2; do
 	api POST "$U/api/boxes/b1/lease" "$B1" >/dev/null
 	L=$(py "print(j['lease'])")
 	KEY=$(py "print(j['key'])")
+	COMMIT=$(py "print(j['commit'])")
 	doc failed null
 	api POST "$U/api/leases/$L/result" "$B1" "$T/doc" >/dev/null
 done
@@ -173,8 +177,26 @@ s3=$(api POST "$U/api/boxes/b1/lease?wait=0" "$B1")
 check $([ "$s1" = 403 ] && [ "$s2" = 200 ] && [ "$s3" = 200 ]; echo $?) \
 	"only an admin resets it, and then it gets work ($s1 $s2 $s3)"
 
-# PostgreSQL stopped and restarted under load: 503 meanwhile, then
-# service resumes and no acknowledged submit is lost.
+# A box that registers again while it holds a lease lost that run: the
+# run goes back to the queue and counts as a failure of the box, and
+# broken_after of them break it as failed runs do.
+s1=$(api POST "$U/api/boxes/b1/register" "$B1" "$T/facts")
+f1=$(sql "SELECT failures FROM boxes WHERE name = 'b1'")
+api POST "$U/api/jobs?tbox_group=lab&commit=c3&repeat=1" "$SUB" "$T/dd.yaml" >/dev/null
+s2=$(api POST "$U/api/boxes/b1/lease?wait=0" "$B1")
+s3=$(api POST "$U/api/boxes/b1/register" "$B1" "$T/facts")
+st=$(py "print(j['state'])")
+s4=$(api POST "$U/api/boxes/b1/lease?wait=0" "$B1")
+check $([ "$s1" = 200 ] && [ "$f1" = 1 ] && [ "$s2" = 200 ] && [ "$s3" = 200 ] &&
+	[ "$st" = broken ] && [ "$s4" = 409 ] &&
+	[ "$(sql "SELECT state FROM jobs WHERE commit = 'c3'")" = queued ]; echo $?) \
+	"re-registering during a run counts as a failure: twice breaks the box ($s1 $f1 $s2 $s3 $st $s4)"
+api POST "$U/api/boxes/b1/reset" "$ADM" >/dev/null
+
+# PostgreSQL stopped under load, and kept from starting (its
+# configuration file hidden): 503 meanwhile, robotd's restarts fail and
+# back off; then the file is back, robotd starts it again, service
+# resumes and no acknowledged submit is lost.
 : >"$T/load"
 (
 	i=0
@@ -188,13 +210,14 @@ check $([ "$s1" = 403 ] && [ "$s2" = 200 ] && [ "$s3" = 200 ]; echo $?) \
 LOAD=$!
 PIDS="$PIDS $LOAD"
 sleep 1
+mv "$T/state/pg/data/postgresql.conf" "$T/state/pg/data/postgresql.conf.hidden"
 runuser -u postgres -- "$PGCTL" stop -m fast -D "$T/state/pg/data" >/dev/null 2>&1
-sleep 2
+wait_for 20 grep -q "cannot restart the embedded database" "$T/d.log"
 s=$(api GET "$U/api/status" "")
 check $([ "$s" = 503 ] && grep -q unavailable "$T/body"; echo $?) "the API answers 503 while the database is down ($s)"
-runuser -u postgres -- "$PGCTL" start -w -D "$T/state/pg/data" -l "$T/state/pg/server.log" \
-	-o "-k $T/state/pg/run -c listen_addresses=''" >/dev/null 2>&1
-wait_for 30 sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' $U/api/status)\" = 200 ]"
+mv "$T/state/pg/data/postgresql.conf.hidden" "$T/state/pg/data/postgresql.conf"
+wait_for 90 sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' $U/api/status)\" = 200 ]"
+check $? "robotd starts its database again once it can"
 sleep 1
 touch "$T/stop-load"
 wait $LOAD

@@ -15,7 +15,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 SUB=$(token submit alice)
-echo "1..6"
+echo "1..8"
 
 echo '{"tbox_group": "lab", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts"
 for b in b1 b2 b3; do
@@ -95,5 +95,42 @@ diag "job $JOB: $(sql "SELECT state || ' attempts ' || attempts FROM jobs WHERE 
 check $([ $rc = 0 ] && [ "$(sql "SELECT string_agg(state, ',') FROM leases WHERE job = $JOB")" = released ]; echo $?) \
 	"a lease claimed for a box that hung up is released at once, its attempt not counted"
 check $(! grep -q "out of range" "$T"/d*.log; echo $?) "no query reads a column that is not there"
+
+# 3. The disk under the database fills up: submits are answered 503 (not
+# 500) while it is full, robotd stays up, and once there is room again
+# it serves (restarting its database if PostgreSQL gave up) with every
+# acknowledged submit kept.
+mkdir -p "$T/small"
+if mount -t tmpfs -o size=160m,mode=0755 tmpfs "$T/small"; then
+	trap 'umount -l "$T/small" 2>/dev/null; finish' EXIT
+	printf 'state_dir: %s\n' "$T/small/state" >"$T/small.yaml"
+	start_robotd full --config "$T/small.yaml"
+	UF=$URL_full
+	SUBF=$("$ROBOTD" --config "$T/small.yaml" token create --kind submit --name alice 2>/dev/null)
+	s1=$(api POST "$UF/api/jobs?tbox_group=lab&repeat=1&commit=before" "$SUBF" "$T/dd.yaml")
+	dd if=/dev/zero of="$T/small/filler" bs=1M 2>/dev/null
+	# The WAL segment in use has room left: submit (100 runs each) until
+	# PostgreSQL needs more disk.
+	i=0
+	c=201
+	while [ "$c" = 201 ] && [ $i -lt 500 ]; do
+		i=$((i + 1))
+		c=$(api POST "$UF/api/jobs?tbox_group=lab&repeat=100&commit=full$i" "$SUBF" "$T/dd.yaml")
+	done
+	diag "submit $i while the disk is full: $c ($(head -c 200 "$T/body"))"
+	check $([ "$s1" = 201 ] && [ "$c" = 503 ]; echo $?) \
+		"a full disk: the submit that needs room is answered 503, not 500 ($c after $i)"
+	rm -f "$T/small/filler"
+	wait_for 90 sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Authorization: Bearer $SUBF' --data-binary @$T/dd.yaml '$UF/api/jobs?tbox_group=lab&repeat=1&commit=after')\" = 201 ]"
+	rc=$?
+	kept=$(psql -h "$T/small/state/pg/run" -U robot -d postgres -XAtqc "SELECT count(*) FROM jobs WHERE commit = 'before'")
+	check $([ $rc = 0 ] && [ "$kept" = 1 ] && kill -0 "$PID_full"; echo $?) \
+		"with room again robotd serves, the submit before kept ($kept)"
+	stop "$PID_full"
+	runuser -u postgres -- "$PGCTL" stop -m immediate -D "$T/small/state/pg/data" >/dev/null 2>&1
+else
+	check 1 "cannot mount a tmpfs for the full-disk check"
+	check 1 "cannot mount a tmpfs for the full-disk check"
+fi
 
 sanitizer_clean

@@ -1,0 +1,65 @@
+#!/bin/sh
+# test_robotd_slowloris.sh ROBOTD ROBOT_BOX ROBOT SOURCE_DIR: robotd under
+# a slowloris attack from another address (a network namespace of the
+# test's own, on a veth pair): 300 connections that send their headers a
+# byte a second.  robotd (max_connections 200, 32 per client, a request
+# deadline of 3 s) must keep serving a client from the host address,
+# hold at most 32 of the attacker's connections, and close those that
+# dawdle past the deadline.  TAP output.
+set -u
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+. "$SRC/tests/integration/robotd_lib.sh"
+
+NS=rbtslow$$
+NET=10.213.$(($$ % 250)).
+VETH=vslow$$
+cleanup_ns() {
+	ip link del "$VETH" 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+}
+trap 'cleanup_ns; finish' EXIT
+if ! ip netns add "$NS" 2>/dev/null; then
+	echo "1..0 # SKIP cannot make a network namespace"
+	exit 77
+fi
+ip netns exec "$NS" ip link set lo up
+ip link add "$VETH" type veth peer name eth0 netns "$NS"
+ip addr add "${NET}1/24" dev "$VETH"
+ip link set "$VETH" up
+ip netns exec "$NS" ip addr add "${NET}2/24" dev eth0
+ip netns exec "$NS" ip link set eth0 up
+
+cat >"$T/robotd.yaml" <<YAML
+state_dir: $T/state
+max_connections: 200
+max_connections_per_client: 32
+request_timeout: 3
+YAML
+start_robotd d --config "$T/robotd.yaml" --listen "${NET}1:0" ||
+	{ echo "1..0 # robotd did not start"; exit 1; }
+U=$URL_d
+PORT=${U##*:}
+echo "1..4"
+
+ip netns exec "$NS" /usr/bin/python3 "$SRC/tests/integration/slowloris.py" "${NET}1" "$PORT" 300 15 \
+	>"$T/attack" 2>&1 &
+ATTACK=$!
+PIDS="$PIDS $ATTACK"
+sleep 4
+ok=0
+for i in $(seq 1 50); do
+	c=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$U/api/status")
+	[ "$c" = 200 ] && ok=$((ok + 1))
+	sleep 0.1
+done
+check $([ $ok = 50 ]; echo $?) "a client from another address is served during the attack ($ok of 50)"
+wait $ATTACK
+sed 's/^/# attacker: /' "$T/attack"
+most=$(sed -n 's/^most_open //p' "$T/attack")
+closed=$(sed -n 's/^deadline_closed //p' "$T/attack")
+check $([ -n "$most" ] && [ "$most" -le 32 ]; echo $?) \
+	"the attacker holds at most 32 connections at once ($most)"
+check $([ -n "$closed" ] && [ "$closed" -ge 32 ]; echo $?) \
+	"robotd closes connections that dawdle past the request deadline ($closed closed)"
+check $(kill -0 "$PID_d" 2>/dev/null; echo $?) "robotd is still running"
+exit $((failed > 0))
