@@ -57,27 +57,6 @@ result_doc_new(const struct result_head *h)
 	return doc;
 }
 
-/* A string member: required, or NULL allowed when optional; a name of
- * kind (or anything, for kind -1). */
-static const char *
-get_name(const char *where, json_t *doc, const char *key, bool required,
-	 int kind, struct errlist *el)
-{
-	json_t *v = json_object_get(doc, key);
-	const char *why;
-
-	if (v == NULL || json_is_null(v) || !json_is_string(v) || kind < 0)
-		return NULL;
-	why = name_check((enum name_kind)kind, json_string_value(v),
-			 json_string_length(v));
-	if (why != NULL && (required || json_string_length(v) > 0)) {
-		errlist_error(el, where, 0, "'%s' %s: it must be %s", key, why,
-			      name_kind_text((enum name_kind)kind));
-		return NULL;
-	}
-	return json_string_value(v);
-}
-
 /* A metric's name; false after saying why it is not one. */
 static bool
 metric_name_ok(const char *where, const char *what, const char *name,
@@ -119,6 +98,26 @@ get_string(const char *where, json_t *doc, const char *key, bool required,
 	return json_string_value(v);
 }
 
+/* A string member that is a name of kind: required, or NULL (or empty)
+ * allowed when optional. */
+static const char *
+get_name(const char *where, json_t *doc, const char *key, bool required,
+	 enum name_kind kind, struct errlist *el)
+{
+	const char *s = get_string(where, doc, key, required, el);
+	size_t len = s ? json_string_length(json_object_get(doc, key)) : 0;
+	const char *why;
+
+	if (len == 0)
+		return s;
+	if ((why = name_check(kind, s, len)) != NULL) {
+		errlist_error(el, where, 0, "'%s' %s: it must be %s", key, why,
+			      name_kind_text(kind));
+		return NULL;
+	}
+	return s;
+}
+
 static bool
 number_of(json_t *v, double *out)
 {
@@ -131,47 +130,13 @@ number_of(json_t *v, double *out)
 	return isfinite(*out);
 }
 
-bool
-result_parse(const char *where, json_t *doc, struct result *r,
+/* The run's status, and its error when it failed. */
+static void
+parse_status(const char *where, json_t *doc, struct result *r,
 	     struct errlist *el)
 {
-	size_t before = el->nerrors;
-	const char *status, *name;
-	json_t *v, *stats, *series;
+	const char *status = get_string(where, doc, "status", true, el);
 
-	memset(r, 0, sizeof *r);
-	if (!json_is_object(doc)) {
-		errlist_error(el, where, 0,
-			      "a result document is a JSON object");
-		return false;
-	}
-	v = json_object_get(doc, "version");
-	if (!json_is_integer(v) || json_integer_value(v) != RESULT_VERSION)
-		errlist_error(el, where, 0,
-			      "'version' must be %d (this robot's result "
-			      "format)",
-			      RESULT_VERSION);
-	r->key = get_string(where, doc, "key", true, el);
-	r->tbox_group = get_string(where, doc, "tbox_group", true, el);
-	r->box = get_string(where, doc, "box", false, el);
-	r->tree = get_string(where, doc, "tree", false, el);
-	r->commit = get_string(where, doc, "commit", false, el);
-	if (r->key != NULL)
-		r->key = get_name(where, doc, "key", true, NAME_SERIES, el);
-	if (r->tbox_group != NULL)
-		r->tbox_group = get_name(where, doc, "tbox_group", true,
-					 NAME_LABEL, el);
-	if (r->box != NULL)
-		r->box = get_name(where, doc, "box", false, NAME_LABEL, el);
-	if (r->tree != NULL)
-		r->tree = get_name(where, doc, "tree", false, NAME_LABEL, el);
-	if (r->commit != NULL)
-		r->commit =
-			get_name(where, doc, "commit", false, NAME_COMMIT, el);
-	get_string(where, doc, "started", false, el);
-	get_string(where, doc, "finished", false, el);
-	r->error = get_string(where, doc, "error", false, el);
-	status = get_string(where, doc, "status", true, el);
 	if (status == NULL)
 		;
 	else if (strcmp(status, "ok") == 0)
@@ -186,74 +151,123 @@ result_parse(const char *where, json_t *doc, struct result *r,
 	if (r->status == RESULT_FAILED && r->error == NULL)
 		errlist_error(el, where, 0,
 			      "a failed run needs an 'error' saying why");
-	v = json_object_get(doc, "job");
-	if (v != NULL && !json_is_object(v))
-		errlist_error(el, where, 0, "'job' is not an object");
-	stats = json_object_get(doc, "stats");
+}
+
+/* "stats": a metric's name to a finite number, at most
+ * RESULT_MAX_METRICS of them with "series". */
+static void
+parse_stats(const char *where, json_t *doc, struct result *r,
+	    struct errlist *el)
+{
+	json_t *stats = json_object_get(doc, "stats"), *v;
+	const char *name;
+
 	if (stats == NULL || json_is_null(stats)) {
 		if (r->status == RESULT_OK)
 			errlist_error(el, where, 0,
 				      "'stats' is missing from a run that is "
 				      "ok");
-	} else if (!json_is_object(stats)) {
+		return;
+	}
+	if (!json_is_object(stats)) {
 		errlist_error(el, where, 0, "'stats' is not an object");
-	} else if (json_object_size(stats) +
-			   json_object_size(json_object_get(doc, "series")) >
-		   RESULT_MAX_METRICS) {
+		return;
+	}
+	if (json_object_size(stats) +
+		    json_object_size(json_object_get(doc, "series")) >
+	    RESULT_MAX_METRICS) {
 		errlist_error(el, where, 0,
 			      "the document holds more than %d metrics",
 			      RESULT_MAX_METRICS);
-	} else {
-		r->stats =
-			xcalloc(json_object_size(stats) + 1, sizeof *r->stats);
-		json_object_foreach(stats, name, v)
-		{
-			double d;
-
-			if (!metric_name_ok(where, "stats", name, el))
-				continue;
-			if (!number_of(v, &d)) {
-				char *q = str_quote(name);
-
-				errlist_error(el, where, 0,
-					      "stats '%s' is not a finite "
-					      "number",
-					      q);
-				free(q);
-				continue;
-			}
-			r->stats[r->nstats++] = (struct result_stat){name, d};
-		}
+		return;
 	}
-	series = json_object_get(doc, "series");
-	if (series != NULL && !json_is_null(series)) {
-		if (!json_is_object(series)) {
+	r->stats = xcalloc(json_object_size(stats) + 1, sizeof *r->stats);
+	json_object_foreach(stats, name, v)
+	{
+		double d;
+
+		if (!metric_name_ok(where, "stats", name, el))
+			continue;
+		if (!number_of(v, &d)) {
+			char *q = str_quote(name);
+
 			errlist_error(el, where, 0,
-				      "'series' is not an object");
-		} else {
-			json_object_foreach(series, name, v)
-			{
-				size_t i;
-				json_t *x;
-				double d;
-				bool ok = json_is_array(v);
+				      "stats '%s' is not a finite number", q);
+			free(q);
+			continue;
+		}
+		r->stats[r->nstats++] = (struct result_stat){name, d};
+	}
+}
 
-				if (!metric_name_ok(where, "series", name, el))
-					continue;
-				json_array_foreach(v, i, x) ok =
-					ok && number_of(x, &d);
-				if (!ok) {
-					char *q = str_quote(name);
+/* "series": a metric's name to an array of finite numbers. */
+static void
+check_series(const char *where, json_t *doc, struct errlist *el)
+{
+	json_t *series = json_object_get(doc, "series"), *v, *x;
+	const char *name;
 
-					errlist_error(el, where, 0,
-						      "series '%s' is not an "
-						      "array of finite numbers",
-						      q);
-					free(q);
-				}
-			}
+	if (series == NULL || json_is_null(series))
+		return;
+	if (!json_is_object(series)) {
+		errlist_error(el, where, 0, "'series' is not an object");
+		return;
+	}
+	json_object_foreach(series, name, v)
+	{
+		size_t i;
+		double d;
+		bool ok = json_is_array(v);
+
+		if (!metric_name_ok(where, "series", name, el))
+			continue;
+		json_array_foreach(v, i, x) ok = ok && number_of(x, &d);
+		if (!ok) {
+			char *q = str_quote(name);
+
+			errlist_error(el, where, 0,
+				      "series '%s' is not an array of finite "
+				      "numbers",
+				      q);
+			free(q);
 		}
 	}
+}
+
+bool
+result_parse(const char *where, json_t *doc, struct result *r,
+	     struct errlist *el)
+{
+	size_t before = el->nerrors;
+	json_t *v;
+
+	memset(r, 0, sizeof *r);
+	if (!json_is_object(doc)) {
+		errlist_error(el, where, 0,
+			      "a result document is a JSON object");
+		return false;
+	}
+	v = json_object_get(doc, "version");
+	if (!json_is_integer(v) || json_integer_value(v) != RESULT_VERSION)
+		errlist_error(el, where, 0,
+			      "'version' must be %d (this robot's result "
+			      "format)",
+			      RESULT_VERSION);
+	r->key = get_name(where, doc, "key", true, NAME_SERIES, el);
+	r->tbox_group =
+		get_name(where, doc, "tbox_group", true, NAME_LABEL, el);
+	r->box = get_name(where, doc, "box", false, NAME_LABEL, el);
+	r->tree = get_name(where, doc, "tree", false, NAME_LABEL, el);
+	r->commit = get_name(where, doc, "commit", false, NAME_COMMIT, el);
+	get_string(where, doc, "started", false, el);
+	get_string(where, doc, "finished", false, el);
+	r->error = get_string(where, doc, "error", false, el);
+	parse_status(where, doc, r, el);
+	v = json_object_get(doc, "job");
+	if (v != NULL && !json_is_object(v))
+		errlist_error(el, where, 0, "'job' is not an object");
+	parse_stats(where, doc, r, el);
+	check_series(where, doc, el);
 	v = json_object_get(doc, "outputs");
 	if (v != NULL && !json_is_null(v) && !json_is_object(v))
 		errlist_error(el, where, 0, "'outputs' is not an object");

@@ -226,6 +226,7 @@ struct yload {
 	size_t depth;
 	struct yanchor *anchors;
 	size_t nanchors;
+	size_t anchors_cap;
 	struct strmap *anchor_index; /* name -> index in anchors */
 	size_t nodes;                /* values made, aliases included */
 	bool from_alias; /* the value being added is an alias's copy */
@@ -260,8 +261,11 @@ yload_anchor(struct yload *y, const char *name, const struct node *n)
 		y->anchors[i].copy = node_copy(n);
 		return;
 	}
-	y->anchors =
-		xreallocarray(y->anchors, y->nanchors + 1, sizeof *y->anchors);
+	if (y->nanchors == y->anchors_cap) {
+		y->anchors_cap = y->anchors_cap ? y->anchors_cap * 2 : 16;
+		y->anchors = xreallocarray(y->anchors, y->anchors_cap,
+					   sizeof *y->anchors);
+	}
 	y->anchors[y->nanchors].name = xstrdup(name);
 	y->anchors[y->nanchors].copy = node_copy(n);
 	strmap_put(y->anchor_index, y->anchors[y->nanchors].name, y->nanchors);
@@ -522,7 +526,8 @@ yload_push(struct yload *y, struct node *n, int line, const char *anchor)
 		node_free(n);
 		return;
 	}
-	y->stack = xreallocarray(y->stack, y->depth + 1, sizeof *y->stack);
+	if (y->stack == NULL)
+		y->stack = xcalloc(DOCLOAD_MAX_DEPTH, sizeof *y->stack);
 	memset(&y->stack[y->depth], 0, sizeof y->stack[y->depth]);
 	y->stack[y->depth].anchor = anchor ? xstrdup(anchor) : NULL;
 	y->stack[y->depth++].node = n;
