@@ -352,6 +352,26 @@ parse_number(struct tparse *t, struct tval *out)
 	lex(t);
 }
 
+/* The end of an if or a case: [else W] end.  outer: whether the whole
+ * construct is evaluated; done: whether a branch was taken. */
+static void
+parse_else_end(struct tparse *t, bool outer, bool done, struct tval *out)
+{
+	struct tval v;
+
+	if (is_name(t, "else")) {
+		lex(t);
+		t->eval = outer && !done;
+		parse_expr(t, &v);
+		if (t->eval)
+			*out = v;
+		else
+			tval_release(&v);
+	}
+	t->eval = outer;
+	expect_name(t, "end");
+}
+
 /* case X when A[, B] then V ... [else W] end */
 static void
 parse_case(struct tparse *t, struct tval *out)
@@ -398,17 +418,7 @@ parse_case(struct tparse *t, struct tval *out)
 			tval_release(&v);
 		}
 	}
-	if (is_name(t, "else")) {
-		lex(t);
-		t->eval = outer && !matched;
-		parse_expr(t, &v);
-		if (t->eval)
-			*out = v;
-		else
-			tval_release(&v);
-	}
-	t->eval = outer;
-	expect_name(t, "end");
+	parse_else_end(t, outer, matched, out);
 	tval_release(&subject);
 }
 
@@ -435,17 +445,7 @@ parse_if(struct tparse *t, struct tval *out)
 			tval_release(&v);
 		}
 	} while (t->err == NULL && is_name(t, "elsif"));
-	if (is_name(t, "else")) {
-		lex(t);
-		t->eval = outer && !taken;
-		parse_expr(t, &v);
-		if (t->eval)
-			*out = v;
-		else
-			tval_release(&v);
-	}
-	t->eval = outer;
-	expect_name(t, "end");
+	parse_else_end(t, outer, taken, out);
 }
 
 /* Ruby words that cannot stand where a value is expected: true (after
