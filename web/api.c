@@ -15,20 +15,6 @@
 
 /* A read's JSON, or 404 when there is no such thing. */
 static void
-api_on_json(const char *text, const struct problem *p, void *arg)
-{
-	struct http_req *req = arg;
-
-	if (p != NULL)
-		web_reply_problem(req, p);
-	else if (text == NULL)
-		http_req_reply_error(req, 404, "not found", NULL);
-	else
-		http_req_reply(req, 200, "application/json", text,
-			       strlen(text));
-}
-
-static void
 api_on_submitted(json_t *answer, const struct problem *p, void *arg)
 {
 	web_reply(arg, 201, answer, p);
@@ -98,13 +84,13 @@ api_jobs(struct web *w, struct http_req *req, const struct web_call *call)
 	    !web_int_arg(req, "submission", 1, LONG_MAX, &submission))
 		return;
 	f.submission = submission;
-	store_jobs(w->d.store, &f, api_on_json, req);
+	store_jobs(w->d.store, &f, web_on_json, req);
 }
 
 void
 api_job(struct web *w, struct http_req *req, const struct web_call *call)
 {
-	store_job(w->d.store, strtoll(call->arg, NULL, 10), api_on_json, req);
+	store_job(w->d.store, strtoll(call->arg, NULL, 10), web_on_json, req);
 }
 
 void
@@ -123,14 +109,14 @@ api_results(struct web *w, struct http_req *req, const struct web_call *call)
 				     NULL);
 		return;
 	}
-	store_results(w->d.store, series, commit, api_on_json, req);
+	store_results(w->d.store, series, commit, web_on_json, req);
 }
 
 void
 api_status(struct web *w, struct http_req *req, const struct web_call *call)
 {
 	(void)call;
-	store_status(w->d.store, api_on_json, req);
+	store_status(w->d.store, web_on_json, req);
 }
 
 struct metrics {
@@ -189,9 +175,12 @@ api_on_counts(const struct store_counts *c, const struct problem *p, void *arg)
 		 "robot_leases_granted_total %llu\n"
 		 "# HELP robot_uploads_total Result documents stored.\n"
 		 "# TYPE robot_uploads_total counter\n"
-		 "robot_uploads_total %llu\n",
+		 "robot_uploads_total %llu\n"
+		 "# HELP robot_analyses_total Pairs this robotd analysed.\n"
+		 "# TYPE robot_analyses_total counter\n"
+		 "robot_analyses_total %llu\n",
 		 ls.waiting, store_queued(w->d.store), w->requests,
-		 ls.leases_granted, ls.uploads);
+		 ls.leases_granted, ls.uploads, analysis_count(w->d.analysis));
 	http_req_reply(m->req, 200, "text/plain; version=0.0.4", b.data, b.len);
 	buf_release(&b);
 	free(m);

@@ -5,7 +5,8 @@
  * A request is matched against the table; a route that needs a token
  * has it checked (tokens.h: a recent answer comes from memory) before
  * its handler runs.  The one variable segment of a pattern, ":id" (a
- * number) or ":name" (a name), is the handler's argument.  GET routes
+ * number), ":name" (a name) or ":series" (a series: it holds '/', and
+ * runs to the pattern's literal rest), is the handler's argument.  GET routes
  * answer HEAD.
  */
 #include <ctype.h>
@@ -19,6 +20,7 @@
 #include "robot/core/xmalloc.h"
 #include "web/api.h"
 #include "web/boxes.h"
+#include "web/findings.h"
 #include "web/router.h"
 #include "robot/core/banned.h"
 
@@ -66,6 +68,16 @@ static const struct route routes[] = {
 	 "box calls need a box token", boxes_heartbeat},
 	{"POST", "/api/leases/:id/result", ROUTE_BOX, RESULT_MAX_BYTES,
 	 "box calls need a box token", boxes_result},
+	{"GET", "/api/regressions", ROUTE_PUBLIC, 0, NULL,
+	 findings_regressions},
+	{"GET", "/api/regressions/:id", ROUTE_PUBLIC, 0, NULL,
+	 findings_regression},
+	{"POST", "/api/regressions/:id", ROUTE_SUBMIT, 0,
+	 "changing a regression needs a submit token", findings_regression_set},
+	{"GET", "/api/compare", ROUTE_PUBLIC, 0, NULL, findings_compare},
+	{"GET", "/api/series", ROUTE_PUBLIC, 0, NULL, findings_series},
+	{"GET", "/api/series/:series/commits", ROUTE_PUBLIC, 0, NULL,
+	 findings_series_commits},
 	{NULL, NULL, ROUTE_PUBLIC, 0, NULL, NULL},
 };
 
@@ -108,6 +120,20 @@ route_match(const char *pattern, const char *path, char *buf, size_t len,
 
 		if (*pattern != '/' || *path != '/')
 			return false;
+		if (strncmp(pattern, "/:series", 8) == 0) {
+			/* A series holds '/': it runs to the pattern's
+			 * literal rest, at the end of the path. */
+			const char *rest = pattern + 8;
+			size_t pl = strlen(path), rl = strlen(rest);
+
+			if (pl < rl + 2 || pl - rl - 1 >= len ||
+			    strcmp(path + pl - rl, rest) != 0)
+				return false;
+			memcpy(buf, path + 1, pl - rl - 1);
+			buf[pl - rl - 1] = '\0';
+			*arg = buf;
+			return name_ok(NAME_SERIES, buf);
+		}
 		if (pattern[1] == ':') {
 			if (sn - 1 >= len || sn == 1)
 				return false;
@@ -221,7 +247,7 @@ router_on_request(struct http_req *req, void *arg)
 	struct router *r = arg;
 	const char *method = http_req_method(req), *path = http_req_path(req);
 	const char *var, *h;
-	char buf[128], allow[64];
+	char buf[NAME_SERIES_MAX + 1], allow[64];
 	const struct route *rt;
 	struct route_call *c;
 	char *msg;
@@ -272,7 +298,7 @@ router_on_request(struct http_req *req, void *arg)
 static size_t
 router_body_limit(const char *method, const char *path)
 {
-	char buf[128], allow[64];
+	char buf[NAME_SERIES_MAX + 1], allow[64];
 	const struct route *rt;
 	const char *var;
 

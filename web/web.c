@@ -73,3 +73,17 @@ web_name_arg(struct http_req *req, const char *name, size_t nth,
 	*out = NULL;
 	return false;
 }
+
+void
+web_on_json(const char *text, const struct problem *p, void *arg)
+{
+	struct http_req *req = arg;
+
+	if (p != NULL)
+		web_reply_problem(req, p);
+	else if (text == NULL)
+		http_req_reply_error(req, 404, "not found", NULL);
+	else
+		http_req_reply(req, 200, "application/json", text,
+			       strlen(text));
+}

@@ -17,6 +17,7 @@
 #include <event2/event.h>
 
 #include "robot/core/name.h"
+#include "robot/daemon/analysis.h"
 #include "robot/daemon/lab.h"
 #include "robot/daemon/problem.h"
 #include "robot/daemon/settings.h"
@@ -30,6 +31,7 @@ struct web_deps {
 	struct store *store;
 	struct tokens *tokens;
 	struct lab *lab;
+	struct analysis *analysis;
 	const struct settings *set; /* live: SIGHUP changes it */
 };
 
@@ -47,6 +49,9 @@ struct web_call {
 	const char *name; /* the token's name */
 };
 
+/* A store call's JSON text answered as it is: 200, 404 for NULL, or
+ * the problem. */
+void web_on_json(const char *text, const struct problem *p, void *arg);
 /* Answers a problem: its kind is the HTTP status. */
 void web_reply_problem(struct http_req *req, const struct problem *p);
 /* Answers a daemon call's JSON answer (consumed) with status, or its

@@ -11,15 +11,6 @@
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
-/* Values of one metric: base values then head values. */
-struct column {
-	const char *name;
-	double *base;
-	size_t nb;
-	double *head;
-	size_t nh;
-};
-
 static void note(struct comparison *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -90,36 +81,33 @@ name_list(const char **names, size_t n)
 	return buf_detach(&b);
 }
 
-struct comparison *
-comparison_new(const char *series, const struct result *const *base, size_t nb,
-	       const struct result *const *head, size_t nh,
-	       const struct compare_options *opt,
-	       const struct direction_table *dt, const char *kpi_prefix,
-	       struct errlist *el)
+/*
+ * Whether metric is one of the workload's headline figures, its KPIs:
+ * directly under the workload's prefix ("dd.write_bytes_per_sec").  Deeper
+ * names explain a change but do not decide one: a device's share
+ * ("dd.loop0.write_bytes_per_sec"), a time series' summary ("....stddev")
+ * and resource figures ("fsmark.time.elapsed_time").
+ */
+static bool
+is_headline(const char *metric, const char *prefix)
 {
-	const struct result **okb = NULL, **okh = NULL;
-	size_t nokb = 0, nokh = 0, ncols = 0, cap = 0;
-	const char **only_base = NULL, **only_head = NULL;
-	size_t n_only_base = 0, n_only_head = 0;
-	struct column *cols = NULL;
-	struct comparison *c;
-	struct strmap *index;
-	bool ok;
+	size_t n = prefix ? strlen(prefix) : 0;
 
-	c = xcalloc(1, sizeof *c);
-	c->series = xstrdup(series);
-	c->method = opt->method;
-	ok = side_runs(series, "base", base, nb, &okb, &nokb, &c->base, el);
-	ok = side_runs(series, "head", head, nh, &okh, &nokh, &c->head, el) &&
-	     ok;
-	if (!ok) {
-		free(okb);
-		free(okh);
-		comparison_free(c);
-		return NULL;
-	}
-	/* Columns of values, one per metric, in order of appearance. */
-	index = strmap_new(okb[0]->nstats + 16);
+	return n > 0 && strncmp(metric, prefix, n) == 0 &&
+	       metric[n] != '\0' && strchr(metric + n, '.') == NULL;
+}
+
+/* Collects one column of values per metric, in the order the metrics
+ * first appear, from the ok runs of both sides. */
+static struct comparison_column *
+collect_columns(const struct result **okb, size_t nokb,
+		const struct result **okh, size_t nokh, size_t *ncols)
+{
+	struct comparison_column *cols = NULL;
+	size_t cap = 0;
+	struct strmap *index = strmap_new(okb[0]->nstats + 16);
+
+	*ncols = 0;
 	for (size_t side = 0; side < 2; side++) {
 		const struct result **runs = side == 0 ? okb : okh;
 		size_t nruns = side == 0 ? nokb : nokh;
@@ -128,23 +116,23 @@ comparison_new(const char *series, const struct result *const *base, size_t nb,
 			for (size_t s = 0; s < runs[r]->nstats; s++) {
 				const struct result_stat *st =
 					&runs[r]->stats[s];
-				struct column *col;
+				struct comparison_column *col;
 				size_t i;
 
 				/* Runs of one job list their stats in
 				 * one order: try the same place first. */
-				if (s < ncols &&
+				if (s < *ncols &&
 				    strcmp(cols[s].name, st->name) == 0)
 					i = s;
 				else if (!strmap_get(index, st->name, &i)) {
-					if (ncols == cap) {
+					if (*ncols == cap) {
 						cap = cap ? cap * 2 : 64;
 						cols = xreallocarray(
 							cols, cap,
 							sizeof *cols);
 					}
-					i = ncols++;
-					cols[i] = (struct column){
+					i = (*ncols)++;
+					cols[i] = (struct comparison_column){
 						st->name,
 						xcalloc(nokb + 1,
 							sizeof(double)),
@@ -156,69 +144,111 @@ comparison_new(const char *series, const struct result *const *base, size_t nb,
 				}
 				col = &cols[i];
 				if (side == 0 && col->nb < nokb)
-					col->base[col->nb++] = st->value;
+					((double *)col->base)[col->nb++] =
+						st->value;
 				else if (side == 1 && col->nh < nokh)
-					col->head[col->nh++] = st->value;
+					((double *)col->head)[col->nh++] =
+						st->value;
 			}
 		}
 	}
 	strmap_free(index);
+	return cols;
+}
 
+/* Notes the metrics of one side only ("2 metrics are only in the base
+ * runs, not compared: a, b"). */
+static void
+note_one_sided(struct comparison *c, const char **names, size_t n,
+	       const char *side)
+{
+	char *list;
+
+	if (n == 0)
+		return;
+	list = name_list(names, n);
+	note(c, "%zu metric%s only in the %s runs, not compared: %s", n,
+	     n == 1 ? " is" : "s are", side, list);
+	free(list);
+}
+
+struct comparison *
+comparison_of_columns(const char *series, const struct comparison_side *base,
+		      const struct comparison_side *head,
+		      const struct comparison_column *cols, size_t ncols,
+		      const struct compare_options *opt,
+		      const struct direction_table *dt, const char *kpi_prefix)
+{
+	struct comparison *c = xcalloc(1, sizeof *c);
+	const char **only_base = xcalloc(ncols + 1, sizeof *only_base);
+	const char **only_head = xcalloc(ncols + 1, sizeof *only_head);
+	size_t n_only_base = 0, n_only_head = 0;
+
+	c->series = xstrdup(series);
+	c->method = opt->method;
+	c->base = *base;
+	c->head = *head;
 	c->metrics = xcalloc(ncols + 1, sizeof *c->metrics);
 	for (size_t i = 0; i < ncols; i++) {
-		struct column *col = &cols[i];
+		const struct comparison_column *col = &cols[i];
 		struct comparison_metric *m;
 		struct direction dir;
 
 		if (col->nb == 0 || col->nh == 0) {
-			if (col->nb == 0) {
-				only_head = xreallocarray(only_head,
-							  n_only_head + 1,
-							  sizeof *only_head);
+			if (col->nb == 0)
 				only_head[n_only_head++] = col->name;
-			} else {
-				only_base = xreallocarray(only_base,
-							  n_only_base + 1,
-							  sizeof *only_base);
+			else
 				only_base[n_only_base++] = col->name;
-			}
-			free(col->base);
-			free(col->head);
 			continue;
 		}
-		if (col->nb < nokb || col->nh < nokh)
+		if (col->nb < base->runs || col->nh < head->runs)
 			note(c,
 			     "%s is in %zu of %zu base and %zu of %zu head "
 			     "runs; compared as it is",
-			     col->name, col->nb, nokb, col->nh, nokh);
+			     col->name, col->nb, base->runs, col->nh,
+			     head->runs);
 		m = &c->metrics[c->nmetrics++];
 		m->name = col->name;
 		dir = direction_lookup(dt, col->name);
 		compare_metric(col->name, col->base, col->nb, col->head,
 			       col->nh, opt, &dir, &m->r);
-		m->kpi = dir.sign != 0 && kpi_prefix != NULL &&
-			 strncmp(col->name, kpi_prefix, strlen(kpi_prefix)) ==
-				 0 &&
-			 strstr(col->name, ".time.") == NULL;
-		free(col->base);
-		free(col->head);
+		m->kpi = dir.sign != 0 && is_headline(col->name, kpi_prefix);
 	}
-	if (n_only_base > 0) {
-		char *names = name_list(only_base, n_only_base);
-
-		note(c, "%zu metric%s only in the base runs, not compared: %s",
-		     n_only_base, n_only_base == 1 ? " is" : "s are", names);
-		free(names);
-	}
-	if (n_only_head > 0) {
-		char *names = name_list(only_head, n_only_head);
-
-		note(c, "%zu metric%s only in the head runs, not compared: %s",
-		     n_only_head, n_only_head == 1 ? " is" : "s are", names);
-		free(names);
-	}
+	note_one_sided(c, only_base, n_only_base, "base");
+	note_one_sided(c, only_head, n_only_head, "head");
 	free(only_base);
 	free(only_head);
+	return c;
+}
+
+struct comparison *
+comparison_new(const char *series, const struct result *const *base, size_t nb,
+	       const struct result *const *head, size_t nh,
+	       const struct compare_options *opt,
+	       const struct direction_table *dt, const char *kpi_prefix,
+	       struct errlist *el)
+{
+	const struct result **okb = NULL, **okh = NULL;
+	size_t nokb = 0, nokh = 0, ncols;
+	struct comparison_side bs = {0}, hs = {0};
+	struct comparison_column *cols;
+	struct comparison *c;
+	bool ok;
+
+	ok = side_runs(series, "base", base, nb, &okb, &nokb, &bs, el);
+	ok = side_runs(series, "head", head, nh, &okh, &nokh, &hs, el) && ok;
+	if (!ok) {
+		free(okb);
+		free(okh);
+		return NULL;
+	}
+	cols = collect_columns(okb, nokb, okh, nokh, &ncols);
+	c = comparison_of_columns(series, &bs, &hs, cols, ncols, opt, dt,
+				  kpi_prefix);
+	for (size_t i = 0; i < ncols; i++) {
+		free((double *)cols[i].base);
+		free((double *)cols[i].head);
+	}
 	free(cols);
 	free(okb);
 	free(okh);

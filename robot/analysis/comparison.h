@@ -44,6 +44,29 @@ struct comparison {
 	size_t nnotes;
 };
 
+/* The values of one metric on both sides (borrowed). */
+struct comparison_column {
+	const char *name;
+	const double *base;
+	size_t nb;
+	const double *head;
+	size_t nh;
+};
+
+/*
+ * Compares columns of values, one per metric, as comparison_new() does
+ * once it has them: base and head say how many ok (and failed, and
+ * incomplete) runs each side has, so that a metric missing from some runs
+ * is noted.  robotd compares this way from the values it stores per
+ * series, commit and metric.  Never NULL.
+ */
+struct comparison *
+comparison_of_columns(const char *series, const struct comparison_side *base,
+		      const struct comparison_side *head,
+		      const struct comparison_column *cols, size_t ncols,
+		      const struct compare_options *opt,
+		      const struct direction_table *dt, const char *kpi_prefix);
+
 /*
  * Compares the runs of one series.  kpi_prefix is the workload's metric
  * prefix ("fsmark.", series_kpi_prefix()), or NULL when none is known

@@ -60,12 +60,12 @@ series_set_release(struct series_set *s)
 }
 
 bool
-series_kpi_prefix(const struct result *r, series_workload_fn workload,
-		  char *buf, size_t len)
+series_kpi_prefix_of(json_t *job, const char *key, series_workload_fn workload,
+		     char *buf, size_t len)
 {
-	json_t *job = json_object_get(r->json, "job"), *v;
 	const char *k, *w = NULL;
 	char *testcase = NULL;
+	json_t *v;
 	bool ok;
 
 	json_object_foreach(job, k, v)
@@ -75,10 +75,18 @@ series_kpi_prefix(const struct result *r, series_workload_fn workload,
 		w = NULL;
 	}
 	if (w == NULL) {
-		testcase = xstrndup(r->key, strcspn(r->key, "/"));
+		testcase = xstrndup(key, strcspn(key, "/"));
 		w = workload(testcase);
 	}
 	ok = w != NULL && (size_t)snprintf(buf, len, "%s.", w) < len;
 	free(testcase); /* w may point into it */
 	return ok;
+}
+
+bool
+series_kpi_prefix(const struct result *r, series_workload_fn workload,
+		  char *buf, size_t len)
+{
+	return series_kpi_prefix_of(json_object_get(r->json, "job"), r->key,
+				    workload, buf, len);
 }

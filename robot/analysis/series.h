@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "robot/analysis/result.h"
 
 /* The workload a program name or a testcase stands for, or NULL. */
@@ -44,5 +46,8 @@ void series_set_release(struct series_set *s);
  */
 bool series_kpi_prefix(const struct result *r, series_workload_fn workload,
 		       char *buf, size_t len);
+/* The same, of an atomic job (its JSON, NULL when unknown) and its key. */
+bool series_kpi_prefix_of(json_t *job, const char *key,
+			  series_workload_fn workload, char *buf, size_t len);
 
 #endif

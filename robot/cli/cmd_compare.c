@@ -283,6 +283,15 @@ compare_load(struct compare_args *a, struct result **base, size_t *nb,
 	}
 	if (el->nerrors > 0)
 		return 2;
+	if ((*nb == 0 || *nh == 0) && a->series != NULL) {
+		char *why =
+			cmd_explain_missing(a->server, a->series,
+					    *nb == 0 ? a->base[0] : a->head[0]);
+
+		log_warnx("%s", why);
+		free(why);
+		return 2;
+	}
 	if (*nb == 0 || *nh == 0) {
 		log_warnx("no result documents on the %s side",
 			  *nb == 0 ? "base" : "head");

@@ -43,9 +43,9 @@ cmd_endpoint(char **server, char **token, bool need_token)
 	return true;
 }
 
-/* GETs path; the answer as JSON, or NULL after saying why. */
+/* GETs path: the JSON, or NULL (saying why unless quiet). */
 static json_t *
-cmd_get(const char *server, const char *path)
+get_json(const char *server, const char *path, bool quiet)
 {
 	char *url = xasprintf("%s%s", server, path);
 	struct client_resp r;
@@ -54,7 +54,7 @@ cmd_get(const char *server, const char *path)
 	if (client_request("GET", url, NULL, NULL, 0, CMD_TIMEOUT, &r) &&
 	    r.status == 200)
 		j = client_resp_json(&r);
-	if (j == NULL) {
+	if (j == NULL && !quiet) {
 		char *e = client_resp_error(&r);
 
 		log_warnx("%s", e);
@@ -63,6 +63,12 @@ cmd_get(const char *server, const char *path)
 	client_resp_release(&r);
 	free(url);
 	return j;
+}
+
+json_t *
+cmd_get(const char *server, const char *path)
+{
+	return get_json(server, path, false);
 }
 
 static void
@@ -209,8 +215,8 @@ submit_send(const char *server, const char *token, const char *file,
  * cannot put escapes on the user's screen), "-" when absent.  Valid
  * until the eighth call after it.
  */
-static const char *
-shown(json_t *o, const char *key)
+const char *
+cmd_shown(json_t *o, const char *key)
 {
 	static char *ring[8];
 	static size_t next;
@@ -246,8 +252,8 @@ print_submitted(json_t *j)
 
 		printf("  %-8lld %s  %s  run %lld\n",
 		       (long long)json_integer_value(json_object_get(x, "id")),
-		       shown(x, "series"),
-		       commit ? shown(x, "commit") : "(no commit)",
+		       cmd_shown(x, "series"),
+		       commit ? cmd_shown(x, "commit") : "(no commit)",
 		       (long long)json_integer_value(
 			       json_object_get(x, "run")));
 	}
@@ -371,11 +377,12 @@ print_status(json_t *j)
 	for (size_t i = 0; i < json_array_size(boxes); i++) {
 		json_t *b = json_array_get(boxes, i);
 
-		printf("  %-20s %-16s %-7s %-8lld %.19s\n", shown(b, "name"),
-		       shown(b, "tbox_group"), shown(b, "state"),
+		printf("  %-20s %-16s %-7s %-8lld %.19s\n",
+		       cmd_shown(b, "name"), cmd_shown(b, "tbox_group"),
+		       cmd_shown(b, "state"),
 		       (long long)json_integer_value(
 			       json_object_get(b, "failures")),
-		       shown(b, "last_seen"));
+		       cmd_shown(b, "last_seen"));
 	}
 	printf("\nrunning: %zu\n", json_array_size(running));
 	for (size_t i = 0; i < json_array_size(running); i++) {
@@ -384,13 +391,14 @@ print_status(json_t *j)
 		printf("  job %lld on %s: %s at %.12s, run %lld/%lld, attempt "
 		       "%lld, lease until %.19s\n",
 		       (long long)json_integer_value(json_object_get(x, "id")),
-		       shown(x, "box"), shown(x, "key"), shown(x, "commit"),
+		       cmd_shown(x, "box"), cmd_shown(x, "key"),
+		       cmd_shown(x, "commit"),
 		       (long long)json_integer_value(json_object_get(x, "run")),
 		       (long long)json_integer_value(
 			       json_object_get(x, "runs")),
 		       (long long)json_integer_value(
 			       json_object_get(x, "attempts")),
-		       shown(x, "deadline"));
+		       cmd_shown(x, "deadline"));
 	}
 }
 
@@ -554,4 +562,64 @@ cmd_results(int argc, char **argv)
 	json_decref(docs);
 	free(server);
 	return status;
+}
+
+/* The strings of member key of each object of array a, NULL-ended (the
+ * strings are borrowed). */
+static const char **
+names_of(json_t *a, const char *key)
+{
+	const char **v = xcalloc(json_array_size(a) + 1, sizeof *v);
+	size_t n = 0;
+
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		const char *s = rjson_get_str(json_array_get(a, i), key);
+
+		if (s != NULL)
+			v[n++] = s;
+	}
+	return v;
+}
+
+char *
+cmd_explain_missing(const char *server, const char *series, const char *commit)
+{
+	char *e = client_escape(series);
+	char *path = xasprintf("/api/series/%s/commits", e);
+	json_t *j = get_json(server, path, true), *all;
+	const char **names, *near;
+	struct buf b;
+
+	free(e);
+	free(path);
+	buf_init(&b);
+	if (j == NULL) {
+		all = cmd_get(server, "/api/series?limit=100000");
+		names = names_of(json_object_get(all, "series"), "series");
+		near = str_closest(series, names);
+		buf_addf(&b, "robotd has no runs of series '%s'", series);
+		if (near != NULL)
+			buf_addf(&b, "; did you mean '%s'?", near);
+		else
+			buf_addf(&b, " (robot series lists the %zu it has)",
+				 json_array_size(
+					 json_object_get(all, "series")));
+		free(names);
+		json_decref(all);
+		return buf_detach(&b);
+	}
+	names = names_of(json_object_get(j, "commits"), "commit");
+	near = str_closest(commit, names);
+	buf_addf(&b, "series '%s' has no ok runs at commit '%s'", series,
+		 commit);
+	if (near != NULL) {
+		buf_addf(&b, "; did you mean '%s'?", near);
+	} else {
+		buf_adds(&b, "; its newest commits:");
+		for (size_t i = 0; names[i] != NULL && i < 5; i++)
+			buf_addf(&b, " %s", names[i]);
+	}
+	free(names);
+	json_decref(j);
+	return buf_detach(&b);
 }

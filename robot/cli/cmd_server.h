@@ -18,5 +18,17 @@ bool cmd_server_endpoint(char **server);
  * saying why. */
 json_t *cmd_fetch_results(const char *server, const char *series,
 			  const char *commit);
+/* GETs path from server: the answer's JSON, or NULL after saying why. */
+json_t *cmd_get(const char *server, const char *path);
+/* A string member of the server's answer fit for a terminal (control
+ * characters escaped), "-" when absent; valid for the next 7 calls. */
+const char *cmd_shown(json_t *o, const char *key);
+/*
+ * Why robotd has no runs of series at commit, with the nearest series or
+ * commits it has ("robotd has no series 'x'; did you mean 'y'?"); the
+ * caller frees it.
+ */
+char *cmd_explain_missing(const char *server, const char *series,
+			  const char *commit);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "robot/cli/cmd_compare.h"
+#include "robot/cli/cmd_findings.h"
 #include "robot/cli/cmd_server.h"
 #include "robot/cli/cmd_split.h"
 #include "robot/core/log.h"
@@ -21,6 +22,9 @@ static const struct {
 	{"submit", cmd_submit, "queue a job file's runs on robotd"},
 	{"status", cmd_status, "robotd's queue, boxes and running jobs"},
 	{"results", cmd_results, "fetch result documents from robotd"},
+	{"regressions", cmd_regressions, "what robotd found, newest first"},
+	{"regression", cmd_regression, "one regression with its comparison"},
+	{"series", cmd_series, "the series robotd has runs of"},
 	{NULL, NULL, NULL},
 };
 

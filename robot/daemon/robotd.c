@@ -27,6 +27,7 @@
 #include "robot/core/name.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/analysis.h"
 #include "robot/daemon/db.h"
 #include "robot/daemon/janitor.h"
 #include "robot/daemon/lab.h"
@@ -56,6 +57,7 @@ struct robotd {
 	struct store *store;
 	struct tokens *tokens;
 	struct lab *lab;
+	struct analysis *analysis;
 	struct worker *worker;
 	struct janitor *janitor;
 	struct pgwatch *pgwatch; /* the embedded database's supervisor */
@@ -94,7 +96,13 @@ robotd_on_notify(const char *payload, void *arg)
 {
 	struct robotd *d = arg;
 
-	if (d->lab != NULL)
+	/* ":analysis" cannot be a group (a label has no ':'): a pair is
+	 * ready.  NULL (a reconnect) is news for both. */
+	if (d->analysis != NULL &&
+	    (payload == NULL || strcmp(payload, ":analysis") == 0))
+		analysis_wake(d->analysis);
+	if (d->lab != NULL &&
+	    (payload == NULL || strcmp(payload, ":analysis") != 0))
 		lab_on_notify(d->lab, payload);
 }
 
@@ -215,7 +223,9 @@ robotd_serve(struct robotd *d)
 	json_object_seed(0);
 	d->worker = worker_new(d->base);
 	d->lab = lab_new(d->base, d->store, d->worker, &d->set);
-	wd = (struct web_deps){d->base, d->store, d->tokens, d->lab, &d->set};
+	d->analysis = analysis_new(d->base, d->store, d->worker, &d->set);
+	wd = (struct web_deps){d->base, d->store,    d->tokens,
+			       d->lab,  d->analysis, &d->set};
 	d->router = router_new(&wd, &err);
 	if (d->router == NULL) {
 		log_warnx("%s", err);
@@ -245,6 +255,8 @@ robotd_serve(struct robotd *d)
 	d->db = NULL;
 	lab_free(d->lab);
 	d->lab = NULL;
+	analysis_free(d->analysis);
+	d->analysis = NULL;
 	worker_free(d->worker);
 	d->worker = NULL;
 	for (int i = 0; i < 20 && router_in_flight(d->router) > 0; i++) {

@@ -18,6 +18,8 @@
  *   max_connections: 4000    # HTTP connections at once
  *   max_connections_per_client: 64   # from one address at once
  *   request_timeout: 30      # seconds a request may take to arrive
+ *   max_runs: 10             # runs per side analysis may ask for
+ *   analysis_claim: 30       # seconds a robotd holds a pair it analyses
  *
  * SIGHUP reloads the file; what needs a restart (listen, state_dir, db,
  * db_pool, the connection limits, request_timeout) keeps its old value,
@@ -47,6 +49,8 @@ struct settings {
 	int max_connections;
 	int max_connections_per_client;
 	int request_timeout;
+	int max_runs;
+	int analysis_claim;
 };
 
 /* Fills s with every default. */

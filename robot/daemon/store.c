@@ -584,3 +584,147 @@ store_expire(struct store *s, store_text_cb cb, void *arg)
 {
 	store_text(s, "SELECT robot_expire()", 0, NULL, cb, arg);
 }
+
+void
+store_pair_next(struct store *s, int seconds, store_text_cb cb, void *arg)
+{
+	char secs[32];
+	const char *params[1] = {secs};
+
+	snprintf(secs, sizeof secs, "%d", seconds);
+	store_text(s, "SELECT robot_pair_next($1::int)", 1, params, cb, arg);
+}
+
+void
+store_pair_done(struct store *s, const struct store_pair_done *d,
+		store_text_cb cb, void *arg)
+{
+	char pair[32], analyses[32], runs[32], more[32];
+	const char *params[9] = {pair,     analyses, d->verdict,
+				 d->kpi,   runs,     d->comparison,
+				 d->table, more,     d->kpis};
+
+	snprintf(pair, sizeof pair, "%lld", d->pair);
+	snprintf(analyses, sizeof analyses, "%d", d->analyses);
+	snprintf(runs, sizeof runs, "%d", d->runs);
+	snprintf(more, sizeof more, "%d", d->more);
+	store_text(s,
+		   "SELECT robot_pair_done($1::bigint, $2::int, $3, $4, "
+		   "$5::int, $6::json, $7, $8::int, $9::json)",
+		   9, params, cb, arg);
+}
+
+void
+store_pair_values(struct store *s, const char *series, const char *base,
+		  const char *head, store_text_cb cb, void *arg)
+{
+	const char *params[3] = {series, base, head};
+
+	store_text(s, "SELECT robot_pair_values($1, $2, $3)", 3, params, cb,
+		   arg);
+}
+
+void
+store_pair(struct store *s, const char *series, const char *base,
+	   const char *head, store_text_cb cb, void *arg)
+{
+	const char *params[3] = {series, base, head};
+
+	store_text(s,
+		   "SELECT json_build_object('pair', id, 'state', state, "
+		   "'verdict', verdict, 'kpi', kpi, 'runs', runs, "
+		   "'comparison', comparison, 'table', table_text) FROM pairs "
+		   "WHERE series = $1 AND base = $2 AND head = $3 AND "
+		   "comparison IS NOT NULL",
+		   3, params, cb, arg);
+}
+
+void
+store_regressions(struct store *s, const struct store_regressions_filter *f,
+		  store_text_cb cb, void *arg)
+{
+	char lim[32];
+	const char *params[5] = {f->tree, f->state, f->since, f->kind, lim};
+
+	snprintf(lim, sizeof lim, "%ld", f->limit);
+	store_text(s,
+		   "SELECT json_build_object('regressions', "
+		   "coalesce(json_agg(x ORDER BY x.id DESC), '[]')) FROM "
+		   "(SELECT id, kind, tree, branch, commit, base, series, kpi, "
+		   "change_pct, p_value, runs, state, last_head, fixed_by, "
+		   "created, updated FROM regressions WHERE ($1::text IS NULL "
+		   "OR tree = $1) AND ($2::text IS NULL OR state = $2) AND "
+		   "($3::timestamptz IS NULL OR updated >= $3::timestamptz) "
+		   "AND ($4::text IS NULL OR kind = $4) ORDER BY id DESC LIMIT "
+		   "$5::int) x",
+		   5, params, cb, arg);
+}
+
+void
+store_regression(struct store *s, long long id, store_text_cb cb, void *arg)
+{
+	char ids[32];
+	const char *params[1] = {ids};
+
+	snprintf(ids, sizeof ids, "%lld", id);
+	store_text(s,
+		   "SELECT json_build_object('id', r.id, 'kind', r.kind, "
+		   "'tree', r.tree, 'branch', r.branch, 'commit', r.commit, "
+		   "'base', r.base, 'series', r.series, 'kpi', r.kpi, "
+		   "'change_pct', r.change_pct, 'p_value', r.p_value, 'runs', "
+		   "r.runs, 'state', r.state, 'last_head', r.last_head, "
+		   "'fixed_by', r.fixed_by, 'created', r.created, 'updated', "
+		   "r.updated, 'comparison', p.comparison, 'table', "
+		   "p.table_text) FROM regressions r JOIN pairs p ON p.id = "
+		   "r.pair WHERE r.id = $1::bigint",
+		   1, params, cb, arg);
+}
+
+void
+store_regression_set(struct store *s, long long id, const char *state,
+		     store_text_cb cb, void *arg)
+{
+	char ids[32];
+	const char *params[2] = {ids, state};
+
+	snprintf(ids, sizeof ids, "%lld", id);
+	store_text(s,
+		   "UPDATE regressions SET state = $2, updated = now() WHERE "
+		   "id = $1::bigint RETURNING json_build_object('id', id, "
+		   "'state', state, 'updated', updated)",
+		   2, params, cb, arg);
+}
+
+void
+store_series(struct store *s, const char *match, long limit, store_text_cb cb,
+	     void *arg)
+{
+	char lim[32];
+	const char *params[2] = {match, lim};
+
+	snprintf(lim, sizeof lim, "%ld", limit);
+	store_text(s,
+		   "SELECT json_build_object('series', coalesce(json_agg(x "
+		   "ORDER BY x.series), '[]')) FROM (SELECT series, "
+		   "count(DISTINCT commit) AS commits, count(*) AS runs, "
+		   "max(updated) AS last FROM jobs WHERE $1::text IS NULL OR "
+		   "strpos(series, $1) > 0 GROUP BY series ORDER BY series "
+		   "LIMIT $2::int) x",
+		   2, params, cb, arg);
+}
+
+void
+store_series_commits(struct store *s, const char *series, store_text_cb cb,
+		     void *arg)
+{
+	const char *params[1] = {series};
+
+	store_text(s,
+		   "SELECT json_build_object('series', $1::text, 'commits', "
+		   "json_agg(x ORDER BY x.last DESC)) FROM (SELECT commit, "
+		   "count(*) AS runs, count(*) FILTER (WHERE state = 'done') "
+		   "AS ok, min(created) AS first, max(updated) AS last FROM "
+		   "jobs WHERE series = $1 GROUP BY commit) x HAVING count(*) "
+		   "> 0",
+		   1, params, cb, arg);
+}

@@ -158,4 +158,60 @@ void store_reset(struct store *s, const char *box, store_text_cb cb, void *arg);
 /* Leases past their deadline back to the queue: how many. */
 void store_expire(struct store *s, store_text_cb cb, void *arg);
 
+/* Analysis (sql/003_analysis.sql). */
+
+/* The next pair to analyse, claimed for seconds: JSON (pair, analyses,
+ * series, base, head, max_runs, job, base_runs, head_runs, base_values,
+ * head_values), or NULL when none is ready. */
+void store_pair_next(struct store *s, int seconds, store_text_cb cb, void *arg);
+struct store_pair_done {
+	long long pair;
+	int analyses;           /* the claim */
+	const char *verdict;    /* regression, improvement, ... */
+	const char *kpi;        /* the KPI that decided, or NULL */
+	int runs;               /* ok runs per side compared */
+	const char *comparison; /* JSON, or NULL */
+	const char *table;      /* LKP's table, or NULL */
+	int more;               /* > 0: runs per side to have; 0: final */
+	const char *kpis;       /* JSON [{kpi, verdict, change_pct, p_value}] */
+};
+/* "final", "more" or "stale" (another robotd took the claim over). */
+void store_pair_done(struct store *s, const struct store_pair_done *d,
+		     store_text_cb cb, void *arg);
+/* What robot_pair_next() gives of a pair, for any series, base and head
+ * (nothing claimed): to compare on request. */
+void store_pair_values(struct store *s, const char *series, const char *base,
+		       const char *head, store_text_cb cb, void *arg);
+/* The stored comparison of a pair: {"pair", "state", "verdict", "kpi",
+ * "runs", "comparison", "table"}, or NULL when there is none. */
+void store_pair(struct store *s, const char *series, const char *base,
+		const char *head, store_text_cb cb, void *arg);
+
+struct store_regressions_filter {
+	const char *tree;  /* NULL: any */
+	const char *state; /* NULL: any */
+	const char *since; /* an ISO date; NULL: any */
+	const char *kind;  /* regression or improvement; NULL: any */
+	long limit;        /* newest first */
+};
+/* {"regressions": [...]}, newest first. */
+void store_regressions(struct store *s,
+		       const struct store_regressions_filter *f,
+		       store_text_cb cb, void *arg);
+/* One regression with its pair's comparison and table, or NULL. */
+void store_regression(struct store *s, long long id, store_text_cb cb,
+		      void *arg);
+/* Sets a regression's state (new, reported, invalid, ...): the record,
+ * or NULL when there is no such regression. */
+void store_regression_set(struct store *s, long long id, const char *state,
+			  store_text_cb cb, void *arg);
+/* {"series": [{"series", "commits", "runs", "last"}]}: the series whose
+ * name holds match (NULL: all), by name. */
+void store_series(struct store *s, const char *match, long limit,
+		  store_text_cb cb, void *arg);
+/* {"series", "commits": [{"commit", "runs", "ok", "first", "last"}]}
+ * newest first, or NULL when the series has no runs. */
+void store_series_commits(struct store *s, const char *series, store_text_cb cb,
+			  void *arg);
+
 #endif

@@ -1,0 +1,609 @@
+/*
+ * analysis.c: pairs analysed one at a time, a state machine driven by
+ * analysis_drive():
+ *
+ *   IDLE       --(woken, or the 5 s timer)--------> CLAIMING
+ *   CLAIMING   --(no pair ready)------------------> IDLE
+ *   CLAIMING   --(a pair, its values)-------------> COMPARING (worker)
+ *   COMPARING  --(compared and decided)-----------> STORING
+ *   STORING    --(stored: final, more or stale)---> CLAIMING (the next)
+ *   CLAIMING, STORING --(the database failed)-----> IDLE (the timer
+ *                                                   tries again)
+ *
+ * The comparison runs on the worker thread: it touches only the claim's
+ * JSON and the results it fills in, which the loop does not touch
+ * meanwhile.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobs/catalog.h"
+#include "robot/analysis/decide.h"
+#include "robot/analysis/series.h"
+#include "robot/analysis/table.h"
+#include "robot/core/log.h"
+#include "robot/core/rjson.h"
+#include "robot/core/xmalloc.h"
+#include "robot/daemon/analysis.h"
+#include "robot/core/banned.h"
+
+#define ANALYSIS_TICK 5 /* seconds between looks when nothing woke it */
+
+enum analysis_state {
+	ANALYSIS_IDLE,
+	ANALYSIS_CLAIMING,
+	ANALYSIS_COMPARING,
+	ANALYSIS_STORING,
+};
+
+/* One pair's analysis: the claim, and what the worker made of it. */
+struct pair_work {
+	json_t *claim; /* robot_pair_next()'s JSON, or NULL */
+	json_t *in;    /* robot_pair_values()'s (in the claim, or owned) */
+	int max_runs; /* of the pair, or robotd's */
+	const struct direction_table *dt;
+	/* out */
+	const char *verdict;
+	char *kpi;
+	int runs;
+	int more;
+	char *comparison;
+	char *table;
+	char *kpis;
+	char *summary; /* for the log */
+};
+
+struct analysis {
+	enum analysis_state state;
+	struct event_base *base;
+	struct store *store;
+	struct worker *worker;
+	const struct settings *set;
+	struct direction_table *dt; /* read by the worker only */
+	struct event *timer;
+	bool again; /* woken while busy: look once more */
+	struct pair_work *work;
+	unsigned long long count;
+};
+
+static void analysis_drive(struct analysis *a);
+
+static const char *
+analysis_state_name(enum analysis_state s)
+{
+	switch (s) {
+	case ANALYSIS_IDLE:
+		return "idle";
+	case ANALYSIS_CLAIMING:
+		return "claiming";
+	case ANALYSIS_COMPARING:
+		return "comparing";
+	case ANALYSIS_STORING:
+		return "storing";
+	}
+	return "?";
+}
+
+static void
+analysis_set_state(struct analysis *a, enum analysis_state s)
+{
+	log_debug("analysis: %s -> %s", analysis_state_name(a->state),
+		  analysis_state_name(s));
+	a->state = s;
+}
+
+static void
+pair_work_free(struct pair_work *w)
+{
+	if (w == NULL)
+		return;
+	if (w->claim != NULL)
+		json_decref(w->claim);
+	else
+		json_decref(w->in);
+	free(w->kpi);
+	free(w->comparison);
+	free(w->table);
+	free(w->kpis);
+	free(w->summary);
+	free(w);
+}
+
+static int
+json_int(json_t *o, const char *key)
+{
+	return (int)json_integer_value(json_object_get(o, key));
+}
+
+/* A column's values from a JSON array of numbers (the caller frees). */
+static double *
+values_of(json_t *a, size_t *n)
+{
+	double *v = xcalloc(json_array_size(a) + 1, sizeof *v);
+	json_t *x;
+	size_t i;
+
+	*n = 0;
+	json_array_foreach(a, i, x)
+	{
+		if (json_is_number(x) && isfinite(json_number_value(x)))
+			v[(*n)++] = json_number_value(x);
+	}
+	return v;
+}
+
+/* The columns of the claim: the base's metrics in order, then the head's
+ * that the base lacks. */
+static struct comparison_column *
+columns_of(json_t *bv, json_t *hv, size_t *ncols)
+{
+	struct comparison_column *cols = xcalloc(
+		json_object_size(bv) + json_object_size(hv) + 1, sizeof *cols);
+	const char *name;
+	json_t *v;
+
+	*ncols = 0;
+	json_object_foreach(bv, name, v)
+	{
+		struct comparison_column *c = &cols[(*ncols)++];
+
+		c->name = name;
+		c->base = values_of(v, &c->nb);
+		c->head = values_of(json_object_get(hv, name), &c->nh);
+	}
+	json_object_foreach(hv, name, v)
+	{
+		struct comparison_column *c;
+
+		if (json_object_get(bv, name) != NULL)
+			continue;
+		c = &cols[(*ncols)++];
+		c->name = name;
+		c->base = values_of(NULL, &c->nb);
+		c->head = values_of(v, &c->nh);
+	}
+	return cols;
+}
+
+/* The KPIs' verdicts as robot_pair_done() takes them. */
+static char *
+kpis_json(const struct comparison *c)
+{
+	json_t *a = json_array();
+	char *s;
+
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		const struct comparison_metric *m = &c->metrics[i];
+
+		if (!m->kpi)
+			continue;
+		json_array_append_new(
+			a,
+			json_pack("{s:s, s:s, s:o, s:o}", "kpi", m->name,
+				  "verdict", compare_verdict_name(m->r.verdict),
+				  "change_pct",
+				  m->r.change_defined &&
+						  isfinite(m->r.change_pct)
+					  ? json_real(m->r.change_pct)
+					  : json_null(),
+				  "p_value",
+				  isfinite(m->r.p_value)
+					  ? json_real(m->r.p_value)
+					  : json_null()));
+	}
+	s = rjson_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return s;
+}
+
+static char *
+table_text(const struct comparison *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+
+	if (fp == NULL)
+		return NULL;
+	table_print(fp, c, false);
+	fclose(fp);
+	return text;
+}
+
+/* The change of the KPI that decided, for the log: "-10.3%". */
+static void
+kpi_change(const struct comparison *c, const char *kpi, char *buf,
+	   size_t len)
+{
+	snprintf(buf, len, "?");
+	for (size_t i = 0; kpi != NULL && i < c->nmetrics; i++)
+		if (c->metrics[i].name == kpi && c->metrics[i].r.change_defined)
+			snprintf(buf, len, "%+.1f%%", c->metrics[i].r.change_pct);
+}
+
+/* On the worker thread: compares the claim's values and decides. */
+static void
+pair_compare(void *arg)
+{
+	struct pair_work *w = arg;
+	json_t *in = w->in, *br = json_object_get(in, "base_runs"),
+	       *hr = json_object_get(in, "head_runs");
+	const char *series = rjson_get_str(in, "series");
+	struct comparison_side bs = {rjson_get_str(in, "base"),
+				     (size_t)json_int(br, "ok"),
+				     (size_t)json_int(br, "failed"), 0};
+	struct comparison_side hs = {rjson_get_str(in, "head"),
+				     (size_t)json_int(hr, "ok"),
+				     (size_t)json_int(hr, "failed"), 0};
+	int asked = json_int(br, "asked") > json_int(hr, "asked")
+			    ? json_int(br, "asked")
+			    : json_int(hr, "asked");
+	struct compare_options opt;
+	struct comparison_column *cols;
+	struct comparison *c;
+	struct decision d;
+	char prefix[128], change[32];
+	size_t ncols;
+	json_t *cj;
+
+	if (bs.runs == 0 || hs.runs == 0) {
+		w->verdict = "failed";
+		w->kpis = xstrdup("[]");
+		w->summary = xasprintf("no ok runs on the %s side: nothing to "
+				       "compare",
+				       bs.runs == 0 ? "base" : "head");
+		return;
+	}
+	compare_options_init(&opt);
+	cols = columns_of(json_object_get(in, "base_values"),
+			  json_object_get(in, "head_values"), &ncols);
+	c = comparison_of_columns(
+		series, &bs, &hs, cols, ncols, &opt, w->dt,
+		series_kpi_prefix_of(json_object_get(in, "job"), series,
+				     catalog_testcase_workload, prefix,
+				     sizeof prefix)
+			? prefix
+			: NULL);
+	decide(c, asked, w->max_runs, &d);
+	w->verdict = decide_verdict_name(d.verdict);
+	w->kpi = d.kpi ? xstrdup(d.kpi) : NULL;
+	w->runs = (int)(bs.runs < hs.runs ? bs.runs : hs.runs);
+	w->more = d.outcome == DECIDE_MORE ? d.runs : 0;
+	cj = comparison_to_json(c);
+	w->comparison = rjson_dumps(cj, JSON_COMPACT);
+	json_decref(cj);
+	w->table = table_text(c);
+	w->kpis = kpis_json(c);
+	kpi_change(c, d.kpi, change, sizeof change);
+	if (w->more > 0)
+		w->summary = xasprintf("%s inconclusive with %d runs a side: "
+				       "more runs, to %d",
+				       d.kpi ? d.kpi : "a KPI", asked,
+				       w->more);
+	else if (d.kpi != NULL)
+		w->summary = xasprintf("%s, %s %s (%d runs a side)", w->verdict,
+				       d.kpi, change, w->runs);
+	else
+		w->summary = xasprintf("%s (%d runs a side)", w->verdict,
+				       w->runs);
+	comparison_free(c);
+	for (size_t i = 0; i < ncols; i++) {
+		free((double *)cols[i].base);
+		free((double *)cols[i].head);
+	}
+	free(cols);
+}
+
+static void
+analysis_on_stored(const char *text, const struct problem *p, void *arg)
+{
+	struct analysis *a = arg;
+	struct pair_work *w = a->work;
+
+	if (p != NULL) {
+		log_warnx("analysis of pair %lld: %s (tried again later)",
+			  (long long)json_integer_value(
+				  json_object_get(w->claim, "pair")),
+			  p->message);
+		a->again = false;
+		analysis_set_state(a, ANALYSIS_IDLE);
+	} else {
+		if (text != NULL && strcmp(text, "stale") != 0)
+			a->count++;
+		log_info("analysis: %s %.12s..%.12s: %s%s",
+			 rjson_get_str(w->in, "series"),
+			 rjson_get_str(w->in, "base"),
+			 rjson_get_str(w->in, "head"), w->summary,
+			 text != NULL && strcmp(text, "stale") == 0
+				 ? " (stale: another robotd took it over)"
+				 : "");
+		analysis_set_state(a, ANALYSIS_CLAIMING);
+	}
+	pair_work_free(w);
+	a->work = NULL;
+	analysis_drive(a);
+}
+
+static void
+analysis_on_compared(void *arg)
+{
+	struct analysis *a = arg;
+	struct pair_work *w = a->work;
+	struct store_pair_done d = {
+		json_integer_value(json_object_get(w->claim, "pair")),
+		json_int(w->claim, "analyses"),
+		w->verdict,
+		w->kpi,
+		w->runs,
+		w->comparison,
+		w->table,
+		w->more,
+		w->kpis};
+
+	analysis_set_state(a, ANALYSIS_STORING);
+	store_pair_done(a->store, &d, analysis_on_stored, a);
+}
+
+static void
+analysis_compare_work(void *arg)
+{
+	struct analysis *a = arg;
+
+	pair_compare(a->work);
+}
+
+static void
+analysis_on_claimed(const char *text, const struct problem *p, void *arg)
+{
+	struct analysis *a = arg;
+	json_t *in;
+
+	if (p != NULL || text == NULL ||
+	    (in = json_loads(text, 0, NULL)) == NULL) {
+		if (p != NULL)
+			log_warnx("analysis: cannot claim a pair: %s",
+				  p->message);
+		analysis_set_state(a, ANALYSIS_IDLE);
+		if (p == NULL && a->again) {
+			a->again = false;
+			analysis_drive(a);
+		}
+		return;
+	}
+	a->work = xcalloc(1, sizeof *a->work);
+	a->work->claim = in;
+	a->work->in = json_object_get(in, "values");
+	a->work->dt = a->dt;
+	a->work->max_runs = json_is_integer(json_object_get(in, "max_runs"))
+				    ? json_int(in, "max_runs")
+				    : a->set->max_runs;
+	analysis_set_state(a, ANALYSIS_COMPARING);
+	worker_run(a->worker, analysis_compare_work, analysis_on_compared, a);
+}
+
+static void
+analysis_drive(struct analysis *a)
+{
+	switch (a->state) {
+	case ANALYSIS_IDLE:
+		if (!store_up(a->store))
+			return;
+		analysis_set_state(a, ANALYSIS_CLAIMING);
+		/* FALLTHROUGH */
+	case ANALYSIS_CLAIMING:
+		a->again = false;
+		store_pair_next(a->store, a->set->analysis_claim,
+				analysis_on_claimed, a);
+		return;
+	case ANALYSIS_COMPARING:
+	case ANALYSIS_STORING:
+		a->again = true;
+		return;
+	}
+}
+
+static void
+analysis_on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct analysis *a = arg;
+
+	(void)fd;
+	(void)what;
+	if (a->state == ANALYSIS_IDLE)
+		analysis_drive(a);
+}
+
+/*
+ * A comparison asked for (GET /api/compare), a state machine:
+ *
+ *   STORED     the pair's stored comparison, if analysis made one
+ *   VALUES     else the values of both sides, to compare now
+ *   COMPARING  on the worker thread
+ *   DONE       answered; freed after the loop iteration
+ */
+enum ask_state {
+	ASK_STORED,
+	ASK_VALUES,
+	ASK_COMPARING,
+	ASK_DONE,
+};
+
+struct ask {
+	enum ask_state state;
+	struct analysis *a;
+	char *series, *base, *head;
+	struct pair_work *work;
+	analysis_cb cb;
+	void *arg;
+};
+
+static void
+ask_on_free(evutil_socket_t fd, short what, void *arg)
+{
+	struct ask *k = arg;
+
+	(void)fd;
+	(void)what;
+	pair_work_free(k->work);
+	free(k->series);
+	free(k->base);
+	free(k->head);
+	free(k);
+}
+
+/* Answers; the ask is freed after this loop iteration. */
+static void
+ask_finish(struct ask *k, json_t *answer, const struct problem *p)
+{
+	static const struct timeval now = {0, 0};
+
+	log_debug("compare %s %s..%s: -> done", k->series, k->base, k->head);
+	k->state = ASK_DONE;
+	k->cb(answer, p, k->arg);
+	event_base_once(k->a->base, -1, EV_TIMEOUT, ask_on_free, k, &now);
+}
+
+static void
+ask_on_compared(void *arg)
+{
+	struct ask *k = arg;
+	struct pair_work *w = k->work;
+	json_t *answer, *cj;
+
+	if (strcmp(w->verdict, "failed") == 0) {
+		struct problem *p = problem_new(PROBLEM_NOT_FOUND, NULL,
+						"%s: %s", k->series,
+						w->summary);
+
+		ask_finish(k, NULL, p);
+		problem_free(p);
+		return;
+	}
+	cj = json_loads(w->comparison, 0, NULL);
+	answer = json_pack("{s:s, s:s, s:s, s:s, s:o, s:i, s:b, s:o, s:s}",
+			   "series", k->series, "base", k->base, "head",
+			   k->head, "verdict", w->verdict, "kpi",
+			   w->kpi ? json_string(w->kpi) : json_null(), "runs",
+			   w->runs, "stored", 0, "comparison",
+			   cj ? cj : json_null(), "table",
+			   w->table ? w->table : "");
+	ask_finish(k, answer, NULL);
+}
+
+static void
+ask_compare_work(void *arg)
+{
+	struct ask *k = arg;
+
+	pair_compare(k->work);
+}
+
+static void
+ask_on_values(const char *text, const struct problem *p, void *arg)
+{
+	struct ask *k = arg;
+	json_t *in;
+
+	if (p != NULL || text == NULL ||
+	    (in = json_loads(text, 0, NULL)) == NULL) {
+		struct problem *q = p ? NULL
+				      : problem_new(PROBLEM_INTERNAL, NULL,
+						    "the values cannot be "
+						    "read");
+
+		ask_finish(k, NULL, p ? p : q);
+		problem_free(q);
+		return;
+	}
+	k->work = xcalloc(1, sizeof *k->work);
+	k->work->in = in;
+	k->work->dt = k->a->dt;
+	k->work->max_runs = k->a->set->max_runs;
+	k->state = ASK_COMPARING;
+	worker_run(k->a->worker, ask_compare_work, ask_on_compared, k);
+}
+
+static void
+ask_on_stored(const char *text, const struct problem *p, void *arg)
+{
+	struct ask *k = arg;
+	json_t *j;
+
+	if (p != NULL) {
+		ask_finish(k, NULL, p);
+		return;
+	}
+	if (text != NULL && (j = json_loads(text, 0, NULL)) != NULL) {
+		json_object_set_new(j, "series", json_string(k->series));
+		json_object_set_new(j, "base", json_string(k->base));
+		json_object_set_new(j, "head", json_string(k->head));
+		json_object_set_new(j, "stored", json_true());
+		ask_finish(k, j, NULL);
+		return;
+	}
+	k->state = ASK_VALUES;
+	store_pair_values(k->a->store, k->series, k->base, k->head,
+			  ask_on_values, k);
+}
+
+void
+analysis_compare(struct analysis *a, const char *series, const char *base,
+		 const char *head, analysis_cb cb, void *arg)
+{
+	struct ask *k = xcalloc(1, sizeof *k);
+
+	k->state = ASK_STORED;
+	k->a = a;
+	k->series = xstrdup(series);
+	k->base = xstrdup(base);
+	k->head = xstrdup(head);
+	k->cb = cb;
+	k->arg = arg;
+	store_pair(a->store, series, base, head, ask_on_stored, k);
+}
+
+struct analysis *
+analysis_new(struct event_base *base, struct store *store,
+	     struct worker *worker, const struct settings *set)
+{
+	struct analysis *a = xcalloc(1, sizeof *a);
+	struct timeval tv = {ANALYSIS_TICK, 0};
+
+	a->state = ANALYSIS_IDLE;
+	a->base = base;
+	a->store = store;
+	a->worker = worker;
+	a->set = set;
+	a->dt = direction_table_new();
+	a->timer = event_new(base, -1, EV_PERSIST, analysis_on_timer, a);
+	event_add(a->timer, &tv);
+	return a;
+}
+
+void
+analysis_wake(struct analysis *a)
+{
+	if (a->state == ANALYSIS_IDLE)
+		analysis_drive(a);
+	else
+		a->again = true;
+}
+
+unsigned long long
+analysis_count(const struct analysis *a)
+{
+	return a->count;
+}
+
+void
+analysis_free(struct analysis *a)
+{
+	if (a == NULL)
+		return;
+	event_free(a->timer);
+	direction_table_free(a->dt);
+	pair_work_free(a->work);
+	free(a);
+}

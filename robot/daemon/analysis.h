@@ -1,0 +1,47 @@
+/*
+ * analysis.h: robotd decides by itself (DESIGN.md section 7).  A pair
+ * (one series, a base and a head commit) whose runs have all ended is
+ * claimed from the database, compared with the robust method from the
+ * values stored per series, commit and metric (the same code as `robot
+ * compare`), and decided on (robot/analysis/decide.h): more runs on both
+ * sides while a KPI is inconclusive, up to max_runs; then final, its
+ * regressions and improvements recorded.  One pair at a time, one after
+ * another while there are any; woken by the database's notification
+ * when a pair is ready, and every few seconds for claims that a robotd
+ * killed meanwhile left behind.
+ */
+#ifndef ROBOT_ANALYSIS_H
+#define ROBOT_ANALYSIS_H
+
+#include <event2/event.h>
+
+#include <jansson.h>
+
+#include "robot/daemon/problem.h"
+#include "robot/daemon/settings.h"
+#include "robot/daemon/store.h"
+#include "robot/daemon/worker.h"
+
+struct analysis;
+
+struct analysis *analysis_new(struct event_base *base, struct store *store,
+			      struct worker *worker,
+			      const struct settings *set);
+/* A pair may be ready: look. */
+void analysis_wake(struct analysis *a);
+typedef void (*analysis_cb)(json_t *answer, const struct problem *p,
+			    void *arg);
+/*
+ * The comparison of series between base and head: the one analysis
+ * stored, or one made now from the stored values.  answer (consumed by
+ * the callback): {"series", "base", "head", "verdict", "kpi", "runs",
+ * "stored", "comparison", "table"}; 404 when a side has no ok runs.
+ */
+void analysis_compare(struct analysis *a, const char *series,
+		      const char *base, const char *head, analysis_cb cb,
+		      void *arg);
+/* Pairs analysed since the start (for /metrics). */
+unsigned long long analysis_count(const struct analysis *a);
+void analysis_free(struct analysis *a);
+
+#endif

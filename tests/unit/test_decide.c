@@ -1,0 +1,190 @@
+/*
+ * test_decide.c: comparisons from columns of values, and what the
+ * daemon decides of them: final, or more runs (doubling to the cap).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/analysis/decide.h"
+#include "tap.h"
+
+/* n values around mean, spread by +-noise (a fixed pattern). */
+static double *
+values(double mean, double noise, size_t n)
+{
+	static const double pattern[] = {0.3, -0.8, 1.0, -0.1, 0.6,
+					 -1.0, 0.2, -0.5, 0.9, -0.6};
+	double *v = calloc(n, sizeof *v);
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = mean * (1 + noise * pattern[i % 10]);
+	return v;
+}
+
+/* Compares a KPI (fsmark.files_per_sec, higher is better) and a monitor
+ * metric, n runs a side, head's KPI at base * (1 + shift). */
+static struct comparison *
+compare(double shift, double noise, size_t n, double monitor_shift)
+{
+	struct direction_table *dt = direction_table_new();
+	struct compare_options opt;
+	struct comparison_side bs = {"a", n, 0, 0}, hs = {"b", n, 0, 0};
+	double *kb = values(1000, noise, n), *kh = values(1000 * (1 + shift),
+							     noise, n);
+	double *mb = values(50000, 0.01, n), *mh = values(50000 * (1 + monitor_shift),
+						       0.01, n);
+	struct comparison_column cols[] = {
+		{"fsmark.files_per_sec", kb, n, kh, n},
+		{"proc-vmstat.pgfault", mb, n, mh, n},
+	};
+	struct comparison *c;
+
+	compare_options_init(&opt);
+	c = comparison_of_columns("fsmark/x/lab", &bs, &hs, cols, 2, &opt, dt,
+				  "fsmark.");
+	free(kb);
+	free(kh);
+	free(mb);
+	free(mh);
+	direction_table_free(dt);
+	return c;
+}
+
+static void
+test_regression_is_final(void)
+{
+	struct comparison *c = compare(-0.10, 0.01, 5, 0);
+	struct decision d;
+
+	CHECK_INT(c->nmetrics, 2);
+	CHECK(c->metrics[0].kpi);
+	CHECK(!c->metrics[1].kpi);
+	decide(c, 5, 10, &d);
+	CHECK_INT(d.outcome, DECIDE_FINAL);
+	CHECK_INT(d.verdict, DECIDE_REGRESSION);
+	CHECK_STR(d.kpi, "fsmark.files_per_sec");
+	comparison_free(c);
+}
+
+static void
+test_unchanged_is_final(void)
+{
+	struct comparison *c = compare(0, 0.005, 5, 0);
+	struct decision d;
+
+	decide(c, 5, 10, &d);
+	CHECK_INT(d.outcome, DECIDE_FINAL);
+	CHECK_INT(d.verdict, DECIDE_UNCHANGED);
+	comparison_free(c);
+}
+
+/* A 5% move under 8% noise with 3 runs cannot be told: more runs,
+ * doubling, up to the cap; at the cap the verdict is final. */
+static void
+test_inconclusive_asks_for_more(void)
+{
+	struct comparison *c = compare(-0.05, 0.08, 3, 0);
+	struct decision d;
+
+	CHECK_INT(c->metrics[0].r.verdict, COMPARE_INCONCLUSIVE);
+	decide(c, 3, 10, &d);
+	CHECK_INT(d.outcome, DECIDE_MORE);
+	CHECK_INT(d.runs, 6);
+	decide(c, 6, 10, &d);
+	CHECK_INT(d.outcome, DECIDE_MORE);
+	CHECK_INT(d.runs, 10);
+	decide(c, 10, 10, &d);
+	CHECK_INT(d.outcome, DECIDE_FINAL);
+	CHECK_INT(d.verdict, DECIDE_INCONCLUSIVE);
+	comparison_free(c);
+}
+
+/* A monitor metric's change decides nothing. */
+static void
+test_monitors_never_decide(void)
+{
+	struct comparison *c = compare(0, 0.005, 5, 0.5);
+	struct decision d;
+
+	CHECK(compare_verdict_is_change(c->metrics[1].r.verdict));
+	decide(c, 5, 10, &d);
+	CHECK_INT(d.verdict, DECIDE_UNCHANGED);
+	comparison_free(c);
+}
+
+/* A metric missing from some runs is noted; one of a side only is left
+ * out with a note. */
+static void
+test_columns_notes(void)
+{
+	struct direction_table *dt = direction_table_new();
+	struct compare_options opt;
+	struct comparison_side bs = {"a", 3, 1, 0}, hs = {"b", 3, 0, 0};
+	double a[] = {1, 2, 3}, b[] = {1, 2};
+	struct comparison_column cols[] = {
+		{"dd.bytes_per_sec", a, 3, b, 2},
+		{"x.only_base", a, 3, NULL, 0},
+	};
+	struct comparison *c;
+	json_t *j;
+
+	compare_options_init(&opt);
+	c = comparison_of_columns("dd/x/lab", &bs, &hs, cols, 2, &opt, dt,
+				  "dd.");
+	CHECK_INT(c->nmetrics, 1);
+	CHECK_INT(c->nnotes, 2);
+	CHECK(strstr(c->notes[0], "in 3 of 3 base and 2 of 3 head") != NULL);
+	CHECK(strstr(c->notes[1], "only in the base runs") != NULL);
+	j = comparison_to_json(c);
+	CHECK_INT(json_integer_value(json_object_get(
+			  json_object_get(j, "base_runs"), "failed")),
+		  1);
+	json_decref(j);
+	comparison_free(c);
+	direction_table_free(dt);
+}
+
+/* KPIs are the workload's headline figures: not a device's share, a
+ * time series' summary or a resource figure. */
+static void
+test_kpis_are_headlines(void)
+{
+	struct direction_table *dt = direction_table_new();
+	struct compare_options opt;
+	struct comparison_side bs = {"a", 3, 0, 0}, hs = {"b", 3, 0, 0};
+	double a[] = {100, 101, 99}, b[] = {80, 81, 79};
+	struct comparison_column cols[] = {
+		{"dd.write_bytes_per_sec", a, 3, b, 3},
+		{"dd.loop0.write_bytes_per_sec", a, 3, b, 3},
+		{"dd.disks.write_bytes_per_sec.stddev", a, 3, b, 3},
+		{"dd.time.elapsed_time", a, 3, b, 3},
+		{"fsmark.files_per_sec", a, 3, b, 3},
+	};
+	struct comparison *c;
+
+	compare_options_init(&opt);
+	c = comparison_of_columns("dd/x/lab", &bs, &hs, cols, 5, &opt, dt,
+				  "dd.");
+	CHECK(c->metrics[0].kpi);
+	CHECK(!c->metrics[1].kpi);
+	CHECK(!c->metrics[2].kpi);
+	CHECK(!c->metrics[3].kpi);
+	CHECK(!c->metrics[4].kpi); /* another workload's */
+	comparison_free(c);
+	direction_table_free(dt);
+}
+
+int
+main(void)
+{
+	static const struct tap_case cases[] = {
+		TAP_CASE(test_regression_is_final),
+		TAP_CASE(test_unchanged_is_final),
+		TAP_CASE(test_inconclusive_asks_for_more),
+		TAP_CASE(test_monitors_never_decide),
+		TAP_CASE(test_columns_notes),
+		TAP_CASE(test_kpis_are_headlines),
+		{NULL, NULL}};
+
+	return tap_run(cases);
+}

@@ -1,0 +1,146 @@
+/*
+ * findings.c: regressions, comparisons and series over HTTP.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/core/log.h"
+#include "web/findings.h"
+#include "robot/core/banned.h"
+
+/* The states a person may give a regression. */
+static const char *const settable[] = {"new", "reported", "invalid",
+				       "fixed", NULL};
+
+void
+findings_regressions(struct web *w, struct http_req *req,
+		     const struct web_call *call)
+{
+	struct store_regressions_filter f = {NULL, NULL, NULL, NULL, 100};
+	const char *state = http_req_arg(req, "state", 0);
+	const char *kind = http_req_arg(req, "kind", 0);
+	const char *since = http_req_arg(req, "since", 0);
+
+	(void)call;
+	if (!web_name_arg(req, "tree", 0, NAME_LABEL, &f.tree) ||
+	    !web_int_arg(req, "limit", 1, 10000, &f.limit))
+		return;
+	if (state != NULL && strcmp(state, "bisecting") != 0 &&
+	    strcmp(state, "bisected") != 0) {
+		bool ok = false;
+
+		for (size_t i = 0; settable[i] != NULL; i++)
+			ok = ok || strcmp(state, settable[i]) == 0;
+		if (!ok) {
+			http_req_reply_error(req, 400,
+					     "state is new, reported, "
+					     "bisecting, bisected, fixed or "
+					     "invalid",
+					     NULL);
+			return;
+		}
+	}
+	if (kind != NULL && strcmp(kind, "regression") != 0 &&
+	    strcmp(kind, "improvement") != 0) {
+		http_req_reply_error(req, 400,
+				     "kind is regression or improvement",
+				     NULL);
+		return;
+	}
+	if (since != NULL && (strlen(since) < 10 || strlen(since) > 32 ||
+			      strspn(since, "0123456789-:TZ+. ") !=
+				      strlen(since))) {
+		http_req_reply_error(req, 400,
+				     "since is a date: YYYY-MM-DD or an ISO "
+				     "8601 time",
+				     NULL);
+		return;
+	}
+	f.state = state;
+	f.kind = kind;
+	f.since = since;
+	store_regressions(w->d.store, &f, web_on_json, req);
+}
+
+void
+findings_regression(struct web *w, struct http_req *req,
+		    const struct web_call *call)
+{
+	store_regression(w->d.store, strtoll(call->arg, NULL, 10), web_on_json,
+			 req);
+}
+
+void
+findings_regression_set(struct web *w, struct http_req *req,
+			const struct web_call *call)
+{
+	size_t len;
+	const char *body = http_req_body(req, &len), *state;
+	json_t *j = json_loadb(body, len, 0, NULL);
+	bool ok = false;
+
+	state = json_string_value(json_object_get(j, "state"));
+	for (size_t i = 0; state != NULL && settable[i] != NULL; i++)
+		ok = ok || strcmp(state, settable[i]) == 0;
+	if (!ok) {
+		http_req_reply_error(req, 400,
+				     "the body is {\"state\": S}, S one of "
+				     "new, reported, invalid or fixed",
+				     NULL);
+		json_decref(j);
+		return;
+	}
+	log_info("%s sets regression %s to %s", call->name, call->arg, state);
+	store_regression_set(w->d.store, strtoll(call->arg, NULL, 10), state,
+			     web_on_json, req);
+	json_decref(j);
+}
+
+static void
+findings_on_compared(json_t *answer, const struct problem *p, void *arg)
+{
+	web_reply(arg, 200, answer, p);
+}
+
+void
+findings_compare(struct web *w, struct http_req *req,
+		 const struct web_call *call)
+{
+	const char *series, *base, *head;
+
+	(void)call;
+	if (!web_name_arg(req, "series", 0, NAME_SERIES, &series) ||
+	    !web_name_arg(req, "base", 0, NAME_COMMIT, &base) ||
+	    !web_name_arg(req, "head", 0, NAME_COMMIT, &head))
+		return;
+	if (series == NULL || base == NULL || head == NULL) {
+		http_req_reply_error(req, 400,
+				     "compare wants ?series=KEY/TBOX_GROUP, "
+				     "&base=COMMIT and &head=COMMIT",
+				     NULL);
+		return;
+	}
+	analysis_compare(w->d.analysis, series, base, head,
+			 findings_on_compared, req);
+}
+
+void
+findings_series(struct web *w, struct http_req *req,
+		const struct web_call *call)
+{
+	const char *match;
+	long limit = 1000;
+
+	(void)call;
+	if (!web_name_arg(req, "match", 0, NAME_SERIES, &match) ||
+	    !web_int_arg(req, "limit", 1, 100000, &limit))
+		return;
+	store_series(w->d.store, match, limit, web_on_json, req);
+}
+
+void
+findings_series_commits(struct web *w, struct http_req *req,
+			const struct web_call *call)
+{
+	store_series_commits(w->d.store, call->arg, web_on_json, req);
+}

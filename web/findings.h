@@ -1,0 +1,31 @@
+/*
+ * findings.h: what robotd found (DESIGN.md section 7): regressions and
+ * improvements, comparisons of a series between two commits, and the
+ * series and commits that have runs.  Reading is public; changing a
+ * regression's state needs a submit (or admin) token.
+ */
+#ifndef ROBOT_FINDINGS_H
+#define ROBOT_FINDINGS_H
+
+#include "web/web.h"
+
+/* GET /api/regressions?tree=&state=&since=&kind=&limit= */
+void findings_regressions(struct web *w, struct http_req *req,
+			  const struct web_call *call);
+/* GET /api/regressions/:id, with its comparison and LKP's table */
+void findings_regression(struct web *w, struct http_req *req,
+			 const struct web_call *call);
+/* POST /api/regressions/:id {"state": "invalid"} */
+void findings_regression_set(struct web *w, struct http_req *req,
+			     const struct web_call *call);
+/* GET /api/compare?series=&base=&head= */
+void findings_compare(struct web *w, struct http_req *req,
+		      const struct web_call *call);
+/* GET /api/series?match=&limit= */
+void findings_series(struct web *w, struct http_req *req,
+		     const struct web_call *call);
+/* GET /api/series/:series/commits */
+void findings_series_commits(struct web *w, struct http_req *req,
+			     const struct web_call *call);
+
+#endif
