@@ -64,6 +64,7 @@ CREATE TABLE pairs (
 	state text NOT NULL DEFAULT 'waiting'
 		CHECK (state IN ('waiting', 'ready', 'analysing', 'final')),
 	claimed_until timestamptz,
+	ready_at timestamptz,            -- when its last run ended
 	analyses int NOT NULL DEFAULT 0,  -- claims so far (the claim's token)
 	verdict text,                    -- regression, improvement, ...
 	kpi text,                        -- the KPI that decided
@@ -92,7 +93,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
 	n int;
 BEGIN
-	UPDATE pairs p SET state = 'ready', updated = now()
+	UPDATE pairs p SET state = 'ready', updated = now(), ready_at = now()
 		WHERE p.series = NEW.series
 		AND (p.base = NEW.commit OR p.head = NEW.commit)
 		AND p.state = 'waiting' AND robot_pair_ended(p);
@@ -168,7 +169,8 @@ $$;
 
 -- What analysis compares of series at base and head: the sides' run
 -- counts, one of the atomic jobs (for the KPIs' prefix) and every
--- metric's values.
+-- metric's values (as "v1,v2,...": a string each, not thousands of JSON
+-- numbers, which cost robotd more to read than the comparison).
 CREATE FUNCTION robot_pair_values(p_series text, p_base text, p_head text)
 RETURNS json LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('series', p_series, 'base', p_base,
@@ -177,12 +179,12 @@ RETURNS json LANGUAGE sql STABLE AS $$
 			AND j.commit IN (p_head, p_base) ORDER BY j.id LIMIT 1),
 		'base_runs', robot_side_runs(p_series, p_base),
 		'head_runs', robot_side_runs(p_series, p_head),
-		'base_values', (SELECT coalesce(json_object_agg(metric, vals),
-			'{}') FROM metric_values WHERE series = p_series
-			AND commit = p_base),
-		'head_values', (SELECT coalesce(json_object_agg(metric, vals),
-			'{}') FROM metric_values WHERE series = p_series
-			AND commit = p_head))
+		'base_values', (SELECT coalesce(json_object_agg(metric,
+			array_to_string(vals, ',')), '{}') FROM metric_values
+			WHERE series = p_series AND commit = p_base),
+		'head_values', (SELECT coalesce(json_object_agg(metric,
+			array_to_string(vals, ',')), '{}') FROM metric_values
+			WHERE series = p_series AND commit = p_head))
 $$;
 
 -- The next pair to analyse, claimed for p_seconds, with what

@@ -9,8 +9,8 @@
 #include "robot/core/banned.h"
 
 /* The states a person may give a regression. */
-static const char *const settable[] = {"new", "reported", "invalid",
-				       "fixed", NULL};
+static const char *const settable[] = {"new", "reported", "invalid", "fixed",
+				       NULL};
 
 void
 findings_regressions(struct web *w, struct http_req *req,
@@ -43,13 +43,12 @@ findings_regressions(struct web *w, struct http_req *req,
 	if (kind != NULL && strcmp(kind, "regression") != 0 &&
 	    strcmp(kind, "improvement") != 0) {
 		http_req_reply_error(req, 400,
-				     "kind is regression or improvement",
-				     NULL);
+				     "kind is regression or improvement", NULL);
 		return;
 	}
-	if (since != NULL && (strlen(since) < 10 || strlen(since) > 32 ||
-			      strspn(since, "0123456789-:TZ+. ") !=
-				      strlen(since))) {
+	if (since != NULL &&
+	    (strlen(since) < 10 || strlen(since) > 32 ||
+	     strspn(since, "0123456789-:TZ+. ") != strlen(since))) {
 		http_req_reply_error(req, 400,
 				     "since is a date: YYYY-MM-DD or an ISO "
 				     "8601 time",

@@ -93,8 +93,8 @@ is_headline(const char *metric, const char *prefix)
 {
 	size_t n = prefix ? strlen(prefix) : 0;
 
-	return n > 0 && strncmp(metric, prefix, n) == 0 &&
-	       metric[n] != '\0' && strchr(metric + n, '.') == NULL;
+	return n > 0 && strncmp(metric, prefix, n) == 0 && metric[n] != '\0' &&
+	       strchr(metric + n, '.') == NULL;
 }
 
 /* Collects one column of values per metric, in the order the metrics

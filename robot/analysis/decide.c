@@ -18,7 +18,7 @@ rank(enum compare_verdict v)
 		return 1;
 	case COMPARE_INCONCLUSIVE:
 		return 2;
-	case COMPARE_CHANGED:   /* a KPI has a direction: not seen */
+	case COMPARE_CHANGED: /* a KPI has a direction: not seen */
 	case COMPARE_UNCHANGED:
 		return 3;
 	}
@@ -26,8 +26,7 @@ rank(enum compare_verdict v)
 }
 
 void
-decide(const struct comparison *c, int runs, int max_runs,
-       struct decision *d)
+decide(const struct comparison *c, int runs, int max_runs, struct decision *d)
 {
 	int best = 4;
 	bool unsure = false;

@@ -27,7 +27,7 @@ enum decide_verdict {
 struct decision {
 	enum decide_outcome outcome;
 	enum decide_verdict verdict;
-	int runs; /* DECIDE_MORE: the runs per side to have in all */
+	int runs;        /* DECIDE_MORE: the runs per side to have in all */
 	const char *kpi; /* the KPI that decided (borrowed), or NULL */
 };
 

@@ -162,7 +162,8 @@ print_regression(json_t *r)
 	       pct(r, "change_pct", buf, sizeof buf));
 	if (json_is_number(p))
 		printf(" (p %.2g, %lld runs a side)", json_number_value(p),
-		       (long long)json_integer_value(json_object_get(r, "runs")));
+		       (long long)json_integer_value(
+			       json_object_get(r, "runs")));
 	printf("\nseries  %s\ncommit  %s (base %s)\n", cmd_shown(r, "series"),
 	       cmd_shown(r, "commit"), cmd_shown(r, "base"));
 	if (rjson_get_str(r, "tree") != NULL)

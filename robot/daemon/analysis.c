@@ -1,6 +1,7 @@
 /*
- * analysis.c: pairs analysed one at a time, a state machine driven by
- * analysis_drive():
+ * analysis.c: pairs analysed by ANALYSIS_SLOTS slots side by side (the
+ * database's part of one overlaps the comparison of another), each a
+ * state machine driven by slot_drive():
  *
  *   IDLE       --(woken, or the 5 s timer)--------> CLAIMING
  *   CLAIMING   --(no pair ready)------------------> IDLE
@@ -40,9 +41,10 @@ enum analysis_state {
 
 /* One pair's analysis: the claim, and what the worker made of it. */
 struct pair_work {
+	char *text;    /* robot_pair_next()'s JSON text, until read */
 	json_t *claim; /* robot_pair_next()'s JSON, or NULL */
 	json_t *in;    /* robot_pair_values()'s (in the claim, or owned) */
-	int max_runs; /* of the pair, or robotd's */
+	int max_runs;  /* of the pair, or robotd's */
 	const struct direction_table *dt;
 	/* out */
 	const char *verdict;
@@ -55,20 +57,30 @@ struct pair_work {
 	char *summary; /* for the log */
 };
 
-struct analysis {
+/* One pair in hand: slots work side by side, so that the database's part
+ * of one pair overlaps the comparison of another. */
+struct analysis_slot {
 	enum analysis_state state;
+	struct analysis *a;
+	int index;
+	bool again; /* woken while busy: look once more */
+	struct pair_work *work;
+};
+
+#define ANALYSIS_SLOTS 4
+
+struct analysis {
+	struct analysis_slot slots[ANALYSIS_SLOTS];
 	struct event_base *base;
 	struct store *store;
 	struct worker *worker;
 	const struct settings *set;
 	struct direction_table *dt; /* read by the worker only */
 	struct event *timer;
-	bool again; /* woken while busy: look once more */
-	struct pair_work *work;
 	unsigned long long count;
 };
 
-static void analysis_drive(struct analysis *a);
+static void slot_drive(struct analysis_slot *sl);
 
 static const char *
 analysis_state_name(enum analysis_state s)
@@ -87,11 +99,11 @@ analysis_state_name(enum analysis_state s)
 }
 
 static void
-analysis_set_state(struct analysis *a, enum analysis_state s)
+slot_set_state(struct analysis_slot *sl, enum analysis_state s)
 {
-	log_debug("analysis: %s -> %s", analysis_state_name(a->state),
-		  analysis_state_name(s));
-	a->state = s;
+	log_debug("analysis %d: %s -> %s", sl->index,
+		  analysis_state_name(sl->state), analysis_state_name(s));
+	sl->state = s;
 }
 
 static void
@@ -99,6 +111,7 @@ pair_work_free(struct pair_work *w)
 {
 	if (w == NULL)
 		return;
+	free(w->text);
 	if (w->claim != NULL)
 		json_decref(w->claim);
 	else
@@ -117,19 +130,24 @@ json_int(json_t *o, const char *key)
 	return (int)json_integer_value(json_object_get(o, key));
 }
 
-/* A column's values from a JSON array of numbers (the caller frees). */
+/* A column's values from "v1,v2,..." (robot_pair_values()); the caller
+ * frees them. */
 static double *
-values_of(json_t *a, size_t *n)
+values_of(json_t *text, size_t *n)
 {
-	double *v = xcalloc(json_array_size(a) + 1, sizeof *v);
-	json_t *x;
-	size_t i;
+	const char *p = json_string_value(text);
+	double *v = xcalloc(json_string_length(text) / 2 + 2, sizeof *v);
 
 	*n = 0;
-	json_array_foreach(a, i, x)
-	{
-		if (json_is_number(x) && isfinite(json_number_value(x)))
-			v[(*n)++] = json_number_value(x);
+	while (p != NULL && *p != '\0') {
+		char *end;
+		double d = strtod(p, &end);
+
+		if (end == p)
+			break;
+		if (isfinite(d))
+			v[(*n)++] = d;
+		p = *end == ',' ? end + 1 : end;
 	}
 	return v;
 }
@@ -181,17 +199,16 @@ kpis_json(const struct comparison *c)
 			continue;
 		json_array_append_new(
 			a,
-			json_pack("{s:s, s:s, s:o, s:o}", "kpi", m->name,
-				  "verdict", compare_verdict_name(m->r.verdict),
-				  "change_pct",
-				  m->r.change_defined &&
-						  isfinite(m->r.change_pct)
-					  ? json_real(m->r.change_pct)
-					  : json_null(),
-				  "p_value",
-				  isfinite(m->r.p_value)
-					  ? json_real(m->r.p_value)
-					  : json_null()));
+			json_pack(
+				"{s:s, s:s, s:o, s:o}", "kpi", m->name,
+				"verdict", compare_verdict_name(m->r.verdict),
+				"change_pct",
+				m->r.change_defined && isfinite(m->r.change_pct)
+					? json_real(m->r.change_pct)
+					: json_null(),
+				"p_value",
+				isfinite(m->r.p_value) ? json_real(m->r.p_value)
+						       : json_null()));
 	}
 	s = rjson_dumps(a, JSON_COMPACT);
 	json_decref(a);
@@ -214,13 +231,13 @@ table_text(const struct comparison *c)
 
 /* The change of the KPI that decided, for the log: "-10.3%". */
 static void
-kpi_change(const struct comparison *c, const char *kpi, char *buf,
-	   size_t len)
+kpi_change(const struct comparison *c, const char *kpi, char *buf, size_t len)
 {
 	snprintf(buf, len, "?");
 	for (size_t i = 0; kpi != NULL && i < c->nmetrics; i++)
 		if (c->metrics[i].name == kpi && c->metrics[i].r.change_defined)
-			snprintf(buf, len, "%+.1f%%", c->metrics[i].r.change_pct);
+			snprintf(buf, len, "%+.1f%%",
+				 c->metrics[i].r.change_pct);
 }
 
 /* On the worker thread: compares the claim's values and decides. */
@@ -272,7 +289,9 @@ pair_compare(void *arg)
 	w->runs = (int)(bs.runs < hs.runs ? bs.runs : hs.runs);
 	w->more = d.outcome == DECIDE_MORE ? d.runs : 0;
 	cj = comparison_to_json(c);
-	w->comparison = rjson_dumps(cj, JSON_COMPACT);
+	/* Ten significant digits: the figures are measurements, and
+	 * printing seventeen cost more than comparing. */
+	w->comparison = rjson_dumps(cj, JSON_COMPACT | JSON_REAL_PRECISION(10));
 	json_decref(cj);
 	w->table = table_text(c);
 	w->kpis = kpis_json(c);
@@ -280,14 +299,13 @@ pair_compare(void *arg)
 	if (w->more > 0)
 		w->summary = xasprintf("%s inconclusive with %d runs a side: "
 				       "more runs, to %d",
-				       d.kpi ? d.kpi : "a KPI", asked,
-				       w->more);
+				       d.kpi ? d.kpi : "a KPI", asked, w->more);
 	else if (d.kpi != NULL)
 		w->summary = xasprintf("%s, %s %s (%d runs a side)", w->verdict,
 				       d.kpi, change, w->runs);
 	else
-		w->summary = xasprintf("%s (%d runs a side)", w->verdict,
-				       w->runs);
+		w->summary =
+			xasprintf("%s (%d runs a side)", w->verdict, w->runs);
 	comparison_free(c);
 	for (size_t i = 0; i < ncols; i++) {
 		free((double *)cols[i].base);
@@ -297,21 +315,21 @@ pair_compare(void *arg)
 }
 
 static void
-analysis_on_stored(const char *text, const struct problem *p, void *arg)
+slot_on_stored(const char *text, const struct problem *p, void *arg)
 {
-	struct analysis *a = arg;
-	struct pair_work *w = a->work;
+	struct analysis_slot *sl = arg;
+	struct pair_work *w = sl->work;
 
 	if (p != NULL) {
 		log_warnx("analysis of pair %lld: %s (tried again later)",
 			  (long long)json_integer_value(
 				  json_object_get(w->claim, "pair")),
 			  p->message);
-		a->again = false;
-		analysis_set_state(a, ANALYSIS_IDLE);
+		sl->again = false;
+		slot_set_state(sl, ANALYSIS_IDLE);
 	} else {
 		if (text != NULL && strcmp(text, "stale") != 0)
-			a->count++;
+			sl->a->count++;
 		log_info("analysis: %s %.12s..%.12s: %s%s",
 			 rjson_get_str(w->in, "series"),
 			 rjson_get_str(w->in, "base"),
@@ -319,18 +337,18 @@ analysis_on_stored(const char *text, const struct problem *p, void *arg)
 			 text != NULL && strcmp(text, "stale") == 0
 				 ? " (stale: another robotd took it over)"
 				 : "");
-		analysis_set_state(a, ANALYSIS_CLAIMING);
+		slot_set_state(sl, ANALYSIS_CLAIMING);
 	}
 	pair_work_free(w);
-	a->work = NULL;
-	analysis_drive(a);
+	sl->work = NULL;
+	slot_drive(sl);
 }
 
 static void
-analysis_on_compared(void *arg)
+slot_on_compared(void *arg)
 {
-	struct analysis *a = arg;
-	struct pair_work *w = a->work;
+	struct analysis_slot *sl = arg;
+	struct pair_work *w = sl->work;
 	struct store_pair_done d = {
 		json_integer_value(json_object_get(w->claim, "pair")),
 		json_int(w->claim, "analyses"),
@@ -342,65 +360,77 @@ analysis_on_compared(void *arg)
 		w->more,
 		w->kpis};
 
-	analysis_set_state(a, ANALYSIS_STORING);
-	store_pair_done(a->store, &d, analysis_on_stored, a);
+	if (w->claim == NULL) { /* the claim was not JSON: a bug */
+		log_warnx("analysis: a claim that is not JSON");
+		pair_work_free(w);
+		sl->work = NULL;
+		slot_set_state(sl, ANALYSIS_IDLE);
+		return;
+	}
+	slot_set_state(sl, ANALYSIS_STORING);
+	store_pair_done(sl->a->store, &d, slot_on_stored, sl);
+}
+
+/* On the worker thread: reads the claim (tens of kilobytes of values),
+ * then compares and decides. */
+static void
+slot_compare_work(void *arg)
+{
+	struct analysis_slot *sl = arg;
+	struct pair_work *w = sl->work;
+
+	w->claim = json_loads(w->text, 0, NULL);
+	free(w->text);
+	w->text = NULL;
+	if (w->claim == NULL)
+		return;
+	w->in = json_object_get(w->claim, "values");
+	if (json_is_integer(json_object_get(w->claim, "max_runs")))
+		w->max_runs = json_int(w->claim, "max_runs");
+	pair_compare(w);
 }
 
 static void
-analysis_compare_work(void *arg)
+slot_on_claimed(const char *text, const struct problem *p, void *arg)
 {
-	struct analysis *a = arg;
+	struct analysis_slot *sl = arg;
 
-	pair_compare(a->work);
-}
-
-static void
-analysis_on_claimed(const char *text, const struct problem *p, void *arg)
-{
-	struct analysis *a = arg;
-	json_t *in;
-
-	if (p != NULL || text == NULL ||
-	    (in = json_loads(text, 0, NULL)) == NULL) {
+	if (p != NULL || text == NULL) {
 		if (p != NULL)
 			log_warnx("analysis: cannot claim a pair: %s",
 				  p->message);
-		analysis_set_state(a, ANALYSIS_IDLE);
-		if (p == NULL && a->again) {
-			a->again = false;
-			analysis_drive(a);
+		slot_set_state(sl, ANALYSIS_IDLE);
+		if (p == NULL && sl->again) {
+			sl->again = false;
+			slot_drive(sl);
 		}
 		return;
 	}
-	a->work = xcalloc(1, sizeof *a->work);
-	a->work->claim = in;
-	a->work->in = json_object_get(in, "values");
-	a->work->dt = a->dt;
-	a->work->max_runs = json_is_integer(json_object_get(in, "max_runs"))
-				    ? json_int(in, "max_runs")
-				    : a->set->max_runs;
-	analysis_set_state(a, ANALYSIS_COMPARING);
-	worker_run(a->worker, analysis_compare_work, analysis_on_compared, a);
+	sl->work = xcalloc(1, sizeof *sl->work);
+	sl->work->text = xstrdup(text);
+	sl->work->dt = sl->a->dt;
+	sl->work->max_runs = sl->a->set->max_runs;
+	slot_set_state(sl, ANALYSIS_COMPARING);
+	worker_run(sl->a->worker, slot_compare_work, slot_on_compared, sl);
 }
 
 static void
-analysis_drive(struct analysis *a)
+slot_drive(struct analysis_slot *sl)
 {
-	switch (a->state) {
+	switch (sl->state) {
 	case ANALYSIS_IDLE:
-		if (!store_up(a->store))
+		if (!store_up(sl->a->store))
 			return;
-		analysis_set_state(a, ANALYSIS_CLAIMING);
+		slot_set_state(sl, ANALYSIS_CLAIMING);
 		/* FALLTHROUGH */
 	case ANALYSIS_CLAIMING:
-		a->again = false;
-		store_pair_next(a->store, a->set->analysis_claim,
-				analysis_on_claimed, a);
+		sl->again = false;
+		store_pair_next(sl->a->store, sl->a->set->analysis_claim,
+				slot_on_claimed, sl);
 		return;
 	case ANALYSIS_COMPARING:
 	case ANALYSIS_STORING:
-		a->again = true;
-		return;
+		return; /* slot_on_stored() claims the next */
 	}
 }
 
@@ -411,8 +441,7 @@ analysis_on_timer(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (a->state == ANALYSIS_IDLE)
-		analysis_drive(a);
+	analysis_wake(a);
 }
 
 /*
@@ -473,22 +502,21 @@ ask_on_compared(void *arg)
 	json_t *answer, *cj;
 
 	if (strcmp(w->verdict, "failed") == 0) {
-		struct problem *p = problem_new(PROBLEM_NOT_FOUND, NULL,
-						"%s: %s", k->series,
-						w->summary);
+		struct problem *p =
+			problem_new(PROBLEM_NOT_FOUND, NULL, "%s: %s",
+				    k->series, w->summary);
 
 		ask_finish(k, NULL, p);
 		problem_free(p);
 		return;
 	}
 	cj = json_loads(w->comparison, 0, NULL);
-	answer = json_pack("{s:s, s:s, s:s, s:s, s:o, s:i, s:b, s:o, s:s}",
-			   "series", k->series, "base", k->base, "head",
-			   k->head, "verdict", w->verdict, "kpi",
-			   w->kpi ? json_string(w->kpi) : json_null(), "runs",
-			   w->runs, "stored", 0, "comparison",
-			   cj ? cj : json_null(), "table",
-			   w->table ? w->table : "");
+	answer = json_pack(
+		"{s:s, s:s, s:s, s:s, s:o, s:i, s:b, s:o, s:s}", "series",
+		k->series, "base", k->base, "head", k->head, "verdict",
+		w->verdict, "kpi", w->kpi ? json_string(w->kpi) : json_null(),
+		"runs", w->runs, "stored", 0, "comparison",
+		cj ? cj : json_null(), "table", w->table ? w->table : "");
 	ask_finish(k, answer, NULL);
 }
 
@@ -566,15 +594,19 @@ analysis_compare(struct analysis *a, const char *series, const char *base,
 
 struct analysis *
 analysis_new(struct event_base *base, struct store *store,
-	     struct worker *worker, const struct settings *set)
+	     const struct settings *set)
 {
 	struct analysis *a = xcalloc(1, sizeof *a);
 	struct timeval tv = {ANALYSIS_TICK, 0};
 
-	a->state = ANALYSIS_IDLE;
+	for (int i = 0; i < ANALYSIS_SLOTS; i++)
+		a->slots[i] = (struct analysis_slot){ANALYSIS_IDLE, a, i, false,
+						     NULL};
 	a->base = base;
 	a->store = store;
-	a->worker = worker;
+	/* A thread of its own: analysis and uploads do not wait for each
+	 * other. */
+	a->worker = worker_new(base);
 	a->set = set;
 	a->dt = direction_table_new();
 	a->timer = event_new(base, -1, EV_PERSIST, analysis_on_timer, a);
@@ -585,10 +617,20 @@ analysis_new(struct event_base *base, struct store *store,
 void
 analysis_wake(struct analysis *a)
 {
-	if (a->state == ANALYSIS_IDLE)
-		analysis_drive(a);
-	else
-		a->again = true;
+	for (int i = 0; i < ANALYSIS_SLOTS; i++) {
+		struct analysis_slot *sl = &a->slots[i];
+
+		if (sl->state == ANALYSIS_IDLE)
+			slot_drive(sl);
+		else
+			sl->again = true; /* in hand: it looks again after */
+	}
+}
+
+void
+analysis_stop(struct analysis *a)
+{
+	worker_stop(a->worker);
 }
 
 unsigned long long
@@ -603,7 +645,9 @@ analysis_free(struct analysis *a)
 	if (a == NULL)
 		return;
 	event_free(a->timer);
+	worker_free(a->worker);
 	direction_table_free(a->dt);
-	pair_work_free(a->work);
+	for (int i = 0; i < ANALYSIS_SLOTS; i++)
+		pair_work_free(a->slots[i].work);
 	free(a);
 }

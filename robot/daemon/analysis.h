@@ -24,22 +24,23 @@
 
 struct analysis;
 
+/* The comparisons run on a thread of analysis' own (worker.h). */
 struct analysis *analysis_new(struct event_base *base, struct store *store,
-			      struct worker *worker,
 			      const struct settings *set);
+/* Stops the thread (what it has ends; later work runs at once): before
+ * the database goes, at robotd's stop. */
+void analysis_stop(struct analysis *a);
 /* A pair may be ready: look. */
 void analysis_wake(struct analysis *a);
-typedef void (*analysis_cb)(json_t *answer, const struct problem *p,
-			    void *arg);
+typedef void (*analysis_cb)(json_t *answer, const struct problem *p, void *arg);
 /*
  * The comparison of series between base and head: the one analysis
  * stored, or one made now from the stored values.  answer (consumed by
  * the callback): {"series", "base", "head", "verdict", "kpi", "runs",
  * "stored", "comparison", "table"}; 404 when a side has no ok runs.
  */
-void analysis_compare(struct analysis *a, const char *series,
-		      const char *base, const char *head, analysis_cb cb,
-		      void *arg);
+void analysis_compare(struct analysis *a, const char *series, const char *base,
+		      const char *head, analysis_cb cb, void *arg);
 /* Pairs analysed since the start (for /metrics). */
 unsigned long long analysis_count(const struct analysis *a);
 void analysis_free(struct analysis *a);

@@ -223,7 +223,7 @@ robotd_serve(struct robotd *d)
 	json_object_seed(0);
 	d->worker = worker_new(d->base);
 	d->lab = lab_new(d->base, d->store, d->worker, &d->set);
-	d->analysis = analysis_new(d->base, d->store, d->worker, &d->set);
+	d->analysis = analysis_new(d->base, d->store, &d->set);
 	wd = (struct web_deps){d->base, d->store,    d->tokens,
 			       d->lab,  d->analysis, &d->set};
 	d->router = router_new(&wd, &err);
@@ -251,6 +251,7 @@ robotd_serve(struct robotd *d)
 	 * queue a query, which then fails; what comes to it after runs at
 	 * once. */
 	worker_stop(d->worker);
+	analysis_stop(d->analysis);
 	db_free(d->db);
 	d->db = NULL;
 	lab_free(d->lab);

@@ -12,8 +12,8 @@
 static double *
 values(double mean, double noise, size_t n)
 {
-	static const double pattern[] = {0.3, -0.8, 1.0, -0.1, 0.6,
-					 -1.0, 0.2, -0.5, 0.9, -0.6};
+	static const double pattern[] = {0.3,  -0.8, 1.0,  -0.1, 0.6,
+					 -1.0, 0.2,  -0.5, 0.9,  -0.6};
 	double *v = calloc(n, sizeof *v);
 
 	for (size_t i = 0; i < n; i++)
@@ -29,10 +29,10 @@ compare(double shift, double noise, size_t n, double monitor_shift)
 	struct direction_table *dt = direction_table_new();
 	struct compare_options opt;
 	struct comparison_side bs = {"a", n, 0, 0}, hs = {"b", n, 0, 0};
-	double *kb = values(1000, noise, n), *kh = values(1000 * (1 + shift),
-							     noise, n);
-	double *mb = values(50000, 0.01, n), *mh = values(50000 * (1 + monitor_shift),
-						       0.01, n);
+	double *kb = values(1000, noise, n),
+	       *kh = values(1000 * (1 + shift), noise, n);
+	double *mb = values(50000, 0.01, n),
+	       *mh = values(50000 * (1 + monitor_shift), 0.01, n);
 	struct comparison_column cols[] = {
 		{"fsmark.files_per_sec", kb, n, kh, n},
 		{"proc-vmstat.pgfault", mb, n, mh, n},
