@@ -7,7 +7,7 @@
  * A request is collected whole (its body up to the limit the path allows;
  * 413 beyond), then handed to the handler.  What cannot be a request of
  * ours is answered before any handler sees it: a URI over 8 KiB or with
- * more than 64 query arguments (414), NUL or control characters in the
+ * more than 128 query arguments (414), NUL or control characters in the
  * path or in a header (400), HTTP/1.1 without Host (400).  Slow clients
  * cannot hold the server: one address has at most per_client
  * connections, and a request must arrive whole within request_timeout

@@ -8,7 +8,7 @@
 #ifndef ROBOT_URI_H
 #define ROBOT_URI_H
 
-#define URI_MAX_ARGS 64
+#define URI_MAX_ARGS 128
 #define URI_MAX_LEN  8192
 
 /*

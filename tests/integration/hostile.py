@@ -255,7 +255,7 @@ for q, text in [("repeat=0", "repeat"), ("repeat=101", "repeat"), ("repeat=-1", 
     full = q if q.startswith("tbox_group") else "tbox_group=lab&" + q
     case("submit with ?" + q[:40], lambda: req("POST", "/api/jobs?" + full, SUB, DD), 400, text)
 case("submit with a 9,000-byte URI", lambda: req("POST", "/api/jobs?tbox_group=" + "g" * 9000, SUB, DD), 414, "8192 bytes")
-case("submit with 150 query arguments", lambda: req("POST", "/api/jobs?tbox_group=lab" + "&commit=a1" * 150, SUB, DD), 414, "64 query arguments")
+case("submit with 150 query arguments", lambda: req("POST", "/api/jobs?tbox_group=lab" + "&commit=a1" * 150, SUB, DD), 414, "128 query arguments")
 
 # --- Reads ----------------------------------------------------------------
 for q, st in [("state=bogus", 400), ("limit=0", 400), ("limit=-1", 400), ("limit=abc", 400),

@@ -102,7 +102,7 @@ test_uri(void)
 	for (int i = 0; i < URI_MAX_ARGS; i++)
 		strcat(uri, "&b=2");
 	CHECK_INT(uri_check(uri, &why), 414);
-	CHECK_STR(why, "more than 64 query arguments");
+	CHECK_STR(why, "more than 128 query arguments");
 	free(why);
 	memset(uri, 'a', sizeof uri - 1);
 	uri[0] = '/';
