@@ -21,6 +21,7 @@
 #include "web/api.h"
 #include "web/boxes.h"
 #include "web/findings.h"
+#include "web/trees.h"
 #include "web/router.h"
 #include "robot/core/banned.h"
 
@@ -56,6 +57,8 @@ static const struct route routes[] = {
 	{"GET", "/api/jobs", ROUTE_PUBLIC, 0, NULL, api_jobs},
 	{"POST", "/api/jobs", ROUTE_SUBMIT, JOBFILE_MAX_BYTES,
 	 "submitting needs a submit token", api_submit},
+	{"POST", "/api/jobs/cancel", ROUTE_SUBMIT, 0,
+	 "cancelling needs a submit token", trees_cancel},
 	{"GET", "/api/jobs/:id", ROUTE_PUBLIC, 0, NULL, api_job},
 	{"GET", "/api/results", ROUTE_PUBLIC, 0, NULL, api_results},
 	{"POST", "/api/boxes/:name/register", ROUTE_BOX, 0,
@@ -78,6 +81,14 @@ static const struct route routes[] = {
 	{"GET", "/api/series", ROUTE_PUBLIC, 0, NULL, findings_series},
 	{"GET", "/api/series/:series/commits", ROUTE_PUBLIC, 0, NULL,
 	 findings_series_commits},
+	{"GET", "/api/trees", ROUTE_PUBLIC, 0, NULL, trees_list},
+	{"POST", "/api/trees", ROUTE_ADMIN, TREES_BODY_LIMIT,
+	 "adding a tree needs an admin token", trees_add},
+	{"GET", "/api/trees/:name", ROUTE_PUBLIC, 0, NULL, trees_show},
+	{"POST", "/api/trees/:name", ROUTE_ADMIN, TREES_BODY_LIMIT,
+	 "changing a tree needs an admin token", trees_set},
+	{"DELETE", "/api/trees/:name", ROUTE_ADMIN, 0,
+	 "removing a tree needs an admin token", trees_remove},
 	{NULL, NULL, ROUTE_PUBLIC, 0, NULL, NULL},
 };
 

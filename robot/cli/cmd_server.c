@@ -22,8 +22,7 @@
 
 #define CMD_TIMEOUT 60.0
 
-/* Server and token: the flags, else the environment, else the config. */
-static bool
+bool
 cmd_endpoint(char **server, char **token, bool need_token)
 {
 	client_defaults(server, token);
@@ -164,48 +163,65 @@ inline_includes(const char *file, struct buf *body)
 	return true;
 }
 
+bool
+cmd_read_jobfile(const char *file, struct buf *body)
+{
+	if (!buf_add_file(body, file, JOBFILE_MAX_BYTES)) {
+		log_warn("cannot read '%s'", file);
+		return false;
+	}
+	if (body->len > JOBFILE_MAX_BYTES) {
+		log_warnx("'%s' is larger than 1 MiB, the limit of a job file",
+			  file);
+		return false;
+	}
+	return inline_includes(file, body);
+}
+
+json_t *
+cmd_call(const char *method, const char *server, const char *path,
+	 const char *token, const char *body, size_t len, long want,
+	 const char *what)
+{
+	char *url = xasprintf("%s%s", server, path), *e;
+	struct client_resp r;
+	json_t *j = NULL;
+
+	client_request(method, url, token, body, len, CMD_TIMEOUT, &r);
+	free(url);
+	if (r.status == want && (j = client_resp_json(&r)) != NULL) {
+		client_resp_release(&r);
+		return j;
+	}
+	e = client_resp_error(&r);
+	log_warnx("%s%s%s", what ? what : "", what ? ": " : "", e);
+	free(e);
+	client_resp_release(&r);
+	return NULL;
+}
+
 /* Sends the job file; robotd's answer, or NULL after saying why. */
 static json_t *
 submit_send(const char *server, const char *token, const char *file,
 	    const char *query)
 {
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	struct client_resp r;
 	struct buf body;
 	json_t *j = NULL;
-	char *url, *e;
+	char *path, *e;
 
 	buf_init(&body);
-	if (!buf_add_file(&body, file, JOBFILE_MAX_BYTES)) {
-		log_warn("cannot read '%s'", file);
-		buf_release(&body);
-		return NULL;
-	}
-	if (body.len > JOBFILE_MAX_BYTES) {
-		log_warnx("'%s' is larger than 1 MiB, the limit of a job file",
-			  file);
-		buf_release(&body);
-		return NULL;
-	}
-	if (!inline_includes(file, &body)) {
+	if (!cmd_read_jobfile(file, &body)) {
 		buf_release(&body);
 		return NULL;
 	}
 	e = client_escape(base);
-	url = xasprintf("%s/api/jobs?name=%s%s", server, e, query);
+	path = xasprintf("/api/jobs?name=%s%s", e, query);
 	free(e);
-	client_request("POST", url, token, body.data, body.len, CMD_TIMEOUT,
-		       &r);
-	free(url);
+	j = cmd_call("POST", server, path, token, body.data, body.len, 201,
+		     file);
+	free(path);
 	buf_release(&body);
-	if (r.status == 201) {
-		j = client_resp_json(&r);
-	} else {
-		e = client_resp_error(&r);
-		log_warnx("%s: %s", file, e);
-		free(e);
-	}
-	client_resp_release(&r);
 	return j;
 }
 

@@ -5,13 +5,30 @@
 #define ROBOT_CMD_SERVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <jansson.h>
+
+#include "robot/core/buf.h"
 
 int cmd_submit(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 
+/* Server and token: the flags, else the environment, else the config;
+ * false after saying what is missing. */
+bool cmd_endpoint(char **server, char **token, bool need_token);
+/* A job file read into body, its includes inlined (robotd reads no
+ * files); false after saying why. */
+bool cmd_read_jobfile(const char *file, struct buf *body);
+/*
+ * Sends method path to server with the token and body (may be NULL):
+ * the answer's JSON when its status is want, else NULL after saying why
+ * (what: the thing it was about, or NULL) with the error's details.
+ */
+json_t *cmd_call(const char *method, const char *server, const char *path,
+		 const char *token, const char *body, size_t len, long want,
+		 const char *what);
 /* The server from the flag's value, the environment or the config. */
 bool cmd_server_endpoint(char **server);
 /* The result documents of series at commit (a JSON array), or NULL after

@@ -9,6 +9,7 @@
 #include "robot/cli/cmd_findings.h"
 #include "robot/cli/cmd_server.h"
 #include "robot/cli/cmd_split.h"
+#include "robot/cli/cmd_trees.h"
 #include "robot/core/log.h"
 #include "robot/core/banned.h"
 
@@ -25,6 +26,9 @@ static const struct {
 	{"regressions", cmd_regressions, "what robotd found, newest first"},
 	{"regression", cmd_regression, "one regression with its comparison"},
 	{"series", cmd_series, "the series robotd has runs of"},
+	{"tree", cmd_tree, "the git trees robotd watches"},
+	{"jobs", cmd_jobs, "cancel queued runs"},
+	{"box", cmd_box, "reset a broken box"},
 	{NULL, NULL, NULL},
 };
 

@@ -1,7 +1,7 @@
 /*
  * robotd.c: the daemon: configuration, the database (embedded or given),
  * migrations, the HTTP API on one libevent loop, the janitor that expires
- * leases, and signals.
+ * leases, the analysis of finished pairs, the trees' watcher, and signals.
  *
  * robotd is in one of two states: ROBOTD_RUNNING, or ROBOTD_STOPPING
  * after SIGTERM or SIGINT, when it stops listening, answers the boxes
@@ -36,6 +36,7 @@
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
 #include "robot/daemon/tokens.h"
+#include "robot/daemon/trees.h"
 #include "robot/daemon/worker.h"
 #include "web/router.h"
 #include "robot/core/banned.h"
@@ -58,6 +59,7 @@ struct robotd {
 	struct tokens *tokens;
 	struct lab *lab;
 	struct analysis *analysis;
+	struct trees *trees;
 	struct worker *worker;
 	struct janitor *janitor;
 	struct pgwatch *pgwatch; /* the embedded database's supervisor */
@@ -224,6 +226,7 @@ robotd_serve(struct robotd *d)
 	d->worker = worker_new(d->base);
 	d->lab = lab_new(d->base, d->store, d->worker, &d->set);
 	d->analysis = analysis_new(d->base, d->store, &d->set);
+	d->trees = trees_new(d->base, d->store, &d->set);
 	wd = (struct web_deps){d->base, d->store,    d->tokens,
 			       d->lab,  d->analysis, &d->set};
 	d->router = router_new(&wd, &err);
@@ -252,12 +255,15 @@ robotd_serve(struct robotd *d)
 	 * once. */
 	worker_stop(d->worker);
 	analysis_stop(d->analysis);
+	trees_stop(d->trees);
 	db_free(d->db);
 	d->db = NULL;
 	lab_free(d->lab);
 	d->lab = NULL;
 	analysis_free(d->analysis);
 	d->analysis = NULL;
+	trees_free(d->trees);
+	d->trees = NULL;
 	worker_free(d->worker);
 	d->worker = NULL;
 	for (int i = 0; i < 20 && router_in_flight(d->router) > 0; i++) {

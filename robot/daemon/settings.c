@@ -54,6 +54,8 @@ static const struct setting table[] = {
 	{"max_runs", SETTING_INT, "10", 1, 100, true, AT(max_runs)},
 	{"analysis_claim", SETTING_INT, "30", 2, 3600, true,
 	 AT(analysis_claim)},
+	{"tree_fetch_timeout", SETTING_INT, "600", 2, 86400, true,
+	 AT(tree_fetch_timeout)},
 	{NULL, 0, NULL, 0, 0, false, 0},
 };
 

@@ -20,6 +20,7 @@
  *   request_timeout: 30      # seconds a request may take to arrive
  *   max_runs: 10             # runs per side analysis may ask for
  *   analysis_claim: 30       # seconds a robotd holds a pair it analyses
+ *   tree_fetch_timeout: 600  # seconds a tree's git fetch may take
  *
  * SIGHUP reloads the file; what needs a restart (listen, state_dir, db,
  * db_pool, the connection limits, request_timeout) keeps its old value,
@@ -51,6 +52,7 @@ struct settings {
 	int request_timeout;
 	int max_runs;
 	int analysis_claim;
+	int tree_fetch_timeout;
 };
 
 /* Fills s with every default. */

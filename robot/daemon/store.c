@@ -728,3 +728,118 @@ store_series_commits(struct store *s, const char *series, store_text_cb cb,
 		   "> 0",
 		   1, params, cb, arg);
 }
+
+void
+store_tree_submit(struct store *s, const struct store_tree_submit *t,
+		  store_text_cb cb, void *arg)
+{
+	char mr[32];
+	const char *params[9] = {t->submitter, t->file, t->body,
+				 t->runs,      t->tree, t->branch,
+				 t->base,      t->head, mr};
+
+	snprintf(mr, sizeof mr, "%d", t->max_runs);
+	store_text(s,
+		   "SELECT json_build_object('submission', "
+		   "coalesce(max(x.submission), 0), 'jobs', "
+		   "coalesce(json_agg(json_build_object('id', x.id, 'key', "
+		   "x.key, 'commit', x.commit, 'run', x.run, 'series', "
+		   "x.series, 'state', 'queued') ORDER BY x.id), '[]')) "
+		   "FROM robot_tree_submit($1, $2, $3, $4, $5, $6, $7, $8, "
+		   "$9::int) x",
+		   9, params, cb, arg);
+}
+
+void
+store_cancel(struct store *s, long long job, long long submission,
+	     const char *series, const char *by, store_text_cb cb, void *arg)
+{
+	char j[32], sub[32];
+	const char *params[4] = {job ? j : NULL, submission ? sub : NULL,
+				 series, by};
+
+	snprintf(j, sizeof j, "%lld", job);
+	snprintf(sub, sizeof sub, "%lld", submission);
+	store_text(s, "SELECT robot_cancel($1::bigint, $2::bigint, $3, $4)", 4,
+		   params, cb, arg);
+}
+
+void
+store_tree_claim(struct store *s, int seconds, store_text_cb cb, void *arg)
+{
+	char secs[32];
+	const char *params[1] = {secs};
+
+	snprintf(secs, sizeof secs, "%d", seconds);
+	store_text(s, "SELECT robot_tree_claim($1::int)", 1, params, cb, arg);
+}
+
+void
+store_tree_failed(struct store *s, const char *name, const char *error,
+		  store_text_cb cb, void *arg)
+{
+	const char *params[2] = {name, error};
+
+	store_text(s, "SELECT robot_tree_failed($1, $2)", 2, params, cb, arg);
+}
+
+void
+store_tree_fetched(struct store *s, const char *name, const char *heads,
+		   const char *commits, store_text_cb cb, void *arg)
+{
+	const char *params[3] = {name, heads, commits};
+
+	store_text(s, "SELECT robot_tree_fetched($1, $2::json, $3::json)", 3,
+		   params, cb, arg);
+}
+
+void
+store_trees(struct store *s, const char *name, store_text_cb cb, void *arg)
+{
+	const char *params[1] = {name};
+	static const char *const one =
+		"SELECT row_to_json(x) FROM (SELECT t.name, t.url, "
+		"t.branches, t.base_ref, t.jobs, t.tbox_groups, t.runs, "
+		"t.max_runs, t.poll, t.fetched, t.fetch_error, t.next_fetch, "
+		"(SELECT coalesce(json_agg(json_build_object('branch', "
+		"h.branch, 'sha', h.sha, 'base', h.base, 'updated', "
+		"h.updated) ORDER BY h.branch), '[]') FROM tree_heads h "
+		"WHERE h.tree = t.name) AS heads, (SELECT count(*) FROM "
+		"tree_commits c WHERE c.tree = t.name) AS commits FROM trees "
+		"t WHERE t.name = $1) x";
+	static const char *const all =
+		"SELECT json_build_object('trees', coalesce(json_agg(x ORDER "
+		"BY x.name), '[]')) FROM (SELECT t.name, t.url, t.branches, "
+		"t.base_ref, t.tbox_groups, t.runs, t.max_runs, t.poll, "
+		"t.fetched, t.fetch_error, (SELECT coalesce(json_agg("
+		"json_build_object('branch', h.branch, 'sha', h.sha, 'base', "
+		"h.base) ORDER BY h.branch), '[]') FROM tree_heads h WHERE "
+		"h.tree = t.name) AS heads FROM trees t WHERE $1::text IS "
+		"NULL) x";
+
+	store_text(s, name != NULL ? one : all, 1, params, cb, arg);
+}
+
+void
+store_tree_put(struct store *s, const char *json, bool replace,
+	       store_text_cb cb, void *arg)
+{
+	const char *params[1] = {json};
+
+	store_text(s,
+		   replace ? "SELECT robot_tree_set($1::json)"
+			   : "SELECT robot_tree_add($1::json)",
+		   1, params, cb, arg);
+}
+
+void
+store_tree_remove(struct store *s, const char *name, store_text_cb cb,
+		  void *arg)
+{
+	const char *params[1] = {name};
+
+	store_text(s,
+		   "DELETE FROM trees WHERE name = $1 RETURNING "
+		   "json_build_object('removed', name)",
+		   1, params, cb, arg);
+}

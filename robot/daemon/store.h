@@ -82,6 +82,47 @@ void store_submit(struct store *s, const char *submitter, const char *file,
 		  const char *body, const char *runs, store_text_cb cb,
 		  void *arg);
 
+/* A tree head's runs (robot_tree_submit()): the runs a side has already
+ * are left out, each series gets its pair; the answer as store_submit's. */
+struct store_tree_submit {
+	const char *submitter, *file, *body, *runs;
+	const char *tree, *branch, *base, *head;
+	int max_runs;
+};
+void store_tree_submit(struct store *s, const struct store_tree_submit *t,
+		       store_text_cb cb, void *arg);
+/* Queued runs cancelled (by job id, submission or series; 0 and NULL for
+ * any): how many. */
+void store_cancel(struct store *s, long long job, long long submission,
+		  const char *series, const char *by, store_text_cb cb,
+		  void *arg);
+
+/* Trees (sql/004_trees.sql). */
+
+/* The next tree due for a fetch, claimed for seconds: {name, url,
+ * branches, base_ref, heads: {branch: sha}}, or NULL. */
+void store_tree_claim(struct store *s, int seconds, store_text_cb cb,
+		      void *arg);
+/* A fetch failed: the error kept, the next try after a backoff. */
+void store_tree_failed(struct store *s, const char *name, const char *error,
+		       store_text_cb cb, void *arg);
+/* A fetch went well: heads ([{branch, sha, base, forced}]) and commits
+ * ([{sha, parents, author, date, subject}]) recorded; the answer: {name,
+ * jobs, tbox_groups, runs, max_runs, heads: the new ones, newest first}. */
+void store_tree_fetched(struct store *s, const char *name, const char *heads,
+			const char *commits, store_text_cb cb, void *arg);
+/* {"trees": [...]} with heads and the last fetch, or one tree (NULL when
+ * there is none). */
+void store_trees(struct store *s, const char *name, store_text_cb cb,
+		 void *arg);
+/* Adds (or, with replace, changes) a tree from its JSON (checked by
+ * trees.c): the tree, or 409 when it exists (404 when it does not). */
+void store_tree_put(struct store *s, const char *json, bool replace,
+		    store_text_cb cb, void *arg);
+/* Removes a tree, its mirror's records and heads: its name, or NULL. */
+void store_tree_remove(struct store *s, const char *name, store_text_cb cb,
+		       void *arg);
+
 struct store_jobs_filter {
 	const char *state;    /* NULL: any */
 	long long submission; /* 0: any */

@@ -40,7 +40,9 @@ struct submit {
 	char **commits;
 	size_t ncommits;
 	long repeat, priority;
-	char *group; /* the request's, or NULL */
+	char *group;         /* the request's, or NULL */
+	char *tree, *branch; /* a tree's head, or NULL */
+	int max_runs;
 	struct jobfile *jf;
 	json_t *warnings;
 	const char **groups; /* per atomic job, once known (borrowed) */
@@ -92,6 +94,8 @@ submit_on_free(evutil_socket_t fd, short what, void *arg)
 		free(s->commits[i]);
 	free(s->commits);
 	free(s->group);
+	free(s->tree);
+	free(s->branch);
 	jobfile_free(s->jf);
 	json_decref(s->warnings);
 	free(s->groups);
@@ -241,28 +245,39 @@ submit_queue(struct submit *s)
 			for (long run = 1; run <= repeat; run++)
 				json_array_append_new(
 					runs,
-					json_pack("{s:s, s:s, s:o, s:o, s:o, "
-						  "s:o, s:I, s:I, s:I, s:i}",
-						  "key", aj->key, "tbox_group",
-						  s->groups[i], "commit",
-						  commit ? json_string(commit)
-							 : json_null(),
-						  "tree", json_null(), "job",
-						  jobfile_job_json(aj), "needs",
-						  needs_of_job(aj->job), "run",
-						  (json_int_t)run, "runs",
-						  (json_int_t)repeat,
-						  "priority",
-						  (json_int_t)priority,
-						  "max_attempts",
-						  s->set->max_attempts));
+					json_pack(
+						"{s:s, s:s, s:o, s:o, s:o, "
+						"s:o, s:I, s:I, s:I, s:i}",
+						"key", aj->key, "tbox_group",
+						s->groups[i], "commit",
+						commit ? json_string(commit)
+						       : json_null(),
+						"tree",
+						s->tree ? json_string(s->tree)
+							: json_null(),
+						"job", jobfile_job_json(aj),
+						"needs", needs_of_job(aj->job),
+						"run", (json_int_t)run, "runs",
+						(json_int_t)repeat, "priority",
+						(json_int_t)priority,
+						"max_attempts",
+						s->set->max_attempts));
 		}
 	}
 	text = rjson_dumps(runs, JSON_COMPACT);
 	json_decref(runs);
 	submit_set_state(s, SUBMIT_QUEUEING);
-	store_submit(s->store, s->submitter, s->jf->name, s->body, text,
-		     submit_on_queued, s);
+	if (s->tree != NULL && s->ncommits == 2) {
+		struct store_tree_submit ts = {
+			s->submitter,  s->jf->name,   s->body,
+			text,          s->tree,       s->branch,
+			s->commits[0], s->commits[1], s->max_runs};
+
+		store_tree_submit(s->store, &ts, submit_on_queued, s);
+	} else {
+		store_submit(s->store, s->submitter, s->jf->name, s->body, text,
+			     submit_on_queued, s);
+	}
 	free(text);
 	return true;
 }
@@ -400,6 +415,9 @@ submit_start(struct event_base *base, struct store *store,
 	s->repeat = rq->repeat;
 	s->priority = rq->priority;
 	s->group = rq->group ? xstrdup(rq->group) : NULL;
+	s->tree = rq->tree ? xstrdup(rq->tree) : NULL;
+	s->branch = rq->branch ? xstrdup(rq->branch) : NULL;
+	s->max_runs = rq->max_runs;
 	s->waiting = json_array();
 	s->cb = cb;
 	s->arg = arg;

@@ -36,6 +36,12 @@ struct submit_request {
 	long repeat;       /* 0: the file's, else JOBFILE_DEFAULT_REPEAT */
 	long priority;     /* LONG_MIN: the file's, else 0 */
 	const char *group; /* NULL: as above */
+	/* A tree's head: commits are its base and the head, the runs a side
+	 * already has are not queued again, and each series gets its pair
+	 * on the branch (robot_tree_submit()). */
+	const char *tree; /* NULL: a person's submit */
+	const char *branch;
+	int max_runs;
 };
 
 /*

@@ -1,0 +1,361 @@
+-- 004_trees.sql: trees the robot follows (DESIGN.md section 7).
+--
+-- A tree is a git repository: robotd keeps a bare mirror of it, fetches
+-- it every poll interval (one robotd at a time: the fetch is claimed),
+-- records its new commits and the heads of its watched branches, and
+-- tests each new head against its base (the merge-base with the tree's
+-- base ref).  A head that a force-push dropped has its queued runs
+-- cancelled.
+
+ALTER TABLE jobs DROP CONSTRAINT jobs_state_check;
+ALTER TABLE jobs ADD CONSTRAINT jobs_state_check
+	CHECK (state IN ('queued', 'leased', 'done', 'failed', 'cancelled'));
+
+CREATE TABLE trees (
+	name text PRIMARY KEY,
+	url text NOT NULL,
+	branches text[] NOT NULL,        -- globs of branch names
+	base_ref text NOT NULL,          -- a ref, or a glob of tags: the newest
+	jobs json NOT NULL,              -- [{"name", "text"}]: the job files
+	tbox_groups text[] NOT NULL,
+	runs int NOT NULL,               -- per side
+	max_runs int NOT NULL,           -- per side, that analysis may ask for
+	poll int NOT NULL,               -- seconds between fetches
+	next_fetch timestamptz NOT NULL DEFAULT now(),
+	fetching_until timestamptz,      -- a robotd fetches it until then
+	fetched timestamptz,             -- the last good fetch
+	fetch_error text,                -- the last fetch's, if it failed
+	fetch_failures int NOT NULL DEFAULT 0,
+	created timestamptz NOT NULL DEFAULT now(),
+	updated timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE tree_commits (
+	tree text NOT NULL REFERENCES trees ON DELETE CASCADE,
+	sha text NOT NULL,
+	parents text[] NOT NULL,
+	author text NOT NULL,
+	date timestamptz NOT NULL,
+	subject text NOT NULL,
+	PRIMARY KEY (tree, sha)
+);
+
+CREATE TABLE tree_heads (
+	tree text NOT NULL REFERENCES trees ON DELETE CASCADE,
+	branch text NOT NULL,
+	sha text NOT NULL,
+	base text,                       -- the merge-base with the base ref
+	updated timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (tree, branch)
+);
+
+-- The next tree due for a fetch, claimed for p_seconds: its name, url,
+-- branches, base ref and known heads; NULL when none is due.
+CREATE FUNCTION robot_tree_claim(p_seconds int) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	t trees;
+BEGIN
+	UPDATE trees SET fetching_until = now() + make_interval(secs =>
+		p_seconds)
+		WHERE name = (SELECT name FROM trees WHERE next_fetch <= now()
+			AND (fetching_until IS NULL OR fetching_until < now())
+			ORDER BY next_fetch LIMIT 1 FOR UPDATE SKIP LOCKED)
+		RETURNING * INTO t;
+	IF NOT FOUND THEN
+		RETURN NULL;
+	END IF;
+	RETURN json_build_object('name', t.name, 'url', t.url,
+		'branches', t.branches, 'base_ref', t.base_ref,
+		'heads', (SELECT coalesce(json_object_agg(branch, sha), '{}')
+			FROM tree_heads WHERE tree = t.name));
+END $$;
+
+-- A fetch that failed: the error kept for `robot tree list`, the next
+-- try after a backoff (the poll interval doubling at each failure, at
+-- most an hour).  Returns {error, retry_in: seconds}.
+CREATE FUNCTION robot_tree_failed(p_name text, p_error text) RETURNS json
+LANGUAGE sql AS $$
+	UPDATE trees SET fetch_error = p_error,
+		fetch_failures = fetch_failures + 1, fetching_until = NULL,
+		next_fetch = now() + make_interval(secs => least(3600,
+			poll * power(2, least(fetch_failures + 1, 12))))
+		WHERE name = p_name
+		RETURNING json_build_object('error', fetch_error, 'retry_in',
+			round(extract(epoch FROM next_fetch - now())))
+$$;
+
+-- A fetch that went well: p_commits ([{sha, parents, author, date,
+-- subject}]) recorded, the heads ([{branch, sha, base, forced}]) kept; a
+-- head that moved by a force-push has its old head's queued runs
+-- cancelled and its pairs ended.  Returns what to test: the tree's jobs,
+-- groups and runs, and its new heads, newest first.
+CREATE FUNCTION robot_tree_fetched(p_name text, p_heads json,
+	p_commits json) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	t trees;
+	h record;
+	old text;
+	fresh json := '[]';
+BEGIN
+	SELECT * INTO t FROM trees WHERE name = p_name FOR UPDATE;
+	IF NOT FOUND THEN
+		RETURN NULL; -- removed meanwhile
+	END IF;
+	INSERT INTO tree_commits (tree, sha, parents, author, date, subject)
+	SELECT p_name, c.sha, c.parents, c.author, c.date, c.subject
+	FROM json_to_recordset(p_commits) AS c(sha text, parents text[],
+		author text, date timestamptz, subject text)
+	ON CONFLICT DO NOTHING;
+	FOR h IN SELECT * FROM json_to_recordset(p_heads) AS x(branch text,
+		sha text, base text, forced boolean) LOOP
+		SELECT sha INTO old FROM tree_heads WHERE tree = p_name
+			AND branch = h.branch;
+		IF old IS NOT DISTINCT FROM h.sha THEN
+			CONTINUE;
+		END IF;
+		IF old IS NOT NULL AND h.forced THEN
+			UPDATE jobs SET state = 'cancelled', updated = now(),
+				error = format('%s was force-pushed from %s',
+					h.branch, old)
+				WHERE tree = p_name AND commit = old
+				AND state = 'queued';
+			UPDATE pairs SET state = 'final', verdict = 'cancelled',
+				updated = now()
+				WHERE tree = p_name AND branch = h.branch
+				AND head = old AND state <> 'final';
+		END IF;
+		INSERT INTO tree_heads (tree, branch, sha, base)
+			VALUES (p_name, h.branch, h.sha, h.base)
+			ON CONFLICT (tree, branch) DO UPDATE SET sha = h.sha,
+				base = h.base, updated = now();
+		fresh := (fresh::jsonb || jsonb_build_array(jsonb_build_object(
+			'branch', h.branch, 'sha', h.sha, 'base', h.base,
+			'date', (SELECT date FROM tree_commits
+				WHERE tree = p_name AND sha = h.sha))))::json;
+	END LOOP;
+	UPDATE trees SET fetched = now(), fetch_error = NULL,
+		fetch_failures = 0, fetching_until = NULL,
+		next_fetch = now() + make_interval(secs => poll)
+		WHERE name = p_name;
+	RETURN json_build_object('name', t.name, 'jobs', t.jobs,
+		'tbox_groups', t.tbox_groups, 'runs', t.runs,
+		'max_runs', t.max_runs,
+		'heads', (SELECT coalesce(json_agg(x ORDER BY x->>'date' DESC
+			NULLS LAST), '[]') FROM json_array_elements(fresh) x));
+END $$;
+
+-- The runs of a tree's head and its base (robot_submit's p_jobs), less
+-- those a side already has: a (series, commit) is never queued twice
+-- while its runs exist.  Every series gets its pair (base, head) on the
+-- branch; a pair whose runs are all there already is ready at once.
+CREATE FUNCTION robot_tree_submit(p_submitter text, p_file text,
+	p_body text, p_jobs json, p_tree text, p_branch text, p_base text,
+	p_head text, p_max_runs int)
+RETURNS TABLE (id bigint, key text, commit text, run int, series text,
+	submission bigint)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+	todo json;
+	n int;
+BEGIN
+	-- One tree submit at a time: two heads on one base queue the base's
+	-- runs once, whichever robotd watches which tree.
+	PERFORM pg_advisory_xact_lock(hashtext('robot_tree_submit'));
+	-- The pairs are this function's: none from robot_jobs_queued().
+	PERFORM set_config('robot.tree_submit', 'on', true);
+	SELECT json_agg(x.j ORDER BY x.n) INTO todo FROM (SELECT j, n FROM
+		json_array_elements(p_jobs) WITH ORDINALITY AS e(j, n)
+		WHERE NOT EXISTS (SELECT 1 FROM jobs x
+			WHERE x.series = (j->>'key') || '/' ||
+				(j->>'tbox_group')
+			AND x.commit = j->>'commit' AND x.state <> 'cancelled'))
+		x;
+	IF todo IS NOT NULL THEN
+		RETURN QUERY SELECT * FROM robot_submit(p_submitter, p_file,
+			p_body, todo);
+	END IF;
+	INSERT INTO pairs AS p (series, base, head, tree, branch, max_runs)
+	SELECT DISTINCT (j->>'key') || '/' || (j->>'tbox_group'), p_base,
+		p_head, p_tree, p_branch, p_max_runs
+	FROM json_array_elements(p_jobs) j
+	ON CONFLICT (series, base, head) DO UPDATE SET tree = p_tree,
+		branch = p_branch, max_runs = p_max_runs;
+	UPDATE pairs p SET state = 'ready', ready_at = now(), updated = now()
+		WHERE p.base = p_base AND p.head = p_head AND p.tree = p_tree
+		AND p.state = 'waiting' AND robot_pair_ended(p);
+	GET DIAGNOSTICS n = ROW_COUNT;
+	IF n > 0 THEN
+		PERFORM pg_notify('robot_jobs', ':analysis');
+	END IF;
+	PERFORM set_config('robot.tree_submit', 'off', true);
+END $$;
+
+-- robot_jobs_queued() of 003, but not for a tree's submit, which makes
+-- its own pairs (base and head on the branch).
+CREATE OR REPLACE FUNCTION robot_jobs_queued() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+	IF current_setting('robot.tree_submit', true) = 'on' THEN
+		RETURN NULL;
+	END IF;
+	INSERT INTO pairs AS p (series, base, head, tree)
+	SELECT DISTINCT h.series, b.commit, h.commit, h.tree
+	FROM new_jobs h
+	JOIN LATERAL (SELECT x.commit FROM new_jobs x
+		WHERE x.submission = h.submission AND x.series = h.series
+		ORDER BY x.id LIMIT 1) b ON true
+	WHERE h.pair IS NULL AND h.commit IS NOT NULL
+		AND b.commit IS NOT NULL AND h.commit <> b.commit
+	ON CONFLICT (series, base, head) DO UPDATE SET state = 'waiting',
+		updated = now();
+	RETURN NULL;
+END $$;
+
+-- Queued runs cancelled by a person: by job, submission or series.
+CREATE FUNCTION robot_cancel(p_job bigint, p_submission bigint,
+	p_series text, p_by text) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	n int;
+BEGIN
+	UPDATE jobs SET state = 'cancelled', updated = now(),
+		error = format('cancelled by %s', p_by)
+		WHERE state = 'queued'
+		AND (p_job IS NULL OR id = p_job)
+		AND (p_submission IS NULL OR submission = p_submission)
+		AND (p_series IS NULL OR series = p_series);
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n;
+END $$;
+
+-- A run cancelled ends too: its pairs may be ready.
+DROP TRIGGER jobs_ended ON jobs;
+CREATE TRIGGER jobs_ended AFTER UPDATE OF state ON jobs FOR EACH ROW
+	WHEN (OLD.state IN ('queued', 'leased')
+		AND NEW.state IN ('done', 'failed', 'cancelled')
+		AND NEW.commit IS NOT NULL)
+	EXECUTE FUNCTION robot_job_ended();
+
+-- robot_pair_done() of 003, with the regressions of a branch kept as
+-- one record each: a later head that still shows a regression updates
+-- it (last_head), one whose KPI is unchanged marks it fixed.
+CREATE OR REPLACE FUNCTION robot_pair_done(p_pair bigint, p_analyses int,
+	p_verdict text, p_kpi text, p_runs int, p_comparison json,
+	p_table text, p_more int, p_kpis json) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	p pairs;
+	k record;
+	r regressions;
+BEGIN
+	SELECT * INTO p FROM pairs WHERE id = p_pair FOR UPDATE;
+	IF NOT FOUND OR p.state <> 'analysing' OR p.analyses <> p_analyses
+	THEN
+		RETURN 'stale';
+	END IF;
+	UPDATE pairs SET verdict = p_verdict, kpi = p_kpi, runs = p_runs,
+		comparison = p_comparison, table_text = p_table,
+		claimed_until = NULL, updated = now(),
+		state = CASE WHEN p_more > 0 THEN 'waiting' ELSE 'final' END
+		WHERE id = p_pair;
+	IF p_more > 0 THEN
+		PERFORM robot_side_more(p_pair, p.series, p.base, p_more);
+		PERFORM robot_side_more(p_pair, p.series, p.head, p_more);
+		IF (SELECT robot_pair_ended(x) FROM pairs x WHERE x.id = p_pair)
+		THEN
+			UPDATE pairs SET state = 'final' WHERE id = p_pair;
+		ELSE
+			RETURN 'more';
+		END IF;
+	END IF;
+	FOR k IN SELECT * FROM json_to_recordset(p_kpis) AS x(kpi text,
+		verdict text, change_pct float8, p_value float8) LOOP
+		r := NULL;
+		IF p.branch IS NOT NULL THEN
+			SELECT * INTO r FROM regressions
+				WHERE tree = p.tree AND branch = p.branch
+				AND series = p.series AND kpi = k.kpi
+				AND state NOT IN ('fixed', 'invalid')
+				ORDER BY id DESC LIMIT 1;
+		END IF;
+		IF r.id IS NOT NULL AND r.kind = k.verdict THEN
+			UPDATE regressions SET last_head = p.head,
+				change_pct = k.change_pct, p_value = k.p_value,
+				runs = p_runs, updated = now()
+				WHERE id = r.id;
+		ELSIF r.id IS NOT NULL AND r.kind = 'regression'
+			AND k.verdict IN ('unchanged', 'improvement') THEN
+			UPDATE regressions SET state = 'fixed',
+				fixed_by = p.head, updated = now()
+				WHERE id = r.id;
+		ELSIF k.verdict IN ('regression', 'improvement') THEN
+			INSERT INTO regressions AS x (kind, tree, branch,
+				commit, base, series, kpi, change_pct,
+				p_value, runs, pair, last_head)
+			VALUES (k.verdict, p.tree, p.branch, p.head, p.base,
+				p.series, k.kpi, k.change_pct, k.p_value,
+				p_runs, p_pair, p.head)
+			ON CONFLICT (series, kpi, base, commit, kind) DO
+			UPDATE SET change_pct = EXCLUDED.change_pct,
+				p_value = EXCLUDED.p_value,
+				runs = EXCLUDED.runs, updated = now();
+		END IF;
+	END LOOP;
+	RETURN 'final';
+END $$;
+
+-- A tree added from its JSON (robot/daemon/trees.c checked it): 409
+-- when one of that name exists.
+CREATE FUNCTION robot_tree_add(p json) RETURNS json
+LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO trees (name, url, branches, base_ref, jobs, tbox_groups,
+		runs, max_runs, poll)
+	SELECT x.name, x.url, x.branches, x.base_ref, x.jobs, x.tbox_groups,
+		x.runs, x.max_runs, x.poll
+	FROM json_to_record(p) AS x(name text, url text, branches text[],
+		base_ref text, jobs json, tbox_groups text[], runs int,
+		max_runs int, poll int);
+	RETURN json_build_object('name', p->>'name', 'added', true);
+EXCEPTION WHEN unique_violation THEN
+	RAISE EXCEPTION 'tree % exists: robot tree set changes it',
+		p->>'name' USING ERRCODE = 'RB409';
+END $$;
+
+-- A tree's settings changed (the members given): 404 when there is no
+-- such tree.  A changed URL or branch set is fetched at once.
+CREATE FUNCTION robot_tree_set(p json) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	t trees;
+BEGIN
+	SELECT * INTO t FROM trees WHERE name = p->>'name' FOR UPDATE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'no tree %', p->>'name' USING ERRCODE = 'RB404';
+	END IF;
+	IF coalesce((p->>'max_runs')::int, t.max_runs) <
+		coalesce((p->>'runs')::int, t.runs) THEN
+		RAISE EXCEPTION 'max_runs (%) is at least runs (%)',
+			coalesce((p->>'max_runs')::int, t.max_runs),
+			coalesce((p->>'runs')::int, t.runs)
+			USING ERRCODE = 'RB400';
+	END IF;
+	UPDATE trees SET
+		url = coalesce(p->>'url', url),
+		branches = coalesce((SELECT array_agg(b) FROM
+			json_array_elements_text(p->'branches') b), branches),
+		base_ref = coalesce(p->>'base_ref', base_ref),
+		jobs = coalesce(p->'jobs', jobs),
+		tbox_groups = coalesce((SELECT array_agg(g) FROM
+			json_array_elements_text(p->'tbox_groups') g),
+			tbox_groups),
+		runs = coalesce((p->>'runs')::int, runs),
+		max_runs = coalesce((p->>'max_runs')::int, max_runs),
+		poll = coalesce((p->>'poll')::int, poll),
+		next_fetch = now(), updated = now()
+		WHERE name = t.name;
+	RETURN json_build_object('name', t.name, 'changed', true);
+END $$;

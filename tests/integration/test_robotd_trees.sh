@@ -1,0 +1,231 @@
+#!/bin/sh
+# test_robotd_trees.sh ROBOTD ROBOT_BOX ROBOT SOURCE_DIR: robotd watches
+# git trees made by the test.  New heads are queued with their base on
+# their own, analysed, and a regressing head gives one regression
+# record, updated by a later head that still shows it and fixed by one
+# that does not; a force-push cancels the dropped head's queued runs; a
+# tree that cannot be fetched, or whose fetch never answers, has its
+# error in robot tree list while robotd serves on.  Simulated boxes
+# (simbox.py) upload the results with a chosen shift per commit.  TAP.
+set -u
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+. "$SRC/tests/integration/robotd_lib.sh"
+
+cat >"$T/robotd.yaml" <<YAML
+state_dir: $T/state
+lease_seconds: 60
+tree_fetch_timeout: 3
+YAML
+start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
+U=$URL_d
+ADMIN=$(token admin root)
+SUB=$(token submit alice)
+echo "1..23"
+
+export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
+export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
+R="$T/repo"
+git init -q -b main "$R"
+# commit BRANCH SUBJECT: a commit on BRANCH (made from main's first
+# commit when new); its SHA.
+commit() {
+	if ! git -C "$R" rev-parse -q --verify HEAD >/dev/null; then
+		: # the first commit
+	elif git -C "$R" rev-parse -q --verify "refs/heads/$1" >/dev/null; then
+		git -C "$R" checkout -q "$1"
+	else
+		git -C "$R" checkout -q -b "$1" "$(git -C "$R" rev-list --max-parents=0 main)"
+	fi
+	echo "$2" >>"$R/file"
+	git -C "$R" add file
+	git -C "$R" commit -q -m "$2"
+	git -C "$R" rev-parse HEAD
+}
+A=$(commit main "init")
+git -C "$R" tag v1.0
+cat >"$T/dd.yaml" <<'YAML'
+suite: dd-write
+testcase: dd-write
+disk: 1LOOP_64M
+fs: ext4
+nr_threads: 1dd
+runtime: 1s
+dd:
+  bs: 1M
+YAML
+SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
+simbox() {
+	name=$1
+	shift
+	rm -f "$T/stop-$name"
+	/usr/bin/python3 "$SRC/tests/integration/simbox.py" "$U" "$(token box "$name")" "$name" lab \
+		"$T/stop-$name" "$@" 2>>"$T/simbox.log" &
+	PIDS="$PIDS $!"
+	eval "SIMBOX_$name=$!"
+}
+robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
+head_is() { [ "$(sql "SELECT sha FROM tree_heads WHERE tree = '$1' AND branch = '$2'")" = "$3" ]; }
+pair_is() { [ "$(sql "SELECT state || ' ' || coalesce(verdict, '-') FROM pairs WHERE base = '$1' AND head = '$2'")" = "$3" ]; }
+sq() { printf "'%s'" "$1"; }
+
+# 1. A tree is checked before it is stored; only an admin adds one.
+cat >"$T/bad.json" <<JSON
+{"name": "bad", "url": "-uupload-pack=touch /tmp/x", "branches": ["main"],
+ "jobs": [{"name": "j.yaml", "text": "testcase: [unclosed"}],
+ "runs": 0, "poll": 1, "colour": "red"}
+JSON
+s1=$(api POST "$U/api/trees" "$ADMIN" "$T/bad.json")
+n1=$(py "d = j['details']; print(len(d), any('url is' in x for x in d), any(\"unknown member 'colour'\" in x for x in d), any('j.yaml' in x for x in d))" 2>/dev/null)
+echo '{"name": "x", "url": "ext::sh -c touch% /tmp/y", "jobs": []}' >"$T/ext.json"
+s2=$(api POST "$U/api/trees" "$ADMIN" "$T/ext.json")
+s3=$(api POST "$U/api/trees" "$SUB" "$T/bad.json")
+s4=$(api POST "$U/api/trees" "" "$T/bad.json")
+echo '{"name": "x", ' >"$T/trunc.json"
+s5=$(api POST "$U/api/trees" "$ADMIN" "$T/trunc.json")
+check $([ "$s1" = 400 ] && [ "$n1" = "5 True True True" ] && [ "$s2" = 400 ] && [ "$s3" = 403 ] && [ "$s4" = 401 ] && [ "$s5" = 400 ] &&
+	[ "$(sql "SELECT count(*) FROM trees")" = 0 ]; echo $?) \
+	"bad trees refused with every fault, and only for an admin ($s1 $n1 $s2 $s3 $s4 $s5)"
+
+# 2. robot tree add; the first fetch records the head, which is its base.
+robot tree add linux --url "$R" --branch main --branch 'dev*' --base 'v*' --job "$T/dd.yaml" \
+	--tbox-group lab --runs 3 --max-runs 6 --poll 5 >"$T/add.out" 2>&1
+rc=$?
+robot tree add linux --url "$R" --job "$T/dd.yaml" >"$T/add2.out" 2>&1
+rc2=$?
+check $([ $rc = 0 ] && [ $rc2 = 1 ] && grep -q "tree linux exists" "$T/add2.out"; echo $?) \
+	"robot tree add adds a tree, once ($rc $rc2)"
+wait_for 30 head_is linux main "$A"
+check $? "the first fetch records main's head"
+robot tree list >"$T/list.out" 2>&1
+check $(grep -q "^  main  *$(echo "$A" | cut -c1-12)  base $(echo "$A" | cut -c1-12)" "$T/list.out" &&
+	[ "$(sql "SELECT count(*) FROM jobs")" = 0 ]; echo $?) \
+	"robot tree list shows it; a head that is its base queues nothing"
+
+# 3. An innocent head on main, a regressing one on dev-x: both queued with
+# their base, the base once; one regression record, at the right commit.
+B=$(commit main "fs: tidy up a comment")
+C=$(commit dev-x "mm: write back more eagerly")
+simbox s1 "$C=-10" --noise=1 --seed=1
+wait_for 90 pair_is "$A" "$C" "final regression"
+check $? "the regressing head is queued, run and found a regression ($(sql "SELECT string_agg(head || ' ' || state || ' ' || coalesce(verdict, '-'), ', ') FROM pairs"))"
+wait_for 60 pair_is "$A" "$B" "final unchanged"
+check $? "the innocent head is unchanged"
+check $([ "$(sql "SELECT count(*) FROM jobs WHERE commit = '$A' AND pair IS NULL")" = 3 ] &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE commit = '$C' AND pair IS NULL")" = 3 ] &&
+	[ "$(sql "SELECT count(*) FROM pairs")" = 2 ]; echo $?) \
+	"the base is queued once for both heads, 3 runs a side, two pairs ($(sql "SELECT count(*) FROM jobs WHERE commit = '$A'"))"
+check $([ "$(sql "SELECT count(*) || ' ' || min(commit) || ' ' || min(base) || ' ' || min(branch) || ' ' || min(kpi) || ' ' || (max(change_pct) < -5) FROM regressions")" = \
+	"1 $C $A dev-x dd.write_bytes_per_sec true" ]; echo $?) \
+	"exactly one regression: dev-x's head, dd.write_bytes_per_sec, negative"
+
+# 4. A later head that still regresses updates the record; one that is
+# back to the base's level marks it fixed.
+C2=$(commit dev-x "mm: and a comment")
+touch "$T/stop-s1"
+wait $SIMBOX_s1 2>/dev/null
+simbox s2 "$C=-10" "$C2=-10" --noise=1 --seed=2
+wait_for 90 pair_is "$A" "$C2" "final regression"
+check $([ "$(sql "SELECT count(*) || ' ' || min(commit) || ' ' || min(last_head) || ' ' || min(state) FROM regressions")" = "1 $C $C2 new" ]; echo $?) \
+	"a later head that still regresses updates the one record ($(sql "SELECT count(*) || ' ' || min(commit) || ' ' || min(last_head) || ' ' || min(state) FROM regressions") C=$C C2=$C2)"
+G=$(commit dev-x "Revert \"mm: write back more eagerly\"")
+wait_for 90 pair_is "$A" "$G" "final unchanged"
+check $([ "$(sql "SELECT state || ' ' || fixed_by FROM regressions")" = "fixed $G" ]; echo $?) \
+	"a later head back at the base's level marks it fixed ($(sql "SELECT state || ' ' || coalesce(fixed_by, '-') FROM regressions"))"
+
+# 5. A force-push cancels the dropped head's queued runs.
+touch "$T/stop-s2"
+wait $SIMBOX_s2 2>/dev/null
+D=$(commit dev-y "block: a change that will be dropped")
+wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM jobs WHERE commit = '$D' AND state = 'queued'\")\" = 3 ]"
+check $? "a new branch's head is queued"
+git -C "$R" checkout -q main
+git -C "$R" branch -q -f dev-y "$A"
+E=$(commit dev-y "block: the change done right")
+wait_for 30 head_is linux dev-y "$E"
+check $([ "$(sql "SELECT count(*) FROM jobs WHERE commit = '$D' AND state = 'cancelled' AND error LIKE 'dev-y was force-pushed%'")" = 3 ] &&
+	pair_is "$A" "$D" "final cancelled" &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE commit = '$E' AND state = 'queued'")" = 3 ]; echo $?) \
+	"the force-push cancels the dropped head's runs and queues the new head's"
+
+# 6. robot jobs cancel, by series, for people.
+robot jobs cancel --series "$SERIES" >"$T/cancel.out" 2>&1
+rc=$?
+ROBOT_SERVER=$U "$ROBOT" jobs cancel --series "$SERIES" --token nope_nope_nope >"$T/cancel2.out" 2>&1
+rc2=$?
+echo '{"series": "x", "job": 1}' >"$T/two.json"
+s=$(api POST "$U/api/jobs/cancel" "$SUB" "$T/two.json")
+check $([ $rc = 0 ] && grep -q "cancelled 3 queued runs" "$T/cancel.out" && [ $rc2 = 1 ] && [ "$s" = 400 ] &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")" = 0 ]; echo $?) \
+	"robot jobs cancel --series cancels what is queued ($rc $rc2 $s)"
+
+# 7. A tree that does not exist, and one whose fetch never answers: a
+# clear error in robot tree list; robotd serves on.
+robot tree add nowhere --url "$T/no-such-repo" --job "$T/dd.yaml" --poll 5 >/dev/null 2>&1
+/usr/bin/python3 -c "
+import socket, sys, time
+s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+held = []
+while True:
+    c, _ = s.accept(); held.append(c)
+" >"$T/port" 2>/dev/null &
+PIDS="$PIDS $!"
+wait_for 10 test -s "$T/port"
+robot tree add hangs --url "git://127.0.0.1:$(cat "$T/port")/x.git" --job "$T/dd.yaml" --poll 5 >/dev/null 2>&1
+errs() { [ "$(sql "SELECT count(*) FROM trees WHERE fetch_error IS NOT NULL")" = 2 ]; }
+wait_for 30 errs
+robot tree list >"$T/list2.out" 2>&1
+check $(grep -q "error: git fetch: fatal: '.*no-such-repo' does not appear to be a git repository" "$T/list2.out" &&
+	grep -q "error: git fetch: no answer within 3 s" "$T/list2.out"; echo $?) \
+	"robot tree list shows why each fetch failed"
+s=$(api GET "$U/api/status" "")
+check $([ "$s" = 200 ] && [ -z "$(ps -o pid= --ppid "$PID_d" | tr -d ' ')" ]; echo $?) \
+	"robotd serves on, and the hung git was killed ($s)"
+wait_for 40 grep -q "tree hangs: .*next try in 20 s" "$T/d.log"
+check $(grep -q "tree hangs: git fetch: no answer within 3 s; next try in 10 s" "$T/d.log"; echo $?) \
+	"a failing tree is retried with backoff: 10 s, then 20 s"
+
+# 8. set, show, remove.
+robot tree set linux --poll 60 --runs 4 >"$T/set.out" 2>&1
+rc=$?
+robot tree show linux >"$T/show.out" 2>&1
+robot tree set ghost --poll 60 >"$T/set2.out" 2>&1
+rc2=$?
+robot tree set linux --max-runs 2 >"$T/set3.out" 2>&1
+rc3=$?
+check $([ $rc = 0 ] && grep -q "4 runs a side (at most 6), poll every 60 s" "$T/show.out" &&
+	[ $rc2 = 1 ] && grep -q "no tree ghost" "$T/set2.out" && [ $rc3 = 1 ]; echo $?) \
+	"robot tree set changes a tree, refuses an unknown one ($rc $rc2 $rc3)"
+robot tree set linux --poll 5 >/dev/null 2>&1
+robot tree remove nowhere >"$T/rm.out" 2>&1
+rc=$?
+robot tree show nowhere >"$T/rm2.out" 2>&1
+rc2=$?
+robot tree remove nowhere >"$T/rm3.out" 2>&1
+rc3=$?
+check $([ $rc = 0 ] && [ $rc2 = 1 ] && [ $rc3 = 1 ]; echo $?) "robot tree remove ($rc $rc2 $rc3)"
+"$ROBOT" tree --help >"$T/help.out" 2>&1
+rc=$?
+"$ROBOT" tree frob x >"$T/frob.out" 2>&1
+rc2=$?
+check $([ $rc = 0 ] && grep -q "robot tree add NAME" "$T/help.out" && [ $rc2 = 2 ] &&
+	grep -q "robot tree has no 'frob'" "$T/frob.out"; echo $?) "robot tree's help and an unknown verb"
+
+# 9. robot box reset, with an admin token.
+robot box reset s1 >"$T/reset.out" 2>&1
+rc=$?
+ROBOT_SERVER=$U ROBOT_TOKEN=$SUB "$ROBOT" box reset s1 >"$T/reset2.out" 2>&1
+rc2=$?
+check $([ $rc = 0 ] && [ $rc2 = 1 ] && grep -q "admin token" "$T/reset2.out"; echo $?) "robot box reset ($rc $rc2)"
+
+# 10. A robotd restarted finds its mirrors and goes on.
+touch "$T/state/trees/linux.git/kept"
+stop "$PID_d"
+start_robotd d --config "$T/robotd.yaml"
+U=$URL_d
+F=$(commit main "fs: another innocent change")
+wait_for 30 head_is linux main "$F"
+check $? "after a restart the mirror is fetched again and the new head found"
+check $([ -e "$T/state/trees/linux.git/kept" ]; echo $?) "the mirror is kept across restarts"
+sanitizer_clean
+exit $((failed > 0))
