@@ -359,3 +359,38 @@ BEGIN
 		WHERE name = t.name;
 	RETURN json_build_object('name', t.name, 'changed', true);
 END $$;
+
+-- robot_side_runs() and robot_side_more() of 003, without the cancelled
+-- runs: they were never run, and are not asked for any more.
+CREATE OR REPLACE FUNCTION robot_side_runs(p_series text, p_commit text)
+RETURNS json LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('asked', count(*),
+		'ok', count(*) FILTER (WHERE state = 'done'),
+		'failed', count(*) FILTER (WHERE state = 'failed'))
+	FROM jobs WHERE series = p_series AND commit = p_commit
+		AND state <> 'cancelled'
+$$;
+
+CREATE OR REPLACE FUNCTION robot_side_more(p_pair bigint, p_series text,
+	p_commit text, p_runs int) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	j jobs;
+	have int;
+BEGIN
+	SELECT * INTO j FROM jobs WHERE series = p_series AND commit = p_commit
+		ORDER BY id DESC LIMIT 1;
+	SELECT count(*) INTO have FROM jobs WHERE series = p_series
+		AND commit = p_commit AND state <> 'cancelled';
+	IF j.id IS NULL OR have >= p_runs THEN
+		RETURN 0;
+	END IF;
+	INSERT INTO jobs (submission, key, tbox_group, series, commit, tree,
+		job, needs, run, runs, priority, max_attempts, pair)
+	SELECT j.submission, j.key, j.tbox_group, j.series, j.commit, j.tree,
+		j.job, j.needs, have + i, p_runs, j.priority, j.max_attempts,
+		p_pair
+	FROM generate_series(1, p_runs - have) i;
+	PERFORM pg_notify('robot_jobs', j.tbox_group);
+	RETURN p_runs - have;
+END $$;

@@ -140,10 +140,10 @@ trees_cancel(struct web *w, struct http_req *req, const struct web_call *call)
 	int given = (job != NULL) + (sub != NULL) + (series != NULL);
 
 	if (!json_is_object(j) || given != 1 || json_object_size(j) != 1 ||
-	    (job != NULL && (!json_is_integer(job) ||
-			     json_integer_value(job) <= 0)) ||
-	    (sub != NULL && (!json_is_integer(sub) ||
-			     json_integer_value(sub) <= 0)) ||
+	    (job != NULL &&
+	     (!json_is_integer(job) || json_integer_value(job) <= 0)) ||
+	    (sub != NULL &&
+	     (!json_is_integer(sub) || json_integer_value(sub) <= 0)) ||
 	    (series != NULL && !name_ok(NAME_SERIES, series))) {
 		http_req_reply_error(req, 400,
 				     "the body is {\"job\": ID}, "

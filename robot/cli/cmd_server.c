@@ -380,12 +380,24 @@ print_status(json_t *j)
 	json_t *queue = json_object_get(j, "queue");
 	json_t *boxes = json_object_get(j, "boxes");
 	json_t *running = json_object_get(j, "running");
+	json_t *analysis = json_object_get(j, "analysis");
 
-	printf("queue: %lld queued, %lld running, %lld done, %lld failed\n",
+	printf("queue: %lld queued, %lld running, %lld done, %lld failed, "
+	       "%lld cancelled\n",
 	       (long long)json_integer_value(json_object_get(queue, "queued")),
 	       (long long)json_integer_value(json_object_get(queue, "leased")),
 	       (long long)json_integer_value(json_object_get(queue, "done")),
-	       (long long)json_integer_value(json_object_get(queue, "failed")));
+	       (long long)json_integer_value(json_object_get(queue, "failed")),
+	       (long long)json_integer_value(
+		       json_object_get(queue, "cancelled")));
+	printf("analysis: %lld pairs waiting for runs, %lld being analysed, "
+	       "%lld final\n",
+	       (long long)json_integer_value(
+		       json_object_get(analysis, "waiting")),
+	       (long long)json_integer_value(
+		       json_object_get(analysis, "analysing")),
+	       (long long)json_integer_value(
+		       json_object_get(analysis, "final")));
 	printf("\nboxes: %zu\n", json_array_size(boxes));
 	if (json_array_size(boxes) > 0)
 		printf("  %-20s %-16s %-7s %-8s %s\n", "NAME", "GROUP", "STATE",

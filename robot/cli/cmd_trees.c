@@ -103,8 +103,7 @@ print_tree(json_t *t, bool long_form)
 
 	printf("%s  %s\n", cmd_shown(t, "name"), cmd_shown(t, "url"));
 	printf("  last fetch %s%s%s\n",
-	       rjson_get_str(t, "fetched") ? cmd_shown(t, "fetched")
-					   : "never",
+	       rjson_get_str(t, "fetched") ? cmd_shown(t, "fetched") : "never",
 	       err ? "; error: " : "", err ? cmd_shown(t, "fetch_error") : "");
 	if (long_form) {
 		char *b = rjson_dumps(json_object_get(t, "branches"), 0);
@@ -114,10 +113,12 @@ print_tree(json_t *t, bool long_form)
 		       cmd_shown(t, "base_ref"), g);
 		printf("  %lld runs a side (at most %lld), poll every %lld s, "
 		       "%lld commits known\n",
-		       (long long)json_integer_value(json_object_get(t, "runs")),
+		       (long long)json_integer_value(
+			       json_object_get(t, "runs")),
 		       (long long)json_integer_value(
 			       json_object_get(t, "max_runs")),
-		       (long long)json_integer_value(json_object_get(t, "poll")),
+		       (long long)json_integer_value(
+			       json_object_get(t, "poll")),
 		       (long long)json_integer_value(
 			       json_object_get(t, "commits")));
 		json_array_foreach(json_object_get(t, "jobs"), i, h)
@@ -134,8 +135,8 @@ print_tree(json_t *t, bool long_form)
 static int
 tree_read(const char *server, const char *name, bool json)
 {
-	char *path = name ? xasprintf("/api/trees/%s", name)
-			  : xstrdup("/api/trees");
+	char *path =
+		name ? xasprintf("/api/trees/%s", name) : xstrdup("/api/trees");
 	json_t *j = cmd_get(server, path), *t;
 	size_t i;
 	int status = 0;
@@ -161,9 +162,9 @@ static int
 tree_write(const char *server, const char *token, const char *verb,
 	   const char *name, json_t *tree)
 {
-	char *path = xasprintf("/api/trees%s%s",
-			       strcmp(verb, "add") == 0 ? "" : "/",
-			       strcmp(verb, "add") == 0 ? "" : name);
+	char *path =
+		xasprintf("/api/trees%s%s", strcmp(verb, "add") == 0 ? "" : "/",
+			  strcmp(verb, "add") == 0 ? "" : name);
 	char *body = rjson_dumps(tree, JSON_COMPACT);
 	json_t *j;
 
@@ -176,7 +177,7 @@ tree_write(const char *server, const char *token, const char *verb,
 	if (j == NULL)
 		return 1;
 	printf("tree %s %s\n", name,
-	       strcmp(verb, "add") == 0	  ? "added: robotd fetches it now"
+	       strcmp(verb, "add") == 0   ? "added: robotd fetches it now"
 	       : strcmp(verb, "set") == 0 ? "changed: robotd fetches it now"
 					  : "removed");
 	json_decref(j);

@@ -254,7 +254,9 @@ pair_compare(void *arg)
 	struct comparison_side hs = {rjson_get_str(in, "head"),
 				     (size_t)json_int(hr, "ok"),
 				     (size_t)json_int(hr, "failed"), 0};
-	int asked = json_int(br, "asked") > json_int(hr, "asked")
+	/* The side with the fewest: a base shared with another head may
+	 * have had more runs asked for already. */
+	int asked = json_int(br, "asked") < json_int(hr, "asked")
 			    ? json_int(br, "asked")
 			    : json_int(hr, "asked");
 	struct compare_options opt;

@@ -148,7 +148,7 @@ proc_drive(struct proc *p)
 			return;
 		p->state = PROC_REAPING;
 		evtimer_del(p->timer); /* the deadline; now the poll */
-		/* FALLTHROUGH */
+				       /* FALLTHROUGH */
 	case PROC_REAPING:
 		errno = 0;
 		r = p->pid > 0 ? waitpid(p->pid, &st, WNOHANG) : -1;

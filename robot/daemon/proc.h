@@ -27,8 +27,8 @@ typedef void (*proc_cb)(int status, const char *out, size_t outlen,
  * once, from the loop, after the child is reaped; never from inside
  * proc_run().  The proc frees itself after cb.
  */
-struct proc *proc_run(struct event_base *base, char *const argv[],
-		      int timeout, size_t max_out, proc_cb cb, void *arg);
+struct proc *proc_run(struct event_base *base, char *const argv[], int timeout,
+		      size_t max_out, proc_cb cb, void *arg);
 /* Kills the child and forgets cb (robotd stopping): cb never runs. */
 void proc_cancel(struct proc *p);
 

@@ -39,10 +39,10 @@
 #include "robot/daemon/trees.h"
 #include "robot/core/banned.h"
 
-#define TREES_TICK        1       /* seconds between looks for a due tree */
-#define TREES_MAX_COMMITS 10000   /* new commits recorded per fetch */
+#define TREES_TICK        1           /* seconds between looks for a due tree */
+#define TREES_MAX_COMMITS 10000       /* new commits recorded per fetch */
 #define TREES_MAX_REFS    (16u << 20) /* bytes of for-each-ref and log */
-#define TREES_GIT_SHORT   60      /* seconds for a git step but the fetch */
+#define TREES_GIT_SHORT   60          /* seconds for a git step but the fetch */
 
 enum watch_state {
 	WATCH_IDLE,
@@ -83,10 +83,10 @@ struct trees {
 	size_t nheads;
 	size_t step; /* HEADS: the head being asked about */
 	json_t *commits;
-	json_t *fresh;   /* STORING's answer: what to test */
-	int submitting;  /* QUEUEING: submits in flight */
-	bool stopped;    /* robotd stops: nothing more is started */
-	char *error;     /* FAILING: why */
+	json_t *fresh;  /* STORING's answer: what to test */
+	int submitting; /* QUEUEING: submits in flight */
+	bool stopped;   /* robotd stops: nothing more is started */
+	char *error;    /* FAILING: why */
 };
 
 static void watch_drive(struct trees *t);
@@ -95,8 +95,8 @@ static const char *
 watch_state_name(enum watch_state s)
 {
 	static const char *const names[] = {
-		"idle",	   "claiming", "init",	  "fetching", "refs",
-		"heads",   "log",      "storing", "queueing", "failing"};
+		"idle",  "claiming", "init",    "fetching", "refs",
+		"heads", "log",      "storing", "queueing", "failing"};
 
 	return (size_t)s < sizeof names / sizeof names[0] ? names[s] : "?";
 }
@@ -185,8 +185,8 @@ watch_git(struct trees *t, int timeout, const char *const *args)
 	for (size_t i = 0; args[i] != NULL && n < 31; i++)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
-	t->proc = proc_run(t->base, argv, timeout, TREES_MAX_REFS,
-			   watch_on_git, t);
+	t->proc = proc_run(t->base, argv, timeout, TREES_MAX_REFS, watch_on_git,
+			   t);
 }
 
 /* Whether branch is one of the tree's watched globs. */
@@ -236,17 +236,19 @@ watch_read_refs(struct trees *t, const char *out)
 		sha = f[2] != NULL && f[2][0] != '\0' ? f[2] : f[1];
 		if (str_has_prefix(ref, "refs/heads/")) {
 			short_name = ref + strlen("refs/heads/");
-			if (!has_glob(base_ref) && strcmp(short_name, base_ref) == 0) {
+			if (!has_glob(base_ref) &&
+			    strcmp(short_name, base_ref) == 0) {
 				free(t->base_sha);
 				t->base_sha = xstrdup(sha);
 			}
 			if (watched(globs, short_name)) {
 				struct head *h;
-				const char *old = rjson_get_str(known,
-								short_name);
+				const char *old =
+					rjson_get_str(known, short_name);
 
-				t->heads = xreallocarray(t->heads, t->nheads + 1,
-							 sizeof *t->heads);
+				t->heads =
+					xreallocarray(t->heads, t->nheads + 1,
+						      sizeof *t->heads);
 				h = &t->heads[t->nheads++];
 				memset(h, 0, sizeof *h);
 				h->branch = xstrdup(short_name);
@@ -312,8 +314,8 @@ watch_ask_log(struct trees *t)
 {
 	const char **args = xcalloc(2 * t->nheads + 12, sizeof *args);
 	char *max = xasprintf("--max-count=%d", TREES_MAX_COMMITS);
-	char *base_parents = t->base_sha ? xasprintf("%s^@", t->base_sha)
-					 : NULL;
+	char *base_parents =
+		t->base_sha ? xasprintf("%s^@", t->base_sha) : NULL;
 	size_t n = 0;
 	bool any = false;
 
@@ -370,13 +372,14 @@ watch_read_log(struct trees *t, const char *out)
 		}
 		for (char *q = f[1], *par; (par = strsep(&q, " ")) != NULL;)
 			if (*par != '\0')
-				json_array_append_new(parents, json_string(par));
-		json_array_append_new(
-			t->commits,
-			json_pack("{s:s, s:o, s:s%, s:s, s:s%}", "sha", f[0],
-				  "parents", parents, "author", f[2],
-				  strlen(f[2]), "date", f[3], "subject", f[4],
-				  strlen(f[4])));
+				json_array_append_new(parents,
+						      json_string(par));
+		json_array_append_new(t->commits,
+				      json_pack("{s:s, s:o, s:s%, s:s, s:s%}",
+						"sha", f[0], "parents", parents,
+						"author", f[2], strlen(f[2]),
+						"date", f[3], "subject", f[4],
+						strlen(f[4])));
 	}
 	free(copy);
 }
@@ -479,8 +482,8 @@ watch_queue(struct trees *t)
 				      : ", no base: not tested");
 			continue;
 		}
-		log_info("tree %s: new head of %s: %.12s (base %.12s)",
-			 t->name, rjson_get_str(h, "branch"), sha, base);
+		log_info("tree %s: new head of %s: %.12s (base %.12s)", t->name,
+			 rjson_get_str(h, "branch"), sha, base);
 		json_array_foreach(jobs, k, j)
 		{
 			json_array_foreach(groups, m, g)
@@ -562,11 +565,11 @@ watch_store(struct trees *t)
 		struct head *h = &t->heads[i];
 
 		json_array_append_new(
-			heads, json_pack("{s:s, s:s, s:o, s:b}", "branch",
-					 h->branch, "sha", h->sha, "base",
-					 h->base ? json_string(h->base)
-						 : json_null(),
-					 "forced", h->forced));
+			heads,
+			json_pack("{s:s, s:s, s:o, s:b}", "branch", h->branch,
+				  "sha", h->sha, "base",
+				  h->base ? json_string(h->base) : json_null(),
+				  "forced", h->forced));
 	}
 	hs = rjson_dumps(heads, JSON_COMPACT);
 	cs = rjson_dumps(t->commits, JSON_COMPACT);
@@ -626,11 +629,15 @@ watch_drive(struct trees *t)
 		return;
 	}
 	case WATCH_FETCHING: {
-		const char *args[] = {
-			"fetch", "-q", "--prune", "--force", "--no-tags",
-			rjson_get_str(t->claim, "url"),
-			"+refs/heads/*:refs/heads/*",
-			"+refs/tags/*:refs/tags/*", NULL};
+		const char *args[] = {"fetch",
+				      "-q",
+				      "--prune",
+				      "--force",
+				      "--no-tags",
+				      rjson_get_str(t->claim, "url"),
+				      "+refs/heads/*:refs/heads/*",
+				      "+refs/tags/*:refs/tags/*",
+				      NULL};
 
 		watch_git(t, t->set->tree_fetch_timeout, args);
 		return;
@@ -716,10 +723,10 @@ trees_free(struct trees *t)
 
 /* Checking a tree as `robot tree add` and `robot tree set` send it. */
 
-#define TREES_MAX_JOBS     64
-#define TREES_MAX_GLOBS    64
-#define TREES_MAX_URL      1024
-#define TREES_MAX_REF      255
+#define TREES_MAX_JOBS  64
+#define TREES_MAX_GLOBS 64
+#define TREES_MAX_URL   1024
+#define TREES_MAX_REF   255
 
 /* Whether s is printable ASCII without blanks, at most max bytes. */
 static bool
@@ -744,7 +751,7 @@ static bool
 tree_url_ok(const char *url)
 {
 	static const char *const schemes[] = {"http://", "https://", "git://",
-					      "ssh://",	 "file:///", NULL};
+					      "ssh://",  "file:///", NULL};
 
 	if (!tree_word_ok(url, TREES_MAX_URL) || strstr(url, "::") != NULL)
 		return false;
@@ -769,19 +776,19 @@ tree_check_words(json_t *tree, const char *key, enum name_kind kind,
 
 	if (!json_is_array(a) || json_array_size(a) == 0 ||
 	    json_array_size(a) > TREES_MAX_GLOBS) {
-		errlist_error(el, "tree", 0,
-			      "%s is a list of 1 to %d names", key,
-			      TREES_MAX_GLOBS);
+		errlist_error(el, "tree", 0, "%s is a list of 1 to %d names",
+			      key, TREES_MAX_GLOBS);
 		return;
 	}
 	json_array_foreach(a, i, v)
 	{
 		const char *s = json_string_value(v);
 
-		if (s == NULL || (kind == NAME_LABEL ? !name_ok(kind, s)
-						     : !tree_word_ok(s, TREES_MAX_REF)))
-			errlist_error(el, "tree", 0,
-				      "%s[%zu] is not %s", key, i,
+		if (s == NULL ||
+		    (kind == NAME_LABEL ? !name_ok(kind, s)
+					: !tree_word_ok(s, TREES_MAX_REF)))
+			errlist_error(el, "tree", 0, "%s[%zu] is not %s", key,
+				      i,
 				      kind == NAME_LABEL
 					      ? "a group name ([A-Za-z0-9._+-])"
 					      : "a branch name or glob");
@@ -796,8 +803,10 @@ tree_check_int(json_t *tree, const char *key, long lo, long hi,
 
 	if (v != NULL && (!json_is_integer(v) || json_integer_value(v) < lo ||
 			  json_integer_value(v) > hi))
-		errlist_error(el, "tree", 0, "%s is a whole number from %ld "
-			      "to %ld", key, lo, hi);
+		errlist_error(el, "tree", 0,
+			      "%s is a whole number from %ld "
+			      "to %ld",
+			      key, lo, hi);
 }
 
 /* Each job file must split into jobs a box of the robot can run. */
@@ -818,7 +827,8 @@ tree_check_jobs(json_t *jobs, struct errlist *el)
 	}
 	json_array_foreach(jobs, i, j)
 	{
-		const char *name = json_string_value(json_object_get(j, "name"));
+		const char *name =
+			json_string_value(json_object_get(j, "name"));
 		json_t *text = json_object_get(j, "text");
 		struct jobfile *jf;
 
@@ -840,7 +850,7 @@ struct problem *
 trees_check(json_t *tree, bool partial)
 {
 	static const char *const members[] = {
-		"name",	       "url",  "branches", "base_ref", "jobs",
+		"name",        "url",  "branches", "base_ref", "jobs",
 		"tbox_groups", "runs", "max_runs", "poll",     NULL};
 	struct errlist el;
 	struct problem *p = NULL;
@@ -865,27 +875,29 @@ trees_check(json_t *tree, bool partial)
 	}
 	s = rjson_get_str(tree, "name");
 	if (s == NULL || !name_ok(NAME_LABEL, s))
-		errlist_error(&el, "tree", 0,
-			      "name is %s", name_kind_text(NAME_LABEL));
+		errlist_error(&el, "tree", 0, "name is %s",
+			      name_kind_text(NAME_LABEL));
 	if (!partial) {
 		if (json_object_get(tree, "url") == NULL)
 			errlist_error(&el, "tree", 0, "url is missing");
 		if (json_object_get(tree, "jobs") == NULL)
 			errlist_error(&el, "tree", 0, "jobs is missing");
 		if (json_object_get(tree, "branches") == NULL)
-			json_object_set_new(tree, "branches",
-					    json_pack("[s, s]", "main",
-						      "master"));
+			json_object_set_new(
+				tree, "branches",
+				json_pack("[s, s]", "main", "master"));
 		if (json_object_get(tree, "base_ref") == NULL)
-			json_object_set_new(tree, "base_ref", json_string("v*"));
+			json_object_set_new(tree, "base_ref",
+					    json_string("v*"));
 		if (json_object_get(tree, "tbox_groups") == NULL)
 			json_object_set_new(tree, "tbox_groups", json_array());
 		if (json_object_get(tree, "runs") == NULL)
 			json_object_set_new(tree, "runs", json_integer(5));
 		runs = json_integer_value(json_object_get(tree, "runs"));
 		if (json_object_get(tree, "max_runs") == NULL)
-			json_object_set_new(tree, "max_runs",
-					    json_integer(runs > 10 ? runs : 10));
+			json_object_set_new(
+				tree, "max_runs",
+				json_integer(runs > 10 ? runs : 10));
 		if (json_object_get(tree, "poll") == NULL)
 			json_object_set_new(tree, "poll", json_integer(300));
 	}
@@ -915,8 +927,7 @@ trees_check(json_t *tree, bool partial)
 	    json_is_integer(json_object_get(tree, "max_runs")) &&
 	    json_integer_value(json_object_get(tree, "max_runs")) <
 		    json_integer_value(json_object_get(tree, "runs")))
-		errlist_error(&el, "tree", 0,
-			      "max_runs is at least runs");
+		errlist_error(&el, "tree", 0, "max_runs is at least runs");
 	if (el.nerrors > 0)
 		p = problem_new(PROBLEM_INVALID, errlist_to_json(&el, false),
 				"the tree has %zu error%s", el.nerrors,

@@ -322,6 +322,8 @@ check $([ "$(cat /proc/sys/vm/dirty_ratio)" = "$before" ]; echo $?) "cleanup res
 
 # 8. Provisioning with the demo tree and its hook.
 "$SRC/scripts/make-demo-tree" "$T/demo" 2>/dev/null
+"$SRC/scripts/make-demo-tree" --next "$T/demo" >/dev/null
+"$SRC/scripts/make-demo-tree" --next "$T/demo" >/dev/null # the regression
 cat >"$T/demo-box.yaml" <<YAML
 name: $NAME
 workdir: $T/work

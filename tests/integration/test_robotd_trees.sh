@@ -20,7 +20,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 SUB=$(token submit alice)
-echo "1..23"
+echo "1..24"
 
 export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
 export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
@@ -227,5 +227,32 @@ F=$(commit main "fs: another innocent change")
 wait_for 30 head_is linux main "$F"
 check $? "after a restart the mirror is fetched again and the new head found"
 check $([ -e "$T/state/trees/linux.git/kept" ]; echo $?) "the mirror is kept across restarts"
+# 11. A head whose base already has more runs (another head's pair asked
+# for them) still gets its own side's runs up to the cap.
+R2="$T/repo2"
+git init -q -b main "$R2"
+R_SAVE=$R
+R=$R2
+A2=$(commit main "init")
+git -C "$R" tag v1.0
+touch "$T/stop-s3" 2>/dev/null
+robot tree add noisy --url "$R" --branch main --branch 'dev*' --job "$T/dd.yaml" --tbox-group lab \
+	--runs 3 --max-runs 6 --poll 5 >/dev/null 2>&1
+wait_for 30 head_is noisy main "$A2"
+B2=$(commit main "sched: a change within the noise")
+simbox s3 "$B2=-4" --noise=8 --seed=5
+wait_for 90 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state FROM pairs WHERE head = '$B2'\")\" = final ]"
+nA=$(sql "SELECT count(*) FROM jobs WHERE commit = '$A2'")
+touch "$T/stop-s3"
+wait $SIMBOX_s3 2>/dev/null
+C3=$(commit dev-z "sched: another change within the noise")
+simbox s4 "$B2=-4" "$C3=-4" --noise=8 --seed=6
+wait_for 90 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state FROM pairs WHERE head = '$C3'\")\" = final ]"
+v=$(sql "SELECT verdict FROM pairs WHERE head = '$C3'")
+nC=$(sql "SELECT count(*) FROM jobs WHERE commit = '$C3'")
+check $([ "$nA" -gt 3 ] && { [ "$v" != inconclusive ] || [ "$nC" = 6 ]; }; echo $?) \
+	"an inconclusive head gets its runs up to the cap though its base has them ($nA at the base, $nC at the head, $v)"
+R=$R_SAVE
+
 sanitizer_clean
 exit $((failed > 0))
