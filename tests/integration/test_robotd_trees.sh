@@ -120,9 +120,10 @@ check $([ "$(sql "SELECT count(*) || ' ' || min(commit) || ' ' || min(base) || '
 
 # 4. A later head that still regresses updates the record; one that is
 # back to the base's level marks it fixed.
-C2=$(commit dev-x "mm: and a comment")
+# (The box that knows only C's shift stops before C2 exists.)
 touch "$T/stop-s1"
 wait $SIMBOX_s1 2>/dev/null
+C2=$(commit dev-x "mm: and a comment")
 simbox s2 "$C=-10" "$C2=-10" --noise=1 --seed=2
 wait_for 90 pair_is "$A" "$C2" "final regression"
 check $([ "$(sql "SELECT count(*) || ' ' || min(commit) || ' ' || min(last_head) || ' ' || min(state) FROM regressions")" = "1 $C $C2 new" ]; echo $?) \
