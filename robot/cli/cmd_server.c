@@ -99,8 +99,8 @@ submit_wait(const char *server, long long submission, size_t total)
 	int status = 0;
 
 	for (;;) {
-		json_t *j = cmd_get(server, path), *jobs;
-		size_t n[4] = {0, 0, 0, 0};
+		json_t *j = cmd_get(server, path), *jobs, *x;
+		size_t n[4] = {0, 0, 0, 0}, i;
 		static const char *const states[] = {"queued", "leased", "done",
 						     "failed"};
 		char line[256];
@@ -111,15 +111,14 @@ submit_wait(const char *server, long long submission, size_t total)
 			continue;
 		}
 		jobs = json_object_get(j, "jobs");
-		for (size_t i = 0; i < json_array_size(jobs); i++) {
-			const char *st =
-				rjson_get_str(json_array_get(jobs, i), "state");
+		json_array_foreach(jobs, i, x)
+		{
+			const char *st = rjson_get_str(x, "state");
 
 			for (size_t k = 0; k < 4; k++)
 				if (st != NULL && strcmp(st, states[k]) == 0)
 					n[k]++;
 		}
-		json_decref(j);
 		snprintf(line, sizeof line,
 			 "%zu of %zu runs done, %zu running, %zu queued, %zu "
 			 "failed",
@@ -129,9 +128,24 @@ submit_wait(const char *server, long long submission, size_t total)
 			snprintf(last, sizeof last, "%s", line);
 		}
 		if (n[0] + n[1] == 0) {
+			/* Why each failed run failed. */
+			json_array_foreach(jobs, i, x)
+			{
+				if (strcmp(cmd_shown(x, "state"), "failed") !=
+				    0)
+					continue;
+				log_warnx("run %lld (%s at %.12s) failed: %s",
+					  (long long)json_integer_value(
+						  json_object_get(x, "id")),
+					  cmd_shown(x, "series"),
+					  cmd_shown(x, "commit"),
+					  cmd_shown(x, "error"));
+			}
+			json_decref(j);
 			status = n[3] > 0 ? 1 : 0;
 			break;
 		}
+		json_decref(j);
 		sleep(2);
 	}
 	free(path);
@@ -411,6 +425,17 @@ print_status(json_t *j)
 		       (long long)json_integer_value(
 			       json_object_get(b, "failures")),
 		       cmd_shown(b, "last_seen"));
+	}
+	if (json_array_size(json_object_get(j, "failed")) > 0)
+		printf("\nfailed lately:\n");
+	for (size_t i = 0; i < json_array_size(json_object_get(j, "failed"));
+	     i++) {
+		json_t *x = json_array_get(json_object_get(j, "failed"), i);
+
+		printf("  job %lld: %s at %.12s on %s: %s\n",
+		       (long long)json_integer_value(json_object_get(x, "id")),
+		       cmd_shown(x, "series"), cmd_shown(x, "commit"),
+		       cmd_shown(x, "box"), cmd_shown(x, "error"));
 	}
 	printf("\nrunning: %zu\n", json_array_size(running));
 	for (size_t i = 0; i < json_array_size(running); i++) {

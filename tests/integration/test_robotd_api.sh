@@ -21,7 +21,7 @@ SUB=$(token submit alice)
 B1=$(token box b1)
 B2=$(token box b2)
 ADM=$(token admin root)
-echo "1..44"
+echo "1..46"
 
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
@@ -171,6 +171,9 @@ for i in 1 2; do
 done
 s=$(api POST "$U/api/boxes/b1/lease?wait=0" "$B1")
 check $([ "$s" = 409 ] && grep -q broken "$T/body"; echo $?) "a box broken after 2 failed jobs gets no work ($s)"
+ROBOT_SERVER=$U "$ROBOT" status >"$T/status.out" 2>&1
+check $(grep -q "^failed lately:" "$T/status.out" && grep -q "^  job [0-9]*: .* at c2 .*on b1: it broke" "$T/status.out"; echo $?) \
+	"robot status shows why the latest runs failed"
 s1=$(api POST "$U/api/boxes/b1/reset" "$B1")
 s2=$(api POST "$U/api/boxes/b1/reset" "$ADM")
 s3=$(api POST "$U/api/boxes/b1/lease?wait=0" "$B1")
@@ -191,6 +194,23 @@ check $([ "$s1" = 200 ] && [ "$f1" = 1 ] && [ "$s2" = 200 ] && [ "$s3" = 200 ] &
 	[ "$st" = broken ] && [ "$s4" = 409 ] &&
 	[ "$(sql "SELECT state FROM jobs WHERE commit = 'c3'")" = queued ]; echo $?) \
 	"re-registering during a run counts as a failure: twice breaks the box ($s1 $f1 $s2 $s3 $st $s4)"
+api POST "$U/api/boxes/b1/reset" "$ADM" >/dev/null
+
+# robot submit --wait says why a run failed.
+ROBOT_SERVER=$U ROBOT_TOKEN=$SUB "$ROBOT" submit --wait --priority 100 --tbox-group lab \
+	--commit c8 --repeat 1 "$T/dd.yaml" >"$T/wait.out" 2>&1 &
+WP=$!
+wait_for 20 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM jobs WHERE commit = 'c8'\")\" = 1 ]"
+api POST "$U/api/boxes/b1/lease?wait=0" "$B1" >/dev/null
+L=$(py "print(j['lease'])")
+KEY=$(py "print(j['key'])")
+COMMIT=$(py "print(j['commit'])")
+doc failed null
+api POST "$U/api/leases/$L/result" "$B1" "$T/doc" >/dev/null
+wait $WP
+rc=$?
+check $([ $rc = 1 ] && [ "$COMMIT" = c8 ] && grep -q "run [0-9]* (.* at c8) failed: it broke" "$T/wait.out"; echo $?) \
+	"robot submit --wait says why a run failed (exit $rc, $COMMIT)"
 api POST "$U/api/boxes/b1/reset" "$ADM" >/dev/null
 
 # PostgreSQL stopped under load, and kept from starting (its
