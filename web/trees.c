@@ -26,15 +26,26 @@ trees_show(struct web *w, struct http_req *req, const struct web_call *call)
 }
 
 static void
-trees_on_put(const char *text, const struct problem *p, void *arg)
+trees_on_put(const char *text, const struct problem *p, struct http_req *req,
+	     int status)
 {
-	struct http_req *req = arg;
-
 	if (p != NULL)
 		web_reply_problem(req, p);
-	else /* added: 201; changed: 200 */
-		http_req_reply(req, strstr(text, "\"added\"") ? 201 : 200,
-			       "application/json", text, strlen(text));
+	else
+		http_req_reply(req, status, "application/json", text,
+			       strlen(text));
+}
+
+static void
+trees_on_added(const char *text, const struct problem *p, void *arg)
+{
+	trees_on_put(text, p, arg, 201);
+}
+
+static void
+trees_on_changed(const char *text, const struct problem *p, void *arg)
+{
+	trees_on_put(text, p, arg, 200);
 }
 
 /* The body as a tree, checked; NULL after answering 400. */
@@ -89,7 +100,8 @@ trees_put(struct web *w, struct http_req *req, const struct web_call *call,
 	log_info("%s %s tree %s", call->name, replace ? "changes" : "adds",
 		 rjson_get_str(tree, "name"));
 	text = rjson_dumps(tree, JSON_COMPACT);
-	store_tree_put(w->d.store, text, replace, trees_on_put, req);
+	store_tree_put(w->d.store, text, replace,
+		       replace ? trees_on_changed : trees_on_added, req);
 	free(text);
 	json_decref(tree);
 }

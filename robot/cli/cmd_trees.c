@@ -16,6 +16,14 @@
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
+/* --server and --token: the last given counts. */
+static void
+opt_set(char **dst)
+{
+	free(*dst);
+	*dst = xstrdup(optarg);
+}
+
 static void
 tree_usage(FILE *fp)
 {
@@ -218,12 +226,10 @@ cmd_tree(int argc, char **argv)
 	while (ok && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			free(server);
-			server = xstrdup(optarg);
+			opt_set(&server);
 			break;
 		case 't':
-			free(token);
-			token = xstrdup(optarg);
+			opt_set(&token);
 			break;
 		case 'u':
 			json_object_set_new(tree, "url", json_string(optarg));
@@ -324,12 +330,10 @@ cmd_jobs(int argc, char **argv)
 	       (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			free(server);
-			server = xstrdup(optarg);
+			opt_set(&server);
 			break;
 		case 't':
-			free(token);
-			token = xstrdup(optarg);
+			opt_set(&token);
 			break;
 		case 'J':
 		case 'S':
@@ -407,12 +411,10 @@ cmd_box(int argc, char **argv)
 	       (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			free(server);
-			server = xstrdup(optarg);
+			opt_set(&server);
 			break;
 		case 't':
-			free(token);
-			token = xstrdup(optarg);
+			opt_set(&token);
 			break;
 		case 'h':
 			status = 0;
