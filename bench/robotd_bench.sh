@@ -60,7 +60,7 @@ head -200 "$T/tokens2000" >"$T/tokens200"
 for c in a b c d; do
 	curl -sf -o /dev/null -X POST -H "Authorization: Bearer $SUB" \
 		--data-binary @"$T/job.yaml" \
-		"http://127.0.0.1:$port/api/jobs?tbox_group=bench&commit=$c"
+		"http://127.0.0.1:$port/api/jobs?tbox_group=bench&commit=$(printf '%s%039x' $c 0)"
 done
 echo "queued: $(psql -h "$T/state/pg/run" -U robot -d postgres -XAtc "SELECT count(*) FROM jobs WHERE state = 'queued'") runs"
 

@@ -41,7 +41,8 @@ api_submit(struct web *w, struct http_req *req, const struct web_call *call)
 		commits = xreallocarray(commits, n + 1, sizeof *commits);
 		commits[n++] = c;
 	}
-	if (!web_name_arg(req, "tbox_group", 0, NAME_LABEL, &rq.group)) {
+	if (!web_name_arg(req, "tbox_group", 0, NAME_LABEL, &rq.group) ||
+	    !web_name_arg(req, "tree", 0, NAME_LABEL, &rq.named_tree)) {
 		free(commits);
 		return;
 	}

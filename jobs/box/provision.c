@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "jobs/box/child.h"
@@ -30,7 +31,7 @@ slurp(const char *path, size_t max)
 
 json_t *
 provision_run(const struct boxconf *bc, const char *tree, const char *commit,
-	      const char *rundir, json_t *outputs, char **err)
+	      const char *rundir, json_t *outputs, char **err, bool *job_fault)
 {
 	json_t *p = json_object();
 	struct utsname u;
@@ -84,7 +85,14 @@ provision_run(const struct boxconf *bc, const char *tree, const char *commit,
 	if (!ok) {
 		char *how = child_exit_text(&c), *words = child_last_words(&c);
 
-		if (timed_out)
+		*job_fault = !timed_out && WIFEXITED(c.status) &&
+			     WEXITSTATUS(c.status) == PROVISION_JOB_FAULT;
+		if (*job_fault)
+			*err = xasprintf("cannot provision %s%s%s (the hook "
+					 "blames the commit, not the box)",
+					 commit ? commit : "the box",
+					 words ? ": " : "", words ? words : "");
+		else if (timed_out)
 			*err = xasprintf("provisioning %s took over 10 minutes",
 					 commit ? commit : "the box");
 		else

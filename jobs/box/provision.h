@@ -4,6 +4,11 @@
  * kernel; the demo tree applies vm.* tunables); what it prints as
  * "key: value" lines is recorded, with the kernel the box runs, in the
  * result document's "provision".
+ *
+ * A hook that exits with PROVISION_JOB_FAULT says the commit itself is
+ * wrong (it does not exist, it does not build): the run fails as the
+ * job's fault, and robotd does not count it against the box.  Any other
+ * failure is the box's.
  */
 #ifndef ROBOT_PROVISION_H
 #define ROBOT_PROVISION_H
@@ -12,13 +17,15 @@
 
 #include "jobs/box/boxconf.h"
 
+#define PROVISION_JOB_FAULT 2
+
 /*
  * Provisions commit of tree (either may be NULL).  Returns what the box
- * runs, or NULL with *err.  The hook's output is added to outputs as
- * "provision".
+ * runs, or NULL with *err and *job_fault (whether the hook blamed the
+ * commit).  The hook's output is added to outputs as "provision".
  */
 json_t *provision_run(const struct boxconf *bc, const char *tree,
 		      const char *commit, const char *rundir, json_t *outputs,
-		      char **err);
+		      char **err, bool *job_fault);
 
 #endif

@@ -41,6 +41,7 @@ struct run {
 	json_t *sysctl;
 	enum result_status status;
 	char *error;
+	bool job_fault; /* the failure is the job's, not the box's */
 	double monitor_cpu;
 	size_t samples;
 };
@@ -185,7 +186,8 @@ result_json(struct run *r, const char *started, const char *finished)
 				started,
 				finished,
 				r->status,
-				r->error};
+				r->error,
+				r->job_fault};
 	json_t *doc = result_doc_new(&h), *stats, *series;
 
 	metrics_reduce(r->m);
@@ -251,6 +253,7 @@ runner_run(const struct runner_request *rq)
 	}
 	validate_workloads(rq->aj->job, &workload);
 	if (workload == NULL) {
+		r.job_fault = true;
 		fail(&r, xstrdup("the job runs no workload"));
 		goto teardown;
 	}
@@ -273,7 +276,7 @@ runner_run(const struct runner_request *rq)
 	log_info("%s %s: provisioning %s", rq->label, rq->aj->key,
 		 rq->commit ? rq->commit : "(no commit)");
 	r.provision = provision_run(rq->bc, rq->tree, rq->commit, r.rundir,
-				    r.outputs, &err);
+				    r.outputs, &err, &r.job_fault);
 	if (r.provision == NULL) {
 		fail(&r, err);
 		goto teardown;

@@ -54,6 +54,9 @@ result_doc_new(const struct result_head *h)
 	json_object_set_new(doc, "status",
 			    json_string(result_status_name(h->status)));
 	json_object_set_new(doc, "error", string_or_null(h->error));
+	if (h->status == RESULT_FAILED)
+		json_object_set_new(doc, "fault",
+				    json_string(h->job_fault ? "job" : "box"));
 	return doc;
 }
 
@@ -263,6 +266,14 @@ result_parse(const char *where, json_t *doc, struct result *r,
 	get_string(where, doc, "finished", false, el);
 	r->error = get_string(where, doc, "error", false, el);
 	parse_status(where, doc, r, el);
+	v = json_object_get(doc, "fault");
+	if (v != NULL && !json_is_null(v) &&
+	    (!json_is_string(v) || (strcmp(json_string_value(v), "job") != 0 &&
+				    strcmp(json_string_value(v), "box") != 0)))
+		errlist_error(el, where, 0,
+			      "'fault' is \"job\", \"box\" or null");
+	r->job_fault = r->status == RESULT_FAILED && json_is_string(v) &&
+		       strcmp(json_string_value(v), "job") == 0;
 	v = json_object_get(doc, "job");
 	if (v != NULL && !json_is_object(v))
 		errlist_error(el, where, 0, "'job' is not an object");

@@ -45,6 +45,7 @@ struct result {
 	const char *commit; /* may be NULL for a run of no commit */
 	const char *error;  /* NULL unless failed */
 	enum result_status status;
+	bool job_fault;            /* failed, and "fault" says the job's */
 	struct result_stat *stats; /* in document order */
 	size_t nstats;
 	char *series; /* <key>/<tbox_group> */
@@ -62,6 +63,7 @@ struct result_head {
 	const char *finished; /* likewise */
 	enum result_status status;
 	const char *error; /* why, unless ok */
+	bool job_fault;    /* a failure of the job, not of the box */
 };
 
 /*

@@ -73,20 +73,29 @@ cmd_get(const char *server, const char *path)
 static void
 submit_usage(FILE *fp)
 {
-	fprintf(fp, "usage: robot submit [--server URL] [--token T] FILE\n"
-		    "                    [--commit SHA]... [--repeat N] "
-		    "[--priority P]\n"
-		    "                    [--tbox-group G] [--wait]\n"
-		    "Queues a job file's atomic jobs at each commit and prints "
-		    "them.\n"
-		    "  --commit SHA   a commit to run (repeat it); else the "
-		    "file's\n"
-		    "  --repeat N     runs per commit (else the file's repeat, "
-		    "else 3)\n"
-		    "  --priority P   higher runs first (-1000 to 1000)\n"
-		    "  --tbox-group G the box group (else the file's, else "
-		    "robotd's default)\n"
-		    "  --wait         show progress until every run is done\n");
+	fprintf(fp,
+		"usage: robot submit [--server URL] [--token T] FILE\n"
+		"                    [--tree NAME] [--commit REV]... "
+		"[--repeat N]\n"
+		"                    [--priority P] [--tbox-group G] "
+		"[--wait]\n"
+		"Queues a job file's atomic jobs at each commit and prints "
+		"them.\n"
+		"  --tree NAME    the watched tree the commits belong to "
+		"(else the\n"
+		"                 file's tree:); robotd resolves them there "
+		"to full SHAs\n"
+		"  --commit REV   a commit to run (repeat it; the first is "
+		"the base):\n"
+		"                 a SHA, a prefix, a tag or a branch of the "
+		"tree; a full\n"
+		"                 SHA without a tree; else the file's\n"
+		"  --repeat N     runs per commit (else the file's repeat, "
+		"else 3)\n"
+		"  --priority P   higher runs first (-1000 to 1000)\n"
+		"  --tbox-group G the box group (else the file's, else "
+		"robotd's default)\n"
+		"  --wait         show progress until every run is done\n");
 }
 
 /* Polls the submission's runs until none is queued or leased. */
@@ -266,6 +275,8 @@ print_submitted(json_t *j)
 	json_t *jobs = json_object_get(j, "jobs");
 	json_t *warnings = json_object_get(j, "warnings");
 	json_t *waiting = json_object_get(j, "waiting");
+	json_t *sha;
+	const char *name;
 
 	for (size_t i = 0; i < json_array_size(warnings); i++) {
 		const char *w = json_string_value(json_array_get(warnings, i));
@@ -273,6 +284,17 @@ print_submitted(json_t *j)
 
 		log_warnx("warning: %s", p);
 		free(p);
+	}
+	json_object_foreach(json_object_get(j, "resolved"), name, sha)
+	{
+		const char *v = json_string_value(sha);
+
+		if (v != NULL && strcmp(name, v) != 0) {
+			char *p = str_printable(name, strlen(name), 100);
+
+			printf("%s is %s\n", p, v);
+			free(p);
+		}
 	}
 	printf("queued %zu runs (submission %lld):\n", json_array_size(jobs),
 	       (long long)json_integer_value(json_object_get(j, "submission")));
@@ -307,6 +329,7 @@ cmd_submit(int argc, char **argv)
 		{"repeat", required_argument, NULL, 'r'},
 		{"priority", required_argument, NULL, 'p'},
 		{"tbox-group", required_argument, NULL, 'g'},
+		{"tree", required_argument, NULL, 'T'},
 		{"wait", no_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -336,11 +359,13 @@ cmd_submit(int argc, char **argv)
 		case 'r':
 		case 'p':
 		case 'g':
+		case 'T':
 			e = client_escape(optarg);
 			buf_addf(&q, "&%s=%s",
 				 c == 'c'   ? "commit"
 				 : c == 'r' ? "repeat"
 				 : c == 'p' ? "priority"
+				 : c == 'T' ? "tree"
 					    : "tbox_group",
 				 e);
 			free(e);

@@ -727,7 +727,8 @@ upload_drive(struct upload *u)
 					   result_status_name(u->res.status),
 					   u->res.error,
 					   u->doc, /* as sent: key order kept */
-					   u->lab->set->broken_after};
+					   u->lab->set->broken_after,
+					   u->res.job_fault};
 		store_upload(u->lab->store, &su, upload_on_stored, u);
 		return;
 	case UPLOAD_STORING:

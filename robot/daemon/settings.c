@@ -260,3 +260,9 @@ settings_reload(struct settings *live, const struct settings *fresh,
 	buf_release(&b);
 	return n;
 }
+
+char *
+settings_mirror(const struct settings *s, const char *name)
+{
+	return xasprintf("%s/trees/%s.git", s->state_dir, name);
+}

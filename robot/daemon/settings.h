@@ -74,5 +74,7 @@ bool settings_set(struct settings *s, const char *name, const char *text,
  */
 size_t settings_reload(struct settings *live, const struct settings *fresh,
 		       char **names);
+/* The path of tree name's bare mirror: STATE-DIR/trees/NAME.git. */
+char *settings_mirror(const struct settings *s, const char *name);
 
 #endif

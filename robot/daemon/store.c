@@ -570,16 +570,24 @@ store_upload(struct store *s, const struct store_upload *u, store_text_cb cb,
 	     void *arg)
 {
 	char id[32], broken[16];
-	const char *params[10] = {
-		id,        u->box,    u->key,   u->tbox_group, u->doc_box,
-		u->commit, u->status, u->error, u->doc,        broken};
+	const char *params[11] = {id,
+				  u->box,
+				  u->key,
+				  u->tbox_group,
+				  u->doc_box,
+				  u->commit,
+				  u->status,
+				  u->error,
+				  u->doc,
+				  broken,
+				  u->job_fault ? "true" : "false"};
 
 	snprintf(id, sizeof id, "%lld", u->lease);
 	snprintf(broken, sizeof broken, "%d", u->broken_after);
 	store_text(s,
 		   "SELECT robot_upload($1::bigint, $2, $3, $4, $5, $6, $7, "
-		   "$8, $9::json, $10::int)",
-		   10, params, cb, arg);
+		   "$8, $9::json, $10::int, $11::boolean)",
+		   11, params, cb, arg);
 }
 
 void

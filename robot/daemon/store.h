@@ -189,6 +189,7 @@ struct store_upload {
 	const char *error;      /* NULL unless failed */
 	const char *doc;        /* the document as sent */
 	int broken_after;
+	bool job_fault; /* failed as the job's fault: not the box's */
 };
 /* "stored", "duplicate" or "requeued"; a document that is not of the
  * lease's job, or differs from the one stored for it, is refused. */

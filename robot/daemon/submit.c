@@ -4,6 +4,10 @@
  * A submit is a small state machine; each completion records what it
  * brought and calls submit_drive(), which takes the next step:
  *
+ *   TREE      a person's submit: the tree it names (?tree=, or the
+ *             jobs' tree:) is being read
+ *   RESOLVING its commits are becoming full SHAs (robot/daemon/resolve.h):
+ *             in the tree's mirror, or checked as such without a tree
  *   GROUPS    the lab's groups are being read (for jobs that name none,
  *             and to say which groups no box has registered for); then
  *             each job's group is resolved and the runs are planned
@@ -12,6 +16,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <event2/event.h>
 
@@ -22,10 +27,13 @@
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/resolve.h"
 #include "robot/daemon/submit.h"
 #include "robot/core/banned.h"
 
 enum submit_state {
+	SUBMIT_TREE,
+	SUBMIT_RESOLVING,
 	SUBMIT_GROUPS,
 	SUBMIT_QUEUEING,
 	SUBMIT_DONE,
@@ -42,6 +50,10 @@ struct submit {
 	long repeat, priority;
 	char *group;         /* the request's, or NULL */
 	char *tree, *branch; /* a tree's head, or NULL */
+	char *named;         /* a person's submit: the tree it names */
+	bool have_tree;      /* TREE: named was read */
+	char *mirror;        /* TREE: named's mirror */
+	json_t *resolved;    /* RESOLVING: {name: SHA} */
 	int max_runs;
 	struct jobfile *jf;
 	json_t *warnings;
@@ -63,6 +75,10 @@ static const char *
 submit_state_name(enum submit_state s)
 {
 	switch (s) {
+	case SUBMIT_TREE:
+		return "tree";
+	case SUBMIT_RESOLVING:
+		return "resolving";
 	case SUBMIT_GROUPS:
 		return "groups";
 	case SUBMIT_QUEUEING:
@@ -96,6 +112,9 @@ submit_on_free(evutil_socket_t fd, short what, void *arg)
 	free(s->group);
 	free(s->tree);
 	free(s->branch);
+	free(s->named);
+	free(s->mirror);
+	json_decref(s->resolved);
 	jobfile_free(s->jf);
 	json_decref(s->warnings);
 	free(s->groups);
@@ -202,6 +221,8 @@ submit_answer(struct submit *s)
 	}
 	json_object_set(answer, "warnings", s->warnings);
 	json_object_set_new(answer, "waiting", waiting);
+	if (s->resolved != NULL)
+		json_object_set(answer, "resolved", s->resolved);
 	log_info("%s submitted %zu runs of %s", s->submitter,
 		 json_array_size(json_object_get(answer, "jobs")), s->jf->name);
 }
@@ -254,6 +275,8 @@ submit_queue(struct submit *s)
 						       : json_null(),
 						"tree",
 						s->tree ? json_string(s->tree)
+						: s->named
+							? json_string(s->named)
 							: json_null(),
 						"job", jobfile_job_json(aj),
 						"needs", needs_of_job(aj->job),
@@ -368,9 +391,176 @@ submit_resolve_groups(struct submit *s)
 }
 
 static void
+submit_on_tree(const char *text, const struct problem *p, void *arg)
+{
+	struct submit *s = arg;
+	struct stat st;
+	json_t *tree = NULL;
+
+	if (p == NULL && text == NULL) {
+		char *msg = xasprintf("no tree named '%s' (robot tree list "
+				      "shows the trees)",
+				      s->named);
+
+		submit_fail(s, PROBLEM_INVALID, NULL, msg);
+		free(msg);
+	} else if (p != NULL) {
+		s->fail = problem_new(p->kind, json_deep_copy(p->details), "%s",
+				      p->message);
+	} else {
+		tree = text != NULL ? json_loads(text, 0, NULL) : NULL;
+		s->mirror = settings_mirror(s->set, s->named);
+		if (!json_is_string(json_object_get(tree, "fetched")) ||
+		    stat(s->mirror, &st) != 0) {
+			char *msg = xasprintf("tree %s has not been fetched "
+					      "yet: submit again after its "
+					      "first fetch (robot tree show "
+					      "%s)",
+					      s->named, s->named);
+
+			submit_fail(s, PROBLEM_CONFLICT, NULL, msg);
+			free(msg);
+		}
+	}
+	json_decref(tree);
+	s->have_tree = true;
+	submit_drive(s);
+}
+
+/* The tree a person's submit names: ?tree=, else the jobs' own tree:,
+ * which must agree; false after a failure. */
+static bool
+submit_named_tree(struct submit *s, const char *asked)
+{
+	for (size_t i = 0; asked == NULL && i < s->jf->njobs; i++) {
+		char *t = job_str(&s->jf->jobs[i], "tree");
+
+		if (t != NULL && s->named != NULL && strcmp(t, s->named) != 0) {
+			char *msg = xasprintf("the jobs name two trees, %s "
+					      "and %s: submit them apart",
+					      s->named, t);
+
+			submit_fail(s, PROBLEM_INVALID, NULL, msg);
+			free(msg);
+			free(t);
+			return false;
+		}
+		if (s->named == NULL)
+			s->named = t;
+		else
+			free(t);
+	}
+	if (asked != NULL)
+		s->named = xstrdup(asked);
+	return true;
+}
+
+static void
+submit_on_resolved(char *const *shas, const struct problem *p, void *arg)
+{
+	struct submit *s = arg;
+	size_t i;
+	json_t *v;
+	const char *name;
+
+	if (p != NULL) {
+		s->fail = problem_new(p->kind, json_deep_copy(p->details), "%s",
+				      p->message);
+		submit_drive(s);
+		return;
+	}
+	i = 0;
+	json_object_foreach(s->resolved, name, v)
+	{
+		json_object_set_new(s->resolved, name, json_string(shas[i++]));
+	}
+	for (i = 0; i < s->ncommits; i++) {
+		name = json_string_value(
+			json_object_get(s->resolved, s->commits[i]));
+		free(s->commits[i]);
+		s->commits[i] = xstrdup(name);
+	}
+	for (i = 0; i < s->jf->njobs; i++) {
+		struct atomic_job *aj = &s->jf->jobs[i];
+		struct node *c;
+
+		if (aj->commit == NULL)
+			continue;
+		name = json_string_value(
+			json_object_get(s->resolved, aj->commit));
+		free(aj->commit);
+		aj->commit = xstrdup(name);
+		if ((c = node_get(aj->job, "commit")) != NULL &&
+		    c->kind == NODE_SCALAR) {
+			free(c->text);
+			c->text = xstrdup(name);
+			c->len = strlen(name);
+		}
+	}
+	submit_drive(s);
+}
+
+/* Every commit the runs will carry, to its full SHA. */
+static void
+submit_resolve(struct submit *s)
+{
+	const char **names;
+	size_t n = 0;
+	const char *name;
+	json_t *v;
+
+	s->resolved = json_object();
+	for (size_t i = 0; i < s->ncommits; i++)
+		json_object_set_new(s->resolved, s->commits[i], json_null());
+	for (size_t i = 0; s->ncommits == 0 && i < s->jf->njobs; i++)
+		if (s->jf->jobs[i].commit != NULL)
+			json_object_set_new(s->resolved, s->jf->jobs[i].commit,
+					    json_null());
+	if (json_object_size(s->resolved) > RESOLVE_MAX_NAMES) {
+		char *msg = xasprintf("%zu commits in one submission; the "
+				      "limit is %d",
+				      json_object_size(s->resolved),
+				      RESOLVE_MAX_NAMES);
+
+		submit_fail(s, PROBLEM_INVALID, NULL, msg);
+		free(msg);
+		submit_drive(s);
+		return;
+	}
+	names = xcalloc(json_object_size(s->resolved) + 1, sizeof *names);
+	json_object_foreach(s->resolved, name, v)
+	{
+		names[n++] = name;
+	}
+	resolve_start(s->base, s->named, s->mirror, names, n,
+		      s->set->tree_fetch_timeout, submit_on_resolved, s);
+	free(names);
+}
+
+static void
 submit_drive(struct submit *s)
 {
 	switch (s->state) {
+	case SUBMIT_TREE:
+		if (s->fail == NULL && s->named != NULL && !s->have_tree) {
+			store_trees(s->store, s->named, submit_on_tree, s);
+			return;
+		}
+		if (s->fail == NULL) {
+			submit_set_state(s, SUBMIT_RESOLVING);
+			submit_resolve(s);
+			return;
+		}
+		submit_finish(s);
+		return;
+	case SUBMIT_RESOLVING:
+		if (s->fail == NULL) {
+			submit_set_state(s, SUBMIT_GROUPS);
+			submit_drive(s);
+			return;
+		}
+		submit_finish(s);
+		return;
 	case SUBMIT_GROUPS:
 		if (s->fail == NULL && !s->have_groups) {
 			store_groups(s->store, submit_on_groups, s);
@@ -403,7 +593,8 @@ submit_start(struct event_base *base, struct store *store,
 	struct submit *s = xcalloc(1, sizeof *s);
 	struct errlist el;
 
-	s->state = SUBMIT_GROUPS;
+	/* A tree's heads come from git: full SHAs already. */
+	s->state = rq->tree != NULL ? SUBMIT_GROUPS : SUBMIT_TREE;
 	s->base = base;
 	s->store = store;
 	s->set = set;
@@ -439,5 +630,7 @@ submit_start(struct event_base *base, struct store *store,
 	errlist_release(&el);
 	s->body = xstrndup(rq->body, rq->len);
 	s->groups = xcalloc(s->jf->njobs + 1, sizeof *s->groups);
+	if (s->state == SUBMIT_TREE)
+		submit_named_tree(s, rq->named_tree);
 	submit_drive(s);
 }

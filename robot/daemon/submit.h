@@ -36,6 +36,9 @@ struct submit_request {
 	long repeat;       /* 0: the file's, else JOBFILE_DEFAULT_REPEAT */
 	long priority;     /* LONG_MIN: the file's, else 0 */
 	const char *group; /* NULL: as above */
+	/* A person's submit: the tree its commits are resolved in (else
+	 * the jobs' tree:, else they must be full SHAs). */
+	const char *named_tree;
 	/* A tree's head: commits are its base and the head, the runs a side
 	 * already has are not queued again, and each series gets its pair
 	 * on the branch (robot_tree_submit()). */

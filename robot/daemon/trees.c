@@ -593,7 +593,7 @@ watch_on_claimed(const char *text, const struct problem *p, void *arg)
 		return;
 	}
 	t->name = xstrdup(rjson_get_str(t->claim, "name"));
-	t->mirror = xasprintf("%s/trees/%s.git", t->set->state_dir, t->name);
+	t->mirror = settings_mirror(t->set, t->name);
 	if (stat(t->mirror, &st) == 0)
 		watch_set_state(t, WATCH_FETCHING);
 	else

@@ -219,7 +219,7 @@ case("50,000 anchors and 50,000 aliases", lambda: submit(many_anchors), 400, qui
 nested_anchors = "a: " + "".join("&a%d [" % i for i in range(60)) + "x, " * 4000 + "]" * 60 + "\n"
 case("sixty nested anchors on 4,000 values", lambda: submit(nested_anchors), 400, "values", quick=3)
 runs = "suite: dd-write\ntestcase: dd-write\ndisk: 1LOOP_64M\nfs: ext4\nruntime: 1s\ndd:\n  bs: [" + ", ".join("%dK" % (i + 1) for i in range(100)) + "]\nnr_threads: [1dd, 2dd]\n"
-case("a run bomb (200 jobs x 100 repeats x 4 commits)", lambda: submit(runs, "tbox_group=lab&repeat=100&commit=a1&commit=b2&commit=c3&commit=d4"), 400, "runs in one submission", quick=3)
+case("a run bomb (200 jobs x 100 repeats x 4 commits)", lambda: submit(runs, "tbox_group=lab&repeat=100&commit=" + "a1" * 20 + "&commit=" + "b2" * 20 + "&commit=" + "c3" * 20 + "&commit=" + "d4" * 20), 400, "runs in one submission", quick=3)
 case("a job file over 1 MiB", lambda: submit("#" * (1024 * 1024 + 1)), 413)
 case("a job file with a template of backticks", lambda: submit(DD + "  size: \"{{ `id` }}\"\n"), 400, "backticks")
 case("a job file with File.read", lambda: submit(DD + "  size: \"{{ File.read('/etc/passwd') }}\"\n"), 400, "method call")
@@ -233,6 +233,12 @@ case("a tbox_group of 9,000 bytes in the file", lambda: submit(DD + "tbox_group:
 case("a tbox_group with ../ in the file", lambda: submit(DD + "tbox_group: ../../etc\n"), 400)
 case("a tbox_group with an escape in the file", lambda: submit(DD + "tbox_group: \"a\\e[2J\"\n"), 400)
 case("a commit with a newline in the file", lambda: submit(DD + "commit: \"a\\nb\"\n"), 400)
+case("a commit that is not a full SHA, without a tree", lambda: submit(DD, "tbox_group=lab&commit=HEAD"), 400, "full 40-hex SHA")
+case("a file's commit that is not a full SHA", lambda: submit(DD + "commit: v1.0\n"), 400, "full 40-hex SHA")
+case("a tree of ../", lambda: submit(DD, "tbox_group=lab&tree=..%2fetc&commit=HEAD"), 400, "tree")
+case("a file's tree that does not exist", lambda: submit(DD + "tree: ghost\ncommit: v1.0\n"), 400, "no tree named 'ghost'")
+case("a file's commit of a rev-parse option", lambda: submit(DD + "tree: ghost\ncommit: --all\n"), 400)
+case("65 commits at one submit", lambda: submit(DD, "tbox_group=lab&repeat=1" + "".join("&commit=%040x" % i for i in range(65))), 400, "64")
 case("mkfs options with a shell", lambda: submit(DD.replace("fs: ext4", "fs: ext4\nmkfs: \"-O ^x; rm -rf /\"")), 400)
 case("an unknown program", lambda: submit(DD + "rm:\n  rf: /\n"), 400)
 case("no workload", lambda: submit("suite: dd\ndisk: 1LOOP_64M\nfs: ext4\n"), 400, "no workload")

@@ -101,6 +101,12 @@ api() {
 	fi
 }
 
+# sha NAME: a made-up full SHA, the same for the same name (robotd takes
+# only full SHAs for commits outside a watched tree).
+sha() {
+	printf '%s' "$1" | sha1sum | cut -c1-40
+}
+
 # sql QUERY: one value from the embedded database.
 sql() {
 	psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc "$1"

@@ -24,7 +24,7 @@ def stream(t):
     i = 0
     while not os.path.exists(STOP):
         i += 1
-        commit = "s%d-%d" % (t, i)
+        commit = "%08x%032x" % (t, i)
         try:
             c = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
             c.request("POST", "/api/jobs?tbox_group=lab&repeat=1&commit=" + commit, JOB,

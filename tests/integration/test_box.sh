@@ -350,9 +350,20 @@ check $([ "$(cat /proc/sys/vm/dirty_bytes)" = 0 ] && [ "$(cat /proc/sys/vm/dirty
 ROBOT_DEMO_TREE="$T/demo" "$BOX" run --repeat 1 --json --config "$T/demo-box.yaml" --commit nosuchcommit "$T/tiny.yaml" >"$T/prov.json" 2>"$T/err"
 py "$T/prov.json" "
 d = docs[0]
-assert d['status'] == 'failed' and 'provisioning nosuchcommit failed' in d['error'] and 'no commit' in d['error'], d['error']
+assert d['status'] == 'failed' and d['fault'] == 'job', d
+assert d['error'].startswith('cannot provision nosuchcommit: no commit') and 'blames the commit' in d['error'], d['error']
 " && nothing_left
-check $? "failure: provisioning an unknown commit"
+check $? "failure: provisioning an unknown commit is the job's fault"
+printf '#!/bin/sh\necho "the disk is on fire" >&2\nexit 1\n' >"$T/fire-hook"
+chmod +x "$T/fire-hook"
+sed "s|^hook: .*|hook: $T/fire-hook|" "$T/demo-box.yaml" >"$T/fire-box.yaml"
+"$BOX" run --repeat 1 --json --config "$T/fire-box.yaml" --commit HEAD "$T/tiny.yaml" >"$T/prov.json" 2>"$T/err"
+py "$T/prov.json" "
+d = docs[0]
+assert d['status'] == 'failed' and d['fault'] == 'box', d
+assert 'provisioning HEAD failed: the hook exited with status 1: the disk is on fire' in d['error'], d['error']
+" && nothing_left
+check $? "failure: a hook that fails otherwise is the box's fault"
 
 # 9. One box at a time; bad configuration and job files.
 exec 9>"$T/work/lock"

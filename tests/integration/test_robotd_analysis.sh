@@ -46,20 +46,25 @@ simbox() {
 pairs_final() { [ "$(sql "SELECT count(*) FROM pairs WHERE state <> 'final'")" = 0 ] &&
 	[ "$(sql "SELECT count(*) FROM pairs")" -ge "$1" ]; }
 
+# Commits: made-up full SHAs (robotd takes no other outside a tree).
+BASE=$(sha base) BAD=$(sha bad) GOOD=$(sha good) D4=$(sha d4) E5=$(sha e5)
+M1=$(sha m1)
+short() { echo "$1" | cut -c1-12; }
+
 # 1. A regressing commit and an innocent one, compared with their base.
-simbox s1 bad=-10 --noise=1 --seed=1
-s=$(api POST "$U/api/jobs?tbox_group=lab&repeat=3&commit=base&commit=bad&commit=good" "$SUB" "$T/dd.yaml")
+simbox s1 "$BAD=-10" --noise=1 --seed=1
+s=$(api POST "$U/api/jobs?tbox_group=lab&repeat=3&commit=$BASE&commit=$BAD&commit=$GOOD" "$SUB" "$T/dd.yaml")
 check $([ "$s" = 201 ]; echo $?) "a submission of three commits ($s)"
 wait_for 60 pairs_final 2
 check $? "both pairs are analysed and final"
-check $([ "$(sql "SELECT base || ' ' || head || ' ' || verdict FROM pairs ORDER BY head")" = "base bad regression
-base good unchanged" ]; echo $?) "bad regressed, good is unchanged ($(sql "SELECT string_agg(head || '=' || verdict, ' ') FROM pairs"))"
-check $([ "$(sql "SELECT count(*) || ' ' || min(commit) || ' ' || min(kpi) || ' ' || min(kind) || ' ' || (max(change_pct) < -5) FROM regressions")" = "1 bad dd.write_bytes_per_sec regression true" ]; echo $?) \
+check $([ "$(sql "SELECT base || ' ' || head || ' ' || verdict FROM pairs ORDER BY head = '$GOOD'")" = "$BASE $BAD regression
+$BASE $GOOD unchanged" ]; echo $?) "bad regressed, good is unchanged ($(sql "SELECT string_agg(head || '=' || verdict, ' ') FROM pairs"))"
+check $([ "$(sql "SELECT count(*) || ' ' || min(commit) || ' ' || min(kpi) || ' ' || min(kind) || ' ' || (max(change_pct) < -5) FROM regressions")" = "1 $BAD dd.write_bytes_per_sec regression true" ]; echo $?) \
 	"exactly one regression record: bad, dd.write_bytes_per_sec, negative"
 
 # 2. The API and the CLI show it.
 s=$(api GET "$U/api/regressions?state=new" "")
-check $([ "$s" = 200 ] && py "r = j['regressions']; assert len(r) == 1 and r[0]['commit'] == 'bad', r"; echo $?) \
+check $([ "$s" = 200 ] && py "r = j['regressions']; assert len(r) == 1 and r[0]['commit'] == '$BAD', r"; echo $?) \
 	"GET /api/regressions lists it ($s)"
 RID=$(py "print(j['regressions'][0]['id'])")
 s=$(api GET "$U/api/regressions/$RID" "")
@@ -67,15 +72,15 @@ check $([ "$s" = 200 ] && py "assert j['comparison']['metrics'][0]['metric'] == 
 	"GET /api/regressions/ID has the comparison and LKP's table ($s)"
 ROBOT_SERVER=$U "$ROBOT" regressions >"$T/regs.out" 2>&1
 ROBOT_SERVER=$U "$ROBOT" regression "$RID" >"$T/reg.out" 2>&1
-check $(grep -q "regression  new .*dd.write_bytes_per_sec .*bad" "$T/regs.out" && grep -q "%stddev" "$T/reg.out"; echo $?) \
+check $(grep -q "regression  new .*dd.write_bytes_per_sec .*$(echo $BAD | cut -c1-10)" "$T/regs.out" && grep -q "%stddev" "$T/reg.out"; echo $?) \
 	"robot regressions and robot regression ID print it"
-s=$(api GET "$U/api/compare?series=$SERIES&base=base&head=good" "")
-s2=$(api GET "$U/api/compare?series=$SERIES&base=bad&head=good" "")
+s=$(api GET "$U/api/compare?series=$SERIES&base=$BASE&head=$GOOD" "")
+s2=$(api GET "$U/api/compare?series=$SERIES&base=$BAD&head=$GOOD" "")
 check $([ "$s" = 200 ] && [ "$s2" = 200 ] && py "assert j['stored'] is False and j['verdict'] == 'improvement', j['verdict']"; echo $?) \
 	"GET /api/compare: the stored comparison, or one made on request ($s $s2)"
-ROBOT_SERVER=$U "$ROBOT" compare --series "$SERIES" --base base --head gold >"$T/cmp.out" 2>&1
-ROBOT_SERVER=$U "$ROBOT" compare --series "${SERIES%lab}lbb" --base base --head good >>"$T/cmp.out" 2>&1
-check $(grep -q "no ok runs at commit 'gold'; did you mean 'good'" "$T/cmp.out" &&
+ROBOT_SERVER=$U "$ROBOT" compare --series "$SERIES" --base $BASE --head ${GOOD%?}x >"$T/cmp.out" 2>&1
+ROBOT_SERVER=$U "$ROBOT" compare --series "${SERIES%lab}lbb" --base $BASE --head $GOOD >>"$T/cmp.out" 2>&1
+check $(grep -q "no ok runs at commit '${GOOD%?}x'; did you mean '$GOOD'" "$T/cmp.out" &&
 	grep -q "no runs of series '.*lbb'; did you mean '$SERIES'" "$T/cmp.out"; echo $?) \
 	"robot compare of an unknown commit or series names the nearest"
 s1=$(api POST "$U/api/regressions/$RID" "" "$T/dd.yaml")
@@ -92,23 +97,23 @@ check $([ "$s1" = 401 ] && [ "$s2" = 200 ] && [ "$st" = invalid ] && [ "$s3" = 4
 # 3. A 5% move under 8% noise: more runs, doubling to the cap (10), and
 # no record before the verdict is final.
 touch "$T/stop-s1"
-simbox s2 e5=-5 --noise=8 --seed=3
-api POST "$U/api/jobs?tbox_group=lab&repeat=3&commit=d4&commit=e5" "$SUB" "$T/dd.yaml" >/dev/null
+simbox s2 "$E5=-5" --noise=8 --seed=3
+api POST "$U/api/jobs?tbox_group=lab&repeat=3&commit=$D4&commit=$E5" "$SUB" "$T/dd.yaml" >/dev/null
 early=0
 i=0
-while [ $i -lt 300 ] && [ "$(sql "SELECT state FROM pairs WHERE head = 'e5'")" != final ]; do
-	[ "$(sql "SELECT count(*) FROM regressions r JOIN pairs p ON p.id = r.pair WHERE p.head = 'e5' AND p.state <> 'final'")" = 0 ] ||
+while [ $i -lt 300 ] && [ "$(sql "SELECT state FROM pairs WHERE head = '$E5'")" != final ]; do
+	[ "$(sql "SELECT count(*) FROM regressions r JOIN pairs p ON p.id = r.pair WHERE p.head = '$E5' AND p.state <> 'final'")" = 0 ] ||
 		early=$((early + 1))
 	sleep 0.2
 	i=$((i + 1))
 done
-runs=$(sql "SELECT string_agg(commit || '=' || n, ' ' ORDER BY commit) FROM (SELECT commit, count(*) n FROM jobs WHERE commit IN ('d4', 'e5') GROUP BY commit) x")
-rounds=$(sql "SELECT analyses FROM pairs WHERE head = 'e5'")
-check $([ "$(sql "SELECT state FROM pairs WHERE head = 'e5'")" = final ] && [ "$rounds" -ge 2 ] &&
-	[ "$runs" = "d4=10 e5=10" -o "$rounds" -le 3 ] && [ $early = 0 ]; echo $?) \
-	"an inconclusive KPI gets more runs ($runs after $rounds analyses), no record before the final verdict"
-grep "analysis: .*d4..e5" "$T/d.log" | sed 's/^/# /'
-check $(grep -q "d4..e5: dd.write_bytes_per_sec inconclusive with 3 runs a side: more runs, to 6" "$T/d.log"; echo $?) \
+runs=$(sql "SELECT string_agg(n::text, ' ' ORDER BY commit = '$E5') FROM (SELECT commit, count(*) n FROM jobs WHERE commit IN ('$D4', '$E5') GROUP BY commit) x")
+rounds=$(sql "SELECT analyses FROM pairs WHERE head = '$E5'")
+check $([ "$(sql "SELECT state FROM pairs WHERE head = '$E5'")" = final ] && [ "$rounds" -ge 2 ] &&
+	[ "$runs" = "10 10" -o "$rounds" -le 3 ] && [ $early = 0 ]; echo $?) \
+	"an inconclusive KPI gets more runs ($runs at base and head after $rounds analyses), no record before the final verdict"
+grep "analysis: .*$(short $D4)..$(short $E5)" "$T/d.log" | sed 's/^/# /'
+check $(grep -q "$(short $D4)..$(short $E5): dd.write_bytes_per_sec inconclusive with 3 runs a side: more runs, to 6" "$T/d.log"; echo $?) \
 	"the first analysis asked for 6 runs a side"
 touch "$T/stop-s2"
 
@@ -117,34 +122,34 @@ start_robotd e --db "host=$T/state/pg/run user=robot dbname=postgres" --state-di
 	{ check 1 "a second robotd on the database"; }
 simbox s3 --noise=1 --seed=5
 commits=""
-for i in $(seq 1 12); do commits="$commits&commit=m$i"; done
+for i in $(seq 1 12); do commits="$commits&commit=$(sha m$i)"; done
 api POST "$U/api/jobs?tbox_group=lab&repeat=3$commits" "$SUB" "$T/dd.yaml" >/dev/null
 wait_for 120 pairs_final 14
 check $? "the 11 pairs of a 12-commit submission are final"
 # Each claim analysed by one robotd: as many analyses in the logs as
 # claims in the database, none stale.
-both=$(grep -h "analysis: .*m1\.\.m" "$T/d.log" "$T/e.log" | wc -l)
-claims=$(sql "SELECT sum(analyses) FROM pairs WHERE base = 'm1'")
+both=$(grep -h "analysis: .*$(short $M1)\.\." "$T/d.log" "$T/e.log" | wc -l)
+claims=$(sql "SELECT sum(analyses) FROM pairs WHERE base = '$M1'")
 check $([ "$both" = "$claims" ] && ! grep -q stale "$T/d.log" "$T/e.log"; echo $?) \
-	"two robotd analyse each pair once per claim ($both analyses, $claims claims; by d: $(grep -c "analysis: .*m1\.\.m" "$T/d.log"), by e: $(grep -c "analysis: .*m1\.\.m" "$T/e.log"))"
+	"two robotd analyse each pair once per claim ($both analyses, $claims claims; by d: $(grep -c "analysis: .*$(short $M1)\.\." "$T/d.log"), by e: $(grep -c "analysis: .*$(short $M1)\.\." "$T/e.log"))"
 touch "$T/stop-s3"
 
 # 5. A pair claimed by a robotd that died (its claim taken by hand, as a
 # robotd killed -9 in the middle leaves it) is finished by another once
 # the claim runs out; and robotd killed -9 with pairs ready finishes
 # them when it comes back.
-sql "UPDATE pairs SET state = 'ready' WHERE head = 'good'" >/dev/null
+sql "UPDATE pairs SET state = 'ready' WHERE head = '$GOOD'" >/dev/null
 sql "SELECT robot_pair_next(3) IS NOT NULL" >/dev/null
-check $([ "$(sql "SELECT state FROM pairs WHERE head = 'good'")" = analysing ]; echo $?) "a pair is claimed and its robotd gone"
-wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state || analyses FROM pairs WHERE head = 'good'\")\" = final3 ]"
-check $? "another robotd finishes it after the claim runs out ($(sql "SELECT state || ' ' || analyses FROM pairs WHERE head = 'good'"))"
+check $([ "$(sql "SELECT state FROM pairs WHERE head = '$GOOD'")" = analysing ]; echo $?) "a pair is claimed and its robotd gone"
+wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state || analyses FROM pairs WHERE head = '$GOOD'\")\" = final3 ]"
+check $? "another robotd finishes it after the claim runs out ($(sql "SELECT state || ' ' || analyses FROM pairs WHERE head = '$GOOD'"))"
 kill -9 "$PID_e"
 kill -9 "$PID_d"
-before=$(sql "SELECT string_agg((analyses + 1)::text, ',' ORDER BY id) FROM pairs WHERE base = 'm1'")
-sql "UPDATE pairs SET state = 'ready' WHERE base = 'm1'" >/dev/null
+before=$(sql "SELECT string_agg((analyses + 1)::text, ',' ORDER BY id) FROM pairs WHERE base = '$M1'")
+sql "UPDATE pairs SET state = 'ready' WHERE base = '$M1'" >/dev/null
 start_robotd d2 --config "$T/robotd.yaml"
 wait_for 60 pairs_final 14
-after=$(sql "SELECT string_agg(analyses::text, ',' ORDER BY id) FROM pairs WHERE base = 'm1'")
+after=$(sql "SELECT string_agg(analyses::text, ',' ORDER BY id) FROM pairs WHERE base = '$M1'")
 check $([ "$after" = "$before" ]; echo $?) \
 	"robotd killed -9 and started again analyses the pairs left ready, once each ($after)"
 check $([ "$(sql "SELECT count(*) FROM regressions")" = 1 ]; echo $?) "still one regression record ($(sql "SELECT count(*) FROM regressions"))"

@@ -68,7 +68,7 @@ check $([ "$(sql 'SELECT count(*) FROM jobs')" = 0 ] && [ "$(sql 'SELECT count(*
 	"nothing was queued by the refused submits"
 
 # A group without boxes: queued and said so.
-s=$(api POST "$U/api/jobs?tbox_group=lab&commit=c1&repeat=2" "$SUB" "$T/dd.yaml")
+s=$(api POST "$U/api/jobs?tbox_group=lab&commit=$(sha c1)&repeat=2" "$SUB" "$T/dd.yaml")
 check $([ "$s" = 201 ] && py "
 assert len(j['jobs']) == 2, j
 assert 'lab' in j['waiting'][0], j"; echo $?) "jobs for a group without boxes are queued, and the answer says so ($s)"
@@ -86,7 +86,7 @@ check $([ "$s" = 400 ]; echo $?) "malformed facts: 400 ($s)"
 
 # Lease, heartbeat, results.
 s=$(api POST "$U/api/boxes/b1/lease" "$B1")
-check $([ "$s" = 200 ] && py "assert j['commit'] == 'c1' and j['job']['key'] == j['key'], j"; echo $?) "a lease carries the atomic job ($s)"
+check $([ "$s" = 200 ] && py "assert j['commit'] == '$(sha c1)' and j['job']['key'] == j['key'], j"; echo $?) "a lease carries the atomic job ($s)"
 L=$(py "print(j['lease'])")
 KEY=$(py "print(j['key'])")
 COMMIT=$(py "print(j['commit'])")
@@ -138,10 +138,10 @@ check $([ "$(sql "SELECT state FROM jobs WHERE id = (SELECT job FROM leases WHER
 	"after max_attempts expired leases the job fails, saying why"
 
 # Priority first, then age.
-api POST "$U/api/jobs?tbox_group=lab&commit=low&priority=-5" "$SUB" "$T/dd.yaml" >/dev/null
-api POST "$U/api/jobs?tbox_group=lab&commit=high&priority=7" "$SUB" "$T/dd.yaml" >/dev/null
+api POST "$U/api/jobs?tbox_group=lab&commit=$(sha low)&priority=-5" "$SUB" "$T/dd.yaml" >/dev/null
+api POST "$U/api/jobs?tbox_group=lab&commit=$(sha high)&priority=7" "$SUB" "$T/dd.yaml" >/dev/null
 s=$(api POST "$U/api/boxes/b1/lease" "$B1")
-check $([ "$s" = 200 ] && py "assert j['commit'] == 'high', j"; echo $?) "the job of the highest priority is leased first"
+check $([ "$s" = 200 ] && py "assert j['commit'] == '$(sha high)', j"; echo $?) "the job of the highest priority is leased first"
 L=$(py "print(j['lease'])")
 KEY=$(py "print(j['key'])")
 COMMIT=$(py "print(j['commit'])")
@@ -160,7 +160,7 @@ s=$(api DELETE "$U/api/jobs" "")
 check $([ "$s" = 405 ]; echo $?) "a wrong method: 405 ($s)"
 
 # A box that fails jobs in a row is broken until reset.
-api POST "$U/api/jobs?tbox_group=lab&commit=c2&repeat=3" "$SUB" "$T/dd.yaml" >/dev/null
+api POST "$U/api/jobs?tbox_group=lab&commit=$(sha c2)&repeat=3" "$SUB" "$T/dd.yaml" >/dev/null
 for i in 1 2; do
 	api POST "$U/api/boxes/b1/lease" "$B1" >/dev/null
 	L=$(py "print(j['lease'])")
@@ -172,7 +172,7 @@ done
 s=$(api POST "$U/api/boxes/b1/lease?wait=0" "$B1")
 check $([ "$s" = 409 ] && grep -q broken "$T/body"; echo $?) "a box broken after 2 failed jobs gets no work ($s)"
 ROBOT_SERVER=$U "$ROBOT" status >"$T/status.out" 2>&1
-check $(grep -q "^failed lately:" "$T/status.out" && grep -q "^  job [0-9]*: .* at c2 .*on b1: it broke" "$T/status.out"; echo $?) \
+check $(grep -q "^failed lately:" "$T/status.out" && grep -q "^  job [0-9]*: .* at $(sha c2 | cut -c1-10).*on b1: it broke" "$T/status.out"; echo $?) \
 	"robot status shows why the latest runs failed"
 s1=$(api POST "$U/api/boxes/b1/reset" "$B1")
 s2=$(api POST "$U/api/boxes/b1/reset" "$ADM")
@@ -185,22 +185,22 @@ check $([ "$s1" = 403 ] && [ "$s2" = 200 ] && [ "$s3" = 200 ]; echo $?) \
 # broken_after of them break it as failed runs do.
 s1=$(api POST "$U/api/boxes/b1/register" "$B1" "$T/facts")
 f1=$(sql "SELECT failures FROM boxes WHERE name = 'b1'")
-api POST "$U/api/jobs?tbox_group=lab&commit=c3&repeat=1" "$SUB" "$T/dd.yaml" >/dev/null
+api POST "$U/api/jobs?tbox_group=lab&commit=$(sha c3)&repeat=1" "$SUB" "$T/dd.yaml" >/dev/null
 s2=$(api POST "$U/api/boxes/b1/lease?wait=0" "$B1")
 s3=$(api POST "$U/api/boxes/b1/register" "$B1" "$T/facts")
 st=$(py "print(j['state'])")
 s4=$(api POST "$U/api/boxes/b1/lease?wait=0" "$B1")
 check $([ "$s1" = 200 ] && [ "$f1" = 1 ] && [ "$s2" = 200 ] && [ "$s3" = 200 ] &&
 	[ "$st" = broken ] && [ "$s4" = 409 ] &&
-	[ "$(sql "SELECT state FROM jobs WHERE commit = 'c3'")" = queued ]; echo $?) \
+	[ "$(sql "SELECT state FROM jobs WHERE commit = '$(sha c3)'")" = queued ]; echo $?) \
 	"re-registering during a run counts as a failure: twice breaks the box ($s1 $f1 $s2 $s3 $st $s4)"
 api POST "$U/api/boxes/b1/reset" "$ADM" >/dev/null
 
 # robot submit --wait says why a run failed.
 ROBOT_SERVER=$U ROBOT_TOKEN=$SUB "$ROBOT" submit --wait --priority 100 --tbox-group lab \
-	--commit c8 --repeat 1 "$T/dd.yaml" >"$T/wait.out" 2>&1 &
+	--commit $(sha c8) --repeat 1 "$T/dd.yaml" >"$T/wait.out" 2>&1 &
 WP=$!
-wait_for 20 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM jobs WHERE commit = 'c8'\")\" = 1 ]"
+wait_for 20 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM jobs WHERE commit = '$(sha c8)'\")\" = 1 ]"
 api POST "$U/api/boxes/b1/lease?wait=0" "$B1" >/dev/null
 L=$(py "print(j['lease'])")
 KEY=$(py "print(j['key'])")
@@ -209,7 +209,7 @@ doc failed null
 api POST "$U/api/leases/$L/result" "$B1" "$T/doc" >/dev/null
 wait $WP
 rc=$?
-check $([ $rc = 1 ] && [ "$COMMIT" = c8 ] && grep -q "run [0-9]* (.* at c8) failed: it broke" "$T/wait.out"; echo $?) \
+check $([ $rc = 1 ] && [ "$COMMIT" = "$(sha c8)" ] && grep -q "run [0-9]* (.* at $(sha c8 | cut -c1-10).*) failed: it broke" "$T/wait.out"; echo $?) \
 	"robot submit --wait says why a run failed (exit $rc, $COMMIT)"
 api POST "$U/api/boxes/b1/reset" "$ADM" >/dev/null
 
@@ -223,8 +223,8 @@ api POST "$U/api/boxes/b1/reset" "$ADM" >/dev/null
 	while [ ! -e "$T/stop-load" ] && [ $i -lt 2000 ]; do
 		i=$((i + 1))
 		c=$(curl -s -o "$T/lbody" -w '%{http_code}' -X POST -H "Authorization: Bearer $SUB" \
-			--data-binary @"$T/dd.yaml" "$U/api/jobs?tbox_group=lab&repeat=1&commit=load$i")
-		echo "$c load$i" >>"$T/load"
+			--data-binary @"$T/dd.yaml" "$U/api/jobs?tbox_group=lab&repeat=1&commit=$(printf 'feed%036x' $i)")
+		echo "$c $(printf 'feed%036x' $i)" >>"$T/load"
 	done
 ) &
 LOAD=$!
@@ -243,7 +243,7 @@ touch "$T/stop-load"
 wait $LOAD
 acked=$(grep -c '^201 ' "$T/load")
 refused=$(grep -c '^503 ' "$T/load")
-stored=$(sql "SELECT count(DISTINCT commit) FROM jobs WHERE commit LIKE 'load%'")
+stored=$(sql "SELECT count(DISTINCT commit) FROM jobs WHERE commit LIKE 'feed%'")
 missing=0
 for c in $(sed -n 's/^201 //p' "$T/load"); do
 	[ "$(sql "SELECT count(*) FROM jobs WHERE commit = '$c'")" = 1 ] || missing=$((missing + 1))

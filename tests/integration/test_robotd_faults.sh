@@ -107,7 +107,7 @@ if mount -t tmpfs -o size=160m,mode=0755 tmpfs "$T/small"; then
 	start_robotd full --config "$T/small.yaml"
 	UF=$URL_full
 	SUBF=$("$ROBOTD" --config "$T/small.yaml" token create --kind submit --name alice 2>/dev/null)
-	s1=$(api POST "$UF/api/jobs?tbox_group=lab&repeat=1&commit=before" "$SUBF" "$T/dd.yaml")
+	s1=$(api POST "$UF/api/jobs?tbox_group=lab&repeat=1&commit=$(sha before)" "$SUBF" "$T/dd.yaml")
 	dd if=/dev/zero of="$T/small/filler" bs=1M 2>/dev/null
 	# The WAL segment in use has room left: submit (100 runs each) until
 	# PostgreSQL needs more disk.
@@ -115,15 +115,15 @@ if mount -t tmpfs -o size=160m,mode=0755 tmpfs "$T/small"; then
 	c=201
 	while [ "$c" = 201 ] && [ $i -lt 500 ]; do
 		i=$((i + 1))
-		c=$(api POST "$UF/api/jobs?tbox_group=lab&repeat=100&commit=full$i" "$SUBF" "$T/dd.yaml")
+		c=$(api POST "$UF/api/jobs?tbox_group=lab&repeat=100&commit=$(printf 'f%039x' $i)" "$SUBF" "$T/dd.yaml")
 	done
 	diag "submit $i while the disk is full: $c ($(head -c 200 "$T/body"))"
 	check $([ "$s1" = 201 ] && [ "$c" = 503 ]; echo $?) \
 		"a full disk: the submit that needs room is answered 503, not 500 ($c after $i)"
 	rm -f "$T/small/filler"
-	wait_for 90 sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Authorization: Bearer $SUBF' --data-binary @$T/dd.yaml '$UF/api/jobs?tbox_group=lab&repeat=1&commit=after')\" = 201 ]"
+	wait_for 90 sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Authorization: Bearer $SUBF' --data-binary @$T/dd.yaml '$UF/api/jobs?tbox_group=lab&repeat=1&commit=$(sha after)')\" = 201 ]"
 	rc=$?
-	kept=$(psql -h "$T/small/state/pg/run" -U robot -d postgres -XAtqc "SELECT count(*) FROM jobs WHERE commit = 'before'")
+	kept=$(psql -h "$T/small/state/pg/run" -U robot -d postgres -XAtqc "SELECT count(*) FROM jobs WHERE commit = '$(sha before)'")
 	check $([ $rc = 0 ] && [ "$kept" = 1 ] && kill -0 "$PID_full"; echo $?) \
 		"with room again robotd serves, the submit before kept ($kept)"
 	stop "$PID_full"

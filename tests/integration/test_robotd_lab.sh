@@ -30,7 +30,7 @@ box_config $b1
 box_config $b2
 TB1=$(token box $b1)
 TB2=$(token box $b2)
-echo "1..17"
+echo "1..19"
 
 # job NAME RUNTIME: a small real dd job.
 job() {
@@ -68,18 +68,18 @@ submit() {
 # Two boxes, two commits, three runs each.
 start_box $b1 "$URL_d" "$TB1"
 start_box $b2 "$URL_d" "$TB2"
-S=$(submit quick --commit aaaa --commit bbbb --repeat 3)
+S=$(submit quick --commit $(sha aaaa) --commit $(sha bbbb) --repeat 3)
 check $([ -n "$S" ] && grep -c ' run ' "$T/submit.out" | grep -qx 6; echo $?) "robot submit queues 2 commits x 3 runs"
 wait_for 120 settled "$S"
 check $(once "$S"; echo $?) "every run is done exactly once"
 check $([ "$(sql "SELECT count(DISTINCT box) FROM jobs WHERE submission = $S")" = 2 ]; echo $?) \
 	"both boxes worked"
 series=$(sql "SELECT series FROM jobs WHERE submission = $S LIMIT 1")
-ROBOT_SERVER=$URL_d "$ROBOT" compare --series "$series" --base aaaa --head bbbb >"$T/cmp.out" 2>&1
+ROBOT_SERVER=$URL_d "$ROBOT" compare --series "$series" --base $(sha aaaa) --head $(sha bbbb) >"$T/cmp.out" 2>&1
 check $(grep -q "dd.write_bytes_per_sec" "$T/cmp.out"; echo $?) "robot compare --server compares the two commits' runs"
 
-ROBOT_SERVER=$URL_d "$ROBOT" results --series "$series" --commit bbbb -o "$T/res" >/dev/null 2>&1
-check $([ "$(ls "$T/res" | wc -l)" = 3 ] && grep -q '"commit": "bbbb"' "$T"/res/*1.json; echo $?) \
+ROBOT_SERVER=$URL_d "$ROBOT" results --series "$series" --commit $(sha bbbb) -o "$T/res" >/dev/null 2>&1
+check $([ "$(ls "$T/res" | wc -l)" = 3 ] && grep -q "\"commit\": \"$(sha bbbb)\"" "$T"/res/*1.json; echo $?) \
 	"robot results fetches the 3 documents of a commit"
 ROBOT_SERVER=$URL_d "$ROBOT" status >"$T/status.out" 2>&1
 check $(grep -q "6 done" "$T/status.out" && grep -q "$b1" "$T/status.out" && grep -q "$b2" "$T/status.out"; echo $?) \
@@ -87,7 +87,7 @@ check $(grep -q "6 done" "$T/status.out" && grep -q "$b1" "$T/status.out" && gre
 
 # kill -9 a box mid-run.
 stop "$(pid_box $b2)"
-S=$(submit slow --commit cccc --repeat 1)
+S=$(submit slow --commit $(sha cccc) --repeat 1)
 wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state FROM jobs WHERE submission = $S\")\" = leased ]"
 sleep 2
 kill -9 "$(pid_box $b1)"
@@ -108,7 +108,7 @@ check $(ls "$T"/$b1/outbox/refused/*.json >/dev/null 2>&1 && [ -z "$(ls "$T/$b1/
 check $(once "$S"; echo $?) "still one result"
 
 # kill -9 robotd mid-campaign, restart it.
-S=$(submit quick --commit dddd --commit eeee --repeat 3)
+S=$(submit quick --commit $(sha dddd) --commit $(sha eeee) --repeat 3)
 wait_for 60 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM jobs WHERE submission = $S AND state = 'done'\")\" -ge 1 ]"
 kill -9 "$PID_d"
 sleep 3
@@ -125,7 +125,7 @@ start_robotd e --db "host=$T/state/pg/run user=robot dbname=postgres" --config "
 check $? "a second robotd starts on the first one's database"
 start_box $b1 "$URL_d" "$TB1"
 start_box $b2 "$URL_e" "$TB2"
-S=$(submit quick --commit ffff --repeat 20)
+S=$(submit quick --commit $(sha ffff) --repeat 20)
 wait_for 180 settled "$S" || diag "$(cat "$T/submit.out")"
 check $(once "$S" &&
 	[ "$(sql "SELECT count(*) FROM leases l JOIN jobs j ON j.id = l.job WHERE j.submission = $S")" = 20 ] &&
@@ -136,8 +136,28 @@ diag "$(sql "SELECT box || ': ' || count(*) FROM jobs WHERE submission = $S GROU
 stop "$(pid_box $b1)"
 stop "$(pid_box $b2)"
 stop "$PID_e"
+
+# A mistyped commit fails provisioning: the job's fault, not the box's.
+# The lab's only box runs the demo tree's hook; its three failures
+# would mark it broken if they counted against it.
+"$SRC/scripts/make-demo-tree" "$T/demo" >/dev/null 2>&1
+export ROBOT_DEMO_TREE="$T/demo"
+b3=b3-$$
+box_config $b3
+echo "hook: $SRC/examples/demo/provision" >>"$T/$b3.yaml"
+start_box $b3 "$URL_d" "$(token box $b3)"
+S=$(submit quick --commit $(sha nosuch) --repeat 3)
+wait_for 60 settled "$S" || diag "$(cat "$T/submit.out")"
+check $([ "$(sql "SELECT count(*) FROM jobs WHERE submission = $S AND state = 'failed' AND error LIKE 'cannot provision%blames the commit%'")" = 3 ] &&
+	[ "$(sql "SELECT state || ' ' || failures FROM boxes WHERE name = '$b3'")" = "idle 0" ]; echo $?) \
+	"a commit the hook does not know fails its 3 jobs and leaves the box idle, no failures counted"
+diag "$(sql "SELECT state || ' ' || failures FROM boxes WHERE name = '$b3'")"
+ROBOT_SERVER=$URL_d ROBOT_TOKEN=$SUB "$ROBOT" status >"$T/status.out" 2>&1
+check $(grep -q "cannot provision $(sha nosuch)" "$T/status.out"; echo $?) "robot status shows why they failed"
+stop "$(pid_box $b3)"
+
 stop "$PID_d"
-check $(! grep -qs "$T/" /proc/mounts && ! ls /dev/shm/robot-box-$b1/*.img /dev/shm/robot-box-$b2/*.img >/dev/null 2>&1; echo $?) \
+check $(! grep -qs "$T/" /proc/mounts && ! ls /dev/shm/robot-box-$b1/*.img /dev/shm/robot-box-$b2/*.img /dev/shm/robot-box-$b3/*.img >/dev/null 2>&1; echo $?) \
 	"the boxes stopped with nothing left mounted"
 sanitizer_clean
 [ $failed = 0 ]

@@ -20,7 +20,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 SUB=$(token submit alice)
-echo "1..24"
+echo "1..29"
 
 export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
 export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
@@ -254,6 +254,60 @@ nC=$(sql "SELECT count(*) FROM jobs WHERE commit = '$C3'")
 check $([ "$nA" -gt 3 ] && { [ "$v" != inconclusive ] || [ "$nC" = 6 ]; }; echo $?) \
 	"an inconclusive head gets its runs up to the cap though its base has them ($nA at the base, $nC at the head, $v)"
 R=$R_SAVE
+
+# 12. Commits are resolved at submit to full SHAs: a tag, a prefix and a
+# branch in the tree's mirror, and a job file's tree:; an unknown or an
+# ambiguous name is refused with the reason; without a tree only a full
+# SHA is taken.  2000 commits on a side branch, so that two commits share
+# a 4-digit prefix.
+/usr/bin/python3 -c "
+import sys
+w = sys.stdout.write
+for i in range(2000):
+    msg = 'many %d\\n' % i
+    w('commit refs/heads/many\\ncommitter A <a@example.org> %d +0000\\n' % (1700000000 + i))
+    w('data %d\\n%s' % (len(msg), msg))
+    if i == 0:
+        w('from $A\\n')
+    w('\\n')
+" | git -C "$R" fast-import --quiet
+AMB=$(git -C "$R" rev-list many | cut -c1-4 | sort | uniq -d | head -1)
+wait_for 30 git -C "$T/state/trees/linux.git" rev-parse -q --verify refs/heads/many >/dev/null
+CP=$(echo "$C" | cut -c1-7)
+robot submit --tree linux --commit v1.0 --commit "$CP" --commit dev-x --tbox-group elsewhere --repeat 1 \
+	"$T/dd.yaml" >"$T/resolve.out" 2>&1
+rc=$?
+check $([ $rc = 0 ] && grep -q "^v1.0 is $A" "$T/resolve.out" && grep -q "^$CP is $C" "$T/resolve.out" &&
+	grep -q "^dev-x is $G" "$T/resolve.out" &&
+	[ "$(sql "SELECT string_agg(commit || ' ' || tree, ',' ORDER BY id) FROM jobs WHERE tbox_group = 'elsewhere'")" = "$A linux,$C linux,$G linux" ]; echo $?) \
+	"a tag, a prefix and a branch are stored as their full SHAs ($rc $(cat "$T/resolve.out" | head -3 | tr '\n' ' '))"
+s=$(api POST "$U/api/jobs?tree=linux&tbox_group=elsewhere&commit=v9.9&commit=$AMB&commit=$A" "$SUB" "$T/dd.yaml")
+check $([ "$s" = 400 ] && py "
+d = j['details']
+assert len(d) == 2, d
+assert \"no commit 'v9.9' in tree linux\" in d, d
+assert \"commit '$AMB' is ambiguous in tree linux: give more of its SHA\" in d, d"; echo $?) \
+	"an unknown name and an ambiguous prefix: 400 with both reasons ($s, prefix $AMB)"
+s1=$(api POST "$U/api/jobs?tbox_group=elsewhere&commit=$CP" "$SUB" "$T/dd.yaml")
+grep -q "is not a full 40-hex SHA: name its tree" "$T/body"
+n1=$?
+s2=$(api POST "$U/api/jobs?tree=ghost&tbox_group=elsewhere&commit=v1.0" "$SUB" "$T/dd.yaml")
+grep -q "no tree named 'ghost'" "$T/body"
+n2=$?
+s3=$(api POST "$U/api/jobs?tbox_group=elsewhere&repeat=1&commit=$(echo "$B" | tr a-f A-F)" "$SUB" "$T/dd.yaml")
+check $([ "$s1" = 400 ] && [ $n1 = 0 ] && [ "$s2" = 400 ] && [ $n2 = 0 ] && [ "$s3" = 201 ] &&
+	[ "$(sql "SELECT count(*) || ' ' || count(*) FILTER (WHERE commit = '$B' AND tree IS NULL) FROM jobs WHERE tbox_group = 'elsewhere'")" = "4 1" ]; echo $?) \
+	"without a tree only a full SHA is taken, stored in lowercase; an unknown tree is named ($s1 $s2 $s3)"
+{ cat "$T/dd.yaml"; printf 'tree: linux\ncommit: v1.0\n'; } >"$T/dd-tree.yaml"
+s=$(api POST "$U/api/jobs?tbox_group=elsewhere&repeat=1" "$SUB" "$T/dd-tree.yaml")
+check $([ "$s" = 201 ] && py "
+assert j['jobs'][0]['commit'] == '$A', j
+assert j['resolved'] == {'v1.0': '$A'}, j"; echo $?) "a job file's tree: and commit: are resolved too ($s)"
+robot tree add fresh --url "$T/no-such-repo-either" --job "$T/dd.yaml" --poll 600 >/dev/null 2>&1
+s=$(api POST "$U/api/jobs?tree=fresh&tbox_group=elsewhere&commit=v1.0" "$SUB" "$T/dd.yaml")
+check $([ "$s" = 409 ] && grep -q "tree fresh has not been fetched yet" "$T/body" &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE tbox_group = 'elsewhere'")" = 5 ]; echo $?) \
+	"a tree not fetched yet: 409, and no refused submit queued anything ($s)"
 
 sanitizer_clean
 exit $((failed > 0))

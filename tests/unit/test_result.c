@@ -99,6 +99,8 @@ test_bad_documents(void)
 	CHECK(refused("series", "{\"s\": [1, \"x\"]}", "not an array"));
 	CHECK(refused("job", "[]", "'job' is not an object"));
 	CHECK(refused("outputs", "3", "'outputs' is not an object"));
+	CHECK(refused("fault", "\"mine\"", "'fault' is \"job\", \"box\""));
+	CHECK(refused("fault", "1", "'fault' is \"job\", \"box\""));
 }
 
 static void
@@ -116,6 +118,12 @@ test_failed_and_incomplete_accepted(void)
 	CHECK_INT(r.status, RESULT_FAILED);
 	CHECK_STR(r.error, "mkfs failed");
 	CHECK_INT(r.nstats, 0);
+	CHECK(!r.job_fault);
+	result_release(&r);
+	/* The job's fault, not the box's: a commit that cannot be provisioned. */
+	json_object_set_new(doc, "fault", json_string("job"));
+	CHECK(result_parse("t.json", doc, &r, &el));
+	CHECK(r.job_fault);
 	result_release(&r);
 	json_decref(doc);
 	errlist_release(&el);
