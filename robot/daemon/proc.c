@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -174,6 +175,7 @@ proc_run(struct event_base *base, char *const argv[], int timeout,
 	struct proc *p = xcalloc(1, sizeof *p);
 	struct timeval tv = {timeout, 0}, now = {0, 0};
 	int out[2] = {-1, -1}, err[2] = {-1, -1};
+	pid_t parent = getpid();
 
 	p->base = base;
 	p->fd[0] = p->fd[1] = -1;
@@ -203,6 +205,11 @@ proc_run(struct event_base *base, char *const argv[], int timeout,
 	if (p->pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
 
+		/* A robotd killed -9 takes its git with it: no fetch hangs
+		 * on after its deadline, with nobody left to enforce it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
 		setpgid(0, 0);
 		dup2(null, 0);
 		dup2(out[1], 1);

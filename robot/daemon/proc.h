@@ -1,8 +1,8 @@
 /*
  * proc.h: a child process run from the event loop (git, for the trees):
  * its output read as it comes, its end reaped without blocking, killed
- * (with its process group) when it runs past its deadline.  The loop
- * never waits for it.
+ * (with its process group) when it runs past its deadline, and killed
+ * when robotd dies.  The loop never waits for it.
  */
 #ifndef ROBOT_PROC_H
 #define ROBOT_PROC_H
