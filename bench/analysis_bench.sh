@@ -67,9 +67,9 @@ printf 'suite: dd-write\ntestcase: dd-write\ndisk: 1LOOP_64M\nfs: ext4\nnr_threa
 q="tbox_group=lab&repeat=3"
 for i in $(seq 1 60); do q="$q&commit=$(printf 'c%039x' $i)"; done
 sleep 2
-curl -sf -o /dev/null -X POST -H "Authorization: Bearer $SUB" --data-binary @"$T/dd.yaml" "$U/api/jobs?$q"
+curl -sS -f -o "$T/submit.out" -X POST -H "Authorization: Bearer $SUB" --data-binary @"$T/dd.yaml" "$U/api/jobs?$q"
 until [ "$(sql "SELECT count(*) FROM pairs WHERE base = '$(printf c%039x 1)' AND state = 'final'")" = 59 ]; do sleep 0.5; done
 sql "SELECT 'p50 ' || round(percentile_cont(0.5) WITHIN GROUP (ORDER BY d)::numeric, 1) || ' ms, p99 ' ||
 	round(percentile_cont(0.99) WITHIN GROUP (ORDER BY d)::numeric, 1) || ' ms, max ' || round(max(d)::numeric, 1) || ' ms'
 	FROM (SELECT extract(epoch FROM updated - ready_at) * 1000 AS d
-	FROM pairs WHERE base = 'c1') x"
+	FROM pairs WHERE base = '$(printf c%039x 1)') x"

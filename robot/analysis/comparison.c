@@ -286,13 +286,16 @@ side_json(const struct stats_summary *s)
 }
 
 json_t *
-comparison_to_json(const struct comparison *c)
+comparison_to_json(const struct comparison *c, bool all)
 {
 	json_t *metrics = json_array(), *notes = json_array(), *o;
 
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct comparison_metric *m = &c->metrics[i];
 		const struct compare_result *r = &m->r;
+
+		if (!all && !m->kpi && !compare_verdict_is_change(r->verdict))
+			continue;
 
 		o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:i, s:s, s:b}",
 			      "metric", m->name, "base", side_json(&r->base),
@@ -316,7 +319,7 @@ comparison_to_json(const struct comparison *c)
 		json_array_append_new(notes, json_string(c->notes[i]));
 	return json_pack(
 		"{s:s, s:s, s:o, s:o, s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, "
-		"s:o, s:o}",
+		"s:i, s:o, s:o}",
 		"series", c->series, "method", compare_method_name(c->method),
 		"base_commit",
 		c->base.commit ? json_string(c->base.commit) : json_null(),
@@ -326,5 +329,6 @@ comparison_to_json(const struct comparison *c)
 		(int)c->base.failed, "incomplete", (int)c->base.incomplete,
 		"head_runs", "ok", (int)c->head.runs, "failed",
 		(int)c->head.failed, "incomplete", (int)c->head.incomplete,
-		"metrics", metrics, "notes", notes);
+		"compared", (int)c->nmetrics, "metrics", metrics, "notes",
+		notes);
 }

@@ -80,7 +80,11 @@ struct comparison *comparison_new(const char *series,
 				  const struct direction_table *dt,
 				  const char *kpi_prefix, struct errlist *el);
 void comparison_free(struct comparison *c);
-/* The JSON of DESIGN.md section 6, one object per metric (all of them). */
-json_t *comparison_to_json(const struct comparison *c);
+/*
+ * The JSON of DESIGN.md section 6: one object per metric, of every metric
+ * with all, else of the KPIs and the metrics that changed (what the table
+ * shows); "compared" counts them all.
+ */
+json_t *comparison_to_json(const struct comparison *c, bool all);
 
 #endif

@@ -360,7 +360,8 @@ compare_print(const struct compare_args *a, const struct series_set *set,
 		if ((cmp = compare_series(a, sp, el)) == NULL)
 			continue;
 		if (out != NULL)
-			json_array_append_new(out, comparison_to_json(cmp));
+			json_array_append_new(out,
+					      comparison_to_json(cmp, true));
 		else
 			print_text(cmp, a->all);
 		comparison_free(cmp);

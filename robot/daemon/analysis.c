@@ -26,6 +26,7 @@
 #include "robot/analysis/table.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
+#include "robot/core/strmap.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/analysis.h"
 #include "robot/core/banned.h"
@@ -41,10 +42,13 @@ enum analysis_state {
 
 /* One pair's analysis: the claim, and what the worker made of it. */
 struct pair_work {
-	char *text;    /* robot_pair_next()'s JSON text, until read */
-	json_t *claim; /* robot_pair_next()'s JSON, or NULL */
-	json_t *in;    /* robot_pair_values()'s (in the claim, or owned) */
-	int max_runs;  /* of the pair, or robotd's */
+	char *text;    /* robot_pair_next()'s or robot_pair_values()'s text;
+			* the columns' names and values point into it */
+	json_t *claim; /* robot_pair_next()'s first line, or NULL */
+	json_t *in;    /* robot_pair_values()'s first line */
+	struct comparison_column *cols;
+	size_t ncols;
+	int max_runs; /* of the pair, or robotd's */
 	const struct direction_table *dt;
 	/* out */
 	const char *verdict;
@@ -111,11 +115,14 @@ pair_work_free(struct pair_work *w)
 {
 	if (w == NULL)
 		return;
+	for (size_t i = 0; i < w->ncols; i++) {
+		free((double *)w->cols[i].base);
+		free((double *)w->cols[i].head);
+	}
+	free(w->cols);
 	free(w->text);
-	if (w->claim != NULL)
-		json_decref(w->claim);
-	else
-		json_decref(w->in);
+	json_decref(w->claim);
+	json_decref(w->in);
 	free(w->kpi);
 	free(w->comparison);
 	free(w->table);
@@ -130,16 +137,14 @@ json_int(json_t *o, const char *key)
 	return (int)json_integer_value(json_object_get(o, key));
 }
 
-/* A column's values from "v1,v2,..." (robot_pair_values()); the caller
- * frees them. */
+/* A column's values from "v1,v2,..."; the caller frees them. */
 static double *
-values_of(json_t *text, size_t *n)
+values_of(const char *p, size_t *n)
 {
-	const char *p = json_string_value(text);
-	double *v = xcalloc(json_string_length(text) / 2 + 2, sizeof *v);
+	double *v = xcalloc(strlen(p) / 2 + 2, sizeof *v);
 
 	*n = 0;
-	while (p != NULL && *p != '\0') {
+	while (*p != '\0') {
 		char *end;
 		double d = strtod(p, &end);
 
@@ -152,37 +157,70 @@ values_of(json_t *text, size_t *n)
 	return v;
 }
 
-/* The columns of the claim: the base's metrics in order, then the head's
- * that the base lacks. */
-static struct comparison_column *
-columns_of(json_t *bv, json_t *hv, size_t *ncols)
+/*
+ * Reads robot_pair_values()'s text at p (sql/006_claim_text.sql), which
+ * it cuts into NUL-ended parts that the columns point into: its first
+ * line's JSON into w->in, then a column per metric, "b\tNAME\tVALUES"
+ * lines for the base's values and "h..." for the head's, in the order
+ * the names first come.  False when the first line is not JSON.
+ */
+static bool
+values_read(struct pair_work *w, char *p)
 {
-	struct comparison_column *cols = xcalloc(
-		json_object_size(bv) + json_object_size(hv) + 1, sizeof *cols);
-	const char *name;
-	json_t *v;
+	char *nl = strchr(p, '\n');
+	size_t lines = 0;
+	struct strmap *names;
+	bool same;
 
-	*ncols = 0;
-	json_object_foreach(bv, name, v)
-	{
-		struct comparison_column *c = &cols[(*ncols)++];
-
-		c->name = name;
-		c->base = values_of(v, &c->nb);
-		c->head = values_of(json_object_get(hv, name), &c->nh);
-	}
-	json_object_foreach(hv, name, v)
-	{
+	if (nl != NULL)
+		*nl = '\0';
+	if ((w->in = json_loads(p, 0, NULL)) == NULL)
+		return false;
+	for (char *q = nl; q != NULL; q = strchr(q + 1, '\n'))
+		lines++;
+	w->cols = xcalloc(lines + 1, sizeof *w->cols);
+	names = strmap_new(lines);
+	same = strcmp(rjson_get_str(w->in, "base"),
+		      rjson_get_str(w->in, "head")) == 0;
+	for (p = nl; p != NULL; p = nl) {
+		char *line = p + 1, *name = line + 2, *tab;
 		struct comparison_column *c;
+		size_t i;
 
-		if (json_object_get(bv, name) != NULL)
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl = '\0';
+		if ((line[0] != 'b' && line[0] != 'h') || line[1] != '\t' ||
+		    (tab = strchr(name, '\t')) == NULL)
 			continue;
-		c = &cols[(*ncols)++];
-		c->name = name;
-		c->base = values_of(NULL, &c->nb);
-		c->head = values_of(v, &c->nh);
+		*tab = '\0';
+		if (!strmap_get(names, name, &i)) {
+			i = w->ncols++;
+			strmap_put(names, name, i);
+			w->cols[i].name = name;
+		}
+		c = &w->cols[i];
+		if (line[0] == 'b' && c->base == NULL)
+			c->base = values_of(tab + 1, &c->nb);
+		else if (line[0] == 'h' && c->head == NULL)
+			c->head = values_of(tab + 1, &c->nh);
 	}
-	return cols;
+	strmap_free(names);
+	for (size_t i = 0; i < w->ncols; i++) {
+		struct comparison_column *c = &w->cols[i];
+
+		if (same && c->head == NULL && c->base != NULL) {
+			c->head =
+				xreallocarray(NULL, c->nb + 1, sizeof *c->head);
+			memcpy((double *)c->head, c->base,
+			       c->nb * sizeof *c->head);
+			c->nh = c->nb;
+		}
+		if (c->base == NULL)
+			c->base = values_of("", &c->nb);
+		if (c->head == NULL)
+			c->head = values_of("", &c->nh);
+	}
+	return true;
 }
 
 /* The KPIs' verdicts as robot_pair_done() takes them. */
@@ -260,11 +298,9 @@ pair_compare(void *arg)
 			    ? json_int(br, "asked")
 			    : json_int(hr, "asked");
 	struct compare_options opt;
-	struct comparison_column *cols;
 	struct comparison *c;
 	struct decision d;
 	char prefix[128], change[32];
-	size_t ncols;
 	json_t *cj;
 
 	if (bs.runs == 0 || hs.runs == 0) {
@@ -276,10 +312,8 @@ pair_compare(void *arg)
 		return;
 	}
 	compare_options_init(&opt);
-	cols = columns_of(json_object_get(in, "base_values"),
-			  json_object_get(in, "head_values"), &ncols);
 	c = comparison_of_columns(
-		series, &bs, &hs, cols, ncols, &opt, w->dt,
+		series, &bs, &hs, w->cols, w->ncols, &opt, w->dt,
 		series_kpi_prefix_of(json_object_get(in, "job"), series,
 				     catalog_testcase_workload, prefix,
 				     sizeof prefix)
@@ -290,7 +324,7 @@ pair_compare(void *arg)
 	w->kpi = d.kpi ? xstrdup(d.kpi) : NULL;
 	w->runs = (int)(bs.runs < hs.runs ? bs.runs : hs.runs);
 	w->more = d.outcome == DECIDE_MORE ? d.runs : 0;
-	cj = comparison_to_json(c);
+	cj = comparison_to_json(c, false);
 	/* Ten significant digits: the figures are measurements, and
 	 * printing seventeen cost more than comparing. */
 	w->comparison = rjson_dumps(cj, JSON_COMPACT | JSON_REAL_PRECISION(10));
@@ -309,11 +343,6 @@ pair_compare(void *arg)
 		w->summary =
 			xasprintf("%s (%d runs a side)", w->verdict, w->runs);
 	comparison_free(c);
-	for (size_t i = 0; i < ncols; i++) {
-		free((double *)cols[i].base);
-		free((double *)cols[i].head);
-	}
-	free(cols);
 }
 
 static void
@@ -380,13 +409,17 @@ slot_compare_work(void *arg)
 {
 	struct analysis_slot *sl = arg;
 	struct pair_work *w = sl->work;
+	char *nl = strchr(w->text, '\n');
 
-	w->claim = json_loads(w->text, 0, NULL);
-	free(w->text);
-	w->text = NULL;
-	if (w->claim == NULL)
+	if (nl == NULL)
 		return;
-	w->in = json_object_get(w->claim, "values");
+	*nl = '\0';
+	if ((w->claim = json_loads(w->text, 0, NULL)) == NULL ||
+	    !values_read(w, nl + 1)) {
+		json_decref(w->claim);
+		w->claim = NULL; /* slot_on_compared() says so */
+		return;
+	}
 	if (json_is_integer(json_object_get(w->claim, "max_runs")))
 		w->max_runs = json_int(w->claim, "max_runs");
 	pair_compare(w);
@@ -503,6 +536,14 @@ ask_on_compared(void *arg)
 	struct pair_work *w = k->work;
 	json_t *answer, *cj;
 
+	if (w->verdict == NULL) {
+		struct problem *p = problem_new(PROBLEM_INTERNAL, NULL,
+						"the values cannot be read");
+
+		ask_finish(k, NULL, p);
+		problem_free(p);
+		return;
+	}
 	if (strcmp(w->verdict, "failed") == 0) {
 		struct problem *p =
 			problem_new(PROBLEM_NOT_FOUND, NULL, "%s: %s",
@@ -527,28 +568,26 @@ ask_compare_work(void *arg)
 {
 	struct ask *k = arg;
 
-	pair_compare(k->work);
+	if (values_read(k->work, k->work->text))
+		pair_compare(k->work);
 }
 
 static void
 ask_on_values(const char *text, const struct problem *p, void *arg)
 {
 	struct ask *k = arg;
-	json_t *in;
 
-	if (p != NULL || text == NULL ||
-	    (in = json_loads(text, 0, NULL)) == NULL) {
+	if (p != NULL || text == NULL) {
 		struct problem *q = p ? NULL
 				      : problem_new(PROBLEM_INTERNAL, NULL,
-						    "the values cannot be "
-						    "read");
+						    "no values came");
 
 		ask_finish(k, NULL, p ? p : q);
 		problem_free(q);
 		return;
 	}
 	k->work = xcalloc(1, sizeof *k->work);
-	k->work->in = in;
+	k->work->text = xstrdup(text);
 	k->work->dt = k->a->dt;
 	k->work->max_runs = k->a->set->max_runs;
 	k->state = ASK_COMPARING;

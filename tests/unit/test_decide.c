@@ -135,7 +135,7 @@ test_columns_notes(void)
 	CHECK_INT(c->nnotes, 2);
 	CHECK(strstr(c->notes[0], "in 3 of 3 base and 2 of 3 head") != NULL);
 	CHECK(strstr(c->notes[1], "only in the base runs") != NULL);
-	j = comparison_to_json(c);
+	j = comparison_to_json(c, true);
 	CHECK_INT(json_integer_value(json_object_get(
 			  json_object_get(j, "base_runs"), "failed")),
 		  1);
@@ -174,6 +174,36 @@ test_kpis_are_headlines(void)
 	direction_table_free(dt);
 }
 
+/* The stored comparison keeps what is shown: the KPIs, changed or not,
+ * and the metrics that changed; "compared" counts them all. */
+static void
+test_json_keeps_what_is_shown(void)
+{
+	struct comparison *unchanged = compare(0, 0.005, 5, 0),
+			  *moved = compare(0, 0.005, 5, 0.5);
+	json_t *a = comparison_to_json(unchanged, false),
+	       *b = comparison_to_json(moved, false),
+	       *all = comparison_to_json(unchanged, true);
+	json_t *m = json_object_get(b, "metrics");
+
+	CHECK_INT(json_array_size(json_object_get(a, "metrics")), 1);
+	CHECK_STR(json_string_value(json_object_get(
+			  json_array_get(json_object_get(a, "metrics"), 0),
+			  "metric")),
+		  "fsmark.files_per_sec");
+	CHECK_INT(json_integer_value(json_object_get(a, "compared")), 2);
+	CHECK_INT(json_array_size(m), 2);
+	CHECK_STR(json_string_value(
+			  json_object_get(json_array_get(m, 1), "metric")),
+		  "proc-vmstat.pgfault");
+	CHECK_INT(json_array_size(json_object_get(all, "metrics")), 2);
+	json_decref(a);
+	json_decref(b);
+	json_decref(all);
+	comparison_free(unchanged);
+	comparison_free(moved);
+}
+
 int
 main(void)
 {
@@ -184,6 +214,7 @@ main(void)
 		TAP_CASE(test_monitors_never_decide),
 		TAP_CASE(test_columns_notes),
 		TAP_CASE(test_kpis_are_headlines),
+		TAP_CASE(test_json_keeps_what_is_shown),
 		{NULL, NULL}};
 
 	return tap_run(cases);
