@@ -37,6 +37,8 @@ GLUE = {
     "libpq-fe.h": {"robot/daemon/db.c"},
     "microhttpd.h": {"web/httpd.c"},
     "curl/curl.h": {"robot/core/client.c", "reporters/curl.c"},
+    "openssl/evp.h": {"reporters/crypto.c"},
+    "openssl/hmac.h": {"reporters/crypto.c"},
     "robot/daemon/db.h": {"robot/daemon/db.c", "robot/daemon/store.c",
                           "robot/daemon/robotd.c"},
 }

@@ -145,12 +145,16 @@ api_on_counts(const struct store_counts *c, const struct problem *p, void *arg)
 	static const char *const jobs[] = {"queued", "leased", "done",
 					   "failed"};
 	static const char *const boxes[] = {"idle", "busy", "broken"};
+	static const char *const outbox[] = {"pending", "sent", "failed",
+					     "cancelled"};
 	struct metrics *m = arg;
 	struct web *w = m->w;
 	struct lab_stats ls;
+	struct reporters_stats rs;
 	struct buf b;
 
 	lab_stats(w->d.lab, &ls);
+	reporters_stats(w->d.reporters, &rs);
 	buf_init(&b);
 	buf_adds(&b, "# HELP robot_up Whether robotd reaches its "
 		     "database.\n# TYPE robot_up gauge\n");
@@ -161,6 +165,9 @@ api_on_counts(const struct store_counts *c, const struct problem *p, void *arg)
 		       3);
 		metric(&b, "robot_leases_active", "Leases held.", NULL,
 		       &c->leases, 1);
+		metric(&b, "robot_reports",
+		       "Report mails and webhook posts by state.", outbox,
+		       c->outbox, 4);
 	}
 	buf_addf(&b,
 		 "# HELP robot_lease_waiters Lease requests waiting for "
@@ -179,9 +186,21 @@ api_on_counts(const struct store_counts *c, const struct problem *p, void *arg)
 		 "robot_uploads_total %llu\n"
 		 "# HELP robot_analyses_total Pairs this robotd analysed.\n"
 		 "# TYPE robot_analyses_total counter\n"
-		 "robot_analyses_total %llu\n",
+		 "robot_analyses_total %llu\n"
+		 "# HELP robot_reports_built_total Reports this robotd "
+		 "built.\n# TYPE robot_reports_built_total counter\n"
+		 "robot_reports_built_total %llu\n"
+		 "# HELP robot_reports_sent_total Mails and posts this "
+		 "robotd delivered.\n"
+		 "# TYPE robot_reports_sent_total counter\n"
+		 "robot_reports_sent_total %llu\n"
+		 "# HELP robot_reports_failed_total Deliveries of this "
+		 "robotd that failed (most are tried again).\n"
+		 "# TYPE robot_reports_failed_total counter\n"
+		 "robot_reports_failed_total %llu\n",
 		 ls.waiting, store_queued(w->d.store), w->requests,
-		 ls.leases_granted, ls.uploads, analysis_count(w->d.analysis));
+		 ls.leases_granted, ls.uploads, analysis_count(w->d.analysis),
+		 rs.reports, rs.sent, rs.failed);
 	http_req_reply(m->req, 200, "text/plain; version=0.0.4", b.data, b.len);
 	buf_release(&b);
 	free(m);

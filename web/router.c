@@ -21,6 +21,7 @@
 #include "web/api.h"
 #include "web/boxes.h"
 #include "web/findings.h"
+#include "web/subscriptions.h"
 #include "web/trees.h"
 #include "web/router.h"
 #include "robot/core/banned.h"
@@ -89,6 +90,18 @@ static const struct route routes[] = {
 	 "changing a tree needs an admin token", trees_set},
 	{"DELETE", "/api/trees/:name", ROUTE_ADMIN, 0,
 	 "removing a tree needs an admin token", trees_remove},
+	{"POST", "/api/subscriptions", ROUTE_PUBLIC, 0, NULL,
+	 subscriptions_add},
+	{"GET", "/api/subscriptions", ROUTE_ADMIN, 0,
+	 "listing subscriptions needs an admin token", subscriptions_list},
+	{"GET", "/api/reports", ROUTE_ADMIN, 0,
+	 "the outbox needs an admin token", subscriptions_outbox},
+	{"GET", "/subscriptions/confirm", ROUTE_PUBLIC, 0, NULL,
+	 subscriptions_confirm},
+	{"GET", "/subscriptions/unsubscribe", ROUTE_PUBLIC, 0, NULL,
+	 subscriptions_unsubscribe_page},
+	{"POST", "/subscriptions/unsubscribe", ROUTE_PUBLIC, 0, NULL,
+	 subscriptions_unsubscribe},
 	{NULL, NULL, ROUTE_PUBLIC, 0, NULL, NULL},
 };
 

@@ -23,6 +23,7 @@
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
 #include "robot/daemon/tokens.h"
+#include "reporters/reporters.h"
 #include "web/httpd.h"
 
 /* What robotd's main hands the web layer. */
@@ -32,6 +33,7 @@ struct web_deps {
 	struct tokens *tokens;
 	struct lab *lab;
 	struct analysis *analysis;
+	struct reporters *reporters;
 	const struct settings *set; /* live: SIGHUP changes it */
 };
 

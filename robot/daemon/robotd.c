@@ -38,6 +38,7 @@
 #include "robot/daemon/tokens.h"
 #include "robot/daemon/trees.h"
 #include "robot/daemon/worker.h"
+#include "reporters/reporters.h"
 #include "web/router.h"
 #include "robot/core/banned.h"
 
@@ -60,6 +61,7 @@ struct robotd {
 	struct lab *lab;
 	struct analysis *analysis;
 	struct trees *trees;
+	struct reporters *reporters;
 	struct worker *worker;
 	struct janitor *janitor;
 	struct pgwatch *pgwatch; /* the embedded database's supervisor */
@@ -98,13 +100,18 @@ robotd_on_notify(const char *payload, void *arg)
 {
 	struct robotd *d = arg;
 
-	/* ":analysis" cannot be a group (a label has no ':'): a pair is
-	 * ready.  NULL (a reconnect) is news for both. */
+	/* A payload starting with ':' cannot be a group (a label has no
+	 * ':'): ":analysis" (a pair is ready), ":reports" (regressions to
+	 * tell), ":outbox" (mail to send).  NULL (a reconnect) is news for
+	 * all. */
 	if (d->analysis != NULL &&
 	    (payload == NULL || strcmp(payload, ":analysis") == 0))
 		analysis_wake(d->analysis);
-	if (d->lab != NULL &&
-	    (payload == NULL || strcmp(payload, ":analysis") != 0))
+	if (d->reporters != NULL &&
+	    (payload == NULL || strcmp(payload, ":reports") == 0 ||
+	     strcmp(payload, ":outbox") == 0))
+		reporters_wake(d->reporters, payload);
+	if (d->lab != NULL && (payload == NULL || payload[0] != ':'))
 		lab_on_notify(d->lab, payload);
 }
 
@@ -210,7 +217,7 @@ robotd_serve(struct robotd *d)
 {
 	struct web_deps wd;
 	struct timeval tv = {0, 10000};
-	char *err = NULL;
+	char *err = NULL, *url;
 
 	raise_nofile();
 	signal(SIGPIPE, SIG_IGN);
@@ -227,14 +234,20 @@ robotd_serve(struct robotd *d)
 	d->lab = lab_new(d->base, d->store, d->worker, &d->set);
 	d->analysis = analysis_new(d->base, d->store, &d->set);
 	d->trees = trees_new(d->base, d->store, &d->set);
-	wd = (struct web_deps){d->base, d->store,    d->tokens,
-			       d->lab,  d->analysis, &d->set};
+	d->reporters = reporters_new(d->base, d->store, &d->set);
+	wd = (struct web_deps){d->base,     d->store,     d->tokens, d->lab,
+			       d->analysis, d->reporters, &d->set};
 	d->router = router_new(&wd, &err);
 	if (d->router == NULL) {
 		log_warnx("%s", err);
 		free(err);
 		return 1;
 	}
+	url = xasprintf("http://%s:%d", d->set.listen_addr,
+			router_port(d->router));
+	reporters_set_url(d->reporters, url);
+	free(url);
+	reporters_wake(d->reporters, NULL);
 	d->janitor = janitor_new(d->base, d->store);
 	if (d->embedded)
 		d->pgwatch = pgwatch_new(d->base, d->set.state_dir);
@@ -256,6 +269,7 @@ robotd_serve(struct robotd *d)
 	worker_stop(d->worker);
 	analysis_stop(d->analysis);
 	trees_stop(d->trees);
+	reporters_stop(d->reporters);
 	db_free(d->db);
 	d->db = NULL;
 	lab_free(d->lab);
@@ -264,6 +278,8 @@ robotd_serve(struct robotd *d)
 	d->analysis = NULL;
 	trees_free(d->trees);
 	d->trees = NULL;
+	reporters_free(d->reporters);
+	d->reporters = NULL;
 	worker_free(d->worker);
 	d->worker = NULL;
 	for (int i = 0; i < 20 && router_in_flight(d->router) > 0; i++) {

@@ -18,6 +18,7 @@ enum setting_type {
 	SETTING_STRING, /* any single value */
 	SETTING_PATH,   /* an absolute path */
 	SETTING_LISTEN, /* ADDR:PORT, ":PORT" or "PORT" */
+	SETTING_BOOL,   /* true or false (yes/no, on/off, 1/0), in an int */
 };
 
 struct setting {
@@ -56,6 +57,19 @@ static const struct setting table[] = {
 	 AT(analysis_claim)},
 	{"tree_fetch_timeout", SETTING_INT, "600", 2, 86400, true,
 	 AT(tree_fetch_timeout)},
+	{"smtp", SETTING_STRING, NULL, 0, 0, true, AT(smtp)},
+	{"smtp_user", SETTING_STRING, NULL, 0, 0, true, AT(smtp_user)},
+	{"smtp_password", SETTING_STRING, NULL, 0, 0, true, AT(smtp_password)},
+	{"smtp_starttls", SETTING_BOOL, "false", 0, 0, true, AT(smtp_starttls)},
+	{"mail_from", SETTING_STRING, "robot@localhost", 0, 0, true,
+	 AT(mail_from)},
+	{"public_url", SETTING_STRING, NULL, 0, 0, true, AT(public_url)},
+	{"report_window", SETTING_INT, "600", 0, 86400, true,
+	 AT(report_window)},
+	{"webhook", SETTING_STRING, NULL, 0, 0, true, AT(webhook)},
+	{"webhook_secret", SETTING_STRING, NULL, 0, 0, true,
+	 AT(webhook_secret)},
+	{"chat_webhook", SETTING_STRING, NULL, 0, 0, true, AT(chat_webhook)},
 	{NULL, 0, NULL, 0, 0, false, 0},
 };
 
@@ -99,6 +113,18 @@ setting_parse(struct settings *s, const struct setting *t, const char *text)
 		*int_field(s, t) = (int)v;
 		return NULL;
 	}
+	case SETTING_BOOL:
+		if (strcmp(text, "true") == 0 || strcmp(text, "yes") == 0 ||
+		    strcmp(text, "on") == 0 || strcmp(text, "1") == 0)
+			*int_field(s, t) = 1;
+		else if (strcmp(text, "false") == 0 ||
+			 strcmp(text, "no") == 0 || strcmp(text, "off") == 0 ||
+			 strcmp(text, "0") == 0)
+			*int_field(s, t) = 0;
+		else
+			return xasprintf("true or false is expected, not '%s'",
+					 text);
+		return NULL;
 	case SETTING_PATH:
 		if (text[0] != '/')
 			return xstrdup("an absolute path is expected");
@@ -149,7 +175,7 @@ settings_release(struct settings *s)
 {
 	free(s->path);
 	for (const struct setting *t = table; t->name != NULL; t++)
-		if (t->type != SETTING_INT)
+		if (t->type != SETTING_INT && t->type != SETTING_BOOL)
 			free(*str_field(s, t));
 	memset(s, 0, sizeof *s);
 }
@@ -220,6 +246,7 @@ setting_same(const struct settings *a, const struct settings *b,
 
 	switch (t->type) {
 	case SETTING_INT:
+	case SETTING_BOOL:
 		return *int_field(ma, t) == *int_field(mb, t);
 	case SETTING_LISTEN:
 		if (a->listen_port != b->listen_port)
@@ -247,7 +274,7 @@ settings_reload(struct settings *live, const struct settings *fresh,
 			continue;
 		if (!t->reloadable) {
 			buf_addf(&b, "%s%s", n++ ? ", " : "", t->name);
-		} else if (t->type == SETTING_INT) {
+		} else if (t->type == SETTING_INT || t->type == SETTING_BOOL) {
 			*int_field(live, t) = *int_field(f, t);
 		} else {
 			char *v = *str_field(f, t);

@@ -21,6 +21,17 @@
  *   max_runs: 10             # runs per side analysis may ask for
  *   analysis_claim: 30       # seconds a robotd holds a pair it analyses
  *   tree_fetch_timeout: 600  # seconds a tree's git fetch may take
+ *   smtp: smtp://127.0.0.1:25   # where reports are mailed (none: held)
+ *   smtp_user: robot         # a login, with smtp_password
+ *   smtp_starttls: false     # require STARTTLS
+ *   mail_from: robot@localhost   # the reports' sender
+ *   public_url: https://robot.example.org   # links in mails (else
+ *                            # http://LISTEN)
+ *   report_window: 600       # seconds a report waits for the rest of
+ *                            # its commit's analyses
+ *   webhook: https://...     # reports as JSON, signed with
+ *   webhook_secret: ...      # X-Robot-Signature
+ *   chat_webhook: https://...   # {"text": ...}, Slack/Mattermost-style
  *
  * SIGHUP reloads the file; what needs a restart (listen, state_dir, db,
  * db_pool, the connection limits, request_timeout) keeps its old value,
@@ -53,6 +64,16 @@ struct settings {
 	int max_runs;
 	int analysis_claim;
 	int tree_fetch_timeout;
+	char *smtp;      /* smtp://HOST:PORT; NULL: no mail goes out */
+	char *smtp_user; /* NULL: no login */
+	char *smtp_password;
+	int smtp_starttls; /* STARTTLS required */
+	char *mail_from;
+	char *public_url;     /* NULL: http://LISTEN */
+	int report_window;    /* seconds a report waits for its commit */
+	char *webhook;        /* a URL for reports as JSON, or NULL */
+	char *webhook_secret; /* the key of X-Robot-Signature, or NULL */
+	char *chat_webhook;   /* a URL for {"text": ...}, or NULL */
 };
 
 /* Fills s with every default. */

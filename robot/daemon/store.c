@@ -440,6 +440,8 @@ store_on_counts(const struct db_result *r, void *arg)
 	static const char *const jobs[] = {"queued", "leased", "done",
 					   "failed"};
 	static const char *const boxes[] = {"idle", "busy", "broken"};
+	static const char *const outbox[] = {"pending", "sent", "failed",
+					     "cancelled"};
 	struct store_call *c = arg;
 	struct problem *p = store_problem(r);
 	struct store_counts n;
@@ -459,6 +461,10 @@ store_on_counts(const struct db_result *r, void *arg)
 				n.boxes[k] = v;
 		if (strcmp(what, "leases") == 0)
 			n.leases = v;
+		for (size_t k = 0; k < 4; k++)
+			if (strcmp(what, "outbox") == 0 &&
+			    strcmp(st, outbox[k]) == 0)
+				n.outbox[k] = v;
 	}
 	c->cb.counts(p == NULL ? &n : NULL, p, c->arg);
 	problem_free(p);
@@ -474,7 +480,8 @@ store_counts(struct store *s, store_counts_cb cb, void *arg)
 		 "'failed']) s UNION ALL SELECT 'boxes', s, (SELECT count(*) "
 		 "FROM boxes WHERE state = s) FROM unnest(ARRAY['idle', "
 		 "'busy', 'broken']) s UNION ALL SELECT 'leases', 'active', "
-		 "count(*) FROM leases WHERE state = 'active'",
+		 "count(*) FROM leases WHERE state = 'active' UNION ALL SELECT "
+		 "'outbox', state, count(*) FROM outbox GROUP BY state",
 		 0, NULL, store_on_counts, call_new(cb, arg));
 }
 
@@ -861,4 +868,114 @@ store_tree_remove(struct store *s, const char *name, store_text_cb cb,
 		   "DELETE FROM trees WHERE name = $1 RETURNING "
 		   "json_build_object('removed', name)",
 		   1, params, cb, arg);
+}
+
+void
+store_report_next(struct store *s, int window, int seconds, store_text_cb cb,
+		  void *arg)
+{
+	char w[32], secs[32];
+	const char *params[2] = {w, secs};
+
+	snprintf(w, sizeof w, "%d", window);
+	snprintf(secs, sizeof secs, "%d", seconds);
+	store_text(s, "SELECT robot_report_next($1::int, $2::int)", 2, params,
+		   cb, arg);
+}
+
+void
+store_followup_next(struct store *s, int seconds, store_text_cb cb, void *arg)
+{
+	char secs[32];
+	const char *params[1] = {secs};
+
+	snprintf(secs, sizeof secs, "%d", seconds);
+	store_text(s, "SELECT robot_followup_next($1::int)", 1, params, cb,
+		   arg);
+}
+
+void
+store_report_store(struct store *s, const char *report, const char *domain,
+		   store_text_cb cb, void *arg)
+{
+	const char *params[2] = {report, domain};
+
+	store_text(s, "SELECT robot_report_store($1::json, $2)", 2, params, cb,
+		   arg);
+}
+
+void
+store_outbox_next(struct store *s, int limit, int seconds, store_text_cb cb,
+		  void *arg)
+{
+	char lim[32], secs[32];
+	const char *params[2] = {lim, secs};
+
+	snprintf(lim, sizeof lim, "%d", limit);
+	snprintf(secs, sizeof secs, "%d", seconds);
+	store_text(s, "SELECT robot_outbox_next($1::int, $2::int)", 2, params,
+		   cb, arg);
+}
+
+void
+store_outbox_done(struct store *s, const struct store_outbox_done *d,
+		  store_text_cb cb, void *arg)
+{
+	char id[32], max[32];
+	const char *params[5] = {id, d->ok ? "true" : "false",
+				 d->permanent ? "true" : "false", d->error,
+				 max};
+
+	snprintf(id, sizeof id, "%lld", d->id);
+	snprintf(max, sizeof max, "%d", d->max_attempts);
+	store_text(s,
+		   "SELECT robot_outbox_done($1::bigint, $2::boolean, "
+		   "$3::boolean, $4, $5::int)",
+		   5, params, cb, arg);
+}
+
+void
+store_subscribe(struct store *s, const struct store_subscribe *sub,
+		store_text_cb cb, void *arg)
+{
+	const char *params[4] = {sub->json, sub->confirm_hash, sub->subject,
+				 sub->message};
+
+	store_text(s, "SELECT robot_subscribe($1::json, $2, $3, $4)", 4, params,
+		   cb, arg);
+}
+
+void
+store_subscription_confirm(struct store *s, const char *hash, store_text_cb cb,
+			   void *arg)
+{
+	const char *params[1] = {hash};
+
+	store_text(s, "SELECT robot_subscription_confirm($1)", 1, params, cb,
+		   arg);
+}
+
+void
+store_unsubscribe(struct store *s, const char *token, store_text_cb cb,
+		  void *arg)
+{
+	const char *params[1] = {token};
+
+	store_text(s, "SELECT robot_unsubscribe($1)", 1, params, cb, arg);
+}
+
+void
+store_subscriptions(struct store *s, store_text_cb cb, void *arg)
+{
+	store_text(s, "SELECT robot_subscriptions()", 0, NULL, cb, arg);
+}
+
+void
+store_outbox(struct store *s, int limit, store_text_cb cb, void *arg)
+{
+	char lim[32];
+	const char *params[1] = {lim};
+
+	snprintf(lim, sizeof lim, "%d", limit);
+	store_text(s, "SELECT robot_outbox($1::int)", 1, params, cb, arg);
 }

@@ -141,9 +141,11 @@ void store_results(struct store *s, const char *series, const char *commit,
 void store_status(struct store *s, store_text_cb cb, void *arg);
 
 struct store_counts {
-	long long jobs[4];  /* queued, leased, done, failed */
-	long long boxes[3]; /* idle, busy, broken */
-	long long leases;   /* active */
+	long long jobs[4];   /* queued, leased, done, failed */
+	long long boxes[3];  /* idle, busy, broken */
+	long long leases;    /* active */
+	long long outbox[4]; /* mails and posts: pending, sent, failed,
+			      * cancelled */
 };
 typedef void (*store_counts_cb)(const struct store_counts *c,
 				const struct problem *p, void *arg);
@@ -255,5 +257,51 @@ void store_series(struct store *s, const char *match, long limit,
  * newest first, or NULL when the series has no runs. */
 void store_series_commits(struct store *s, const char *series, store_text_cb cb,
 			  void *arg);
+
+/* Reports (sql/007_reports.sql). */
+
+/* The next commit whose final regressions are due for their report
+ * (none of its pairs waits, or the oldest waited window seconds), claimed
+ * for seconds: all a report says of it, or NULL. */
+void store_report_next(struct store *s, int window, int seconds,
+		       store_text_cb cb, void *arg);
+/* The next thread with news of its regressions, claimed: or NULL. */
+void store_followup_next(struct store *s, int seconds, store_text_cb cb,
+			 void *arg);
+/* A rendered report (JSON: robot_report_store()) stored with its outbox:
+ * {id, message_id}, or "stale" when another robotd told of it. */
+void store_report_store(struct store *s, const char *report, const char *domain,
+			store_text_cb cb, void *arg);
+/* Up to limit outbox rows due, claimed for seconds: [...], or NULL. */
+void store_outbox_next(struct store *s, int limit, int seconds,
+		       store_text_cb cb, void *arg);
+struct store_outbox_done {
+	long long id;
+	bool ok, permanent; /* sent; refused for good */
+	const char *error;  /* NULL when sent */
+	int max_attempts;
+};
+/* The row's new state: sent, pending (tried again later), failed. */
+void store_outbox_done(struct store *s, const struct store_outbox_done *d,
+		       store_text_cb cb, void *arg);
+struct store_subscribe {
+	const char *json;         /* {email, tree, branch, ...} (checked) */
+	const char *confirm_hash; /* sha256 of the link's token, hex */
+	const char *subject, *message; /* the confirmation mail */
+};
+/* {id, email, state}; 429 when confirmations wait in the mailbox. */
+void store_subscribe(struct store *s, const struct store_subscribe *sub,
+		     store_text_cb cb, void *arg);
+/* The subscription a confirmation link names, now confirmed; NULL for a
+ * link unknown, used or too old. */
+void store_subscription_confirm(struct store *s, const char *hash,
+				store_text_cb cb, void *arg);
+/* {email, subscriptions}: the address opted out; NULL for no such token. */
+void store_unsubscribe(struct store *s, const char *token, store_text_cb cb,
+		       void *arg);
+/* {"subscriptions": [...]}. */
+void store_subscriptions(struct store *s, store_text_cb cb, void *arg);
+/* {counts, reports, rows}: the outbox for robot reports. */
+void store_outbox(struct store *s, int limit, store_text_cb cb, void *arg);
 
 #endif

@@ -320,7 +320,7 @@ watch_ask_log(struct trees *t)
 	bool any = false;
 
 	args[n++] = "log";
-	args[n++] = "--format=%H%x09%P%x09%an%x09%aI%x09%s";
+	args[n++] = "--format=%H%x09%P%x09%an <%ae>%x09%aI%x09%s";
 	args[n++] = max;
 	for (size_t i = 0; i < t->nheads; i++)
 		if (t->heads[i].old == NULL ||
