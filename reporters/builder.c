@@ -10,7 +10,7 @@
  *   any        --(the database failed)------------------> IDLE (the timer
  *                                                         tries again)
  *
- * A claim holds its regressions (or events) for BUILDER_CLAIM seconds:
+ * A claim holds its regressions (or events) for report_claim seconds:
  * a robotd killed meanwhile leaves them to another, and a second robotd
  * never builds the same report (robot_report_store() refuses what was
  * told already).
@@ -28,8 +28,7 @@
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
-#define BUILDER_CLAIM 120 /* seconds a claim is this robotd's */
-#define BUILDER_TICK 5    /* seconds between looks when nothing woke it */
+#define BUILDER_TICK 5 /* seconds between looks when nothing woke it */
 
 enum builder_state {
 	BUILDER_IDLE,
@@ -46,9 +45,9 @@ struct builder {
 	const char *(*url)(void *);
 	void *url_arg;
 	struct event *timer;
-	bool again;    /* woken while busy: look once more */
+	bool again; /* woken while busy: look once more */
 	bool stopping;
-	char *what;    /* the report being stored, for the log */
+	char *what; /* the report being stored, for the log */
 	unsigned long long count;
 };
 
@@ -95,11 +94,12 @@ builder_on_stored(const char *text, const struct problem *p, void *arg)
 		json_t *j = text ? json_loads(text, 0, NULL) : NULL;
 
 		b->count++;
-		log_info("reports: %s: report %lld %s", b->what,
-			 (long long)json_integer_value(json_object_get(j, "id")),
-			 rjson_get_str(j, "message_id")
-				 ? rjson_get_str(j, "message_id")
-				 : "");
+		log_info(
+			"reports: %s: report %lld %s", b->what,
+			(long long)json_integer_value(json_object_get(j, "id")),
+			rjson_get_str(j, "message_id")
+				? rjson_get_str(j, "message_id")
+				: "");
 		json_decref(j);
 		builder_set_state(b, BUILDER_REPORT);
 	}
@@ -147,10 +147,9 @@ builder_store(struct builder *b, json_t *claim)
 		return false;
 	}
 	text = rjson_dumps(stored, JSON_COMPACT);
-	b->what = xasprintf("%s of %.12s (%zu recipients)",
-			    rjson_get_str(claim, "kind"),
-			    rjson_get_str(commit, "sha"),
-			    json_array_size(out.outbox));
+	b->what = xasprintf(
+		"%s of %.12s (%zu recipients)", rjson_get_str(claim, "kind"),
+		rjson_get_str(commit, "sha"), json_array_size(out.outbox));
 	builder_set_state(b, BUILDER_STORING);
 	store_report_store(b->store, text, mail_domain(b->set->mail_from),
 			   builder_on_stored, b);
@@ -208,10 +207,10 @@ builder_drive(struct builder *b)
 			return;
 		}
 		store_report_next(b->store, b->set->report_window,
-				  BUILDER_CLAIM, builder_on_claimed, b);
+				  b->set->report_claim, builder_on_claimed, b);
 		return;
 	case BUILDER_FOLLOWUP:
-		store_followup_next(b->store, BUILDER_CLAIM,
+		store_followup_next(b->store, b->set->report_claim,
 				    builder_on_claimed, b);
 		return;
 	case BUILDER_STORING:

@@ -17,7 +17,7 @@
 
 char *
 crypto_signature(const char *key, const char *timestamp, const char *body,
-		    size_t len)
+		 size_t len)
 {
 	unsigned char mac[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;

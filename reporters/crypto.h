@@ -12,7 +12,7 @@ char *crypto_token(void);
 char *crypto_sha256(const char *s);
 /* The webhook signature: "sha256=" and the hex HMAC-SHA256 with key over
  * "TIMESTAMP.BODY".  The caller frees it. */
-char *crypto_signature(const char *key, const char *timestamp,
-		       const char *body, size_t len);
+char *crypto_signature(const char *key, const char *timestamp, const char *body,
+		       size_t len);
 
 #endif

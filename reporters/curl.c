@@ -120,10 +120,11 @@ curlm_reap(struct curlm *m)
 		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
 		curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
 		if (msg->data.result != CURLE_OK && code > 0)
-			why = xasprintf("the server answered %ld: %s", code,
-					t->error[0] ? t->error
-						    : curl_easy_strerror(
-							      msg->data.result));
+			why = xasprintf(
+				"the server answered %ld: %s", code,
+				t->error[0]
+					? t->error
+					: curl_easy_strerror(msg->data.result));
 		else if (msg->data.result != CURLE_OK)
 			why = xasprintf("%s%s%s",
 					curl_easy_strerror(msg->data.result),
@@ -166,8 +167,7 @@ curlm_on_socket(evutil_socket_t fd, short what, void *arg)
 
 /* curl: watch socket s for what (or stop watching it). */
 static int
-curlm_socket_cb(CURL *e, curl_socket_t s, int what, void *userp,
-		void *socketp)
+curlm_socket_cb(CURL *e, curl_socket_t s, int what, void *userp, void *socketp)
 {
 	struct curlm *m = userp;
 	struct sock *k = socketp;
@@ -300,8 +300,8 @@ curlm_send(struct curlm *m, const struct curlm_request *rq, curlm_cb cb,
 		}
 	} else {
 		for (size_t i = 0; rq->headers != NULL && rq->headers[i]; i++)
-			t->headers = curl_slist_append(t->headers,
-						       rq->headers[i]);
+			t->headers =
+				curl_slist_append(t->headers, rq->headers[i]);
 		curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
 		curl_easy_setopt(e, CURLOPT_POST, 1L);
 		curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->body);

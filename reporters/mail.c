@@ -11,14 +11,15 @@
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
-#define MAIL_FOLD 78        /* columns a header line aims for */
-#define MAIL_LINE_MAX 998   /* bytes a line may have, CRLF aside */
+#define MAIL_FOLD       78  /* columns a header line aims for */
+#define MAIL_LINE_MAX   998 /* bytes a line may have, CRLF aside */
 #define MAIL_HEADER_MAX 900 /* bytes of text a header value keeps */
 #define MAIL_WORD_BYTES 45  /* text bytes per encoded-word: 60 in base64 */
 
 /*
  * Untrusted text as clean UTF-8: invalid bytes become U+FFFD; control
- * characters (C0, DEL, C1) become spaces, except that keep_lines keeps
+ * characters (C0, DEL, C1) become spaces and bidi controls go (they make
+ * text read otherwise than it is), except that keep_lines keeps
  * "\n" and "\t" (a body) where a header keeps neither.
  */
 static void
@@ -36,12 +37,19 @@ clean_utf8(struct buf *out, const char *s, bool keep_lines)
 		} else if (n == 1 && (p[i] < 0x20 || p[i] == 0x7f)) {
 			if (keep_lines && (p[i] == '\n' || p[i] == '\t'))
 				buf_addc(out, (char)p[i]);
-			else if (p[i] != '\r' || !keep_lines)
+			else
 				buf_addc(out, ' ');
 			i++;
 		} else if (n == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0) {
 			buf_addc(out, ' '); /* C1 controls */
 			i += 2;
+		} else if (n == 3 && p[i] == 0xe2 &&
+			   ((p[i + 1] == 0x80 &&
+			     ((p[i + 2] >= 0xaa && p[i + 2] <= 0xae) ||
+			      p[i + 2] == 0x8e || p[i + 2] == 0x8f)) ||
+			    (p[i + 1] == 0x81 && p[i + 2] >= 0xa6 &&
+			     p[i + 2] <= 0xa9))) {
+			i += 3; /* bidi controls: text that reads otherwise */
 		} else {
 			buf_add(out, p + i, n);
 			i += n;
@@ -63,7 +71,8 @@ is_ascii_word(const char *w, size_t len)
 static void
 base64(struct buf *out, const unsigned char *p, size_t len)
 {
-	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqr"
+				  "stuvwxyz0123456789+/";
 
 	for (size_t i = 0; i < len; i += 3) {
 		unsigned v = (unsigned)p[i] << 16;
@@ -103,9 +112,8 @@ encode_phrase(struct tokens *t, const char *p, size_t len)
 		struct buf b;
 
 		while (end < len) {
-			size_t n = str_utf8_seq_len((const unsigned char *)p +
-							    end,
-						    len - end);
+			size_t n = str_utf8_seq_len(
+				(const unsigned char *)p + end, len - end);
 
 			if (n == 0)
 				n = 1;
@@ -312,7 +320,8 @@ add_body(struct buf *b, const char *text)
 		while (n > MAIL_LINE_MAX) {
 			size_t cut = MAIL_LINE_MAX;
 
-			while (cut > 0 && ((unsigned char)p[cut] & 0xc0) == 0x80)
+			while (cut > 0 &&
+			       ((unsigned char)p[cut] & 0xc0) == 0x80)
 				cut--;
 			buf_add(b, p, cut);
 			buf_adds(b, "\r\n");

@@ -38,7 +38,7 @@ char *mail_format(const struct mail *m);
 
 /*
  * An unstructured header's value from untrusted text: control
- * characters become spaces, invalid UTF-8 becomes U+FFFD, runs of space
+ * characters become spaces, bidi controls go, invalid UTF-8 becomes U+FFFD, runs of space
  * shrink to one; words with non-ASCII are RFC 2047 encoded-words (B,
  * UTF-8, at most 75 bytes each); lines are folded before 78 columns
  * where a space allows.  name is the header's name (for the first line's

@@ -2,7 +2,7 @@
  * outbox.c: the outbox delivered.
  *
  * The outbox claims due rows (robot_outbox_next(): FOR UPDATE SKIP
- * LOCKED, for OUTBOX_CLAIM seconds) up to OUTBOX_INFLIGHT at a time:
+ * LOCKED, for report_claim seconds; one delivery may take half of that) up to OUTBOX_INFLIGHT at a time:
  *
  *   IDLE      --(woken, the timer, or a full batch came)--> CLAIMING
  *   CLAIMING  --(rows: each a delivery)-------------------> IDLE
@@ -32,11 +32,9 @@
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
-#define OUTBOX_INFLIGHT 16   /* rows being delivered at once */
-#define OUTBOX_CLAIM 300     /* seconds a claimed row is this robotd's */
-#define OUTBOX_TICK 5        /* seconds between looks for rows due */
-#define OUTBOX_TIMEOUT 120   /* seconds one delivery may take */
-#define OUTBOX_ATTEMPTS 48   /* tries before a row fails (about 2 days) */
+#define OUTBOX_INFLIGHT 16 /* rows being delivered at once */
+#define OUTBOX_TICK     5  /* seconds between looks for rows due */
+#define OUTBOX_ATTEMPTS 48 /* tries before a row fails (about 2 days) */
 
 enum outbox_state {
 	OUTBOX_IDLE,
@@ -53,8 +51,9 @@ struct outbox {
 	struct curlm *curl;
 	struct event *timer;
 	int inflight;
-	bool dirty;    /* rows may be due: claim when there is room */
-	bool stopping; /* robotd stops: nothing new starts */
+	int asked;             /* rows the claim under way asked for */
+	bool dirty;            /* rows may be due: claim when there is room */
+	bool stopping;         /* robotd stops: nothing new starts */
 	struct delivery *list; /* the deliveries under way */
 	unsigned long long sent, failed;
 };
@@ -194,23 +193,24 @@ delivery_mail(struct delivery *d, json_t *row)
 	if (token != NULL)
 		unsub = xasprintf("%s/subscriptions/unsubscribe?t=%s", url,
 				  token);
-	footer = unsub ? xasprintf("robot, a performance test robot: %s\n"
-				   "No more mail from robot: %s\n",
-				   url, unsub)
-		       : xasprintf("robot, a performance test robot: %s\n", url);
-	m = (struct mail){from,
-			  "robot",
-			  to,
-			  rjson_get_str(row, "subject"),
-			  mid ? mid : rjson_get_str(row, "message_id"),
-			  rjson_get_str(row, "thread"),
-			  list_id,
-			  unsub,
-			  NULL,
-			  time(NULL),
-			  rjson_get_str(row, "body") ? rjson_get_str(row, "body")
-						     : "",
-			  footer};
+	footer =
+		unsub ? xasprintf("robot, a performance test robot: %s\n"
+				  "No more mail from robot: %s\n",
+				  url, unsub)
+		      : xasprintf("robot, a performance test robot: %s\n", url);
+	m = (struct mail){
+		from,
+		"robot",
+		to,
+		rjson_get_str(row, "subject"),
+		mid ? mid : rjson_get_str(row, "message_id"),
+		rjson_get_str(row, "thread"),
+		list_id,
+		unsub,
+		NULL,
+		time(NULL),
+		rjson_get_str(row, "body") ? rjson_get_str(row, "body") : "",
+		footer};
 	text = mail_format(&m);
 	rcpt = xasprintf("<%s>", to);
 	mfrom = xasprintf("<%s>", from);
@@ -223,7 +223,7 @@ delivery_mail(struct delivery *d, json_t *row)
 				    NULL,
 				    text,
 				    strlen(text),
-				    OUTBOX_TIMEOUT};
+				    o->set->report_claim / 2};
 	curlm_send(o->curl, &rq, delivery_on_mailed, d);
 	free(mid);
 	free(unsub);
@@ -258,7 +258,7 @@ delivery_post(struct delivery *d, json_t *row, bool chat)
 	h[n++] = xasprintf("X-Robot-Timestamp: %s", ts);
 	if (!chat && o->set->webhook_secret != NULL) {
 		sig = crypto_signature(o->set->webhook_secret, ts, text,
-					  strlen(text));
+				       strlen(text));
 		h[n++] = xasprintf("X-Robot-Signature: %s", sig);
 	}
 	h[n] = NULL;
@@ -271,7 +271,7 @@ delivery_post(struct delivery *d, json_t *row, bool chat)
 				    (const char *const *)h,
 				    text,
 				    strlen(text),
-				    OUTBOX_TIMEOUT};
+				    o->set->report_claim / 2};
 	curlm_send(o->curl, &rq, delivery_on_posted, d);
 	for (size_t i = 0; i < n; i++)
 		free(h[i]);
@@ -309,7 +309,6 @@ static void
 outbox_on_claimed(const char *text, const struct problem *p, void *arg)
 {
 	struct outbox *o = arg;
-	int asked = OUTBOX_INFLIGHT - o->inflight;
 	json_t *rows = NULL, *row;
 	size_t i;
 
@@ -324,7 +323,7 @@ outbox_on_claimed(const char *text, const struct problem *p, void *arg)
 			delivery_start(o, row);
 		}
 		/* A full batch: more may be due. */
-		if ((int)json_array_size(rows) >= asked)
+		if ((int)json_array_size(rows) >= o->asked)
 			o->dirty = true;
 		json_decref(rows);
 	}
@@ -336,13 +335,14 @@ outbox_drive(struct outbox *o)
 {
 	switch (o->state) {
 	case OUTBOX_IDLE:
-		if (o->stopping || !o->dirty || o->inflight >= OUTBOX_INFLIGHT ||
-		    !store_up(o->store))
+		if (o->stopping || !o->dirty ||
+		    o->inflight >= OUTBOX_INFLIGHT || !store_up(o->store))
 			return;
 		o->dirty = false;
 		o->state = OUTBOX_CLAIMING;
-		store_outbox_next(o->store, OUTBOX_INFLIGHT - o->inflight,
-				  OUTBOX_CLAIM, outbox_on_claimed, o);
+		o->asked = OUTBOX_INFLIGHT - o->inflight;
+		store_outbox_next(o->store, o->asked, o->set->report_claim,
+				  outbox_on_claimed, o);
 		return;
 	case OUTBOX_CLAIMING:
 		return; /* outbox_on_claimed() drives again */

@@ -21,7 +21,8 @@
 
 #define REPORT_COLUMNS 90 /* the widest line, but LKP's tables */
 #define REPORT_RULE                                                            \
-	"======================================================================" \
+	"====================================================================" \
+	"=="                                                                   \
 	"==================="
 
 bool
@@ -41,9 +42,10 @@ report_subsystem(const char *subject)
 	n = (size_t)(colon - subject);
 	if (n == 0 || n > 40)
 		return NULL;
+	/* One word: "Revert \"xfs: x\"" has none. */
 	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)subject[i]) &&
-		    strchr("/_.,-+", subject[i]) == NULL)
+		if ((unsigned char)subject[i] <= 0x20 || subject[i] == 0x7f ||
+		    subject[i] == '"' || subject[i] == '[' || subject[i] == ']')
 			return NULL;
 	return xstrndup(subject, n);
 }
@@ -138,8 +140,7 @@ testcase_of(const char *series)
 static char *
 regression_url(const struct report_config *cfg, json_int_t id)
 {
-	return xasprintf("%s/regressions/%lld", cfg->public_url,
-			 (long long)id);
+	return xasprintf("%s/regressions/%lld", cfg->public_url, (long long)id);
 }
 
 /* "local (2 CPUs, 23.5G memory)" from a box's facts. */
@@ -186,7 +187,8 @@ add_param(struct buf *line, struct buf *b, const char *key, json_t *v)
 	else if (json_is_real(v))
 		text = xasprintf("%s=%g", key, json_real_value(v));
 	else if (json_is_boolean(v))
-		text = xasprintf("%s=%s", key, json_is_true(v) ? "true" : "false");
+		text = xasprintf("%s=%s", key,
+				 json_is_true(v) ? "true" : "false");
 	else
 		return;
 	if (line->len > 0 && line->len + 1 + strlen(text) > 88) {
@@ -233,8 +235,8 @@ add_parameters(struct buf *b, json_t *job)
 static char *
 job_yaml(json_t *pair)
 {
-	json_t *job = json_deep_copy(json_object_get(
-		json_object_get(pair, "job"), "job"));
+	json_t *job = json_deep_copy(
+		json_object_get(json_object_get(pair, "job"), "job"));
 	char *text, *yaml = NULL;
 	struct errlist el;
 	struct node *n;
@@ -338,7 +340,8 @@ add_pair(struct buf *b, json_t *claim, json_t *pair, size_t n, size_t npairs)
 	buf_adds(b, "\ncommit:\n  ");
 	json_array_foreach(bases, i, c)
 	{
-		if (str(c, "sha") && strcmp(str(c, "sha"), str(pair, "base")) == 0)
+		if (str(c, "sha") &&
+		    strcmp(str(c, "sha"), str(pair, "base")) == 0)
 			base = c;
 	}
 	if (base != NULL)
@@ -367,14 +370,13 @@ finding_json(json_t *f, const struct report_config *cfg)
 {
 	json_int_t id = json_integer_value(json_object_get(f, "id"));
 	char *url = regression_url(cfg, id);
-	json_t *o = json_pack("{s:I, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:s}",
-			      "regression", id, "kind",
-			      json_object_get(f, "kind"), "series",
-			      json_object_get(f, "series"), "kpi",
-			      json_object_get(f, "kpi"), "change_pct",
-			      json_object_get(f, "change_pct"), "p_value",
-			      json_object_get(f, "p_value"), "runs",
-			      json_object_get(f, "runs"), "url", url);
+	json_t *o = json_pack(
+		"{s:I, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:s}", "regression",
+		id, "kind", json_object_get(f, "kind"), "series",
+		json_object_get(f, "series"), "kpi", json_object_get(f, "kpi"),
+		"change_pct", json_object_get(f, "change_pct"), "p_value",
+		json_object_get(f, "p_value"), "runs",
+		json_object_get(f, "runs"), "url", url);
 
 	free(url);
 	return o;
@@ -392,9 +394,9 @@ outbox_add(json_t *outbox, const char *channel, const char *recipient)
 		    strcmp(str(o, "recipient"), recipient) == 0)
 			return;
 	}
-	json_array_append_new(outbox, json_pack("{s:s, s:s}", "channel",
-						channel, "recipient",
-						recipient));
+	json_array_append_new(outbox,
+			      json_pack("{s:s, s:s}", "channel", channel,
+					"recipient", recipient));
 }
 
 /* The addresses of a job's mail_to or mail_cc (a string, or a list). */
@@ -427,9 +429,9 @@ wants(json_t *s, const char *tree, json_t *f)
 	double change = num(f, "change_pct"), min = num(s, "min_change");
 	bool ok;
 
-	ok = json_is_true(json_object_get(
-		     s, strcmp(kind, "improvement") == 0 ? "improvements"
-							 : "regressions")) &&
+	ok = json_is_true(json_object_get(s, strcmp(kind, "improvement") == 0
+						     ? "improvements"
+						     : "regressions")) &&
 	     report_glob(str(s, "tree"), tree) &&
 	     report_glob(str(s, "branch"), str(f, "branch")) &&
 	     report_glob(str(s, "testcase"), tc) &&
@@ -453,7 +455,8 @@ report_recipients(json_t *claim, const struct report_config *cfg)
 
 	json_array_foreach(findings, i, f)
 	{
-		regressed = regressed || strcmp(str(f, "kind"), "regression") == 0;
+		regressed =
+			regressed || strcmp(str(f, "kind"), "regression") == 0;
 	}
 	json_array_foreach(json_object_get(claim, "subscribers"), i, s)
 	{
@@ -477,7 +480,8 @@ report_recipients(json_t *claim, const struct report_config *cfg)
 	if (regressed &&
 	    json_is_true(json_object_get(json_object_get(claim, "tree_info"),
 					 "mail_author"))) {
-		const char *who = str(json_object_get(claim, "commit"), "author");
+		const char *who =
+			str(json_object_get(claim, "commit"), "author");
 		char *a = mail_address_of(who != NULL ? who : "");
 
 		if (a != NULL)
@@ -496,11 +500,12 @@ static void
 add_subject_prefix(struct buf *b, json_t *claim, const char *branch)
 {
 	const char *tree = str(claim, "tree");
-	char *sub = report_subsystem(str(json_object_get(claim, "commit"),
-					 "subject"));
+	char *sub = report_subsystem(
+		str(json_object_get(claim, "commit"), "subject"));
 	char sha[16];
 
-	short_sha(sha, sizeof sha, str(json_object_get(claim, "commit"), "sha"));
+	short_sha(sha, sizeof sha,
+		  str(json_object_get(claim, "commit"), "sha"));
 	buf_adds(b, "[robot] ");
 	if (tree != NULL)
 		buf_addf(b, "[%s%s%s] ", tree, branch ? ":" : "",
@@ -531,7 +536,8 @@ render_report(json_t *claim, const struct report_config *cfg,
 	branch = str(first, "branch");
 	kind = str(first, "kind");
 	author = str(commit, "author");
-	url = regression_url(cfg, json_integer_value(json_object_get(first, "id")));
+	url = regression_url(cfg,
+			     json_integer_value(json_object_get(first, "id")));
 	pct(c, sizeof c, num(first, "change_pct"));
 
 	buf_init(&b);
@@ -555,7 +561,8 @@ render_report(json_t *claim, const struct report_config *cfg,
 	if (author != NULL)
 		buf_addf(&b, "author: %s\n", author);
 	if (tree != NULL) {
-		const char *turl = str(json_object_get(claim, "tree_info"), "url");
+		const char *turl =
+			str(json_object_get(claim, "tree_info"), "url");
 
 		buf_addf(&b, "tree: %s", tree);
 		if (turl != NULL)
@@ -591,16 +598,17 @@ render_report(json_t *claim, const struct report_config *cfg,
 	buf_addf(&b, "| Closes: %s\n", url);
 	out->body = buf_detach(&b);
 
-	headline = nmore > 0 ? xasprintf("%s %s %s and %zu more",
-					 str(first, "kpi"), c, kind, nmore)
-			     : xasprintf("%s %s %s", str(first, "kpi"), c, kind);
+	headline = nmore > 0
+			   ? xasprintf("%s %s %s and %zu more",
+				       str(first, "kpi"), c, kind, nmore)
+			   : xasprintf("%s %s %s", str(first, "kpi"), c, kind);
 	out->doc = json_pack("{s:i, s:s, s:O?, s:s?, s:s, s:s, s:O?, s:O?, "
 			     "s:[], s:[], s:s}",
 			     "version", 1, "kind", "report", "tree",
 			     json_object_get(claim, "tree"), "branch", branch,
 			     "subject", out->subject, "headline", headline,
-			     "commit", commit, "base", jf, "findings",
-			     "series", "url", url);
+			     "commit", commit, "base", jf, "findings", "series",
+			     "url", url);
 	free(headline);
 	json_array_foreach(findings, i, f)
 	{
@@ -612,8 +620,8 @@ render_report(json_t *claim, const struct report_config *cfg,
 		json_array_append_new(
 			json_object_get(out->doc, "series"),
 			json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
-				  "series",
-				  json_object_get(p, "series"), "tbox_group",
+				  "series", json_object_get(p, "series"),
+				  "tbox_group",
 				  json_object_get(p, "tbox_group"), "base",
 				  json_object_get(p, "base"), "head",
 				  json_object_get(p, "head"), "runs",
@@ -643,12 +651,11 @@ render_followup(json_t *claim, const struct report_config *cfg,
 	buf_adds(&b, "Hello,\n\nnews of what robot reported for\n");
 	add_commit(&b, json_object_get(claim, "commit"), 0, 2);
 	buf_adds(&b, ":\n\n");
-	out->doc = json_pack("{s:i, s:s, s:O?, s:O?, s:s, s:O?, s:[]}",
-			     "version", 1, "kind", "followup", "tree",
-			     json_object_get(claim, "tree"), "branch",
-			     json_object_get(claim, "branch"), "subject",
-			     out->subject, "commit",
-			     json_object_get(claim, "commit"), "news");
+	out->doc = json_pack(
+		"{s:i, s:s, s:O?, s:O?, s:s, s:O?, s:[]}", "version", 1, "kind",
+		"followup", "tree", json_object_get(claim, "tree"), "branch",
+		json_object_get(claim, "branch"), "subject", out->subject,
+		"commit", json_object_get(claim, "commit"), "news");
 	json_array_foreach(news, i, e)
 	{
 		const char *kind = str(e, "kind");
@@ -656,12 +663,12 @@ render_followup(json_t *claim, const struct report_config *cfg,
 		char c[32], sha[16];
 
 		free(url);
-		url = regression_url(
-			cfg, json_integer_value(json_object_get(e, "regression")));
+		url = regression_url(cfg, json_integer_value(json_object_get(
+						  e, "regression")));
 		pct(c, sizeof c, num(e, "change_pct"));
 		short_sha(sha, sizeof sha, str(head, "sha"));
-		buf_addf(&b, "- the %s %s of %s\n  (%s)\n", c, str(e, "finding"),
-			 str(e, "kpi"), str(e, "series"));
+		buf_addf(&b, "- the %s %s of %s\n  (%s)\n", c,
+			 str(e, "finding"), str(e, "kpi"), str(e, "series"));
 		if (strcmp(kind, "still") == 0) {
 			buf_addf(&b, "  is still there at %s", sha);
 			if (str(head, "subject") != NULL)
@@ -678,10 +685,10 @@ render_followup(json_t *claim, const struct report_config *cfg,
 			buf_adds(&b, "  is bisected: see its page\n");
 		}
 		buf_addf(&b, "  %s\n\n", url);
-		r = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:s}", "kind",
-			      kind,
-			      "regression", json_object_get(e, "regression"),
-			      "series", json_object_get(e, "series"), "kpi",
+		r = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:s}",
+			      "kind", kind, "regression",
+			      json_object_get(e, "regression"), "series",
+			      json_object_get(e, "series"), "kpi",
 			      json_object_get(e, "kpi"), "change_pct",
 			      json_object_get(e, "change_pct"), "head", head,
 			      "url", url);
@@ -701,7 +708,8 @@ render_followup(json_t *claim, const struct report_config *cfg,
 				     : strcmp(str(first, "kind"), "fixed") == 0
 					     ? "fixed"
 					     : "bisected");
-		json_object_set_new(out->doc, "headline", json_string(headline));
+		json_object_set_new(out->doc, "headline",
+				    json_string(headline));
 		free(headline);
 	}
 	free(url);
@@ -747,8 +755,9 @@ report_out_release(struct report_out *out)
 json_t *
 report_chat(json_t *doc)
 {
-	char *text = xasprintf("%s\n%s", str(doc, "subject") ? str(doc, "subject") : "robot",
-			       str(doc, "url") ? str(doc, "url") : "");
+	char *text = xasprintf(
+		"%s\n%s", str(doc, "subject") ? str(doc, "subject") : "robot",
+		str(doc, "url") ? str(doc, "url") : "");
 	json_t *j = json_pack("{s:s}", "text", text);
 
 	free(text);
@@ -772,8 +781,9 @@ report_confirmation(const struct report_config *cfg, json_t *sub,
 	*subject = xstrdup("[robot] confirm your subscription to robot's "
 			   "reports");
 	buf_init(&what);
-	buf_addf(&what, "someone, maybe you, asked robot (%s) to mail %s its "
-			"reports of ",
+	buf_addf(&what,
+		 "someone, maybe you, asked robot (%s) to mail %s its "
+		 "reports of ",
 		 cfg->public_url, str(sub, "email"));
 	buf_addf(&what, "%s%s%s", regressions ? "regressions" : "",
 		 regressions && improvements ? " and " : "",
@@ -803,8 +813,9 @@ report_subscription_check(json_t *sub)
 	static const char *const globs[] = {"tree", "branch", "testcase",
 					    "metric", NULL};
 	static const char *const known[] = {
-		"email",    "tree",       "branch",      "testcase", "metric",
-		"min_change", "regressions", "improvements", NULL};
+		"email",       "tree",         "branch",
+		"testcase",    "metric",       "min_change",
+		"regressions", "improvements", NULL};
 	json_t *faults = json_array(), *v;
 	const char *key, *e;
 
@@ -839,9 +850,9 @@ report_subscription_check(json_t *sub)
 				      json_string("email is the address to "
 						  "mail, a string"));
 	else if (mail_address_check(e) != NULL)
-		json_array_append_new(faults,
-				      json_sprintf("email: %s",
-						   mail_address_check(e)));
+		json_array_append_new(
+			faults,
+			json_sprintf("email: %s", mail_address_check(e)));
 	else {
 		char *l = xstrdup(e);
 

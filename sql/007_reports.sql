@@ -19,8 +19,40 @@
 -- has a token for its one-click unsubscribe link, which stops all mail
 -- to it.
 
--- The commit's author may be a recipient: a switch per tree.
+-- The commit's author may be a recipient: a switch per tree, set by
+-- robot_tree_add() and robot_tree_set() (of 004, which know it now).
 ALTER TABLE trees ADD COLUMN mail_author boolean NOT NULL DEFAULT false;
+
+CREATE OR REPLACE FUNCTION robot_tree_add(p json) RETURNS json
+LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO trees (name, url, branches, base_ref, jobs, tbox_groups,
+		runs, max_runs, poll, mail_author)
+	SELECT x.name, x.url, x.branches, x.base_ref, x.jobs, x.tbox_groups,
+		x.runs, x.max_runs, x.poll, coalesce(x.mail_author, false)
+	FROM json_to_record(p) AS x(name text, url text, branches text[],
+		base_ref text, jobs json, tbox_groups text[], runs int,
+		max_runs int, poll int, mail_author boolean);
+	RETURN json_build_object('name', p->>'name', 'added', true);
+EXCEPTION WHEN unique_violation THEN
+	RAISE EXCEPTION 'tree % exists: robot tree set changes it',
+		p->>'name' USING ERRCODE = 'RB409';
+END $$;
+
+-- robot_tree_set() of 004 is robot_tree_set_004(), which this one calls
+-- for everything but the author switch.
+ALTER FUNCTION robot_tree_set(json) RENAME TO robot_tree_set_004;
+CREATE FUNCTION robot_tree_set(p json) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	r json := robot_tree_set_004(p);
+BEGIN
+	IF p->'mail_author' IS NOT NULL THEN
+		UPDATE trees SET mail_author = (p->>'mail_author')::boolean
+			WHERE name = p->>'name';
+	END IF;
+	RETURN r;
+END $$;
 
 -- 244 random bits as 64 hex digits (gen_random_uuid() draws from the
 -- strong random source).
@@ -148,6 +180,96 @@ BEGIN
 END $$;
 CREATE TRIGGER regressions_found AFTER INSERT ON regressions
 	FOR EACH STATEMENT EXECUTE FUNCTION robot_regression_found();
+
+-- Whether a later head's final verdict on a regression's KPI says it is
+-- fixed: unchanged or better, or (with runs too noisy to prove it
+-- unchanged: inconclusive at the cap) back within a quarter of the
+-- regression's change from the base.  A -80% regression is fixed by a
+-- head at +20% or -15%, not by one at -30%.
+CREATE FUNCTION robot_recovered(r regressions, p_verdict text,
+	p_change float8) RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT p_verdict IN ('unchanged', 'improvement') OR
+		(p_verdict = 'inconclusive' AND p_change IS NOT NULL AND
+		r.change_pct IS NOT NULL AND
+		sign(r.change_pct) * p_change < abs(r.change_pct) / 4)
+$$;
+
+-- robot_pair_done() of 004, with robot_recovered() deciding what fixes a
+-- regression (004 took only unchanged or improvement: a noisy box never
+-- proves a revert unchanged, and the regression stayed open), and only a
+-- later head of the branch changing it (in 004 an older head analysed
+-- after the regression's could mark it fixed).
+CREATE OR REPLACE FUNCTION robot_pair_done(p_pair bigint, p_analyses int,
+	p_verdict text, p_kpi text, p_runs int, p_comparison json,
+	p_table text, p_more int, p_kpis json) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	p pairs;
+	k record;
+	r regressions;
+BEGIN
+	SELECT * INTO p FROM pairs WHERE id = p_pair FOR UPDATE;
+	IF NOT FOUND OR p.state <> 'analysing' OR p.analyses <> p_analyses
+	THEN
+		RETURN 'stale';
+	END IF;
+	UPDATE pairs SET verdict = p_verdict, kpi = p_kpi, runs = p_runs,
+		comparison = p_comparison, table_text = p_table,
+		claimed_until = NULL, updated = now(),
+		state = CASE WHEN p_more > 0 THEN 'waiting' ELSE 'final' END
+		WHERE id = p_pair;
+	IF p_more > 0 THEN
+		PERFORM robot_side_more(p_pair, p.series, p.base, p_more);
+		PERFORM robot_side_more(p_pair, p.series, p.head, p_more);
+		IF (SELECT robot_pair_ended(x) FROM pairs x WHERE x.id = p_pair)
+		THEN
+			UPDATE pairs SET state = 'final' WHERE id = p_pair;
+		ELSE
+			RETURN 'more';
+		END IF;
+	END IF;
+	FOR k IN SELECT * FROM json_to_recordset(p_kpis) AS x(kpi text,
+		verdict text, change_pct float8, p_value float8) LOOP
+		r := NULL;
+		-- Only a later head of the branch tells of a regression:
+		-- its pair came after the regression's (the watcher makes a
+		-- branch's pairs in the order its heads came).
+		IF p.branch IS NOT NULL THEN
+			SELECT * INTO r FROM regressions
+				WHERE tree = p.tree AND branch = p.branch
+				AND series = p.series AND kpi = k.kpi
+				AND state NOT IN ('fixed', 'invalid')
+				AND pair < p.id
+				ORDER BY id DESC LIMIT 1;
+		END IF;
+		IF r.id IS NOT NULL AND r.kind = k.verdict THEN
+			UPDATE regressions SET last_head = p.head,
+				change_pct = k.change_pct, p_value = k.p_value,
+				runs = p_runs, updated = now()
+				WHERE id = r.id;
+		ELSIF r.id IS NOT NULL AND r.kind = 'regression'
+			AND robot_recovered(r, k.verdict, k.change_pct) THEN
+			UPDATE regressions SET state = 'fixed',
+				fixed_by = p.head, updated = now()
+				WHERE id = r.id;
+		ELSIF k.verdict IN ('regression', 'improvement') THEN
+			INSERT INTO regressions AS x (kind, tree, branch,
+				commit, base, series, kpi, change_pct,
+				p_value, runs, pair, last_head)
+			VALUES (k.verdict, p.tree, p.branch, p.head, p.base,
+				p.series, k.kpi, k.change_pct, k.p_value,
+				p_runs, p_pair, p.head)
+			ON CONFLICT (series, kpi, base, commit, kind) DO
+			UPDATE SET change_pct = EXCLUDED.change_pct,
+				p_value = EXCLUDED.p_value,
+				runs = EXCLUDED.runs, updated = now();
+		END IF;
+	END LOOP;
+	-- The last pair of a commit may make its report due.
+	PERFORM pg_notify('robot_jobs', ':reports');
+	RETURN 'final';
+END $$;
 
 -- A commit as a report shows it: sha, subject, author, date.
 CREATE FUNCTION robot_commit_info(p_tree text, p_sha text) RETURNS json

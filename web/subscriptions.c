@@ -105,12 +105,12 @@ subscriptions_add(struct web *w, struct http_req *req,
 		return;
 	}
 	if ((faults = report_subscription_check(sub)) != NULL) {
-		http_req_reply_error(req, 400,
-				     json_array_size(faults) == 1
-					     ? json_string_value(
-						       json_array_get(faults, 0))
-					     : "a subscription with faults",
-				     faults);
+		http_req_reply_error(
+			req, 400,
+			json_array_size(faults) == 1
+				? json_string_value(json_array_get(faults, 0))
+				: "a subscription with faults",
+			faults);
 		json_decref(sub);
 		return;
 	}
@@ -151,8 +151,7 @@ struct linked {
 };
 
 static void
-subscriptions_on_confirmed(const char *text, const struct problem *p,
-			   void *arg)
+subscriptions_on_confirmed(const char *text, const struct problem *p, void *arg)
 {
 	struct linked *l = arg;
 	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
@@ -181,9 +180,10 @@ subscriptions_on_confirmed(const char *text, const struct problem *p,
 		reply_page(l->req, 200, "Subscribed", b.data);
 		buf_release(&b);
 		free(url);
-		log_info("subscription %lld of %s confirmed",
-			 (long long)json_integer_value(json_object_get(j, "id")),
-			 rjson_get_str(j, "email"));
+		log_info(
+			"subscription %lld of %s confirmed",
+			(long long)json_integer_value(json_object_get(j, "id")),
+			rjson_get_str(j, "email"));
 	}
 	json_decref(j);
 	free(l);
@@ -256,9 +256,9 @@ subscriptions_on_unsubscribed(const char *text, const struct problem *p,
 		buf_adds(&b, "</strong>.</p>");
 		reply_page(l->req, 200, "Unsubscribed", b.data);
 		buf_release(&b);
-		log_info("%s unsubscribed",
-			 rjson_get_str(j, "email") ? rjson_get_str(j, "email")
-						   : "?");
+		log_info("%s unsubscribed", rjson_get_str(j, "email")
+						    ? rjson_get_str(j, "email")
+						    : "?");
 	}
 	json_decref(j);
 	free(l);

@@ -22,6 +22,13 @@
 
 #define CMD_TIMEOUT 60.0
 
+void
+cmd_opt_set(char **dst)
+{
+	free(*dst);
+	*dst = xstrdup(optarg);
+}
+
 bool
 cmd_endpoint(char **server, char **token, bool need_token)
 {

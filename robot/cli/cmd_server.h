@@ -15,6 +15,8 @@ int cmd_submit(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 
+/* An option's value (optarg) into *dst: the last given counts. */
+void cmd_opt_set(char **dst);
 /* Server and token: the flags, else the environment, else the config;
  * false after saying what is missing. */
 bool cmd_endpoint(char **server, char **token, bool need_token);

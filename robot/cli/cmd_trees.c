@@ -16,14 +16,6 @@
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
-/* --server and --token: the last given counts. */
-static void
-opt_set(char **dst)
-{
-	free(*dst);
-	*dst = xstrdup(optarg);
-}
-
 static void
 tree_usage(FILE *fp)
 {
@@ -52,6 +44,8 @@ tree_usage(FILE *fp)
 		"  --max-runs N     the most runs per side analysis may ask "
 		"for (default 10)\n"
 		"  --poll SECONDS   seconds between fetches (default 300)\n"
+		"  --mail-author yes|no  mail the commit's author its "
+		"regressions (default no)\n"
 		"  --server URL, --token T (an admin token), or ROBOT_SERVER "
 		"and ROBOT_TOKEN\n");
 }
@@ -129,6 +123,8 @@ print_tree(json_t *t, bool long_form)
 			       json_object_get(t, "poll")),
 		       (long long)json_integer_value(
 			       json_object_get(t, "commits")));
+		if (json_is_true(json_object_get(t, "mail_author")))
+			printf("  commit authors get their regressions\n");
 		json_array_foreach(json_object_get(t, "jobs"), i, h)
 			printf("  job %s\n", cmd_shown(h, "name"));
 		free(b);
@@ -206,6 +202,7 @@ cmd_tree(int argc, char **argv)
 		{"runs", required_argument, NULL, 'r'},
 		{"max-runs", required_argument, NULL, 'm'},
 		{"poll", required_argument, NULL, 'p'},
+		{"mail-author", required_argument, NULL, 'A'},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -226,10 +223,10 @@ cmd_tree(int argc, char **argv)
 	while (ok && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			opt_set(&server);
+			cmd_opt_set(&server);
 			break;
 		case 't':
-			opt_set(&token);
+			cmd_opt_set(&token);
 			break;
 		case 'u':
 			json_object_set_new(tree, "url", json_string(optarg));
@@ -256,6 +253,17 @@ cmd_tree(int argc, char **argv)
 			break;
 		case 'p':
 			ok = tree_int(tree, "poll", "--poll", optarg);
+			break;
+		case 'A':
+			ok = strcmp(optarg, "yes") == 0 ||
+			     strcmp(optarg, "no") == 0;
+			if (!ok)
+				log_warnx("--mail-author is yes or no, not "
+					  "'%s'",
+					  optarg);
+			json_object_set_new(
+				tree, "mail_author",
+				json_boolean(strcmp(optarg, "yes") == 0));
 			break;
 		case 'j':
 			json = true;
@@ -330,10 +338,10 @@ cmd_jobs(int argc, char **argv)
 	       (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			opt_set(&server);
+			cmd_opt_set(&server);
 			break;
 		case 't':
-			opt_set(&token);
+			cmd_opt_set(&token);
 			break;
 		case 'J':
 		case 'S':
@@ -411,10 +419,10 @@ cmd_box(int argc, char **argv)
 	       (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			opt_set(&server);
+			cmd_opt_set(&server);
 			break;
 		case 't':
-			opt_set(&token);
+			cmd_opt_set(&token);
 			break;
 		case 'h':
 			status = 0;

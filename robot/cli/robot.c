@@ -7,6 +7,7 @@
 
 #include "robot/cli/cmd_compare.h"
 #include "robot/cli/cmd_findings.h"
+#include "robot/cli/cmd_reports.h"
 #include "robot/cli/cmd_server.h"
 #include "robot/cli/cmd_split.h"
 #include "robot/cli/cmd_trees.h"
@@ -29,6 +30,10 @@ static const struct {
 	{"tree", cmd_tree, "the git trees robotd watches"},
 	{"jobs", cmd_jobs, "cancel queued runs"},
 	{"box", cmd_box, "reset a broken box"},
+	{"subscribe", cmd_subscribe, "have robotd mail its reports to you"},
+	{"unsubscribe", cmd_unsubscribe, "follow a mail's unsubscribe link"},
+	{"subscriptions", cmd_subscriptions, "every subscription (admin)"},
+	{"reports", cmd_reports, "robotd's outbox of mails and posts (admin)"},
 	{NULL, NULL, NULL},
 };
 
@@ -37,7 +42,7 @@ usage(FILE *fp)
 {
 	fprintf(fp, "usage: robot COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; commands[i].name != NULL; i++)
-		fprintf(fp, "  %-10s %s\n", commands[i].name,
+		fprintf(fp, "  %-13s %s\n", commands[i].name,
 			commands[i].summary);
 	fprintf(fp, "\nrobot COMMAND --help shows a command's options.\n");
 }

@@ -29,6 +29,8 @@
  *                            # http://LISTEN)
  *   report_window: 600       # seconds a report waits for the rest of
  *                            # its commit's analyses
+ *   report_claim: 300        # seconds a robotd holds a report or a
+ *                            # mail it sends (killed: another sends it)
  *   webhook: https://...     # reports as JSON, signed with
  *   webhook_secret: ...      # X-Robot-Signature
  *   chat_webhook: https://...   # {"text": ...}, Slack/Mattermost-style
@@ -71,6 +73,7 @@ struct settings {
 	char *mail_from;
 	char *public_url;     /* NULL: http://LISTEN */
 	int report_window;    /* seconds a report waits for its commit */
+	int report_claim;     /* seconds a claimed report or mail is ours */
 	char *webhook;        /* a URL for reports as JSON, or NULL */
 	char *webhook_secret; /* the key of X-Robot-Signature, or NULL */
 	char *chat_webhook;   /* a URL for {"text": ...}, or NULL */

@@ -826,7 +826,8 @@ store_trees(struct store *s, const char *name, store_text_cb cb, void *arg)
 	static const char *const one =
 		"SELECT row_to_json(x) FROM (SELECT t.name, t.url, "
 		"t.branches, t.base_ref, t.jobs, t.tbox_groups, t.runs, "
-		"t.max_runs, t.poll, t.fetched, t.fetch_error, t.next_fetch, "
+		"t.max_runs, t.poll, t.mail_author, t.fetched, t.fetch_error, "
+		"t.next_fetch, "
 		"(SELECT coalesce(json_agg(json_build_object('branch', "
 		"h.branch, 'sha', h.sha, 'base', h.base, 'updated', "
 		"h.updated) ORDER BY h.branch), '[]') FROM tree_heads h "

@@ -621,8 +621,10 @@ watch_drive(struct trees *t)
 	case WATCH_INIT: {
 		const char *args[] = {"init", "--bare", "-q", t->mirror, NULL};
 
+		/* The state directory too: with --db it may be new. */
 		dir = xasprintf("%s/trees", t->set->state_dir);
-		if (mkdir(dir, 0755) == -1 && errno != EEXIST)
+		if ((mkdir(t->set->state_dir, 0755) == -1 && errno != EEXIST) ||
+		    (mkdir(dir, 0755) == -1 && errno != EEXIST))
 			log_warn("mkdir %s", dir);
 		free(dir);
 		watch_git(t, TREES_GIT_SHORT, args);
@@ -850,8 +852,9 @@ struct problem *
 trees_check(json_t *tree, bool partial)
 {
 	static const char *const members[] = {
-		"name",        "url",  "branches", "base_ref", "jobs",
-		"tbox_groups", "runs", "max_runs", "poll",     NULL};
+		"name", "url",         "branches", "base_ref",
+		"jobs", "tbox_groups", "runs",     "max_runs",
+		"poll", "mail_author", NULL};
 	struct errlist el;
 	struct problem *p = NULL;
 	const char *key, *s;
@@ -923,6 +926,9 @@ trees_check(json_t *tree, bool partial)
 	tree_check_int(tree, "runs", 1, 100, &el);
 	tree_check_int(tree, "max_runs", 1, 100, &el);
 	tree_check_int(tree, "poll", 5, 86400, &el);
+	if ((v = json_object_get(tree, "mail_author")) != NULL &&
+	    !json_is_boolean(v))
+		errlist_error(&el, "tree", 0, "mail_author is true or false");
 	if (json_is_integer(json_object_get(tree, "runs")) &&
 	    json_is_integer(json_object_get(tree, "max_runs")) &&
 	    json_integer_value(json_object_get(tree, "max_runs")) <

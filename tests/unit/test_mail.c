@@ -45,21 +45,25 @@ test_header_folds_and_stays_put(void)
 	CHECK(strstr(v, "-85.2%") != NULL);
 	free(v);
 	/* A subject that tries to add a header, or end the headers. */
-	v = mail_header_value("Subject", "fix\r\nBcc: evil@example.org\n\nbody");
+	v = mail_header_value("Subject",
+			      "fix\r\nBcc: evil@example.org\n\nbody");
 	CHECK(strchr(v, '\r') == NULL && strchr(v, '\n') == NULL);
 	CHECK_STR(v, "fix Bcc: evil@example.org body");
 	free(v);
 	v = mail_header_value("Subject", "tab\there\x1b[31m\x7f");
 	CHECK_STR(v, "tab here [31m");
 	free(v);
+	/* U+202E (right-to-left override) would show the text reversed. */
+	v = mail_header_value("Subject", "evil \xe2\x80\xaetxt.exe");
+	CHECK_STR(v, "evil txt.exe");
+	free(v);
 }
 
 static void
 test_header_encodes_other_scripts(void)
 {
-	char *v = mail_header_value("Subject",
-				    "fs: caf\xc3\xa9 und \xc3\xbc"
-				    "ber \xce\xa9 <b>html</b>");
+	char *v = mail_header_value("Subject", "fs: caf\xc3\xa9 und \xc3\xbc"
+					       "ber \xce\xa9 <b>html</b>");
 
 	CHECK(ascii(v));
 	/* "fs:" stays as it is; the run "café und über Ω" is one phrase
@@ -68,12 +72,12 @@ test_header_encodes_other_scripts(void)
 	CHECK(strstr(v, "<b>html</b>") != NULL);
 	free(v);
 	/* Long non-ASCII text: several encoded-words, none over 75. */
-	v = mail_header_value("Subject",
-			      "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae"
-			      "\xe4\xbb\xb6\xe5\x90\x8d\xe3\x81\xaf\xe9\x95\xb7"
-			      "\xe3\x81\x84\xe3\x81\xa7\xe3\x81\x99\xe3\x80\x82"
-			      "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae"
-			      "\xe4\xbb\xb6\xe5\x90\x8d\xe3\x81\xaf\xe9\x95\xb7");
+	v = mail_header_value(
+		"Subject", "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae"
+			   "\xe4\xbb\xb6\xe5\x90\x8d\xe3\x81\xaf\xe9\x95\xb7"
+			   "\xe3\x81\x84\xe3\x81\xa7\xe3\x81\x99\xe3\x80\x82"
+			   "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae"
+			   "\xe4\xbb\xb6\xe5\x90\x8d\xe3\x81\xaf\xe9\x95\xb7");
 	CHECK(ascii(v));
 	for (char *w = strstr(v, "=?"); w != NULL; w = strstr(w + 2, "=?")) {
 		size_t n = strcspn(w, " \r");
@@ -151,8 +155,9 @@ test_message(void)
 	CHECK(strncmp(text, "Date: Thu, 01 Jan 1970 00:00:00 +0000\r\n", 39) ==
 	      0);
 	CHECK(strstr(text, "\r\nFrom: robot <robot@example.org>\r\n") != NULL);
-	CHECK(strstr(text, "\r\nIn-Reply-To: <robot.0.abc@example.org>\r\n"
-			   "References: <robot.0.abc@example.org>\r\n") != NULL);
+	CHECK(strstr(text,
+		     "\r\nIn-Reply-To: <robot.0.abc@example.org>\r\n"
+		     "References: <robot.0.abc@example.org>\r\n") != NULL);
 	CHECK(strstr(text, "\r\nList-Unsubscribe: <http://robot.example.org/"
 			   "subscriptions/unsubscribe?t=ab>\r\n"
 			   "List-Unsubscribe-Post: List-Unsubscribe=One-Click"

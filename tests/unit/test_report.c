@@ -10,9 +10,9 @@
 #include "reporters/report.h"
 #include "tap.h"
 
-static const struct report_config cfg = {
-	"http://robot.example.org", "robot@robot.example.org",
-	"http://127.0.0.1:9/hook", NULL};
+static const struct report_config cfg = {"http://robot.example.org",
+					 "robot@robot.example.org",
+					 "http://127.0.0.1:9/hook", NULL};
 
 static json_t *
 claim(void)
@@ -37,7 +37,8 @@ narrow(const char *text)
 	for (const char *p = text; *p;) {
 		size_t n = strcspn(p, "\n");
 
-		if (strstr(p, "%stddev") != NULL && strstr(p, "%stddev") < p + n)
+		if (strstr(p, "%stddev") != NULL &&
+		    strstr(p, "%stddev") < p + n)
 			table = true;
 		else if (n == 0)
 			table = false;
@@ -75,24 +76,27 @@ test_report_text(void)
 			       "writeback\")\n") != NULL);
 	CHECK(strstr(out.body, "test machine: local (2 CPUs, 23.5G memory)") !=
 	      NULL);
-	CHECK(strstr(out.body, "parameters: disk=3LOOP_1G fs=xfs nr_threads=1dd "
-			       "runtime=5s sc_dirty_ratio=40 bs=1M") != NULL);
+	CHECK(strstr(out.body,
+		     "parameters: disk=3LOOP_1G fs=xfs nr_threads=1dd "
+		     "runtime=5s sc_dirty_ratio=40 bs=1M") != NULL);
 	/* The headline, then each series with LKP's table as stored. */
 	CHECK(strstr(out.body, "   -85.2%     0.0014     3  regression   "
 			       "dd.write_bytes_per_sec\n") != NULL);
-	CHECK(strstr(out.body, json_string_value(json_object_get(
-				       json_array_get(json_object_get(c, "pairs"),
-						      1),
-				       "table"))) != NULL);
+	CHECK(strstr(out.body,
+		     json_string_value(json_object_get(
+			     json_array_get(json_object_get(c, "pairs"), 1),
+			     "table"))) != NULL);
 	CHECK(strstr(out.body, "The job file (save it as job-2.yaml):\n\n"
 			       "suite: dd-write\n") != NULL);
 	CHECK(strstr(out.body, "  robot submit job-2.yaml --tree demo "
 			       "--tbox-group local --repeat 6 \\\n") != NULL);
-	CHECK(strstr(out.body, "| Reported-by: robot <robot@robot.example.org>\n"
-			       "| Closes: http://robot.example.org/"
-			       "regressions/1\n") != NULL);
+	CHECK(strstr(out.body,
+		     "| Reported-by: robot <robot@robot.example.org>\n"
+		     "| Closes: http://robot.example.org/"
+		     "regressions/1\n") != NULL);
 	CHECK(narrow(out.body));
-	CHECK_STR(json_string_value(json_object_get(out.doc, "kind")), "report");
+	CHECK_STR(json_string_value(json_object_get(out.doc, "kind")),
+		  "report");
 	CHECK_INT(json_array_size(json_object_get(out.doc, "findings")), 2);
 	CHECK_INT(json_array_size(json_object_get(out.doc, "series")), 2);
 	/* No subscribers: the webhook alone. */
@@ -134,29 +138,29 @@ test_recipients(void)
 	json_t *c = claim(), *subs = json_array(), *job;
 	struct report_out out;
 
-	json_array_append_new(subs, sub("all@example.org", NULL, 0, true,
-					false));
-	json_array_append_new(subs, sub("demo@example.org", "d*", 5, true,
-					false));
-	json_array_append_new(subs, sub("other@example.org", "linux", 0, true,
-					false));
-	json_array_append_new(subs, sub("big@example.org", NULL, 90, true,
-					false));
-	json_array_append_new(subs, sub("better@example.org", NULL, 0, false,
-					true));
+	json_array_append_new(subs,
+			      sub("all@example.org", NULL, 0, true, false));
+	json_array_append_new(subs,
+			      sub("demo@example.org", "d*", 5, true, false));
+	json_array_append_new(
+		subs, sub("other@example.org", "linux", 0, true, false));
+	json_array_append_new(subs,
+			      sub("big@example.org", NULL, 90, true, false));
+	json_array_append_new(subs,
+			      sub("better@example.org", NULL, 0, false, true));
 	json_array_append_new(subs, sub("all@example.org", "demo", 0, true,
 					false)); /* twice: once */
 	json_object_set_new(c, "subscribers", subs);
-	job = json_object_get(json_object_get(json_array_get(
-						      json_object_get(c, "pairs"), 0),
-					      "job"),
-			      "job");
+	job = json_object_get(
+		json_object_get(json_array_get(json_object_get(c, "pairs"), 0),
+				"job"),
+		"job");
 	json_object_set_new(job, "mail_to",
-			    json_pack("[s, s]", "Fs Maintainer <fs@example.org>",
+			    json_pack("[s, s]",
+				      "Fs Maintainer <fs@example.org>",
 				      "not an address"));
-	json_object_set_new(
-		json_object_get(c, "commit"), "author",
-		json_string("A Developer <dev@example.org>"));
+	json_object_set_new(json_object_get(c, "commit"), "author",
+			    json_string("A Developer <dev@example.org>"));
 	json_object_set_new(json_object_get(c, "tree_info"), "mail_author",
 			    json_true());
 	CHECK(report_render(c, &cfg, &out));
@@ -199,11 +203,12 @@ test_followup(void)
 {
 	json_t *c = json_pack(
 		"{s:s, s:s, s:s, s:{s:s, s:s}, s:{s:i, s:s, s:s}, s:[], s:[i], "
-		"s:[{s:i, s:s, s:i, s:s, s:s, s:s, s:f, s:f, s:i, s:{s:s, s:s}}],"
+		"s:[{s:i, s:s, s:i, s:s, s:s, s:s, s:f, s:f, s:i, s:{s:s, "
+		"s:s}}],"
 		" s:[s]}",
-		"kind", "followup", "tree", "demo", "branch", "master", "commit",
-		"sha", "b6aefd0a216cea179940c3a7b847a05c82084076", "subject",
-		"mm: cap", "thread", "id", 1, "message_id",
+		"kind", "followup", "tree", "demo", "branch", "master",
+		"commit", "sha", "b6aefd0a216cea179940c3a7b847a05c82084076",
+		"subject", "mm: cap", "thread", "id", 1, "message_id",
 		"<robot.1.b6aefd0a216c@example.org>", "subject",
 		"[robot] [demo:master] [mm] b6aefd0a21: x -85.2% regression",
 		"regressions", "events", 7, "news", "id", 7, "kind", "fixed",
@@ -272,6 +277,10 @@ test_subsystem_and_glob(void)
 	CHECK(report_subsystem("Revert \"xfs: x\"") == NULL);
 	CHECK(report_subsystem("no colon here") == NULL);
 	CHECK(report_subsystem("a <b>: c") == NULL);
+	s = report_subsystem("caf\xc3\xa9<b>: c");
+	CHECK_STR(s, "caf\xc3\xa9<b>");
+	free(s);
+	CHECK(report_subsystem("[PATCH] x: y") == NULL);
 	CHECK(report_glob(NULL, "anything"));
 	CHECK(report_glob("dd-*", "dd-write"));
 	CHECK(!report_glob("dd-*", "fsmark"));
