@@ -263,8 +263,8 @@ print_subscriptions(json_t *j)
 	printf("%-5s %-12s %-32s %s\n", "ID", "STATE", "EMAIL", "FILTERS");
 	json_array_foreach(list, i, s)
 	{
-		printf("%-5lld %-12s %-32s", (long long)json_integer_value(
-						     json_object_get(s, "id")),
+		printf("%-5lld %-12s %-32s",
+		       (long long)json_integer_value(json_object_get(s, "id")),
 		       cmd_shown(s, "state"), cmd_shown(s, "email"));
 		if (json_string_value(json_object_get(s, "tree")))
 			printf(" tree %s", cmd_shown(s, "tree"));
@@ -307,7 +307,8 @@ print_outbox(json_t *j)
 	printf("%lld reports; mails and posts: %lld pending, %lld sent, %lld "
 	       "failed, %lld cancelled\n",
 	       (long long)json_integer_value(json_object_get(j, "reports")),
-	       (long long)json_integer_value(json_object_get(counts, "pending")),
+	       (long long)json_integer_value(
+		       json_object_get(counts, "pending")),
 	       (long long)json_integer_value(json_object_get(counts, "sent")),
 	       (long long)json_integer_value(json_object_get(counts, "failed")),
 	       (long long)json_integer_value(
