@@ -11,6 +11,7 @@
 #include "robot/core/name.h"
 #include "jobs/template.h"
 #include "jobs/unit.h"
+#include "robot/core/buf.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -401,10 +402,23 @@ static char *
 check_enum(const char *s, const char *const *choices, bool ci, const char *what)
 {
 	const char *near;
+	size_t n;
 
 	for (size_t i = 0; choices[i] != NULL; i++)
 		if ((ci ? strcasecmp : strcmp)(s, choices[i]) == 0)
 			return NULL;
+	/* A few choices: all of them, which says more than a guess. */
+	for (n = 0; choices[n] != NULL; n++)
+		;
+	if (n <= 12) {
+		struct buf b;
+
+		buf_init(&b);
+		buf_addf(&b, "'%s' is not a known %s: one of", s, what);
+		for (size_t i = 0; i < n; i++)
+			buf_addf(&b, "%s %s", i ? "," : "", choices[i]);
+		return buf_detach(&b);
+	}
 	near = str_closest(s, choices);
 	if (near != NULL)
 		return xasprintf("'%s' is not a known %s (did you mean '%s'?)",

@@ -25,7 +25,9 @@ LAYERS = {
     "reporters": {"robot/core", "robot/analysis", "jobs", "robot/daemon",
                   "reporters"},
     "web": {"robot/core", "robot/analysis", "jobs", "robot/daemon",
-            "reporters", "web"},
+            "reporters", "web", "web/pages"},
+    "web/pages": {"robot/core", "robot/analysis", "jobs", "robot/daemon",
+                  "reporters", "web", "web/pages"},
     "robot/cli": {"robot/core", "robot/analysis", "jobs", "robot/cli"},
 }
 # Composition roots: files that wire several layers together.

@@ -21,6 +21,7 @@
 #include "web/api.h"
 #include "web/boxes.h"
 #include "web/findings.h"
+#include "web/pages/regression.h"
 #include "web/subscriptions.h"
 #include "web/trees.h"
 #include "web/router.h"
@@ -96,6 +97,7 @@ static const struct route routes[] = {
 	 "listing subscriptions needs an admin token", subscriptions_list},
 	{"GET", "/api/reports", ROUTE_ADMIN, 0,
 	 "the outbox needs an admin token", subscriptions_outbox},
+	{"GET", "/regressions/:id", ROUTE_PUBLIC, 0, NULL, pages_regression},
 	{"GET", "/subscriptions/confirm", ROUTE_PUBLIC, 0, NULL,
 	 subscriptions_confirm},
 	{"GET", "/subscriptions/unsubscribe", ROUTE_PUBLIC, 0, NULL,

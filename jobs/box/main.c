@@ -31,8 +31,15 @@ cmd_cleanup(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "--config") == 0)
 		config = argv[2];
 	else if (argc != 1) {
-		fprintf(stderr, "usage: robot-box cleanup [--config FILE]\n");
-		return 2;
+		bool help = argc == 2 && (strcmp(argv[1], "--help") == 0 ||
+					  strcmp(argv[1], "-h") == 0);
+
+		fprintf(help ? stdout : stderr,
+			"usage: robot-box cleanup [--config FILE]\n"
+			"Removes what a killed run left behind: its mounts, "
+			"loop devices and\nimages, and the vm.* tunables it "
+			"changed.\n");
+		return help ? 0 : 2;
 	}
 	if (!box_load_config(config, &bc))
 		return 2;

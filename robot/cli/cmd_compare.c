@@ -45,12 +45,17 @@ compare_usage(FILE *fp)
 		"  --series KEY    fetch the runs of KEY/TBOX_GROUP from "
 		"robotd\n"
 		"                  instead: --base and --head are commits\n"
-		"  --server URL    robotd (else ROBOT_SERVER or the config)\n"
-		"  --method M      robust (default): a test with 0.5%% false\n"
-		"                  alarms per metric; lkp: LKP's changed rule\n"
+		"  --server URL    robotd (else $ROBOT_SERVER, else server: "
+		"in\n"
+		"                  ~/.config/robot/config)\n"
+		"  --method M      robust (default): a test with 0.3%% false\n"
+		"                  alarms per metric (measured, "
+		"docs/statistics.md);\n"
+		"                  lkp: LKP's changed rule\n"
 		"  --all           every metric, not only those that changed\n"
 		"  --json          the comparison as JSON (every metric)\n"
-		"  --min-effect P  the smallest change that counts, in %% (2)\n"
+		"  --min-effect P  the smallest change that counts, in %% (2, "
+		"or 2%%)\n"
 		"  --directions F  more metric directions, before the "
 		"built-in\n"
 		"                  ones (format: robot/directions)\n");
@@ -142,10 +147,14 @@ compare_parse_value(struct compare_args *a, int c, const char *arg,
 
 	if (c == 'e') {
 		a->opt.min_effect_pct = strtod(arg, &end);
-		if (*end == '\0' && a->opt.min_effect_pct >= 0 &&
+		if (end != arg && *end == '%')
+			end++; /* "5%" is 5 percent */
+		if (end != arg && *end == '\0' && a->opt.min_effect_pct >= 0 &&
 		    a->opt.min_effect_pct < 1000)
 			return true;
-		log_warnx("--min-effect wants a percentage, not '%s'", arg);
+		log_warnx("--min-effect wants a percentage from 0 to 1000 (2, "
+			  "or 2%%), not '%s'",
+			  arg);
 		return false;
 	}
 	buf_init(&text);

@@ -124,7 +124,8 @@ cmd_regressions(int argc, char **argv)
 				"[--state S] [--tree T]\n"
 				"                         [--kind regression|"
 				"improvement] [--since DATE] [--json]\n"
-				"What robotd found, newest first.\n");
+				"What robotd found, newest "
+				"first.\n" CMD_HELP_SERVER);
 			findings_args_release(&fa);
 			return c == 'h' ? 0 : 2;
 		}
@@ -206,7 +207,7 @@ cmd_regression(int argc, char **argv)
 				"usage: robot regression [--server URL] "
 				"[--json] ID\n"
 				"One regression (or improvement) with its "
-				"comparison.\n");
+				"comparison.\n" CMD_HELP_SERVER);
 			findings_args_release(&fa);
 			return c == 'h' ? 0 : 2;
 		}
@@ -270,7 +271,7 @@ cmd_series(int argc, char **argv)
 				"usage: robot series [--server URL] [--json] "
 				"[PATTERN]\n"
 				"The series robotd has runs of (those whose "
-				"name holds PATTERN).\n");
+				"name holds PATTERN).\n" CMD_HELP_SERVER);
 			findings_args_release(&fa);
 			return c == 'h' ? 0 : 2;
 		}

@@ -32,9 +32,7 @@ subscribe_usage(FILE *fp)
 		"matches (fnmatch)\n"
 		"  --min-change P   only changes of at least P%% (5 or 5%%)\n"
 		"  --improvements   improvements too (not sent otherwise)\n"
-		"  --no-regressions improvements only\n"
-		"  --server URL     robotd (else ROBOT_SERVER, else "
-		"~/.config/robot/config)\n");
+		"  --no-regressions improvements only\n" CMD_HELP_SERVER);
 }
 
 int
@@ -177,7 +175,7 @@ usage:
 	fprintf(status == 0 ? stdout : stderr,
 		"usage: robot unsubscribe LINK|TOKEN [--server URL]\n"
 		"Follows a report mail's unsubscribe link: robotd mails "
-		"nothing more to its\naddress.\n");
+		"nothing more to its\naddress.\n" CMD_HELP_SERVER);
 out:
 	free(server);
 	free(token);
@@ -290,12 +288,13 @@ print_subscriptions(json_t *j)
 int
 cmd_subscriptions(int argc, char **argv)
 {
-	return admin_get(argc, argv,
-			 "usage: robot subscriptions [--json] [--server URL] "
-			 "[--token T]\n"
-			 "Every subscription to robotd's reports (an admin "
-			 "token).\n",
-			 "/api/subscriptions", print_subscriptions);
+	return admin_get(
+		argc, argv,
+		"usage: robot subscriptions [--json] [--server URL] "
+		"[--token T]\n"
+		"Every subscription to robotd's reports.\n" CMD_HELP_SERVER
+			CMD_HELP_TOKEN "                 (an admin token)\n",
+		"/api/subscriptions", print_subscriptions);
 }
 
 static void
@@ -343,11 +342,13 @@ print_outbox(json_t *j)
 int
 cmd_reports(int argc, char **argv)
 {
-	return admin_get(argc, argv,
-			 "usage: robot reports [--limit N] [--json] [--server "
-			 "URL] [--token T]\n"
-			 "robotd's outbox (an admin token): the mails and "
-			 "webhook posts pending,\nfailing with their last "
-			 "error, and the newest sent.\n",
-			 "/api/reports", print_outbox);
+	return admin_get(
+		argc, argv,
+		"usage: robot reports [--limit N] [--json] [--server "
+		"URL] [--token T]\n"
+		"robotd's outbox (an admin token): the mails and "
+		"webhook posts pending,\nfailing with their last "
+		"error, and the newest sent.\n" CMD_HELP_SERVER CMD_HELP_TOKEN
+		"                 (an admin token)\n",
+		"/api/reports", print_outbox);
 }

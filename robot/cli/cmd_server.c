@@ -15,6 +15,7 @@
 #include "robot/core/buf.h"
 #include "robot/core/client.h"
 #include "robot/core/log.h"
+#include "robot/core/path.h"
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
@@ -102,7 +103,9 @@ submit_usage(FILE *fp)
 		"  --priority P   higher runs first (-1000 to 1000)\n"
 		"  --tbox-group G the box group (else the file's, else "
 		"robotd's default)\n"
-		"  --wait         show progress until every run is done\n");
+		"  --wait         show progress until every run is "
+		"done\n" CMD_HELP_SERVER CMD_HELP_TOKEN
+		"                 (a submit token)\n");
 }
 
 /* Polls the submission's runs until none is queued or leased. */
@@ -511,7 +514,8 @@ cmd_status(int argc, char **argv)
 		} else {
 			fprintf(c == 'h' ? stdout : stderr,
 				"usage: robot status [--server URL] [--json]\n"
-				"The queue, the boxes and the running jobs.\n");
+				"The queue, the boxes and the running "
+				"jobs.\n" CMD_HELP_SERVER);
 			free(server);
 			return c == 'h' ? 0 : 2;
 		}
@@ -602,7 +606,7 @@ cmd_results(int argc, char **argv)
 				"Fetches the result documents of a series at "
 				"a commit: into DIR\n"
 				"(one file per run), else to stdout as a JSON "
-				"array.\n");
+				"array.\n" CMD_HELP_SERVER);
 			free(server);
 			return c == 'h' ? 0 : 2;
 		}
@@ -624,13 +628,15 @@ cmd_results(int argc, char **argv)
 	if (dir == NULL) {
 		status = rjson_print(docs, stdout) ? 0 : 1;
 	} else {
-		if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+		char *top = path_trim(dir);
+
+		if (!path_mkdirs(top, 0755)) {
 			log_warn("cannot make '%s'", dir);
 			status = 1;
 		}
 		for (size_t i = 0; status == 0 && i < json_array_size(docs);
 		     i++) {
-			char *path = xasprintf("%s/%.12s-%zu.json", dir, commit,
+			char *path = xasprintf("%s/%.12s-%zu.json", top, commit,
 					       i + 1);
 
 			if (json_dump_file(json_array_get(docs, i), path,
@@ -642,7 +648,8 @@ cmd_results(int argc, char **argv)
 		}
 		if (status == 0)
 			printf("%zu result documents in %s\n",
-			       json_array_size(docs), dir);
+			       json_array_size(docs), top);
+		free(top);
 	}
 	json_decref(docs);
 	free(server);

@@ -15,6 +15,14 @@ int cmd_submit(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 
+/* The help lines of every command that talks to robotd. */
+#define CMD_HELP_SERVER                                                        \
+	"  --server URL   robotd (else $ROBOT_SERVER, else server: in "        \
+	"~/.config/robot/config)\n"
+#define CMD_HELP_TOKEN                                                         \
+	"  --token T      a token (else $ROBOT_TOKEN, else token: in "         \
+	"~/.config/robot/config)\n"
+
 /* An option's value (optarg) into *dst: the last given counts. */
 void cmd_opt_set(char **dst);
 /* Server and token: the flags, else the environment, else the config;

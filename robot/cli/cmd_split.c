@@ -19,6 +19,7 @@
 #include "robot/core/buf.h"
 #include "robot/core/errlist.h"
 #include "robot/core/log.h"
+#include "robot/core/path.h"
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
@@ -91,13 +92,10 @@ write_dir(const char *dir, struct jobfile **files, size_t nfiles)
 {
 	int status = 0;
 
-	char *top = xstrdup(dir);
-	size_t n = strlen(top);
-
 	/* "out/" and "out" name one folder: no "out//x.yaml". */
-	while (n > 1 && top[n - 1] == '/')
-		top[--n] = '\0';
-	if (mkdir(top, 0777) != 0 && errno != EEXIST) {
+	char *top = path_trim(dir);
+
+	if (!path_mkdirs(top, 0777)) {
 		log_warn("cannot create '%s'", top);
 		free(top);
 		return 1;

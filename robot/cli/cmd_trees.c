@@ -45,9 +45,8 @@ tree_usage(FILE *fp)
 		"for (default 10)\n"
 		"  --poll SECONDS   seconds between fetches (default 300)\n"
 		"  --mail-author yes|no  mail the commit's author its "
-		"regressions (default no)\n"
-		"  --server URL, --token T (an admin token), or ROBOT_SERVER "
-		"and ROBOT_TOKEN\n");
+		"regressions (default no)\n" CMD_HELP_SERVER CMD_HELP_TOKEN
+		"                 (an admin token to add, set or remove)\n");
 }
 
 /* Appends a string to the array member key of o, made when missing. */
@@ -333,6 +332,11 @@ cmd_jobs(int argc, char **argv)
 	int c, status = 2;
 	long long id;
 
+	if (argc > 1 &&
+	    (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0)) {
+		status = 0;
+		goto usage;
+	}
 	optind = 2;
 	while (argc > 1 && strcmp(argv[1], "cancel") == 0 &&
 	       (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -393,7 +397,8 @@ usage:
 		"usage: robot jobs cancel --job ID | --submission ID | "
 		"--series SERIES\n"
 		"                         [--server URL] [--token T]\n"
-		"Cancels queued runs (leased runs finish).\n");
+		"Cancels queued runs (leased runs finish).\n" CMD_HELP_SERVER
+			CMD_HELP_TOKEN "                 (a submit token)\n");
 out:
 	free(server);
 	free(token);
@@ -414,6 +419,11 @@ cmd_box(int argc, char **argv)
 	json_t *j;
 	int c, status = 2;
 
+	if (argc > 1 &&
+	    (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0)) {
+		status = 0;
+		goto usage;
+	}
 	optind = 2;
 	while (argc > 1 && strcmp(argv[1], "reset") == 0 &&
 	       (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -450,7 +460,8 @@ cmd_box(int argc, char **argv)
 usage:
 	fprintf(status == 0 ? stdout : stderr,
 		"usage: robot box reset NAME [--server URL] [--token T]\n"
-		"Makes a broken box take work again (an admin token).\n");
+		"Makes a broken box take work again.\n" CMD_HELP_SERVER
+			CMD_HELP_TOKEN "                 (an admin token)\n");
 out:
 	free(server);
 	free(token);

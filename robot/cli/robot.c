@@ -55,6 +55,18 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (strcmp(argv[1], "help") == 0 && argc > 2) {
+		/* robot help CMD: CMD --help */
+		for (size_t i = 0; commands[i].name != NULL; i++)
+			if (strcmp(argv[2], commands[i].name) == 0) {
+				char *args[] = {argv[2], "--help", NULL};
+
+				return commands[i].fn(2, args);
+			}
+		log_warnx("no command '%s'", argv[2]);
+		usage(stderr);
+		return 2;
+	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);

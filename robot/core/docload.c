@@ -556,12 +556,35 @@ yload_pop(struct yload *y)
 	free(anchor);
 }
 
+/* Whether the input has a tab at the parser's problem mark, or before
+ * it on its line's indentation. */
+static bool
+tab_at(const yaml_parser_t *p, const char *data, size_t len)
+{
+	size_t i = p->problem_mark.index;
+
+	if (i < len && data[i] == '\t')
+		return true;
+	while (i > 0 && i <= len && data[i - 1] != '\n')
+		i--;
+	for (; i < len && (data[i] == ' ' || data[i] == '\t'); i++)
+		if (data[i] == '\t')
+			return true;
+	return false;
+}
+
 static void
-yload_error(struct yload *y, const yaml_parser_t *p)
+yload_error(struct yload *y, const yaml_parser_t *p, const char *data,
+	    size_t len)
 {
 	int line = (int)p->problem_mark.line + 1;
 
-	if (p->error == YAML_MEMORY_ERROR) {
+	if (p->error != YAML_MEMORY_ERROR && tab_at(p, data, len)) {
+		errlist_error(y->el, y->name, line,
+			      "malformed YAML: a tab: YAML indents with spaces "
+			      "only (%s)",
+			      p->problem ? p->problem : "a tab");
+	} else if (p->error == YAML_MEMORY_ERROR) {
 		errlist_error(y->el, y->name, 0, "out of memory parsing YAML");
 	} else if (p->context != NULL) {
 		errlist_error(y->el, y->name, line,
@@ -667,7 +690,7 @@ docload_yaml_opt(const char *name, const char *data, size_t len,
 		bool seq;
 
 		if (!yaml_parser_parse(&parser, &ev)) {
-			yload_error(&y, &parser);
+			yload_error(&y, &parser, data, len);
 			y.failed = true;
 			break;
 		}

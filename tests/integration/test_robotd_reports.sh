@@ -45,7 +45,7 @@ U=$URL_d
 ADMIN=$(token admin root)
 SUB=$(token submit alice)
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
-echo "1..27"
+echo "1..28"
 
 # mails CODE: CODE in Python with `mails`, every mail stored so far as
 # (file, message) parsed with the strict policy, oldest first, and
@@ -408,6 +408,14 @@ check $([ "$bad" = 404 ] && [ "$bad2" = 404 ]; echo $?) "malformed links are 404
 hdr=$(curl -s -D - -o /dev/null "$U/subscriptions/unsubscribe?t=$(printf '%064d' 0)")
 check $(echo "$hdr" | grep -qi "content-security-policy: default-src 'none'" &&
 	echo "$hdr" | grep -qi "x-content-type-options: nosniff"; echo $?) "the pages carry a strict CSP and nosniff"
+# The page a mail's Details link opens: the record and LKP's table, a
+# hostile branch name escaped.
+HID=$(sql "SELECT id FROM regressions WHERE commit = '$EVIL'")
+p1=$(curl -s -o "$T/rpage" -w '%{http_code}' "$U/regressions/$HID")
+p2=$(curl -s -o /dev/null -w '%{http_code}' "$U/regressions/999999")
+check $([ "$p1" = 200 ] && [ "$p2" = 404 ] && grep -q "d\(é\|&#233;\)v/&lt;b&gt;&amp;" "$T/rpage" &&
+	! grep -q "<b>&" "$T/rpage" && grep -q "%stddev" "$T/rpage"; echo $?) \
+	"a regression's page: its record and table, the branch name escaped ($p1 $p2)"
 s=$(api GET "$U/api/subscriptions" "$SUB")
 s2=$(api GET "$U/api/reports" "")
 check $([ "$s" = 403 ] && [ "$s2" = 401 ]; echo $?) "the outbox and the subscriptions are for admins ($s $s2)"
