@@ -183,16 +183,17 @@ CREATE TRIGGER regressions_found AFTER INSERT ON regressions
 
 -- Whether a later head's final verdict on a regression's KPI says it is
 -- fixed: unchanged or better, or (with runs too noisy to prove it
--- unchanged: inconclusive at the cap) back within a quarter of the
+-- unchanged: inconclusive at the cap) back within half of the
 -- regression's change from the base.  A -80% regression is fixed by a
--- head at +20% or -15%, not by one at -30%.
+-- head at +20% or -35%, not by one at -45% (which, that far off, the
+-- test would call a regression with the same runs anyway).
 CREATE FUNCTION robot_recovered(r regressions, p_verdict text,
 	p_change float8) RETURNS boolean
 LANGUAGE sql IMMUTABLE AS $$
 	SELECT p_verdict IN ('unchanged', 'improvement') OR
 		(p_verdict = 'inconclusive' AND p_change IS NOT NULL AND
 		r.change_pct IS NOT NULL AND
-		sign(r.change_pct) * p_change < abs(r.change_pct) / 4)
+		sign(r.change_pct) * p_change < abs(r.change_pct) / 2)
 $$;
 
 -- robot_pair_done() of 004, with robot_recovered() deciding what fixes a

@@ -474,9 +474,10 @@ static void
 serve_usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: robot-box serve [--server URL] [--token T] [--name "
-		"NAME]\n"
-		"                       [--config FILE] [--once]\n"
+		"usage: robot-box serve [--server URL] [--token-file FILE | "
+		"--token T]\n"
+		"                       [--name NAME] [--config FILE] "
+		"[--once]\n"
 		"\n"
 		"Works for robotd: registers this box, asks for jobs, runs "
 		"them and\n"
@@ -484,7 +485,11 @@ serve_usage(FILE *fp)
 		"robotd has them).\n"
 		"  --server URL   robotd (else ROBOT_SERVER or "
 		"~/.config/robot/config)\n"
-		"  --token T      this box's token (else ROBOT_TOKEN or the "
+		"  --token-file FILE  this box's token, read from FILE (mode "
+		"0600: not\n"
+		"                 readable by others, and not in ps as "
+		"--token is)\n"
+		"  --token T      this box's token (else $ROBOT_TOKEN or the "
 		"config)\n"
 		"  --name NAME    the box's name (else the configuration's, "
 		"else the host name)\n"
@@ -587,12 +592,48 @@ serve_loop(struct serve *s)
 	return 0;
 }
 
+/* The token in path, its first line; NULL after saying why (a file
+ * others may read is refused: the token is the box's password). */
+static char *
+serve_token_file(const char *path)
+{
+	struct stat st;
+	struct buf b;
+	char *t;
+
+	if (stat(path, &st) == -1) {
+		log_warn("cannot read the token file '%s'", path);
+		return NULL;
+	}
+	if ((st.st_mode & 077) != 0) {
+		log_warnx("the token file '%s' may be read by others (mode "
+			  "%04o): chmod 600 it",
+			  path, (unsigned)(st.st_mode & 07777));
+		return NULL;
+	}
+	buf_init(&b);
+	if (!buf_add_file(&b, path, 4096)) {
+		log_warn("cannot read the token file '%s'", path);
+		buf_release(&b);
+		return NULL;
+	}
+	t = buf_detach(&b);
+	t[strcspn(t, "\r\n")] = '\0';
+	if (t[0] == '\0') {
+		log_warnx("the token file '%s' is empty", path);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
 int
 serve_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"server", required_argument, NULL, 's'},
 		{"token", required_argument, NULL, 't'},
+		{"token-file", required_argument, NULL, 'T'},
 		{"name", required_argument, NULL, 'n'},
 		{"config", required_argument, NULL, 'c'},
 		{"once", no_argument, NULL, '1'},
@@ -610,7 +651,15 @@ serve_main(int argc, char **argv)
 			s.server = xstrdup(optarg);
 			break;
 		case 't':
+			free(s.token);
 			s.token = xstrdup(optarg);
+			break;
+		case 'T':
+			free(s.token);
+			if ((s.token = serve_token_file(optarg)) == NULL) {
+				free(s.server);
+				return 2;
+			}
 			break;
 		case 'n':
 			name = optarg;

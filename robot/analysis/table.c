@@ -141,6 +141,13 @@ shown(const struct comparison_metric *m, bool all)
 size_t
 table_print(FILE *fp, const struct comparison *c, bool all)
 {
+	return table_print_rows(fp, c, all, false);
+}
+
+size_t
+table_print_rows(FILE *fp, const struct comparison *c, bool all,
+		 bool workload_only)
+{
 	struct row *rows = xcalloc(c->nmetrics + 1, sizeof *rows);
 	size_t n = 0;
 
@@ -174,6 +181,14 @@ table_print(FILE *fp, const struct comparison *c, bool all)
 		i = j;
 	}
 	qsort(rows, n, sizeof *rows, row_cmp);
+	if (workload_only) { /* the workload's rows: order 0, first */
+		size_t k = 0;
+
+		while (k < n && rows[k].order == 0 &&
+		       is_test(rows[k].base, rows[k].base_len))
+			k++;
+		n = k;
+	}
 	table_print_header(fp, c->base.commit, c->head.commit);
 	for (size_t i = 0; i < n; i++)
 		table_print_row(fp, rows[i].m->name, &rows[i].m->r);

@@ -26,6 +26,10 @@
  * Returns the number of rows printed.
  */
 size_t table_print(FILE *fp, const struct comparison *c, bool all);
+/* table_print() of the workload's own rows only (fsmark.*, dd.*, ...)
+ * with workload_only; returns the rows printed. */
+size_t table_print_rows(FILE *fp, const struct comparison *c, bool all,
+			bool workload_only);
 /* The header (commit lines and column titles) alone. */
 void table_print_header(FILE *fp, const char *base_commit,
 			const char *head_commit);

@@ -53,6 +53,8 @@ compare_usage(FILE *fp)
 		"docs/statistics.md);\n"
 		"                  lkp: LKP's changed rule\n"
 		"  --all           every metric, not only those that changed\n"
+		"  --kpi-only      the workload's own rows of the table only "
+		"(no monitors)\n"
 		"  --json          the comparison as JSON (every metric)\n"
 		"  --min-effect P  the smallest change that counts, in %% (2, "
 		"or 2%%)\n"
@@ -60,20 +62,37 @@ compare_usage(FILE *fp)
 		"built-in\n"
 		"                  ones (format: robot/directions)\n");
 }
+/* The verdict block above the table: each KPI's verdict, %change, p and
+ * runs a side, so that the table's dozens of rows need not be read to
+ * learn what happened. */
 static void
 print_kpis(const struct comparison *c)
 {
+	size_t w = 0, n = 0;
+
+	for (size_t i = 0; i < c->nmetrics; i++)
+		if (c->metrics[i].kpi && strlen(c->metrics[i].name) > w)
+			w = strlen(c->metrics[i].name);
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct comparison_metric *m = &c->metrics[i];
 		const struct compare_result *r = &m->r;
 
-		if (!m->kpi || compare_verdict_is_change(r->verdict))
+		if (!m->kpi)
 			continue;
-		printf("%s: %s (%+.1f%%", m->name,
-		       compare_verdict_name(r->verdict), r->change_pct);
+		if (n++ == 0)
+			printf("KPIs (the %s method):\n",
+			       compare_method_name(c->method));
+		printf("  %-*s  %-12s", (int)w, m->name,
+		       compare_verdict_name(r->verdict));
+		if (r->change_defined)
+			printf(" %+7.1f%%", r->change_pct);
+		else
+			printf("       - ");
 		if (!isnan(r->p_value))
-			printf(", p=%.3g", r->p_value);
-		printf(")");
+			printf("  p=%-8.2g", r->p_value);
+		else
+			printf("  %-10s", "");
+		printf("  %zu+%zu runs", r->base.n, r->head.n);
 		if (r->reason != NULL)
 			printf(": %s", r->reason);
 		if (r->verdict == COMPARE_INCONCLUSIVE) {
@@ -86,10 +105,14 @@ print_kpis(const struct comparison *c)
 		}
 		printf("\n");
 	}
+	if (n == 0)
+		printf("KPIs: none known for this workload (no metric "
+		       "decides; the table explains)\n");
+	printf("\n");
 }
 
 static void
-print_text(const struct comparison *c, bool all)
+print_text(const struct comparison *c, bool all, bool workload_only)
 {
 	size_t rows;
 
@@ -99,12 +122,12 @@ print_text(const struct comparison *c, bool all)
 	printf("commit: \n  %.10s (base)\n  %.10s (head)\n\n",
 	       c->base.commit ? c->base.commit : "-",
 	       c->head.commit ? c->head.commit : "-");
-	rows = table_print(stdout, c, all);
+	print_kpis(c);
+	rows = table_print_rows(stdout, c, all, workload_only);
 	if (rows == 0)
 		printf("(no metric changed: %zu compared with the %s method)\n",
 		       c->nmetrics, compare_method_name(c->method));
 	printf("\n");
-	print_kpis(c);
 	for (size_t i = 0; i < c->nnotes; i++)
 		printf("note: %s\n", c->notes[i]);
 }
@@ -113,7 +136,7 @@ print_text(const struct comparison *c, bool all)
 struct compare_args {
 	struct compare_options opt;
 	struct direction_table *dt;
-	bool json, all;
+	bool json, all, kpi_only;
 	char *server;
 	const char *series;        /* --series: fetch from robotd */
 	const char **base, **head; /* paths, or one commit each */
@@ -174,6 +197,7 @@ compare_parse(int argc, char **argv, struct compare_args *a, struct errlist *el)
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"all", no_argument, NULL, 'a'},
+		{"kpi-only", no_argument, NULL, 'k'},
 		{"method", required_argument, NULL, 'm'},
 		{"base", required_argument, NULL, 'b'},
 		{"head", required_argument, NULL, 'H'},
@@ -194,6 +218,9 @@ compare_parse(int argc, char **argv, struct compare_args *a, struct errlist *el)
 			break;
 		case 'a':
 			a->all = true;
+			break;
+		case 'k':
+			a->kpi_only = true;
 			break;
 		case 'm':
 			if (strcmp(optarg, "robust") == 0)
@@ -372,7 +399,7 @@ compare_print(const struct compare_args *a, const struct series_set *set,
 			json_array_append_new(out,
 					      comparison_to_json(cmp, true));
 		else
-			print_text(cmp, a->all);
+			print_text(cmp, a->all, a->kpi_only);
 		comparison_free(cmp);
 	}
 	if (out != NULL) {

@@ -116,19 +116,27 @@ submit_wait(const char *server, long long submission, size_t total)
 		xasprintf("/api/jobs?submission=%lld&limit=10000", submission);
 	char last[256] = "";
 	int status = 0;
+	bool down = false;
 
 	for (;;) {
-		json_t *j = cmd_get(server, path), *jobs, *x;
+		/* robotd down: said once, and its return. */
+		json_t *j = get_json(server, path, down), *jobs, *x;
 		size_t n[4] = {0, 0, 0, 0}, i;
 		static const char *const states[] = {"queued", "leased", "done",
 						     "failed"};
 		char line[256];
 
 		if (j == NULL) {
-			status = 1;
+			if (!down)
+				log_warnx("waiting for robotd to answer again "
+					  "(the runs go on without it)");
+			down = true;
 			sleep(2);
 			continue;
 		}
+		if (down)
+			log_info("robotd answers again");
+		down = false;
 		jobs = json_object_get(j, "jobs");
 		json_array_foreach(jobs, i, x)
 		{
@@ -622,6 +630,16 @@ cmd_results(int argc, char **argv)
 		return 2;
 	}
 	if ((docs = cmd_fetch_results(server, series, commit)) == NULL) {
+		free(server);
+		return 1;
+	}
+	if (json_array_size(docs) == 0) {
+		/* An unknown series or commit is named, with what exists. */
+		char *why = cmd_explain_missing(server, series, commit);
+
+		log_warnx("%s", why);
+		free(why);
+		json_decref(docs);
 		free(server);
 		return 1;
 	}

@@ -132,7 +132,9 @@ start_box() {
 	# torn down.
 	mkdir -p "$T/$1"
 	flock -w 60 "$T/$1/lock" true
-	"$BOX" serve --server "$2" --token "$3" --config "$T/$1.yaml" >>"$T/$1.log" 2>&1 &
+	# The token from a file of mode 0600, not argv (ps shows argv).
+	(umask 077 && printf '%s\n' "$3" >"$T/$1.token")
+	"$BOX" serve --server "$2" --token-file "$T/$1.token" --config "$T/$1.yaml" >>"$T/$1.log" 2>&1 &
 	PIDS="$PIDS $!"
 	echo $! >"$T/$1.pid"
 }

@@ -55,6 +55,24 @@ check $? "the regressed KPI's row"
 check $? "unchanged metrics left out by default"
 grep -q "left out 0 failed\|left out 1 failed and 0 incomplete head runs" "$T/err"
 check $? "failed run counted on stderr"
+# The verdict first: a block of the KPIs above the table.
+/usr/bin/python3 - "$T/out" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+k = lines.index("KPIs (the robust method):")
+row = lines[k + 1].split()
+assert row[:3] == ["fsmark.files_per_sec", "regression", "-6.0%"], row
+assert row[3].startswith("p=") and row[4:6] == ["5+5", "runs"], row
+t = [i for i, l in enumerate(lines) if l.startswith("1111111111111111 ")][0]
+assert k < t, (k, t)
+PY
+check $? "a verdict block above the table: the KPI, its verdict, change, p and runs a side"
+"$ROBOT" compare --kpi-only --base "$T/base" --head "$T/head" >"$T/kpi" 2>/dev/null
+check $(grep -q 'fsmark.time.voluntary_context_switches\|fsmark.files_per_sec$' "$T/kpi" &&
+	! grep -q 'vmstat\.' "$T/kpi" && "$ROBOT" compare --all --kpi-only --base "$T/base" --head "$T/head" 2>/dev/null |
+	grep -q 'fsmark.time.voluntary_context_switches$' &&
+	! "$ROBOT" compare --all --kpi-only --base "$T/base" --head "$T/head" 2>/dev/null | grep -q 'vmstat.system.cs'; echo $?) \
+	"--kpi-only keeps the workload's own rows, no monitors"
 
 # 2. --all, --method lkp, --json.
 "$ROBOT" compare --all --base "$T/base" --head "$T/head" 2>/dev/null | grep -q 'vmstat.system.cs$'

@@ -21,7 +21,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 SUB=$(token submit alice)
 B1=$(token box b1)
-echo "1..19"
+echo "1..20"
 
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
@@ -83,6 +83,13 @@ ROBOT_SERVER=$U "$ROBOT" compare --series "${SERIES%lab}lbb" --base $BASE --head
 check $(grep -q "no ok runs at commit '${GOOD%?}x'; did you mean '$GOOD'" "$T/cmp.out" &&
 	grep -q "no runs of series '.*lbb'; did you mean '$SERIES'" "$T/cmp.out"; echo $?) \
 	"robot compare of an unknown commit or series names the nearest"
+ROBOT_SERVER=$U "$ROBOT" results --series "${SERIES%lab}lbb" --commit $BASE >"$T/res.out" 2>&1
+rc=$?
+ROBOT_SERVER=$U "$ROBOT" results --series "$SERIES" --commit $BASE -o "$T/res/a/b/" >"$T/res2.out" 2>&1
+rc2=$?
+check $([ $rc = 1 ] && grep -q "no runs of series '.*lbb'; did you mean '$SERIES'" "$T/res.out" &&
+	[ $rc2 = 0 ] && [ "$(ls "$T/res/a/b" | wc -l)" = 3 ] && ! grep -q "//" "$T/res2.out"; echo $?) \
+	"robot results: an unknown series is an error naming the nearest; -o makes its folders ($rc $rc2)"
 s1=$(api POST "$U/api/regressions/$RID" "" "$T/dd.yaml")
 echo '{"state": "invalid"}' >"$T/inv"
 s2=$(api POST "$U/api/regressions/$RID" "$SUB" "$T/inv")

@@ -21,7 +21,7 @@ SUB=$(token submit alice)
 B1=$(token box b1)
 B2=$(token box b2)
 ADM=$(token admin root)
-echo "1..46"
+echo "1..47"
 
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
@@ -284,5 +284,37 @@ check $(case $tok in rbt_*) ! runuser -u postgres -- "$PGCTL" status -D "$T/rel/
 
 stop "$PID_d"
 check $(grep -q "stopped the embedded database" "$T/d.log"; echo $?) "SIGTERM stops robotd and its embedded database"
+
+# robot submit --wait while robotd restarts (on the same port): robotd
+# down is said once, and its return; the wait ends with the run.
+P=$(/usr/bin/python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
+printf 'state_dir: %s\n' "$T/state" >"$T/robotd-f.yaml"
+"$ROBOTD" --config "$T/robotd-f.yaml" --listen "127.0.0.1:$P" >>"$T/f.log" 2>&1 &
+PID_f=$!
+PIDS="$PIDS $PID_f"
+wait_for 60 grep -q "listening on http" "$T/f.log"
+U=http://127.0.0.1:$P
+ROBOT_SERVER=$U ROBOT_TOKEN=$SUB "$ROBOT" submit --wait --priority 200 --tbox-group lab \
+	--commit $(sha c9) --repeat 1 "$T/dd.yaml" >"$T/wait2.out" 2>&1 &
+WP=$!
+wait_for 20 grep -q "runs done" "$T/wait2.out"
+stop "$PID_f"
+sleep 7
+"$ROBOTD" --config "$T/robotd-f.yaml" --listen "127.0.0.1:$P" >>"$T/f.log" 2>&1 &
+PID_f=$!
+PIDS="$PIDS $PID_f"
+wait_for 60 sh -c "[ \$(grep -c 'listening on http' '$T/f.log') = 2 ]"
+api POST "$U/api/boxes/b1/lease?wait=0" "$B1" >/dev/null
+L=$(py "print(j['lease'])")
+KEY=$(py "print(j['key'])")
+COMMIT=$(py "print(j['commit'])")
+doc ok '{"dd.write_bytes_per_sec": 1e8}'
+api POST "$U/api/leases/$L/result" "$B1" "$T/doc" >/dev/null
+wait $WP
+rc=$?
+check $([ $rc = 0 ] && [ "$(grep -c "waiting for robotd to answer again" "$T/wait2.out")" = 1 ] &&
+	grep -q "robotd answers again" "$T/wait2.out" && grep -q "1 of 1 runs done" "$T/wait2.out"; echo $?) \
+	"robot submit --wait says once that robotd is down, and when it is back ($rc)"
+stop "$PID_f"
 sanitizer_clean
 [ $failed = 0 ]

@@ -30,7 +30,7 @@ box_config $b1
 box_config $b2
 TB1=$(token box $b1)
 TB2=$(token box $b2)
-echo "1..19"
+echo "1..20"
 
 # job NAME RUNTIME: a small real dd job.
 job() {
@@ -70,6 +70,13 @@ start_box $b1 "$URL_d" "$TB1"
 start_box $b2 "$URL_d" "$TB2"
 S=$(submit quick --commit $(sha aaaa) --commit $(sha bbbb) --repeat 3)
 check $([ -n "$S" ] && grep -c ' run ' "$T/submit.out" | grep -qx 6; echo $?) "robot submit queues 2 commits x 3 runs"
+cp "$T/$b1.token" "$T/open.token"
+chmod 644 "$T/open.token"
+timeout 20 "$BOX" serve --server "$URL_d" --token-file "$T/open.token" --config "$T/$b1.yaml" --once >"$T/tf.out" 2>&1
+rc=$?
+check $(! tr '\0' ' ' <"/proc/$(pid_box $b1)/cmdline" | grep -q "$TB1" && [ $rc = 2 ] &&
+	grep -q "may be read by others (mode 0644): chmod 600 it" "$T/tf.out"; echo $?) \
+	"the box's token comes from a 0600 file, not argv; a file others may read is refused ($rc)"
 wait_for 120 settled "$S"
 check $(once "$S"; echo $?) "every run is done exactly once"
 check $([ "$(sql "SELECT count(DISTINCT box) FROM jobs WHERE submission = $S")" = 2 ]; echo $?) \
