@@ -47,15 +47,21 @@ static void
 run_usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: robot-box run [--json] [--commit SHA] [--tree NAME] "
-		"[--repeat N]\n"
-		"                     [--config FILE] JOBFILE\n"
+		"usage: robot-box run [--json] [--commit SHA | --label NAME] "
+		"[--tree NAME]\n"
+		"                     [--repeat N] [--config FILE] JOBFILE\n"
 		"\n"
 		"Runs each atomic job of JOBFILE on this box (as root) and "
 		"prints one result\n"
 		"document per run: a summary, or with --json a JSON array.\n"
 		"  --commit SHA  provision this commit first (default: the "
-		"job's commit)\n"
+		"job's commit);\n"
+		"                needs the box's provisioning hook (hook: in "
+		"its configuration)\n"
+		"  --label NAME  a box without a hook: name the runs NAME; "
+		"they are marked\n"
+		"                unprovisioned (the box's own kernel), and "
+		"robot compare says so\n"
 		"  --tree NAME   the tree the commit is in (default: the "
 		"box's)\n"
 		"  --repeat N    runs per atomic job (default: the job's "
@@ -127,12 +133,13 @@ run_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"commit", required_argument, NULL, 'c'},
+		{"label", required_argument, NULL, 'l'},
 		{"tree", required_argument, NULL, 't'},
 		{"repeat", required_argument, NULL, 'r'},
 		{"config", required_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
-	const char *commit = NULL, *tree = NULL, *config = NULL;
+	const char *commit = NULL, *label = NULL, *tree = NULL, *config = NULL;
 	int repeat = 0, c, status;
 	struct run_request rq;
 	struct boxconf bc;
@@ -148,6 +155,9 @@ run_main(int argc, char **argv)
 			break;
 		case 'c':
 			commit = optarg;
+			break;
+		case 'l':
+			label = optarg;
 			break;
 		case 't':
 			tree = optarg;
@@ -175,8 +185,32 @@ run_main(int argc, char **argv)
 		run_usage(stderr);
 		return 2;
 	}
+	if (commit != NULL && label != NULL) {
+		log_warnx("--commit or --label, not both");
+		return 2;
+	}
 	if (!box_load_config(config, &bc))
 		return 2;
+	/* Runs named after a commit the box did not run would compare as
+	 * if it had: without a hook, the name must say so. */
+	if (commit != NULL && bc.hook == NULL) {
+		log_warnx("this box has no provisioning hook (hook: in its "
+			  "configuration): it runs its own kernel, and runs "
+			  "labelled %s would not be of %s; give --label %s to "
+			  "name them so, marked unprovisioned",
+			  commit, commit, commit);
+		boxconf_release(&bc);
+		return 2;
+	}
+	if (label != NULL && bc.hook != NULL) {
+		log_warnx("this box provisions commits (hook: %s): give "
+			  "--commit, not --label",
+			  bc.hook);
+		boxconf_release(&bc);
+		return 2;
+	}
+	if (label != NULL)
+		commit = label;
 	errlist_init(&el);
 	jf = jobfile_split_path(argv[optind], &run_options, &el);
 	errlist_sort(&el);

@@ -273,8 +273,15 @@ runner_run(const struct runner_request *rq)
 		goto teardown;
 	}
 	/* 3. Provision. */
-	log_info("%s %s: provisioning %s", rq->label, rq->aj->key,
-		 rq->commit ? rq->commit : "(no commit)");
+	if (rq->bc->hook == NULL)
+		log_info(
+			"%s %s: no provisioning hook: the box's own kernel%s%s",
+			rq->label, rq->aj->key,
+			rq->commit ? ", runs named " : "",
+			rq->commit ? rq->commit : "");
+	else
+		log_info("%s %s: provisioning %s", rq->label, rq->aj->key,
+			 rq->commit ? rq->commit : "(no commit)");
 	r.provision = provision_run(rq->bc, rq->tree, rq->commit, r.rundir,
 				    r.outputs, &err, &r.job_fault);
 	if (r.provision == NULL) {

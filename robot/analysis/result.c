@@ -274,6 +274,11 @@ result_parse(const char *where, json_t *doc, struct result *r,
 			      "'fault' is \"job\", \"box\" or null");
 	r->job_fault = r->status == RESULT_FAILED && json_is_string(v) &&
 		       strcmp(json_string_value(v), "job") == 0;
+	/* A run named after a commit on a box with no hook to provision
+	 * it (robot-box run --label): its own kernel ran. */
+	v = json_object_get(doc, "provision");
+	r->unprovisioned = r->commit != NULL && json_is_object(v) &&
+			   json_is_null(json_object_get(v, "hook"));
 	v = json_object_get(doc, "job");
 	if (v != NULL && !json_is_object(v))
 		errlist_error(el, where, 0, "'job' is not an object");

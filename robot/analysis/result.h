@@ -46,6 +46,7 @@ struct result {
 	const char *error;  /* NULL unless failed */
 	enum result_status status;
 	bool job_fault;            /* failed, and "fault" says the job's */
+	bool unprovisioned;        /* of a commit the box did not provision */
 	struct result_stat *stats; /* in document order */
 	size_t nstats;
 	char *series; /* <key>/<tbox_group> */

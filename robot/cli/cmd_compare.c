@@ -354,6 +354,21 @@ compare_series(const struct compare_args *a, const struct series_pair *sp,
 				     : NULL,
 			     el);
 	for (int s = 0; cmp != NULL && s < 2; s++) {
+		const struct result *const *runs =
+			s == 0 ? (const struct result *const *)sp->base
+			       : (const struct result *const *)sp->head;
+		size_t n = s == 0 ? sp->nbase : sp->nhead, bare = 0;
+
+		for (size_t i = 0; i < n; i++)
+			bare += runs[i]->unprovisioned;
+		if (bare > 0)
+			log_warnx("%s: %zu of the %zu %s runs (%s) were not "
+				  "provisioned for their commit: the box ran "
+				  "its own kernel (no provisioning hook)",
+				  cmp->series, bare, n,
+				  s == 0 ? "base" : "head", runs[0]->commit);
+	}
+	for (int s = 0; cmp != NULL && s < 2; s++) {
 		const struct comparison_side *side =
 			s == 0 ? &cmp->base : &cmp->head;
 

@@ -366,6 +366,18 @@ assert d['status'] == 'failed' and d['fault'] == 'box', d
 assert 'provisioning HEAD failed: the hook exited with status 1: the disk is on fire' in d['error'], d['error']
 " && nothing_left
 check $? "failure: a hook that fails otherwise is the box's fault"
+# Without a hook, --commit would label the box's own kernel as the
+# commit: refused; --label names the runs, marked unprovisioned.
+"$BOX" run --repeat 1 --json --config "$T/box.yaml" --commit 4e159150a9 "$T/tiny.yaml" >"$T/lab.json" 2>"$T/err"
+rc=$?
+"$BOX" run --repeat 1 --json --config "$T/box.yaml" --label mine "$T/tiny.yaml" >"$T/lab.json" 2>"$T/err2"
+rc2=$?
+check $([ $rc = 2 ] && grep -q "this box has no provisioning hook" "$T/err" && grep -q -- "--label 4e159150a9" "$T/err" &&
+	[ $rc2 = 0 ] && grep -q "no provisioning hook: the box's own kernel, runs named mine" "$T/err2" &&
+	py "$T/lab.json" "
+d = docs[0]
+assert d['commit'] == 'mine' and d['provision']['hook'] is None and 'no provisioning hook' in d['provision']['note'], d['provision']
+"; echo $?) "--commit on a box without a hook is refused; --label names unprovisioned runs ($rc $rc2)"
 
 # 9. One box at a time; bad configuration and job files.
 exec 9>"$T/work/lock"

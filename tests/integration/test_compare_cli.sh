@@ -74,6 +74,15 @@ check $(grep -q 'fsmark.time.voluntary_context_switches\|fsmark.files_per_sec$' 
 	! "$ROBOT" compare --all --kpi-only --base "$T/base" --head "$T/head" 2>/dev/null | grep -q 'vmstat.system.cs'; echo $?) \
 	"--kpi-only keeps the workload's own rows, no monitors"
 
+# Runs a box labelled without provisioning them: compare says so.
+mkdir -p "$T/bare"
+sed 's/"outputs": {}/"outputs": {}, "provision": {"kernel": "6.18", "hook": null, "note": "no provisioning hook"}/' \
+	"$T/head/1.json" >"$T/bare/1.json"
+"$ROBOT" compare --base "$T/base" --head "$T/bare" >/dev/null 2>"$T/err"
+check $(grep -q "1 of the 1 head runs (2222222222222222222222222222222222222222) were not provisioned for their commit" "$T/err" &&
+	! "$ROBOT" compare --base "$T/base" --head "$T/head" 2>&1 | grep -q "not provisioned"; echo $?) \
+	"compare warns when a side's runs were not provisioned for their commit"
+
 # 2. --all, --method lkp, --json.
 "$ROBOT" compare --all --base "$T/base" --head "$T/head" 2>/dev/null | grep -q 'vmstat.system.cs$'
 check $? "--all shows every metric"
