@@ -21,7 +21,7 @@ SUB=$(token submit alice)
 B1=$(token box b1)
 B2=$(token box b2)
 ADM=$(token admin root)
-echo "1..47"
+echo "1..48"
 
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
@@ -80,6 +80,10 @@ sed 's/disk: 1LOOP_64M/disk: 2HDD/' "$T/dd.yaml" >"$T/hdd.yaml"
 s=$(api POST "$U/api/jobs?tbox_group=lab" "$SUB" "$T/hdd.yaml")
 check $([ "$s" = 400 ] && grep -q 'HDD' "$T/body" && grep -q b1 "$T/body"; echo $?) \
 	"a job no box of the group can run is refused with the reason ($s)"
+sed 's/disk: 1LOOP_64M/disk: 3LOOP_1G/' "$T/dd.yaml" >"$T/ram.yaml"
+s=$(api POST "$U/api/jobs?tbox_group=lab" "$SUB" "$T/ram.yaml")
+check $([ "$s" = 400 ] && grep -q 'needs 3G of RAM disks, allows 1G' "$T/body"; echo $?) \
+	"RAM sizes in the refusal are in the job file's unit, as the box says them ($s)"
 echo '{"tbox_group": ' >"$T/badfacts"
 s=$(api POST "$U/api/boxes/b1/register" "$B1" "$T/badfacts")
 check $([ "$s" = 400 ]; echo $?) "malformed facts: 400 ($s)"
