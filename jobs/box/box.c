@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "jobs/box/box.h"
+#include "jobs/box/cgroup.h"
 #include "jobs/box/storage.h"
 #include "jobs/box/tunables.h"
 #include "robot/core/log.h"
@@ -50,13 +51,15 @@ int
 box_cleanup_leftovers(const struct boxconf *bc)
 {
 	char *saved = xasprintf("%s/sysctl.saved", bc->workdir);
-	int n = storage_cleanup(bc), t = tunables_restore_file(saved);
+	/* The processes first: one still writing keeps its mount busy. */
+	int p = cgroup_clear(bc), n = storage_cleanup(bc),
+	    t = tunables_restore_file(saved);
 
 	if (t > 0)
 		log_info("cleanup: restored %d vm.* setting%s", t,
 			 t == 1 ? "" : "s");
 	free(saved);
-	return n + t;
+	return (p > 0 ? p : 0) + n + t;
 }
 
 bool

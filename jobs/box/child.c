@@ -116,6 +116,32 @@ child_init(struct child *c, const char *name, const char *out, const char *err)
 	c->err_path = err ? xstrdup(err) : NULL;
 }
 
+/* Where each child's process group is written down (cgroup.h's
+ * fallback), or NULL. */
+static char *record_path;
+
+void
+child_record_groups(const char *path)
+{
+	FILE *fp;
+
+	free(record_path);
+	record_path = path ? xstrdup(path) : NULL;
+	if (record_path != NULL && (fp = fopen(record_path, "w")) != NULL)
+		fclose(fp); /* a new robot-box: the old groups are gone */
+}
+
+static void
+child_record(pid_t pid)
+{
+	FILE *fp;
+
+	if (record_path == NULL || (fp = fopen(record_path, "a")) == NULL)
+		return;
+	fprintf(fp, "%d\n", (int)pid);
+	fclose(fp);
+}
+
 bool
 child_spawn(struct child *c, const char *name, char *const argv[],
 	    const char *out_path, const char *err_path, const char *cwd)
@@ -144,6 +170,7 @@ child_spawn(struct child *c, const char *name, char *const argv[],
 	}
 	setpgid(pid, pid); /* also here: no race with child_signal() */
 	c->pid = pid;
+	child_record(pid);
 	c->state = CHILD_RUNNING;
 	c->started = child_now();
 	return true;
@@ -164,6 +191,7 @@ child_fork(struct child *c, const char *name, int (*fn)(void *), void *arg)
 	}
 	setpgid(pid, pid);
 	c->pid = pid;
+	child_record(pid);
 	c->state = CHILD_RUNNING;
 	c->started = child_now();
 	return true;

@@ -50,6 +50,9 @@ int child_stop_signal(void);
  * false with errno set if it could not fork.  A program that cannot be
  * executed exits 127 with the reason on its stderr.
  */
+/* Writes each child's process group to path from now on (the file made
+ * anew), or stops with NULL: cgroup.h's fallback. */
+void child_record_groups(const char *path);
 bool child_spawn(struct child *c, const char *name, char *const argv[],
 		 const char *out_path, const char *err_path, const char *cwd)
 	__attribute__((warn_unused_result));

@@ -23,6 +23,7 @@ struct metrics {
 	struct entry *v;
 	size_t n, cap;
 	struct strmap *index;
+	size_t short_series; /* spreads left out: too few samples */
 };
 
 struct metrics *
@@ -144,6 +145,12 @@ metrics_spread(struct metrics *m, const char *name, bool drop_first,
 
 	if (v == NULL || n == 0)
 		return;
+	/* Fewer than three seconds say nothing of how a throughput varies:
+	 * no figures rather than noise (the run's warning says why). */
+	if (n < METRICS_SPREAD_MIN) {
+		m->short_series++;
+		return;
+	}
 	if (drop_last && n > 2)
 		n--;
 	if (drop_first && n > 2) {
@@ -170,6 +177,19 @@ metrics_spread(struct metrics *m, const char *name, bool drop_first,
 	key = xasprintf("%s.stddev", name);
 	metrics_set(m, key, sqrt(sq / (double)n));
 	free(key);
+	/* How erratic, relative to the mean: a throughput that halves
+	 * halves its stddev too, and is no steadier for it. */
+	if (mean > 0) {
+		key = xasprintf("%s.cv", name);
+		metrics_set(m, key, sqrt(sq / (double)n) / mean);
+		free(key);
+	}
+}
+
+size_t
+metrics_short_series(const struct metrics *m)
+{
+	return m->short_series;
 }
 
 json_t *

@@ -30,12 +30,17 @@ const double *metrics_series(const struct metrics *m, const char *name,
  */
 void metrics_reduce(struct metrics *m);
 /*
- * Adds NAME.min, .max and .stddev of a series's samples, leaving out the
- * first (a ramp) and the last (a partial second) when asked and there are
- * more than two.
+ * Adds NAME.min, .max, .stddev and .cv (stddev over mean) of a series's
+ * samples, leaving out the first (a ramp) and the last (a partial second)
+ * when asked and there are more than two; nothing when the series has
+ * fewer than METRICS_SPREAD_MIN samples.
  */
 void metrics_spread(struct metrics *m, const char *name, bool drop_first,
 		    bool drop_last);
+/* The fewest samples (after the ones dropped) a spread is made of. */
+#define METRICS_SPREAD_MIN 3
+/* How many spreads metrics_spread() left out for too few samples. */
+size_t metrics_short_series(const struct metrics *m);
 /* {"name": value, ...} in the order first set. */
 json_t *metrics_stats_json(const struct metrics *m);
 /* {"name": [samples], ...} of the kept series. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jobs/box/box.h"
+#include "jobs/box/cgroup.h"
 #include "jobs/box/child.h"
 #include "jobs/box/run.h"
 #include "jobs/box/runner.h"
@@ -229,6 +230,7 @@ run_main(int argc, char **argv)
 	child_signals_init();
 	if (box_cleanup_leftovers(&bc) > 0)
 		log_info("cleaned up what an earlier run left");
+	cgroup_join(&bc); /* a kill -9 of this run leaves nothing running */
 	rq = (struct run_request){&bc, jf, commit, tree, repeat, json};
 	status = run_jobs(&rq);
 	jobfile_free(jf);

@@ -196,6 +196,17 @@ result_json(struct run *r, const char *started, const char *finished)
 	series = metrics_series_json(r->m);
 	json_object_set_new(doc, "stats", stats);
 	json_object_set_new(doc, "series", series);
+	if (r->status == RESULT_OK && (r->samples < METRICS_SPREAD_MIN ||
+				       metrics_short_series(r->m) > 0)) {
+		char *w = xasprintf("a short run: %zu monitor samples; the "
+				    "per-second figures (min, max, stddev, "
+				    "cv) are left out, and the monitors' "
+				    "means are of few samples",
+				    r->samples);
+
+		json_object_set_new(doc, "warnings", json_pack("[s]", w));
+		free(w);
+	}
 	json_object_set_new(doc, "outputs", json_incref(r->outputs));
 	json_object_set_new(doc, "provision",
 			    r->provision ? json_incref(r->provision)

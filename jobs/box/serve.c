@@ -33,6 +33,7 @@
 
 #include "jobs/box/box.h"
 #include "jobs/box/boxconf.h"
+#include "jobs/box/cgroup.h"
 #include "jobs/box/child.h"
 #include "jobs/box/runner.h"
 #include "jobs/box/serve.h"
@@ -504,6 +505,7 @@ serve_loop(struct serve *s)
 
 	if (box_cleanup_leftovers(&s->bc) > 0)
 		log_info("cleaned up what an earlier run left");
+	cgroup_join(&s->bc); /* a killed box leaves nothing running */
 	while (child_stop_signal() == 0) {
 		struct client_resp r;
 		char *path;

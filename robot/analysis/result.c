@@ -274,11 +274,30 @@ result_parse(const char *where, json_t *doc, struct result *r,
 			      "'fault' is \"job\", \"box\" or null");
 	r->job_fault = r->status == RESULT_FAILED && json_is_string(v) &&
 		       strcmp(json_string_value(v), "job") == 0;
+	/* What the box warns of (a short run): a list of strings. */
+	v = json_object_get(doc, "warnings");
+	if (v != NULL && !json_is_null(v)) {
+		size_t i;
+		json_t *w;
+		bool ok = json_is_array(v);
+
+		json_array_foreach(v, i, w)
+		{
+			ok = ok && json_is_string(w);
+		}
+		if (!ok)
+			errlist_error(el, where, 0,
+				      "'warnings' is not a list of strings");
+		else if (json_array_size(v) > 0)
+			r->warning = json_string_value(json_array_get(v, 0));
+	}
 	/* A run named after a commit on a box with no hook to provision
 	 * it (robot-box run --label): its own kernel ran. */
 	v = json_object_get(doc, "provision");
 	r->unprovisioned = r->commit != NULL && json_is_object(v) &&
 			   json_is_null(json_object_get(v, "hook"));
+	/* The commit's subject, as the provisioning hook told it. */
+	r->subject = json_string_value(json_object_get(v, "subject"));
 	v = json_object_get(doc, "job");
 	if (v != NULL && !json_is_object(v))
 		errlist_error(el, where, 0, "'job' is not an object");

@@ -47,6 +47,8 @@ struct result {
 	enum result_status status;
 	bool job_fault;            /* failed, and "fault" says the job's */
 	bool unprovisioned;        /* of a commit the box did not provision */
+	const char *warning;       /* the box's first warning, or NULL */
+	const char *subject;       /* the commit's, from "provision", or NULL */
 	struct result_stat *stats; /* in document order */
 	size_t nstats;
 	char *series; /* <key>/<tbox_group> */

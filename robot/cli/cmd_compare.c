@@ -25,6 +25,7 @@
 #include "robot/core/errlist.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
+#include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
@@ -111,17 +112,37 @@ print_kpis(const struct comparison *c)
 	printf("\n");
 }
 
+/* "  4e159150a9 ("subject") (base)": the subject when the runs' provision
+ * told it (robot-box's hook prints "subject: ..."), cleaned for a
+ * terminal. */
 static void
-print_text(const struct comparison *c, bool all, bool workload_only)
+print_commit(const char *commit, const char *subject, const char *side)
+{
+	printf("  %.10s", commit ? commit : "-");
+	if (subject != NULL) {
+		char *p = str_printable(subject, strlen(subject), 80);
+
+		printf(" (\"%s\")", p);
+		free(p);
+	}
+	printf(" (%s)\n", side);
+}
+
+static void
+print_text(const struct comparison *c, const struct series_pair *sp, bool all,
+	   bool workload_only)
 {
 	size_t rows;
 
 	printf("============================================================="
 	       "============================\n");
 	printf("testcase/path_params/tbox_group:\n  %s\n\n", c->series);
-	printf("commit: \n  %.10s (base)\n  %.10s (head)\n\n",
-	       c->base.commit ? c->base.commit : "-",
-	       c->head.commit ? c->head.commit : "-");
+	printf("commit: \n");
+	print_commit(c->base.commit, sp->nbase ? sp->base[0]->subject : NULL,
+		     "base");
+	print_commit(c->head.commit, sp->nhead ? sp->head[0]->subject : NULL,
+		     "head");
+	printf("\n");
 	print_kpis(c);
 	rows = table_print_rows(stdout, c, all, workload_only);
 	if (rows == 0)
@@ -359,8 +380,19 @@ compare_series(const struct compare_args *a, const struct series_pair *sp,
 			       : (const struct result *const *)sp->head;
 		size_t n = s == 0 ? sp->nbase : sp->nhead, bare = 0;
 
-		for (size_t i = 0; i < n; i++)
+		size_t warned = 0;
+		const char *warning = NULL;
+
+		for (size_t i = 0; i < n; i++) {
 			bare += runs[i]->unprovisioned;
+			if (runs[i]->warning != NULL) {
+				warned++;
+				warning = runs[i]->warning;
+			}
+		}
+		if (warned > 0)
+			log_warnx("%s: %zu of the %zu %s runs: %s", cmp->series,
+				  warned, n, s == 0 ? "base" : "head", warning);
 		if (bare > 0)
 			log_warnx("%s: %zu of the %zu %s runs (%s) were not "
 				  "provisioned for their commit: the box ran "
@@ -414,7 +446,7 @@ compare_print(const struct compare_args *a, const struct series_set *set,
 			json_array_append_new(out,
 					      comparison_to_json(cmp, true));
 		else
-			print_text(cmp, a->all, a->kpi_only);
+			print_text(cmp, sp, a->all, a->kpi_only);
 		comparison_free(cmp);
 	}
 	if (out != NULL) {

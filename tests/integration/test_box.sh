@@ -64,6 +64,7 @@ check() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
 }
+diag() { echo "# $*"; }
 # nothing_left: no mount, loop device or image of this box remains.
 nothing_left() {
 	! grep -qs "/dev/shm/robot-box-$NAME" /sys/block/loop*/loop/backing_file &&
@@ -141,6 +142,15 @@ for dev in devs:
 assert s['dd.time.elapsed_time'] > 0
 "
 check $? "dd wrote 4 x 64M, with per-device series"
+py "$T/ddsize.json" "
+d = docs[0]; s = d['stats']
+n = d['run']['samples']
+assert n < 3, 'not a short run: %d samples' % n
+assert any('a short run: %d monitor samples' % n in w for w in d['warnings']), d.get('warnings')
+bad = [k for k in s if k.startswith('dd.') and '.time.' not in k and k.endswith(('.min', '.max', '.stddev', '.cv'))]
+assert not bad, bad
+"
+check $? "a run of fewer than 3 monitor samples: a warning, and no per-second figures"
 
 # 3. dd for a runtime with a sysctl: applied, recorded, restored.
 before=$(cat /proc/sys/vm/dirty_ratio)
@@ -149,7 +159,7 @@ testcase: dd-write
 disk: 3LOOP_1G
 fs: xfs
 nr_threads: 1dd
-runtime: 3s
+runtime: 4s
 sysctl:
   sc_dirty_ratio: 13
 dd:
@@ -160,11 +170,16 @@ py "$T/ddtime.json" "
 d = docs[0]; s = d['stats']
 assert d['status'] == 'ok', d['error']
 assert d['sysctl'] == {'sc_dirty_ratio': '13'}
-assert 2.5 < s['dd.time.elapsed_time'] < 10, s['dd.time.elapsed_time']
+assert 3.5 < s['dd.time.elapsed_time'] < 11, s['dd.time.elapsed_time']
 for dev in [x['device'].split('/')[-1] for x in d['storage']['devices']]:
     k = 'dd.%s.write_bytes_per_sec' % dev
-    assert len(d['series'][k]) >= 2
+    assert len(d['series'][k]) >= 3
     assert s[k + '.min'] <= s[k + '.max']
+    # how erratic: the stddev over the mean of the same seconds, which
+    # lie between .min and .max
+    cv = s[k + '.cv']
+    assert s[k + '.stddev'] / s[k + '.max'] <= cv + 1e-12 and (s[k + '.min'] == 0 or cv <= s[k + '.stddev'] / s[k + '.min'] + 1e-12), (cv, s[k + '.stddev'])
+assert 'warnings' not in d, d.get('warnings')
 # Present, but maybe 0: with 3 s of dirty pages under a high
 # dirty_ratio, writeback need not have begun before dd is stopped.
 assert s['dd.disks.write_bytes_per_sec'] >= 0
@@ -188,7 +203,11 @@ d = docs[0]; s = d['stats']
 assert d['status'] == 'ok', d['error']
 assert s['unlink.nr_files'] == 20000
 assert s['unlink.unlinks_per_sec'] > 1000 and s['unlink.creates_per_sec'] > 1000
-assert s['unlink.unlinks_per_sec.min'] <= s['unlink.unlinks_per_sec.max']
+if len(d['series']['unlink.unlinks_per_sec']) >= 3:
+    assert s['unlink.unlinks_per_sec.min'] <= s['unlink.unlinks_per_sec.max']
+    assert s['unlink.unlinks_per_sec.cv'] >= 0
+else:
+    assert 'unlink.unlinks_per_sec.min' not in s and d['warnings'], s
 assert d['series']['unlink.unlinks_per_sec'] and d['series']['unlink.creates_per_sec']
 assert s['unlink.time.system_time'] > 0
 "
@@ -262,15 +281,16 @@ dd:
 RB_PID=$!
 # Set-up may be slow on a loaded machine (under ASan, in CI): wait for dd
 # up to 40 s; the run lasts 60 s, so dd is still there to kill.
+# A dd of a runtime ends and starts again: kill one that is there.
+killed=
 for i in $(seq 200); do
 	kids=$(cat /proc/$RB_PID/task/*/children 2>/dev/null)
 	for k in $kids; do
-		[ "$(cat /proc/$k/comm 2>/dev/null)" = dd ] && DD=$k
+		[ "$(cat /proc/$k/comm 2>/dev/null)" = dd ] && kill -9 "$k" 2>/dev/null && killed=$k && break
 	done
-	[ -n "${DD:-}" ] && break
+	[ -n "$killed" ] && break
 	sleep 0.2
 done
-[ -n "${DD:-}" ] && kill -9 "$DD"
 wait $RB_PID
 RB_PID=
 py "$T/killed.json" "
@@ -321,6 +341,33 @@ check $? "cleanup exits 0"
 nothing_left
 check $? "cleanup removes them all"
 check $([ "$(cat /proc/sys/vm/dirty_ratio)" = "$before" ]; echo $?) "cleanup restores vm.dirty_ratio"
+
+# kill -9 during fs_mark, whose workers are its own children: cleanup
+# kills every process of the job (its cgroup) before it unmounts, so
+# that the loop device is detached, not left busy.
+job fsbig.yaml "suite: fsmark
+disk: 1LOOP_4G
+fs: xfs
+nr_threads: 4t
+fsmark:
+  filesize: 64K
+  test_size: 2G
+  sync_method: fsyncBeforeClose"
+# ours: the processes whose command line names this test's folder
+ours() { grep -lsa -- "$T/[w]" /proc/[0-9]*/cmdline 2>/dev/null | wc -l; }
+"$BOX" run --repeat 1 --config "$T/box.yaml" "$T/fsbig.yaml" >/dev/null 2>"$T/err" &
+RB_PID=$!
+for i in $(seq 200); do grep -q "running fsmark" "$T/err" && break; sleep 0.1; done
+sleep 2
+kill -9 $RB_PID
+wait $RB_PID 2>/dev/null
+RB_PID=
+"$BOX" cleanup --config "$T/box.yaml" >"$T/out" 2>"$T/err2"
+rc=$?
+left=$(ours)
+check $([ $rc = 0 ] && [ "$left" = 0 ] && nothing_left && ! grep -q "lazily\|busy" "$T/err2"; echo $?) \
+	"kill -9 during fs_mark: cleanup leaves no workload process and detaches the device ($rc, $left left)"
+diag "$(cat "$T/out" "$T/err2" | tr '\n' ' ')"
 
 # 8. Provisioning with the demo tree and its hook.
 "$SRC/scripts/make-demo-tree" "$T/demo" 2>/dev/null

@@ -83,6 +83,24 @@ check $(grep -q "1 of the 1 head runs (2222222222222222222222222222222222222222)
 	! "$ROBOT" compare --base "$T/base" --head "$T/head" 2>&1 | grep -q "not provisioned"; echo $?) \
 	"compare warns when a side's runs were not provisioned for their commit"
 
+# The commit lines carry the subjects the provisioning hook told.
+mkdir -p "$T/subj"
+for i in 1 2 3; do
+	sed 's/"outputs": {}/"outputs": {}, "provision": {"hook": "\/x", "subject": "mm: cap dirty memory"}/' \
+		"$T/head/$i.json" >"$T/subj/$i.json"
+done
+"$ROBOT" compare --base "$T/base" --head "$T/subj" >"$T/out2" 2>/dev/null
+check $(grep -q '^  2222222222 ("mm: cap dirty memory") (head)$' "$T/out2" && grep -q '^  1111111111 (base)$' "$T/out2"; echo $?) \
+	"the commit lines carry the commits' subjects where the runs know them"
+
+# A short run's warning (too few monitor samples) is shown.
+mkdir -p "$T/short"
+sed 's/"outputs": {}/"outputs": {}, "warnings": ["a short run: 2 monitor samples"]/' \
+	"$T/head/2.json" >"$T/short/2.json"
+"$ROBOT" compare --base "$T/base" --head "$T/short" >/dev/null 2>"$T/err"
+check $(grep -q "1 of the 1 head runs: a short run: 2 monitor samples" "$T/err"; echo $?) \
+	"compare shows a run's warning"
+
 # 2. --all, --method lkp, --json.
 "$ROBOT" compare --all --base "$T/base" --head "$T/head" 2>/dev/null | grep -q 'vmstat.system.cs$'
 check $? "--all shows every metric"

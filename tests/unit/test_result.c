@@ -101,6 +101,9 @@ test_bad_documents(void)
 	CHECK(refused("outputs", "3", "'outputs' is not an object"));
 	CHECK(refused("fault", "\"mine\"", "'fault' is \"job\", \"box\""));
 	CHECK(refused("fault", "1", "'fault' is \"job\", \"box\""));
+	CHECK(refused("warnings", "3", "'warnings' is not a list of strings"));
+	CHECK(refused("warnings", "[\"a\", 1]",
+		      "'warnings' is not a list of strings"));
 }
 
 static void
