@@ -151,8 +151,8 @@ clear_cgroup(const char *dir)
 			if (fp != NULL)
 				fclose(fp);
 		}
-		for (int i = 0; i < CGROUP_WAIT * 10 &&
-				(left = live_procs(procs)) > 0;
+		for (int i = 0;
+		     i < CGROUP_WAIT * 10 && (left = live_procs(procs)) > 0;
 		     i++)
 			sleep_ms(100);
 	}
@@ -198,8 +198,8 @@ cgroup_clear(const struct boxconf *bc)
 	if (dir != NULL)
 		a = clear_cgroup(dir);
 	if (a > 0 || b > 0)
-		log_info("cleanup: killed %d process%s a killed run left", a + b,
-			 a + b == 1 ? "" : "es");
+		log_info("cleanup: killed %d process%s a killed run left",
+			 a + b, a + b == 1 ? "" : "es");
 	if (a < 0 || b < 0)
 		log_warnx("cleanup: processes of a killed run would not die "
 			  "within %d s (%s)",

@@ -177,6 +177,32 @@ test_flags_and_reload(void)
 	settings_release(&fresh);
 }
 
+/* examples/robotd.yaml has every setting, at its default where it is
+ * not commented out: it loads, and changes nothing. */
+static void
+test_example_file(void)
+{
+	struct settings d, c;
+	struct errlist el;
+	char path[4096];
+
+	snprintf(path, sizeof path, "%s/examples/robotd.yaml",
+		 tap_source_dir());
+	settings_defaults(&d);
+	settings_defaults(&c);
+	errlist_init(&el);
+	CHECK(settings_load(path, &c, &el));
+	CHECK_INT(el.n, 0);
+	CHECK_INT(c.lease_seconds, d.lease_seconds);
+	CHECK_INT(c.report_window, d.report_window);
+	CHECK_INT(c.smtp_starttls, 0);
+	CHECK_STR(c.mail_from, d.mail_from);
+	CHECK(c.smtp == NULL && c.webhook == NULL);
+	errlist_release(&el);
+	settings_release(&c);
+	settings_release(&d);
+}
+
 int
 main(void)
 {
@@ -187,6 +213,7 @@ main(void)
 		TAP_CASE(test_malformed_files),
 		TAP_CASE(test_listen_forms),
 		TAP_CASE(test_flags_and_reload),
+		TAP_CASE(test_example_file),
 		{NULL, NULL},
 	};
 
