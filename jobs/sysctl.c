@@ -331,3 +331,26 @@ sysctl_of_dotted(const char *key)
 	free(path);
 	return name;
 }
+
+const char *const *
+sysctl_followers(const char *path)
+{
+	/* The kernel's dirty limits: thresholds of the dirty page count,
+	 * from the ratio or the bytes of each (mm/page-writeback.c). */
+	static const char *const dirty[] = {
+		"proc-vmstat.nr_dirty_threshold",
+		"proc-vmstat.nr_dirty_background_threshold", NULL};
+	static const char *const background[] = {
+		"proc-vmstat.nr_dirty_background_threshold", NULL};
+	static const char *const none[] = {NULL};
+
+	if (path == NULL)
+		return none;
+	if (strcmp(path, "vm/dirty_ratio") == 0 ||
+	    strcmp(path, "vm/dirty_bytes") == 0)
+		return dirty;
+	if (strcmp(path, "vm/dirty_background_ratio") == 0 ||
+	    strcmp(path, "vm/dirty_background_bytes") == 0)
+		return background;
+	return none;
+}

@@ -23,6 +23,12 @@ const char *sysctl_name_of_path(const char *path);
 /* LKP's name of a setting written the kernel's way ("vm.dirty_ratio":
  * "sc_dirty_ratio"), or NULL. */
 const char *sysctl_of_dotted(const char *key);
+/*
+ * The monitor metrics that are computed from the tunable at path
+ * ("vm/dirty_bytes"): a change of the tunable changes them, which is not
+ * a finding.  A NULL-ended list (empty for most).
+ */
+const char *const *sysctl_followers(const char *path);
 /* The LKP name closest to a misspelt one, or NULL. */
 const char *sysctl_suggest(const char *word);
 

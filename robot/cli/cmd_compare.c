@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "jobs/catalog.h"
+#include "jobs/sysctl.h"
 #include "robot/analysis/comparison.h"
 #include "robot/analysis/direction.h"
 #include "robot/analysis/result.h"
@@ -128,6 +129,87 @@ print_commit(const char *commit, const char *subject, const char *side)
 	printf(" (%s)\n", side);
 }
 
+/* The vm.* tunables a run had ({"vm/dirty_bytes": "8388608"}): the job's
+ * sysctl settings and those its provisioning set ("tunable vm.x: v"). */
+static json_t *
+run_tunables(const struct result *r)
+{
+	json_t *t = json_object(), *v;
+	const char *key;
+
+	json_object_foreach(json_object_get(r->json, "sysctl"), key, v)
+	{
+		const char *path = sysctl_path(key);
+
+		if (path != NULL && json_is_string(v))
+			json_object_set(t, path, v);
+	}
+	json_object_foreach(json_object_get(r->json, "provision"), key, v)
+	{
+		if (strncmp(key, "tunable ", 8) == 0 && json_is_string(v)) {
+			char *path = xstrdup(key + 8);
+
+			for (char *p = path; *p; p++)
+				if (*p == '.')
+					*p = '/';
+			json_object_set(t, path, v);
+			free(path);
+		}
+	}
+	return t;
+}
+
+/* Notes of the changed monitors that are only a tunable the job or the
+ * commit set differently on the two sides (nr_dirty_threshold follows
+ * vm.dirty_bytes): the tunable's doing, not a finding. */
+static void
+print_tunable_notes(const struct comparison *c, const struct series_pair *sp)
+{
+	json_t *b, *h, *keys = json_object(), *v;
+	const char *key;
+
+	if (sp->nbase == 0 || sp->nhead == 0)
+		return;
+	b = run_tunables(sp->base[0]);
+	h = run_tunables(sp->head[0]);
+	json_object_update(keys, b);
+	json_object_update(keys, h);
+	json_object_foreach(keys, key, v)
+	{
+		const char *bv = json_string_value(json_object_get(b, key));
+		const char *hv = json_string_value(json_object_get(h, key));
+		const char *const *f = sysctl_followers(key);
+		struct buf names;
+
+		if ((bv && hv && strcmp(bv, hv) == 0) || f[0] == NULL)
+			continue;
+		buf_init(&names);
+		for (size_t i = 0; f[i] != NULL; i++)
+			for (size_t k = 0; k < c->nmetrics; k++)
+				if (strcmp(c->metrics[k].name, f[i]) == 0 &&
+				    compare_verdict_is_change(
+					    c->metrics[k].r.verdict))
+					buf_addf(&names, "%s%s",
+						 names.len ? ", " : "", f[i]);
+		if (names.len > 0) {
+			char *dotted = xstrdup(key);
+
+			for (char *p = dotted; *p; p++)
+				if (*p == '/')
+					*p = '.';
+			printf("note: %.*s follow %s (base %s, head %s): the "
+			       "tunable changed, not the code\n",
+			       (int)names.len, names.data, dotted,
+			       bv ? bv : "-", hv ? hv : "-");
+			free(dotted);
+		}
+		buf_release(&names);
+	}
+	json_decref(keys);
+	json_decref(b);
+	json_decref(h);
+}
+
 static void
 print_text(const struct comparison *c, const struct series_pair *sp, bool all,
 	   bool workload_only)
@@ -151,6 +233,7 @@ print_text(const struct comparison *c, const struct series_pair *sp, bool all,
 	printf("\n");
 	for (size_t i = 0; i < c->nnotes; i++)
 		printf("note: %s\n", c->notes[i]);
+	print_tunable_notes(c, sp);
 }
 
 /* What the command line asks for. */

@@ -93,6 +93,20 @@ done
 check $(grep -q '^  2222222222 ("mm: cap dirty memory") (head)$' "$T/out2" && grep -q '^  1111111111 (base)$' "$T/out2"; echo $?) \
 	"the commit lines carry the commits' subjects where the runs know them"
 
+# A monitor that only follows a tunable the commit set is noted so.
+mkdir -p "$T/tb" "$T/th"
+for i in 1 2 3; do
+	sed 's/"vmstat.system.cs": 5000/"vmstat.system.cs": 5000, "proc-vmstat.nr_dirty_threshold": 56100'$i'/' \
+		"$T/base/$i.json" >"$T/tb/$i.json"
+	sed -e 's/"vmstat.system.cs": 5000/"vmstat.system.cs": 5000, "proc-vmstat.nr_dirty_threshold": 204'$i'/' \
+		-e 's/"outputs": {}/"outputs": {}, "provision": {"hook": "\/x", "tunable vm.dirty_bytes": "8388608"}/' \
+		"$T/head/$i.json" >"$T/th/$i.json"
+done
+"$ROBOT" compare --base "$T/tb" --head "$T/th" >"$T/out3" 2>/dev/null
+check $(grep -q "proc-vmstat.nr_dirty_threshold$" "$T/out3" &&
+	grep -q "^note: proc-vmstat.nr_dirty_threshold follow vm.dirty_bytes (base -, head 8388608): the tunable changed, not the code$" "$T/out3"; echo $?) \
+	"a monitor that follows a tunable the commit set is noted as the tunable's"
+
 # A short run's warning (too few monitor samples) is shown.
 mkdir -p "$T/short"
 sed 's/"outputs": {}/"outputs": {}, "warnings": ["a short run: 2 monitor samples"]/' \
