@@ -682,7 +682,14 @@ render_followup(json_t *claim, const struct report_config *cfg,
 				buf_addf(&b, " (\"%s\")", str(head, "subject"));
 			buf_adds(&b, ": the KPI is back at the base's level\n");
 		} else {
-			buf_adds(&b, "  is bisected: see its page\n");
+			buf_addf(&b, "  is bisected to %s", sha);
+			if (str(head, "subject") != NULL)
+				buf_addf(&b, " (\"%s\")", str(head, "subject"));
+			buf_adds(&b, "\n");
+			if (str(head, "author") != NULL)
+				buf_addf(&b, "  by %s\n", str(head, "author"));
+			buf_adds(&b, "  the first bad commit, confirmed against "
+				     "its parent: the steps are on its page\n");
 		}
 		buf_addf(&b, "  %s\n\n", url);
 		r = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:s}",

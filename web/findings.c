@@ -1,10 +1,12 @@
 /*
  * findings.c: regressions, comparisons and series over HTTP.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "robot/core/log.h"
+#include "robot/core/xmalloc.h"
 #include "web/findings.h"
 #include "robot/core/banned.h"
 
@@ -142,4 +144,63 @@ findings_series_commits(struct web *w, struct http_req *req,
 			const struct web_call *call)
 {
 	store_series_commits(w->d.store, call->arg, web_on_json, req);
+}
+
+void
+findings_bisect(struct web *w, struct http_req *req,
+		const struct web_call *call)
+{
+	size_t len;
+	const char *body = http_req_body(req, &len);
+	json_error_t e;
+	json_t *j = json_loadb(body, len, 0, &e);
+	char *by;
+
+	if (j == NULL) {
+		char msg[256];
+
+		snprintf(msg, sizeof msg,
+			 "the body is not JSON (line %d: %s): "
+			 "{\"regression\": ID} or {\"series\", \"good\", "
+			 "\"bad\"}",
+			 e.line, e.text);
+		http_req_reply_error(req, 400, msg, NULL);
+		return;
+	}
+	by = xasprintf("%s %s", call->kind, call->name);
+	bisect_start(w->d.bisect, j, by, web_on_json, req);
+	free(by);
+	json_decref(j);
+}
+
+void
+findings_bisections(struct web *w, struct http_req *req,
+		    const struct web_call *call)
+{
+	long limit = 100;
+
+	(void)call;
+	if (!web_int_arg(req, "limit", 1, 10000, &limit))
+		return;
+	store_bisections(w->d.store, (int)limit, web_on_json, req);
+}
+
+void
+findings_bisection(struct web *w, struct http_req *req,
+		   const struct web_call *call)
+{
+	store_bisection(w->d.store, strtoll(call->arg, NULL, 10), web_on_json,
+			req);
+}
+
+void
+findings_bisect_cancel(struct web *w, struct http_req *req,
+		       const struct web_call *call)
+{
+	char *by = xasprintf("%s %s", call->kind, call->name);
+
+	log_info("%s cancels bisection %s", by, call->arg);
+	store_bisect_cancel(w->d.store, strtoll(call->arg, NULL, 10), by,
+			    web_on_json, req);
+	free(by);
 }

@@ -27,5 +27,18 @@ void findings_series(struct web *w, struct http_req *req,
 /* GET /api/series/:series/commits */
 void findings_series_commits(struct web *w, struct http_req *req,
 			     const struct web_call *call);
+/* POST /api/bisections {"regression": ID} or {"series", "good", "bad",
+ * "tree", "kpi"}: starts a bisection (docs/bisect.md) */
+void findings_bisect(struct web *w, struct http_req *req,
+		     const struct web_call *call);
+/* GET /api/bisections?limit= */
+void findings_bisections(struct web *w, struct http_req *req,
+			 const struct web_call *call);
+/* GET /api/bisections/:id, with its steps */
+void findings_bisection(struct web *w, struct http_req *req,
+			const struct web_call *call);
+/* POST /api/bisections/:id/cancel */
+void findings_bisect_cancel(struct web *w, struct http_req *req,
+			    const struct web_call *call);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "robot/core/name.h"
 #include "robot/daemon/analysis.h"
+#include "robot/daemon/bisect.h"
 #include "robot/daemon/lab.h"
 #include "robot/daemon/problem.h"
 #include "robot/daemon/settings.h"
@@ -33,6 +34,7 @@ struct web_deps {
 	struct tokens *tokens;
 	struct lab *lab;
 	struct analysis *analysis;
+	struct bisect *bisect;
 	struct reporters *reporters;
 	const struct settings *set; /* live: SIGHUP changes it */
 };

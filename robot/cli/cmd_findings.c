@@ -173,6 +173,23 @@ print_regression(json_t *r)
 		       cmd_shown(r, "last_head"));
 	if (rjson_get_str(r, "fixed_by") != NULL)
 		printf("fixed   by %s\n", cmd_shown(r, "fixed_by"));
+	if (json_is_object(json_object_get(r, "bisected_to"))) {
+		json_t *c = json_object_get(r, "bisected_to");
+
+		printf("bisected to %s", cmd_shown(c, "sha"));
+		if (rjson_get_str(c, "subject") != NULL)
+			printf(" (\"%s\")", cmd_shown(c, "subject"));
+		printf("\n");
+	} else if (json_is_object(json_object_get(r, "bisection"))) {
+		json_t *b = json_object_get(r, "bisection");
+
+		printf("bisection %lld: %s%s%s\n",
+		       (long long)json_integer_value(json_object_get(b, "id")),
+		       cmd_shown(b, "state"),
+		       rjson_get_str(b, "reason") ? ": " : "",
+		       rjson_get_str(b, "reason") ? cmd_shown(b, "reason")
+						  : "");
+	}
 	printf("found   %.19s, updated %.19s\n\n", cmd_shown(r, "created"),
 	       cmd_shown(r, "updated"));
 	if (table != NULL)

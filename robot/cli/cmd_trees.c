@@ -45,7 +45,9 @@ tree_usage(FILE *fp)
 		"for (default 10)\n"
 		"  --poll SECONDS   seconds between fetches (default 300)\n"
 		"  --mail-author yes|no  mail the commit's author its "
-		"regressions (default no)\n" CMD_HELP_SERVER CMD_HELP_TOKEN
+		"regressions (default no)\n"
+		"  --bisect yes|no  bisect its regressions to their first bad "
+		"commit (default yes)\n" CMD_HELP_SERVER CMD_HELP_TOKEN
 		"                 (an admin token to add, set or remove)\n");
 }
 
@@ -124,6 +126,8 @@ print_tree(json_t *t, bool long_form)
 			       json_object_get(t, "commits")));
 		if (json_is_true(json_object_get(t, "mail_author")))
 			printf("  commit authors get their regressions\n");
+		if (json_is_false(json_object_get(t, "bisect")))
+			printf("  regressions are not bisected\n");
 		json_array_foreach(json_object_get(t, "jobs"), i, h)
 			printf("  job %s\n", cmd_shown(h, "name"));
 		free(b);
@@ -202,6 +206,7 @@ cmd_tree(int argc, char **argv)
 		{"max-runs", required_argument, NULL, 'm'},
 		{"poll", required_argument, NULL, 'p'},
 		{"mail-author", required_argument, NULL, 'A'},
+		{"bisect", required_argument, NULL, 'X'},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -262,6 +267,16 @@ cmd_tree(int argc, char **argv)
 					  optarg);
 			json_object_set_new(
 				tree, "mail_author",
+				json_boolean(strcmp(optarg, "yes") == 0));
+			break;
+		case 'X':
+			ok = strcmp(optarg, "yes") == 0 ||
+			     strcmp(optarg, "no") == 0;
+			if (!ok)
+				log_warnx("--bisect is yes or no, not '%s'",
+					  optarg);
+			json_object_set_new(
+				tree, "bisect",
 				json_boolean(strcmp(optarg, "yes") == 0));
 			break;
 		case 'j':

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "robot/cli/cmd_compare.h"
+#include "robot/cli/cmd_bisect.h"
 #include "robot/cli/cmd_findings.h"
 #include "robot/cli/cmd_reports.h"
 #include "robot/cli/cmd_server.h"
@@ -27,6 +28,8 @@ static const struct {
 	{"regressions", cmd_regressions, "what robotd found, newest first"},
 	{"regression", cmd_regression, "one regression with its comparison"},
 	{"series", cmd_series, "the series robotd has runs of"},
+	{"bisect", cmd_bisect, "bisect a regression to its first bad commit"},
+	{"bisections", cmd_bisections, "robotd's bisections and their steps"},
 	{"tree", cmd_tree, "the git trees robotd watches"},
 	{"jobs", cmd_jobs, "cancel queued runs"},
 	{"box", cmd_box, "reset a broken box"},

@@ -28,6 +28,7 @@
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/analysis.h"
+#include "robot/daemon/bisect.h"
 #include "robot/daemon/db.h"
 #include "robot/daemon/janitor.h"
 #include "robot/daemon/lab.h"
@@ -60,6 +61,7 @@ struct robotd {
 	struct tokens *tokens;
 	struct lab *lab;
 	struct analysis *analysis;
+	struct bisect *bisect;
 	struct trees *trees;
 	struct reporters *reporters;
 	struct worker *worker;
@@ -103,11 +105,14 @@ robotd_on_notify(const char *payload, void *arg)
 
 	/* A payload starting with ':' cannot be a group (a label has no
 	 * ':'): ":analysis" (a pair is ready), ":reports" (regressions to
-	 * tell), ":outbox" (mail to send).  NULL (a reconnect) is news for
-	 * all. */
+	 * tell), ":outbox" (mail to send), ":bisect" (a bisection's step
+	 * may have its answer).  NULL (a reconnect) is news for all. */
 	if (d->analysis != NULL &&
 	    (payload == NULL || strcmp(payload, ":analysis") == 0))
 		analysis_wake(d->analysis);
+	if (d->bisect != NULL &&
+	    (payload == NULL || strcmp(payload, ":bisect") == 0))
+		bisect_wake(d->bisect);
 	if (d->reporters != NULL &&
 	    (payload == NULL || strcmp(payload, ":reports") == 0 ||
 	     strcmp(payload, ":outbox") == 0))
@@ -234,10 +239,12 @@ robotd_serve(struct robotd *d)
 	d->worker = worker_new(d->base);
 	d->lab = lab_new(d->base, d->store, d->worker, &d->set);
 	d->analysis = analysis_new(d->base, d->store, &d->set);
+	d->bisect = bisect_new(d->base, d->store, &d->set);
 	d->trees = trees_new(d->base, d->store, &d->set);
 	d->reporters = reporters_new(d->base, d->store, &d->set);
-	wd = (struct web_deps){d->base,     d->store,     d->tokens, d->lab,
-			       d->analysis, d->reporters, &d->set};
+	wd = (struct web_deps){d->base,	     d->store,	   d->tokens,
+			       d->lab,	     d->analysis,  d->bisect,
+			       d->reporters, &d->set};
 	d->router = router_new(&wd, &err);
 	if (d->router == NULL) {
 		log_warnx("%s", err);
@@ -249,6 +256,7 @@ robotd_serve(struct robotd *d)
 	reporters_set_url(d->reporters, url);
 	free(url);
 	reporters_wake(d->reporters, NULL);
+	bisect_wake(d->bisect);
 	d->janitor = janitor_new(d->base, d->store);
 	if (d->embedded)
 		d->pgwatch = pgwatch_new(d->base, d->set.state_dir);
@@ -269,6 +277,7 @@ robotd_serve(struct robotd *d)
 	 * once. */
 	worker_stop(d->worker);
 	analysis_stop(d->analysis);
+	bisect_stop(d->bisect);
 	trees_stop(d->trees);
 	reporters_stop(d->reporters);
 	db_free(d->db);
@@ -277,6 +286,8 @@ robotd_serve(struct robotd *d)
 	d->lab = NULL;
 	analysis_free(d->analysis);
 	d->analysis = NULL;
+	bisect_free(d->bisect);
+	d->bisect = NULL;
 	trees_free(d->trees);
 	d->trees = NULL;
 	reporters_free(d->reporters);

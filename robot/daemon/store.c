@@ -701,7 +701,11 @@ store_regression(struct store *s, long long id, store_text_cb cb, void *arg)
 		   "r.runs, 'state', r.state, 'last_head', r.last_head, "
 		   "'fixed_by', r.fixed_by, 'created', r.created, 'updated', "
 		   "r.updated, 'comparison', p.comparison, 'table', "
-		   "p.table_text) FROM regressions r JOIN pairs p ON p.id = "
+		   "p.table_text, 'bisected_to', CASE WHEN r.bisected_to IS "
+		   "NOT NULL THEN robot_commit_info(r.tree, r.bisected_to) "
+		   "END, 'bisection', (SELECT robot_bisection(b.id) FROM "
+		   "bisections b WHERE b.regression = r.id ORDER BY b.id DESC "
+		   "LIMIT 1)) FROM regressions r JOIN pairs p ON p.id = "
 		   "r.pair WHERE r.id = $1::bigint",
 		   1, params, cb, arg);
 }
@@ -826,7 +830,8 @@ store_trees(struct store *s, const char *name, store_text_cb cb, void *arg)
 	static const char *const one =
 		"SELECT row_to_json(x) FROM (SELECT t.name, t.url, "
 		"t.branches, t.base_ref, t.jobs, t.tbox_groups, t.runs, "
-		"t.max_runs, t.poll, t.mail_author, t.fetched, t.fetch_error, "
+		"t.max_runs, t.poll, t.mail_author, t.bisect, t.fetched, "
+		"t.fetch_error, "
 		"t.next_fetch, "
 		"(SELECT coalesce(json_agg(json_build_object('branch', "
 		"h.branch, 'sha', h.sha, 'base', h.base, 'updated', "
@@ -979,4 +984,105 @@ store_outbox(struct store *s, int limit, store_text_cb cb, void *arg)
 
 	snprintf(lim, sizeof lim, "%d", limit);
 	store_text(s, "SELECT robot_outbox($1::int)", 1, params, cb, arg);
+}
+
+void
+store_bisect_start(struct store *s, const char *json, const char *by,
+		   store_text_cb cb, void *arg)
+{
+	const char *params[2] = {json, by};
+
+	store_text(s, "SELECT robot_bisect_start($1::json, $2)", 2, params, cb,
+		   arg);
+}
+
+void
+store_bisect_next(struct store *s, int seconds, store_text_cb cb, void *arg)
+{
+	char secs[32];
+	const char *params[1] = {secs};
+
+	snprintf(secs, sizeof secs, "%d", seconds);
+	store_text(s, "SELECT robot_bisect_next($1::int)", 1, params, cb, arg);
+}
+
+/* robot_bisect_mark() or robot_bisect_step(): fn(id, claims, json). */
+static void
+store_bisect_call(struct store *s, const char *sql, long long id, int claims,
+		  const char *json, store_text_cb cb, void *arg)
+{
+	char ids[32], cl[32];
+	const char *params[3] = {ids, cl, json};
+
+	snprintf(ids, sizeof ids, "%lld", id);
+	snprintf(cl, sizeof cl, "%d", claims);
+	store_text(s, sql, 3, params, cb, arg);
+}
+
+void
+store_bisect_mark(struct store *s, long long id, int claims, const char *json,
+		  store_text_cb cb, void *arg)
+{
+	store_bisect_call(s,
+			  "SELECT robot_bisect_mark($1::bigint, $2::int, "
+			  "$3::json)",
+			  id, claims, json, cb, arg);
+}
+
+void
+store_bisect_step(struct store *s, long long id, int claims, const char *json,
+		  store_text_cb cb, void *arg)
+{
+	store_bisect_call(s,
+			  "SELECT robot_bisect_step($1::bigint, $2::int, "
+			  "$3::json)",
+			  id, claims, json, cb, arg);
+}
+
+void
+store_bisect_more(struct store *s, long long id, int claims, int runs,
+		  store_text_cb cb, void *arg)
+{
+	char r[32];
+
+	snprintf(r, sizeof r, "%d", runs);
+	store_bisect_call(s,
+			  "SELECT robot_bisect_more($1::bigint, $2::int, "
+			  "$3::int)",
+			  id, claims, r, cb, arg);
+}
+
+void
+store_bisect_cancel(struct store *s, long long id, const char *by,
+		    store_text_cb cb, void *arg)
+{
+	char ids[32];
+	const char *params[2] = {ids, by};
+
+	snprintf(ids, sizeof ids, "%lld", id);
+	store_text(s, "SELECT robot_bisect_cancel($1::bigint, $2)", 2, params,
+		   cb, arg);
+}
+
+void
+store_bisections(struct store *s, int limit, store_text_cb cb, void *arg)
+{
+	char lim[32];
+	const char *params[1] = {lim};
+
+	snprintf(lim, sizeof lim, "%d", limit);
+	store_text(s,
+		   "SELECT json_build_object('bisections', "
+		   "robot_bisections($1::int))",
+		   1, params, cb, arg);
+}
+
+void
+store_bisection(struct store *s, long long id, store_text_cb cb, void *arg)
+{
+	char ids[32];
+	const char *params[1] = {ids};
+
+	snprintf(ids, sizeof ids, "%lld", id);
+	store_text(s, "SELECT robot_bisection($1::bigint)", 1, params, cb, arg);
 }

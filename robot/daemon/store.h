@@ -304,4 +304,36 @@ void store_subscriptions(struct store *s, store_text_cb cb, void *arg);
 /* {counts, reports, rows}: the outbox for robot reports. */
 void store_outbox(struct store *s, int limit, store_text_cb cb, void *arg);
 
+/* Bisections (sql/009_bisect.sql). */
+
+/* A bisection started by by (json: {regression} or {series, good, bad,
+ * tree, kpi}, commits full SHAs): robot_bisection() of it, with
+ * "running": true when one of those ends ran already. */
+void store_bisect_start(struct store *s, const char *json, const char *by,
+			store_text_cb cb, void *arg);
+/* The next bisection whose step has its answer, claimed for seconds
+ * (robot_bisect_next()), or NULL. */
+void store_bisect_next(struct store *s, int seconds, store_text_cb cb,
+		       void *arg);
+/* The step in hand of bisection id decided under claim claims (json:
+ * {verdict, reason, kpi, end}): the bisection, or "stale". */
+void store_bisect_mark(struct store *s, long long id, int claims,
+		       const char *json, store_text_cb cb, void *arg);
+/* The next step (json: {kind, commit, against, candidates}): the
+ * bisection, or "stale". */
+void store_bisect_step(struct store *s, long long id, int claims,
+		       const char *json, store_text_cb cb, void *arg);
+/* More runs (runs a side) for the step in hand of bisection id: the
+ * number of its pairs given them, or "stale". */
+void store_bisect_more(struct store *s, long long id, int claims, int runs,
+		       store_text_cb cb, void *arg);
+/* A running bisection cancelled by by; 404 when there is none. */
+void store_bisect_cancel(struct store *s, long long id, const char *by,
+			 store_text_cb cb, void *arg);
+/* {"bisections": [...]}, newest first. */
+void store_bisections(struct store *s, int limit, store_text_cb cb, void *arg);
+/* One bisection with its steps, or NULL. */
+void store_bisection(struct store *s, long long id, store_text_cb cb,
+		     void *arg);
+
 #endif

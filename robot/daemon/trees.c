@@ -854,7 +854,7 @@ trees_check(json_t *tree, bool partial)
 	static const char *const members[] = {
 		"name", "url",         "branches", "base_ref",
 		"jobs", "tbox_groups", "runs",     "max_runs",
-		"poll", "mail_author", NULL};
+		"poll", "mail_author", "bisect",      NULL};
 	struct errlist el;
 	struct problem *p = NULL;
 	const char *key, *s;
@@ -929,6 +929,9 @@ trees_check(json_t *tree, bool partial)
 	if ((v = json_object_get(tree, "mail_author")) != NULL &&
 	    !json_is_boolean(v))
 		errlist_error(&el, "tree", 0, "mail_author is true or false");
+	if ((v = json_object_get(tree, "bisect")) != NULL &&
+	    !json_is_boolean(v))
+		errlist_error(&el, "tree", 0, "bisect is true or false");
 	if (json_is_integer(json_object_get(tree, "runs")) &&
 	    json_is_integer(json_object_get(tree, "max_runs")) &&
 	    json_integer_value(json_object_get(tree, "max_runs")) <

@@ -128,8 +128,9 @@ sysctl:
 dd:
   bs: 1M
 YAML
+# Not bisected: test_robotd_bisect_box.sh has the bisection's follow-up.
 robot tree add demo --url "$T/demo" --branch master --base v1.0 --job "$T/dd.yaml" \
-	--tbox-group rt --runs 3 --max-runs 6 --poll 5 >/dev/null 2>&1
+	--tbox-group rt --runs 3 --max-runs 6 --poll 5 --bisect no >/dev/null 2>&1
 head_is() { [ "$(sql "SELECT sha FROM tree_heads WHERE tree = '$1' AND branch = 'master'")" = "$2" ]; }
 wait_for 30 head_is demo "$(git -C "$T/demo" rev-parse master)"
 INNOCENT=$("$SRC/scripts/make-demo-tree" --next "$T/demo")
@@ -266,7 +267,7 @@ H0=$(hc "Base" "init")
 git -C "$R" tag v1.0
 printf 'suite: dd-write\ntestcase: dd-write\ndisk: 1LOOP_64M\nfs: ext4\nnr_threads: 1dd\nruntime: 1s\ndd:\n  bs: 1M\n' >"$T/sim.yaml"
 robot tree add hostile --url "$R" --branch main --branch 'd*' --base v1.0 --job "$T/sim.yaml" --tbox-group sim \
-	--runs 3 --max-runs 6 --poll 5 --mail-author yes >/dev/null 2>&1
+	--runs 3 --max-runs 6 --poll 5 --mail-author yes --bisect no >/dev/null 2>&1
 robot subscribe hank@robot.test --tree hostile >/dev/null 2>&1
 wait_for 20 grep -qs "^To: hank@robot.test" "$T"/mail/new/*
 curl -s -o /dev/null "$(link hank@robot.test)"

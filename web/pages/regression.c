@@ -38,6 +38,68 @@ row(struct buf *b, const char *name, const char *value)
 	buf_adds(b, "</td></tr>\n");
 }
 
+/* The regression's bisection: its outcome and every step. */
+static void
+bisection(struct buf *b, json_t *bs)
+{
+	json_t *fb = json_object_get(bs, "first_bad"), *st;
+	char num[64];
+	size_t i;
+
+	if (!json_is_object(bs))
+		return;
+	buf_adds(b, "<h2>Bisection</h2>\n<p>");
+	if (json_is_object(fb)) {
+		buf_adds(b, "First bad commit: <code>");
+		html_text(b, rjson_get_str(fb, "sha"));
+		buf_adds(b, "</code> ");
+		html_text(b, rjson_get_str(fb, "subject"));
+		if (rjson_get_str(fb, "author") != NULL) {
+			buf_adds(b, ", by ");
+			html_text(b, rjson_get_str(fb, "author"));
+		}
+		buf_adds(b, ".<br>\n");
+	}
+	html_text(b, rjson_get_str(bs, "state"));
+	if (rjson_get_str(bs, "reason") != NULL) {
+		buf_adds(b, ": ");
+		html_text(b, rjson_get_str(bs, "reason"));
+	}
+	buf_adds(b, "</p>\n<table>\n<tr><th scope=\"col\">step</th>"
+		    "<th scope=\"col\">kind</th><th scope=\"col\">commit</th>"
+		    "<th scope=\"col\">ok runs</th><th scope=\"col\">verdict"
+		    "</th><th scope=\"col\">why</th></tr>\n");
+	json_array_foreach(json_object_get(bs, "steps"), i, st)
+	{
+		json_t *c = json_object_get(st, "commit");
+
+		snprintf(num, sizeof num, "%lld",
+			 (long long)json_integer_value(json_object_get(st, "n")));
+		buf_adds(b, "<tr><td>");
+		html_text(b, num);
+		buf_adds(b, "</td><td>");
+		html_text(b, rjson_get_str(st, "kind"));
+		buf_adds(b, "</td><td><code>");
+		snprintf(num, sizeof num, "%.12s", rjson_get_str(c, "sha"));
+		html_text(b, num);
+		buf_adds(b, "</code> ");
+		html_text(b, rjson_get_str(c, "subject"));
+		buf_adds(b, "</td><td>");
+		snprintf(num, sizeof num, "%lld",
+			 (long long)json_integer_value(json_object_get(
+				 json_object_get(st, "runs"), "ok")));
+		html_text(b, num);
+		buf_adds(b, "</td><td>");
+		html_text(b, rjson_get_str(st, "verdict") != NULL
+				     ? rjson_get_str(st, "verdict")
+				     : "running");
+		buf_adds(b, "</td><td>");
+		html_text(b, rjson_get_str(st, "reason"));
+		buf_adds(b, "</td></tr>\n");
+	}
+	buf_adds(b, "</table>\n");
+}
+
 static void
 on_regression(const char *text, const struct problem *p, void *arg)
 {
@@ -85,12 +147,16 @@ on_regression(const char *text, const struct problem *p, void *arg)
 	row(&b, "runs a side", num);
 	row(&b, "still at", rjson_get_str(r, "last_head"));
 	row(&b, "fixed by", rjson_get_str(r, "fixed_by"));
+	row(&b, "bisected to",
+	    rjson_get_str(json_object_get(r, "bisected_to"), "sha"));
 	row(&b, "found", rjson_get_str(r, "created"));
 	row(&b, "updated", rjson_get_str(r, "updated"));
 	buf_adds(&b, "</table>\n<h2>The changed metrics (LKP's table)</h2>\n"
 		     "<pre>");
 	html_text(&b, rjson_get_str(r, "table"));
-	buf_adds(&b, "</pre>\n<p><a href=\"/api/regressions/");
+	buf_adds(&b, "</pre>\n");
+	bisection(&b, json_object_get(r, "bisection"));
+	buf_adds(&b, "<p><a href=\"/api/regressions/");
 	snprintf(num, sizeof num, "%lld",
 		 (long long)json_integer_value(json_object_get(r, "id")));
 	html_attr(&b, num);

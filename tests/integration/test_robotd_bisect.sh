@@ -1,0 +1,308 @@
+#!/bin/sh
+# test_robotd_bisect.sh ROBOTD ROBOT_BOX ROBOT SOURCE_DIR: robotd bisects
+# the regressions it finds to their first bad commit.  Simulated boxes
+# (simbox.py) upload results with a chosen shift per commit, so that the
+# truth is known: a linear history of 16 commits (at most 4 steps and the
+# confirmation), a regression that comes in through a merged branch, a
+# midpoint that cannot be provisioned (skipped), a noisy midpoint (more
+# runs, then the right verdict), robotd killed -9 mid-bisection (it
+# resumes and finishes once), ends that do not differ, and bad requests.
+# The real box on the demo tree is test_robotd_bisect_box.sh.  TAP.
+set -u
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+. "$SRC/tests/integration/robotd_lib.sh"
+
+cat >"$T/robotd.yaml" <<YAML
+state_dir: $T/state
+lease_seconds: 60
+report_window: 0
+analysis_claim: 5
+YAML
+start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
+U=$URL_d
+ADMIN=$(token admin root)
+SUB=$(token submit alice)
+echo "1..22"
+
+export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
+export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
+cat >"$T/dd.yaml" <<'YAML'
+suite: dd-write
+testcase: dd-write
+disk: 1LOOP_64M
+fs: ext4
+nr_threads: 1dd
+runtime: 1s
+dd:
+  bs: 1M
+YAML
+SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
+simbox() {
+	name=$1
+	shift
+	rm -f "$T/stop-$name"
+	/usr/bin/python3 "$SRC/tests/integration/simbox.py" "$U" "$(token box "$name")" "$name" lab \
+		"$T/stop-$name" "$@" 2>>"$T/simbox.log" &
+	PIDS="$PIDS $!"
+	eval "SIMBOX_$name=$!"
+}
+simbox_stop() {
+	touch "$T/stop-$1"
+	eval "wait \$SIMBOX_$1" 2>/dev/null
+}
+robot() { ROBOT_SERVER=$U ROBOT_TOKEN=${AS:-$SUB} "$ROBOT" "$@"; }
+# repo NAME: a new repository $T/NAME with its first commit, tagged v1.0.
+repo() {
+	git init -q -b main "$T/$1"
+	echo init >"$T/$1/file"
+	git -C "$T/$1" add file
+	git -C "$T/$1" commit -q -m "init"
+	git -C "$T/$1" tag v1.0
+}
+# commits REPO N PREFIX [FILE]: N commits on the checked-out branch (to
+# FILE, default "file"); their SHAs, oldest first, one a line.
+commits() {
+	for i in $(seq 1 "$2"); do
+		echo "$3 $i" >>"$T/$1/${4:-file}"
+		git -C "$T/$1" add "${4:-file}"
+		git -C "$T/$1" commit -q -m "$3: change $i"
+		git -C "$T/$1" rev-parse HEAD
+	done
+}
+# watch NAME MAX_RUNS: robotd watches repository NAME's main branch.
+watch() {
+	AS=$ADMIN robot tree add "$1" --url "$T/$1" --branch main --base v1.0 \
+		--job "$T/dd.yaml" --tbox-group lab --runs 3 --max-runs "$2" --poll 5 >/dev/null
+}
+# bisection_of TREE: the id of the tree's newest bisection.
+bisection_of() { sql "SELECT max(id) FROM bisections WHERE tree = '$1'"; }
+ended() { [ "$(sql "SELECT state FROM bisections WHERE id = ${1:-0}")" != running ] && [ -n "$(sql "SELECT state FROM bisections WHERE id = ${1:-0}")" ]; }
+steps_of() { sql "SELECT string_agg(kind || ':' || left(commit, 10) || ':' || coalesce(verdict, '-'), ' ' ORDER BY n) FROM bisect_steps WHERE bisection = $1"; }
+mids() { sql "SELECT count(*) FROM bisect_steps WHERE bisection = $1 AND kind = 'mid'"; }
+
+# 1. Bad requests are refused with every fault, and need a token.
+printf '{"series": "x y", "good": "a", "colour": 1}' >"$T/b1.json"
+s1=$(api POST "$U/api/bisections" "$SUB" "$T/b1.json")
+n1=$(py "d = j['details']; print(len(d), any('colour' in x for x in d), any('bad is missing' in x for x in d), any('series' in x for x in d))" 2>/dev/null)
+printf '{"regression": 99}' >"$T/b2.json"
+s2=$(api POST "$U/api/bisections" "$SUB" "$T/b2.json")
+s3=$(api POST "$U/api/bisections" "" "$T/b2.json")
+printf '{"regression": ' >"$T/b3.json"
+s4=$(api POST "$U/api/bisections" "$SUB" "$T/b3.json")
+printf '{"series": "%s", "good": "%s", "bad": "%s"}' "$SERIES" "$(sha g)" "$(sha b)" >"$T/b4.json"
+s5=$(api POST "$U/api/bisections" "$SUB" "$T/b4.json")
+m5=$(py "print('has no runs at' in j['error'])" 2>/dev/null)
+s6=$(api GET "$U/api/bisections/7" "")
+check $([ "$s1" = 400 ] && [ "$n1" = "3 True True True" ] && [ "$s2" = 404 ] && [ "$s3" = 401 ] &&
+	[ "$s4" = 400 ] && [ "$s5" = 400 ] && [ "$m5" = True ] && [ "$s6" = 404 ] &&
+	[ "$(sql "SELECT count(*) FROM bisections")" = 0 ]; echo $?) \
+	"bad bisection requests refused, each with its reason ($s1 $n1 $s2 $s3 $s4 $s5 $m5 $s6)"
+robot bisect --good x >"$T/cli1.out" 2>&1
+rc1=$?
+robot bisect --regression x >"$T/cli2.out" 2>&1
+rc2=$?
+check $([ $rc1 = 1 ] && grep -q "bad is missing" "$T/cli1.out" && [ $rc2 = 2 ] &&
+	grep -q "regression's ID" "$T/cli2.out"; echo $?) \
+	"robot bisect says what is wrong ($rc1 $rc2: $(head -1 "$T/cli1.out"))"
+
+# 2. A linear history of 16 commits after v1.0, pushed at once; the 7th
+# regresses dd.write_bytes_per_sec by 10%.  robotd finds the regression
+# at the head, reports it and bisects it on its own.
+repo lin
+A=$(git -C "$T/lin" rev-parse v1.0)
+commits lin 16 "lin" >"$T/lin.shas"
+BAD=$(sed -n 7p "$T/lin.shas")
+GOOD6=$(sed -n 6p "$T/lin.shas")
+HEAD=$(tail -1 "$T/lin.shas")
+shifts=$(sed -n '7,$p' "$T/lin.shas" | sed 's/$/=-10/' | tr '\n' ' ')
+# A second a run: the bisection is still under way when robotd is
+# killed below.
+# shellcheck disable=SC2086
+simbox s1 $shifts --noise=1 --seed=1 --delay=1
+watch lin 6
+wait_for 120 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT id FROM bisections WHERE tree = 'lin'\")\" ]"
+check $? "the regression at the head is bisected on its own ($(sql "SELECT string_agg(kind || ' ' || state || ' ' || coalesce(report::text, '-'), ', ') FROM regressions"))"
+B=$(bisection_of lin)
+# 3. robotd is killed -9 once the bisection is under way; started again,
+# it resumes, and the bisection finishes once.
+wait_for 120 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM bisect_steps WHERE bisection = $B AND kind = 'mid'\")\" -ge 2 ]"
+kill -9 "$PID_d"
+wait "$PID_d" 2>/dev/null
+simbox_stop s1
+steps_before=$(steps_of "$B")
+state_before=$(sql "SELECT state FROM bisections WHERE id = $B")
+start_robotd d --config "$T/robotd.yaml" || diag "robotd did not start again"
+U=$URL_d
+# shellcheck disable=SC2086
+simbox s1 $shifts --noise=1 --seed=11
+wait_for 240 ended "$B"
+check $([ "$state_before" = running ] && [ "$(sql "SELECT state || ' ' || first_bad FROM bisections WHERE id = $B")" = "bisected $BAD" ]; echo $?) \
+	"killed -9 mid-bisection ($state_before) and started again, robotd finds the first bad commit ($(sql "SELECT state || ' ' || coalesce(first_bad, '-') || ' ' || coalesce(reason, '') FROM bisections WHERE id = $B")) BAD=$BAD"
+diag "before the kill: $steps_before"
+diag "steps: $(steps_of "$B")"
+check $([ "$(mids "$B")" -le 4 ] &&
+	[ "$(sql "SELECT count(*) FROM bisect_steps WHERE bisection = $B AND kind = 'confirm' AND verdict = 'confirmed' AND commit = '$BAD' AND against = '$GOOD6'")" = 1 ]; echo $?) \
+	"at most 4 midpoints ($(mids "$B")) of 16 commits, then confirmed against its parent"
+check $([ "$(sql "SELECT count(*) FROM bisect_steps WHERE bisection = $B")" = "$(sql "SELECT count(DISTINCT commit || kind) FROM bisect_steps WHERE bisection = $B")" ] &&
+	[ "$(sql "SELECT count(*) FROM bisections")" = 1 ] &&
+	[ "$(sql "SELECT count(*) FROM regression_events WHERE kind = 'bisected'")" = 1 ]; echo $?) \
+	"it finished once: no step twice, one bisection, one 'bisected' event"
+check $([ "$(sql "SELECT state || ' ' || bisected_to FROM regressions WHERE kind = 'regression' AND commit = '$HEAD'")" = "bisected $BAD" ] &&
+	[ "$(sql "SELECT count(*) FROM regressions")" = 1 ]; echo $?) \
+	"the regression says bisected, to the first bad commit; the steps' pairs recorded no regressions ($(sql "SELECT string_agg(state || ' ' || coalesce(bisected_to, '-'), ', ') FROM regressions"))"
+wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM reports WHERE kind = 'followup'\")\" = 1 ]"
+sql "SELECT body FROM reports WHERE kind = 'followup'" >"$T/followup.txt"
+check $(grep -q "is bisected to $(echo "$BAD" | cut -c1-10)" "$T/followup.txt" &&
+	grep -q "lin: change 7" "$T/followup.txt" &&
+	[ "$(sql "SELECT thread FROM reports WHERE kind = 'followup'")" = "$(sql "SELECT id FROM reports WHERE kind = 'report'")" ]; echo $?) \
+	"a follow-up in the report's thread tells the first bad commit and its subject"
+sed 's/^/#   /' "$T/followup.txt" | sed -n 1,14p
+# Runs queued at the ends by the bisection are only more runs (a
+# comparison with an end asked for them): run 4 and on.
+inbis="pair IN (SELECT id FROM pairs WHERE bisection = $B)"
+runs=$(sql "SELECT count(DISTINCT commit) FROM jobs WHERE $inbis AND commit NOT IN ('$A', '$HEAD')")
+ends=$(sql "SELECT count(*) FROM jobs WHERE $inbis AND commit IN ('$A', '$HEAD') AND run <= 3")
+check $([ "$runs" = "$(mids "$B")" ] && [ "$ends" = 0 ]; echo $?) \
+	"runs were queued on the midpoints only ($runs commits), the ends' runs reused ($ends)"
+robot bisections >"$T/list.out" 2>&1
+robot bisections "$B" >"$T/show.out" 2>&1
+check $(grep -q "^$B  *bisected .*$(echo "$BAD" | cut -c1-10)" "$T/list.out" &&
+	grep -q "first bad commit: $(echo "$BAD" | cut -c1-10) (\"lin: change 7\")" "$T/show.out" &&
+	grep -q "confirm .*confirmed" "$T/show.out"; echo $?) \
+	"robot bisections lists it; robot bisections ID shows its steps"
+sed 's/^/#   /' "$T/show.out"
+robot regression "$(sql "SELECT id FROM regressions")" >"$T/reg.out" 2>&1
+check $(grep -q "^bisected to $BAD (\"lin: change 7\")" "$T/reg.out"; echo $?) \
+	"robot regression shows the first bad commit"
+simbox_stop s1
+
+# 4. A regression that comes in through a merged branch: the first bad
+# commit is on the branch.
+repo mer
+git -C "$T/mer" checkout -q -b side
+commits mer 4 "side" side.c >"$T/side.shas"
+git -C "$T/mer" checkout -q main
+commits mer 4 "main" >"$T/main.shas"
+git -C "$T/mer" merge -q --no-edit side
+git -C "$T/mer" log -1 --format=%P | grep -q ' ' || diag "no merge commit"
+MHEAD=$(git -C "$T/mer" rev-parse HEAD)
+SBAD=$(sed -n 3p "$T/side.shas")
+mshifts="$(sed -n '3,$p' "$T/side.shas" | sed 's/$/=-10/' | tr '\n' ' ') $MHEAD=-10"
+# shellcheck disable=SC2086
+simbox s2 $mshifts --noise=1 --seed=2
+watch mer 6
+wait_for 60 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT id FROM bisections WHERE tree = 'mer'\")\" ]"
+M=$(bisection_of mer)
+wait_for 240 ended "$M"
+diag "steps: $(steps_of "$M")"
+check $([ "$(sql "SELECT state || ' ' || first_bad FROM bisections WHERE id = ${M:-0}")" = "bisected $SBAD" ]; echo $?) \
+	"through a merge: the first bad commit is the branch's ($(sql "SELECT state || ' ' || coalesce(first_bad, '-') || ' ' || coalesce(reason, '') FROM bisections WHERE id = ${M:-0}")) SBAD=$SBAD"
+simbox_stop s2
+
+# 5. The first midpoint cannot be provisioned: skipped, as git bisect
+# skip, and the first bad commit is found all the same.
+repo skp
+commits skp 8 "skp" >"$T/skp.shas"
+SKHEAD=$(tail -1 "$T/skp.shas")
+MID1=$(git -C "$T/skp" rev-list --bisect "$SKHEAD" --not v1.0)
+KBAD=$(sed -n 6p "$T/skp.shas")
+[ "$MID1" != "$KBAD" ] || diag "the first midpoint is the bad commit: the test proves nothing"
+kshifts="$(sed -n '6,$p' "$T/skp.shas" | sed 's/$/=-10/' | tr '\n' ' ') $MID1=fail"
+# shellcheck disable=SC2086
+simbox s3 $kshifts --noise=1 --seed=3
+watch skp 6
+wait_for 60 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT id FROM bisections WHERE tree = 'skp'\")\" ]"
+K=$(bisection_of skp)
+wait_for 240 ended "$K"
+diag "steps: $(steps_of "$K")"
+check $([ "$(sql "SELECT state || ' ' || first_bad FROM bisections WHERE id = ${K:-0}")" = "bisected $KBAD" ] &&
+	[ "$(sql "SELECT verdict FROM bisect_steps WHERE bisection = ${K:-0} AND commit = '$MID1'")" = skip ] &&
+	sql "SELECT reason FROM bisect_steps WHERE bisection = ${K:-0} AND commit = '$MID1'" | grep -q "cannot provision"; echo $?) \
+	"a midpoint that cannot be provisioned is skipped, and the commit found ($(sql "SELECT state || ' ' || coalesce(first_bad, '-') FROM bisections WHERE id = ${K:-0}"); $(sql "SELECT verdict || ': ' || reason FROM bisect_steps WHERE bisection = ${K:-0} AND commit = '$MID1'"))"
+simbox_stop s3
+
+# 6. A noisy midpoint: inconclusive with 3 runs, so more runs, then the
+# right verdict.
+repo noi
+commits noi 8 "noi" >"$T/noi.shas"
+NHEAD=$(tail -1 "$T/noi.shas")
+NMID=$(git -C "$T/noi" rev-list --bisect "$NHEAD" --not v1.0)
+NBAD=$(sed -n 3p "$T/noi.shas")
+nshifts="$(sed -n '3,$p' "$T/noi.shas" | sed 's/$/=-10/' | tr '\n' ' ') $NMID=-10~6"
+# shellcheck disable=SC2086
+simbox s4 $nshifts --noise=1 --seed=4
+watch noi 12
+wait_for 60 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT id FROM bisections WHERE tree = 'noi'\")\" ]"
+N=$(bisection_of noi)
+wait_for 300 ended "$N"
+diag "steps: $(steps_of "$N")"
+nruns=$(sql "SELECT count(*) FROM jobs WHERE commit = '$NMID' AND state = 'done'")
+check $([ "$(sql "SELECT verdict FROM bisect_steps WHERE bisection = ${N:-0} AND commit = '$NMID' AND kind = 'mid'")" = bad ] &&
+	[ "$nruns" -gt 3 ] &&
+	[ "$(sql "SELECT state || ' ' || first_bad FROM bisections WHERE id = ${N:-0}")" = "bisected $NBAD" ]; echo $?) \
+	"a noisy midpoint gets more runs ($nruns), then its right verdict, and the commit is found ($(sql "SELECT state || ' ' || coalesce(first_bad, '-') FROM bisections WHERE id = ${N:-0}"))"
+simbox_stop s4
+
+# 7. By hand: robot bisect --series --good --bad (names resolved in the
+# tree), on ends that do not differ: it says so and stops.
+simbox s5 --noise=1 --seed=5
+robot bisect --series "$SERIES" --tree noi --good v1.0 --bad "$(sed -n 2p "$T/noi.shas" | cut -c1-12)" --wait >"$T/same.out" 2>&1
+rc=$?
+check $([ $rc = 1 ] && grep -q "started" "$T/same.out" && grep -q "failed: the ends do not differ" "$T/same.out"; echo $?) \
+	"ends that do not differ: the bisection says so and stops ($rc: $(tail -1 "$T/same.out"))"
+sed 's/^/#   /' "$T/same.out"
+# The same by hand on the linear tree's ends: robot bisect --wait prints
+# each step and the first bad commit; the runs are all there already.
+robot bisect --series "$SERIES" --tree lin --good "$A" --bad "$GOOD6" >/dev/null 2>&1
+robot bisect --series "$SERIES" --tree lin --good "$A" --bad "$BAD" --wait >"$T/hand.out" 2>&1
+rc=$?
+check $([ $rc = 0 ] && grep -q "first bad commit: $(echo "$BAD" | cut -c1-10)" "$T/hand.out"; echo $?) \
+	"robot bisect --wait by hand finds it too ($rc: $(tail -2 "$T/hand.out" | head -1))"
+sed 's/^/#   /' "$T/hand.out"
+simbox_stop s5
+
+# 8. A tree that does not bisect.
+repo off
+commits off 4 "off" >"$T/off.shas"
+simbox s6 "$(sed -n 2p "$T/off.shas")=-10" "$(sed -n 3p "$T/off.shas")=-10" "$(sed -n 4p "$T/off.shas")=-10" --noise=1 --seed=6
+AS=$ADMIN robot tree add off --url "$T/off" --branch main --base v1.0 \
+	--job "$T/dd.yaml" --tbox-group lab --runs 3 --max-runs 6 --poll 5 --bisect no >/dev/null
+wait_for 90 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT report FROM regressions WHERE tree = 'off'\")\" ]"
+sleep 1
+check $([ "$(sql "SELECT count(*) FROM bisections WHERE tree = 'off'")" = 0 ] &&
+	AS=$ADMIN robot tree show off | grep -q "not bisected"; echo $?) \
+	"a tree with --bisect no has its regression reported, not bisected"
+simbox_stop s6
+
+
+# 9. The same ends again are the running bisection; one cancels it, and
+# its queued runs go.  (No box runs now: the midpoint's runs wait.)
+OFFHEAD=$(tail -1 "$T/off.shas")
+printf '{"series": "%s", "good": "%s", "bad": "%s", "tree": "off"}' "$SERIES" "$(git -C "$T/off" rev-parse v1.0)" "$OFFHEAD" >"$T/b5.json"
+s1=$(api POST "$U/api/bisections" "$SUB" "$T/b5.json")
+id1=$(py "print(j['id'])")
+s2=$(api POST "$U/api/bisections" "$SUB" "$T/b5.json")
+r2=$(py "print(j['id'], j.get('running'))")
+wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM bisect_steps WHERE bisection = $id1\")\" = 2 ]"
+queued=$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")
+robot bisect --cancel "$id1" >"$T/cancel.out" 2>&1
+c1=$?
+c2=$(api POST "$U/api/bisections/$id1/cancel" "$SUB")
+check $([ "$s1" = 200 ] && [ "$s2" = 200 ] && [ "$r2" = "$id1 True" ] && [ "$queued" = 3 ] && [ $c1 = 0 ] && [ "$c2" = 404 ] &&
+	[ "$(sql "SELECT state FROM bisections WHERE id = $id1")" = cancelled ] &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")" = 0 ]; echo $?) \
+	"the same ends again are the running bisection; robot bisect --cancel stops it and its $queued queued runs ($s1 $s2 $r2 $c1 $c2)"
+
+# 10. /api/regressions/:id carries the bisection; the JSON of a bisection
+# has every step with its pairs.
+s=$(api GET "$U/api/regressions/$(sql "SELECT id FROM regressions WHERE tree = 'lin'")" "")
+check $([ "$s" = 200 ] && [ "$(py "b = j['bisection']; print(j['bisected_to']['sha'] == b['first_bad']['sha'], len(b['steps']) >= 3, all(s['good_pair'] for s in b['steps']))")" = "True True True" ]; echo $?) \
+	"the regression's JSON has its bisection with every step"
+s=$(api GET "$U/api/bisections/$B" "")
+check $([ "$s" = 200 ] && [ "$(py "print(j['state'], j['steps'][0]['kind'], j['steps'][-1]['kind'], j['first_bad']['subject'])")" = "bisected ends confirm lin: change 7" ]; echo $?) \
+	"GET /api/bisections/ID: the ends, the midpoints, the confirmation"
+check $(grep -q "bisection $B: testing [0-9a-f]* next" "$T/d.log" && grep -q "bisection $B bisected: " "$T/d.log"; echo $?) \
+	"robotd logs the steps and the end"
+
+sanitizer_clean
+exit $((failed > 0))
