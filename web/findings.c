@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "robot/core/log.h"
+#include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "web/findings.h"
 #include "robot/core/banned.h"
@@ -97,8 +98,91 @@ findings_regression_set(struct web *w, struct http_req *req,
 	json_decref(j);
 }
 
+/* A comparison being answered with its KPIs' runs (findings_compare_values()). */
+struct compared {
+	struct web *w;
+	char *series, *base, *head;
+	json_t *answer;
+	findings_compare_cb cb;
+	void *arg;
+};
+
+static void
+compared_free(struct compared *c)
+{
+	free(c->series);
+	free(c->base);
+	free(c->head);
+	json_decref(c->answer);
+	free(c);
+}
+
+static void
+findings_on_values(const char *text, const struct problem *p, void *arg)
+{
+	struct compared *c = arg;
+	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+
+	if (p != NULL) {
+		c->cb(NULL, p, c->arg);
+	} else {
+		json_object_set_new(c->answer, "values",
+				    v ? v : json_object());
+		v = NULL;
+		c->cb(json_incref(c->answer), NULL, c->arg);
+	}
+	json_decref(v);
+	compared_free(c);
+}
+
 static void
 findings_on_compared(json_t *answer, const struct problem *p, void *arg)
+{
+	struct compared *c = arg;
+	json_t *names = json_array(), *m;
+	char *text;
+	size_t i;
+
+	if (p != NULL || answer == NULL) {
+		c->cb(answer, p, c->arg);
+		json_decref(names);
+		compared_free(c);
+		return;
+	}
+	c->answer = answer;
+	json_array_foreach(
+		json_object_get(json_object_get(answer, "comparison"),
+				"metrics"),
+		i, m)
+	{
+		if (json_is_true(json_object_get(m, "kpi")))
+			json_array_append(names, json_object_get(m, "metric"));
+	}
+	text = rjson_dumps(names, JSON_COMPACT);
+	store_side_values(c->w->d.store, c->series, c->base, c->head, text,
+			  findings_on_values, c);
+	free(text);
+	json_decref(names);
+}
+
+void
+findings_compare_values(struct web *w, const char *series, const char *base,
+			const char *head, findings_compare_cb cb, void *arg)
+{
+	struct compared *c = xcalloc(1, sizeof *c);
+
+	c->w = w;
+	c->series = xstrdup(series);
+	c->base = xstrdup(base);
+	c->head = xstrdup(head);
+	c->cb = cb;
+	c->arg = arg;
+	analysis_compare(w->d.analysis, series, base, head,
+			 findings_on_compared, c);
+}
+
+static void
+findings_on_api_compared(json_t *answer, const struct problem *p, void *arg)
 {
 	web_reply(arg, 200, answer, p);
 }
@@ -121,8 +205,36 @@ findings_compare(struct web *w, struct http_req *req,
 				     NULL);
 		return;
 	}
-	analysis_compare(w->d.analysis, series, base, head,
-			 findings_on_compared, req);
+	findings_compare_values(w, series, base, head,
+				findings_on_api_compared, req);
+}
+
+void
+findings_home(struct web *w, struct http_req *req, const struct web_call *call)
+{
+	(void)call;
+	store_home(w->d.store, FINDINGS_HOME_COMMITS, web_on_json, req);
+}
+
+void
+findings_history(struct web *w, struct http_req *req,
+		 const struct web_call *call)
+{
+	const char *metric;
+	long limit = FINDINGS_HISTORY_COMMITS;
+
+	if (!web_name_arg(req, "metric", 0, NAME_METRIC, &metric) ||
+	    !web_int_arg(req, "limit", 1, 10000, &limit))
+		return;
+	if (metric == NULL) {
+		http_req_reply_error(req, 400,
+				     "history wants ?metric=NAME (a KPI such "
+				     "as dd.write_bytes_per_sec)",
+				     NULL);
+		return;
+	}
+	store_series_history(w->d.store, call->arg, metric, (int)limit,
+			     web_on_json, req);
 }
 
 void

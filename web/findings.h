@@ -21,6 +21,23 @@ void findings_regression_set(struct web *w, struct http_req *req,
 /* GET /api/compare?series=&base=&head= */
 void findings_compare(struct web *w, struct http_req *req,
 		      const struct web_call *call);
+/* The commits on the home page, and a history's by default. */
+#define FINDINGS_HOME_COMMITS 30
+#define FINDINGS_HISTORY_COMMITS 200
+
+typedef void (*findings_compare_cb)(json_t *answer, const struct problem *p,
+				    void *arg);
+/* The comparison of series at base and head (analysis_compare()) with
+ * "values", every run of its KPIs at both: cb owns answer. */
+void findings_compare_values(struct web *w, const char *series,
+			     const char *base, const char *head,
+			     findings_compare_cb cb, void *arg);
+/* GET /api/home: what the home page shows */
+void findings_home(struct web *w, struct http_req *req,
+		   const struct web_call *call);
+/* GET /api/series/:series/history?metric=&limit= */
+void findings_history(struct web *w, struct http_req *req,
+		      const struct web_call *call);
 /* GET /api/series?match=&limit= */
 void findings_series(struct web *w, struct http_req *req,
 		     const struct web_call *call);

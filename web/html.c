@@ -52,10 +52,19 @@ html_page(const char *title, const char *body)
 		     "content=\"width=device-width, initial-scale=1\">\n"
 		     "<title>");
 	html_text(&b, title);
-	buf_adds(&b, " - robot</title>\n</head>\n<body>\n<main>\n<h1>");
+	buf_adds(&b, " - robot</title>\n"
+		     "<link rel=\"stylesheet\" href=\"/style.css\">\n"
+		     "</head>\n<body>\n<header><nav>"
+		     "<a href=\"/\">robot</a> <a href=\"/lab\">lab</a> "
+		     "<a href=\"/queue\">queue</a> "
+		     "<a href=\"/bisections\">bisections</a> "
+		     "<a href=\"/compare\">compare</a> "
+		     "<a href=\"/subscribe\">subscribe</a></nav></header>\n"
+		     "<main>\n<h1>");
 	html_text(&b, title);
 	buf_adds(&b, "</h1>\n");
 	buf_adds(&b, body);
-	buf_adds(&b, "\n</main>\n</body>\n</html>\n");
+	buf_adds(&b, "\n</main>\n<footer><a href=\"/api/status\">API</a>"
+		     "</footer>\n</body>\n</html>\n");
 	return buf_detach(&b);
 }

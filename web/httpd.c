@@ -758,6 +758,24 @@ http_req_reply(struct http_req *req, int status, const char *content_type,
 }
 
 void
+http_req_reply_etag(struct http_req *req, const char *content_type,
+		    const char *body, size_t len, const char *etag)
+{
+	const char *inm = http_req_header(req, "If-None-Match");
+	bool same = inm != NULL && strcmp(inm, etag) == 0;
+
+	http_req_reply(req, same ? 304 : 200, content_type, same ? "" : body,
+		       same ? 0 : len);
+	if (req->resp == NULL)
+		return;
+	/* Final data: the browser keeps it and asks whether it changed. */
+	MHD_del_response_header(req->resp, "Cache-Control", "no-store");
+	MHD_add_response_header(req->resp, "Cache-Control",
+				"public, max-age=60");
+	MHD_add_response_header(req->resp, "ETag", etag);
+}
+
+void
 http_req_reply_json(struct http_req *req, int status, json_t *j)
 {
 	char *s = rjson_dumps(j, JSON_COMPACT);

@@ -65,6 +65,10 @@ void http_req_reply(struct http_req *req, int status, const char *content_type,
 		    const char *body, size_t len);
 /* Answers with JSON (j is consumed). */
 void http_req_reply_json(struct http_req *req, int status, json_t *j);
+/* 200 with body, cacheable with its ETag etag (a quoted string); 304
+ * without it when the request's If-None-Match is etag. */
+void http_req_reply_etag(struct http_req *req, const char *content_type,
+			 const char *body, size_t len, const char *etag);
 /* Answers {"error": error, "details": details or []} (details consumed). */
 void http_req_reply_error(struct http_req *req, int status, const char *error,
 			  json_t *details);

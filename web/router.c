@@ -21,7 +21,7 @@
 #include "web/api.h"
 #include "web/boxes.h"
 #include "web/findings.h"
-#include "web/pages/regression.h"
+#include "web/pages/pages.h"
 #include "web/subscriptions.h"
 #include "web/trees.h"
 #include "web/router.h"
@@ -105,7 +105,23 @@ static const struct route routes[] = {
 	 "listing subscriptions needs an admin token", subscriptions_list},
 	{"GET", "/api/reports", ROUTE_ADMIN, 0,
 	 "the outbox needs an admin token", subscriptions_outbox},
+	{"GET", "/api/home", ROUTE_PUBLIC, 0, NULL, findings_home},
+	{"GET", "/api/series/:series/history", ROUTE_PUBLIC, 0, NULL,
+	 findings_history},
+	{"GET", "/", ROUTE_PUBLIC, 0, NULL, pages_home},
+	{"GET", "/style.css", ROUTE_PUBLIC, 0, NULL, pages_style},
 	{"GET", "/regressions/:id", ROUTE_PUBLIC, 0, NULL, pages_regression},
+	{"GET", "/compare", ROUTE_PUBLIC, 0, NULL, pages_compare},
+	{"GET", "/series/:series/history", ROUTE_PUBLIC, 0, NULL,
+	 pages_history},
+	{"GET", "/jobs/:id", ROUTE_PUBLIC, 0, NULL, pages_job},
+	{"GET", "/lab", ROUTE_PUBLIC, 0, NULL, pages_lab},
+	{"GET", "/queue", ROUTE_PUBLIC, 0, NULL, pages_queue},
+	{"GET", "/trees/:name", ROUTE_PUBLIC, 0, NULL, pages_tree},
+	{"GET", "/bisections", ROUTE_PUBLIC, 0, NULL, pages_bisections},
+	{"GET", "/bisections/:id", ROUTE_PUBLIC, 0, NULL, pages_bisection},
+	{"GET", "/subscribe", ROUTE_PUBLIC, 0, NULL, pages_subscribe_form},
+	{"POST", "/subscribe", ROUTE_PUBLIC, 0, NULL, pages_subscribe},
 	{"GET", "/subscriptions/confirm", ROUTE_PUBLIC, 0, NULL,
 	 subscriptions_confirm},
 	{"GET", "/subscriptions/unsubscribe", ROUTE_PUBLIC, 0, NULL,

@@ -56,6 +56,7 @@ token_arg(struct http_req *req)
 struct asked {
 	struct http_req *req;
 	char *email;
+	bool html; /* the subscribe form's: a page, not JSON */
 };
 
 static void
@@ -63,55 +64,76 @@ subscriptions_on_added(const char *text, const struct problem *p, void *arg)
 {
 	struct asked *a = arg;
 	json_t *j;
+	char *msg = xasprintf("a confirmation mail is on its way to %s: "
+			      "follow its link to start the reports",
+			      a->email);
 
-	if (p != NULL) {
+	if (p != NULL && a->html) {
+		struct buf b;
+
+		buf_init(&b);
+		buf_adds(&b, "<p>");
+		html_text(&b, p->message);
+		buf_adds(&b, "</p>");
+		reply_page(a->req, (int)p->kind, "Not subscribed", b.data);
+		buf_release(&b);
+	} else if (p != NULL) {
 		web_reply_problem(a->req, p);
-	} else {
-		char *msg = xasprintf("a confirmation mail is on its way to "
-				      "%s: follow its link to start the "
-				      "reports",
-				      a->email);
+	} else if (a->html) {
+		struct buf b;
 
+		buf_init(&b);
+		buf_adds(&b, "<p>");
+		html_text(&b, msg);
+		buf_adds(&b, ".</p>");
+		reply_page(a->req, 202, "Almost subscribed", b.data);
+		buf_release(&b);
+	} else {
 		j = text ? json_loads(text, 0, NULL) : json_object();
 		json_object_set_new(j, "message", json_string(msg));
 		http_req_reply_json(a->req, 202, j);
-		free(msg);
 	}
+	free(msg);
 	free(a->email);
 	free(a);
 }
 
 void
-subscriptions_add(struct web *w, struct http_req *req,
-		  const struct web_call *call)
+subscriptions_ask(struct web *w, struct http_req *req, json_t *sub, bool html)
 {
-	size_t len;
-	const char *body = http_req_body(req, &len);
-	json_error_t e;
-	json_t *sub = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
 	json_t *faults;
 	struct report_config cfg = {NULL, w->d.set->mail_from, NULL, NULL};
 	struct store_subscribe ss;
 	struct asked *a;
 	char *token, *hash, *url, *link, *subject, *message, *text;
 
-	(void)call;
-	if (sub == NULL) {
-		char *msg = xasprintf("the body is not JSON: %s (line %d)",
-				      e.text, e.line);
-
-		http_req_reply_error(req, 400, msg, NULL);
-		free(msg);
-		return;
-	}
 	if ((faults = report_subscription_check(sub)) != NULL) {
-		http_req_reply_error(
-			req, 400,
+		const char *why =
 			json_array_size(faults) == 1
 				? json_string_value(json_array_get(faults, 0))
-				: "a subscription with faults",
-			faults);
-		json_decref(sub);
+				: "a subscription with faults";
+
+		if (html) {
+			struct buf b;
+			json_t *f;
+			size_t i;
+
+			buf_init(&b);
+			buf_adds(&b, "<ul>");
+			json_array_foreach(faults, i, f)
+			{
+				buf_adds(&b, "<li>");
+				html_text(&b, json_string_value(f));
+				buf_adds(&b, "</li>");
+			}
+			buf_adds(&b, "</ul><p><a href=\"/subscribe\">Back to "
+				     "the form</a></p>");
+			reply_page(req, 400, "Not subscribed", b.data);
+			buf_release(&b);
+			json_decref(faults);
+		} else {
+			http_req_reply_error(req, 400, why, faults);
+		}
 		return;
 	}
 	token = crypto_token();
@@ -125,6 +147,7 @@ subscriptions_add(struct web *w, struct http_req *req,
 	a = xcalloc(1, sizeof *a);
 	a->req = req;
 	a->email = xstrdup(rjson_get_str(sub, "email"));
+	a->html = html;
 	log_info("subscription asked for %s", a->email);
 	store_subscribe(w->d.store, &ss, subscriptions_on_added, a);
 	free(token);
@@ -134,7 +157,34 @@ subscriptions_add(struct web *w, struct http_req *req,
 	free(subject);
 	free(message);
 	free(text);
+}
+
+void
+subscriptions_add(struct web *w, struct http_req *req,
+		  const struct web_call *call)
+{
+	size_t len;
+	const char *body = http_req_body(req, &len);
+	json_error_t e;
+	json_t *sub = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
+
+	(void)call;
+	if (sub == NULL) {
+		char *msg = xasprintf("the body is not JSON: %s (line %d)",
+				      e.text, e.line);
+
+		http_req_reply_error(req, 400, msg, NULL);
+		free(msg);
+		return;
+	}
+	subscriptions_ask(w, req, sub, false);
 	json_decref(sub);
+}
+
+char *
+subscriptions_base_url(struct web *w, struct http_req *req)
+{
+	return base_url(w, req);
 }
 
 void

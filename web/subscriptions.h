@@ -31,4 +31,11 @@ void subscriptions_unsubscribe(struct web *w, struct http_req *req,
 void subscriptions_outbox(struct web *w, struct http_req *req,
 			  const struct web_call *call);
 
+/* Asks for subscription sub (checked here), answering JSON, or with html
+ * a page (the subscribe form's). */
+void subscriptions_ask(struct web *w, struct http_req *req, json_t *sub,
+		       bool html);
+/* robotd's base URL for links and for the forms' Origin check. */
+char *subscriptions_base_url(struct web *w, struct http_req *req);
+
 #endif

@@ -693,21 +693,8 @@ store_regression(struct store *s, long long id, store_text_cb cb, void *arg)
 	const char *params[1] = {ids};
 
 	snprintf(ids, sizeof ids, "%lld", id);
-	store_text(s,
-		   "SELECT json_build_object('id', r.id, 'kind', r.kind, "
-		   "'tree', r.tree, 'branch', r.branch, 'commit', r.commit, "
-		   "'base', r.base, 'series', r.series, 'kpi', r.kpi, "
-		   "'change_pct', r.change_pct, 'p_value', r.p_value, 'runs', "
-		   "r.runs, 'state', r.state, 'last_head', r.last_head, "
-		   "'fixed_by', r.fixed_by, 'created', r.created, 'updated', "
-		   "r.updated, 'comparison', p.comparison, 'table', "
-		   "p.table_text, 'bisected_to', CASE WHEN r.bisected_to IS "
-		   "NOT NULL THEN robot_commit_info(r.tree, r.bisected_to) "
-		   "END, 'bisection', (SELECT robot_bisection(b.id) FROM "
-		   "bisections b WHERE b.regression = r.id ORDER BY b.id DESC "
-		   "LIMIT 1)) FROM regressions r JOIN pairs p ON p.id = "
-		   "r.pair WHERE r.id = $1::bigint",
-		   1, params, cb, arg);
+	store_text(s, "SELECT robot_regression($1::bigint)", 1, params, cb,
+		   arg);
 }
 
 void
@@ -1085,4 +1072,39 @@ store_bisection(struct store *s, long long id, store_text_cb cb, void *arg)
 
 	snprintf(ids, sizeof ids, "%lld", id);
 	store_text(s, "SELECT robot_bisection($1::bigint)", 1, params, cb, arg);
+}
+
+void
+store_home(struct store *s, int limit, store_text_cb cb, void *arg)
+{
+	char lim[32];
+	const char *params[1] = {lim};
+
+	snprintf(lim, sizeof lim, "%d", limit);
+	store_text(s, "SELECT robot_home($1::int)", 1, params, cb, arg);
+}
+
+void
+store_series_history(struct store *s, const char *series, const char *metric,
+		     int limit, store_text_cb cb, void *arg)
+{
+	char lim[32];
+	const char *params[3] = {series, metric, lim};
+
+	snprintf(lim, sizeof lim, "%d", limit);
+	store_text(s, "SELECT robot_series_history($1, $2, $3::int)", 3,
+		   params, cb, arg);
+}
+
+void
+store_side_values(struct store *s, const char *series, const char *base,
+		  const char *head, const char *metrics, store_text_cb cb,
+		  void *arg)
+{
+	const char *params[4] = {series, base, head, metrics};
+
+	store_text(s,
+		   "SELECT robot_side_values($1, $2, $3, ARRAY(SELECT "
+		   "json_array_elements_text($4::json)))",
+		   4, params, cb, arg);
 }

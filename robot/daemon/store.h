@@ -304,6 +304,22 @@ void store_subscriptions(struct store *s, store_text_cb cb, void *arg);
 /* {counts, reports, rows}: the outbox for robot reports. */
 void store_outbox(struct store *s, int limit, store_text_cb cb, void *arg);
 
+/* Pages (sql/010_pages.sql). */
+
+/* The home page's: the newest regressions by commit (limit commits), the
+ * queue, the lab, the trees. */
+void store_home(struct store *s, int limit, store_text_cb cb, void *arg);
+/* A metric of a series over its newest limit commits, oldest first,
+ * with every run's value and the metric's regressions. */
+void store_series_history(struct store *s, const char *series,
+			  const char *metric, int limit, store_text_cb cb,
+			  void *arg);
+/* Every run's values of metrics (a JSON array of names) at base and
+ * head: {metric: {"base": [...], "head": [...]}}. */
+void store_side_values(struct store *s, const char *series, const char *base,
+		       const char *head, const char *metrics, store_text_cb cb,
+		       void *arg);
+
 /* Bisections (sql/009_bisect.sql). */
 
 /* A bisection started by by (json: {regression} or {series, good, bad,

@@ -6,7 +6,8 @@
 # for each a result document whose KPI (dd.write_bytes_per_sec, 100 MB/s)
 # is moved by SHIFT percent at COMMIT (e.g. b2=-10) with Gaussian noise
 # of PCT percent (default 1; NOISE percent at that commit), and 20
-# monitor metrics that do not move, S seconds a run (default 0), until
+# monitor metrics that do not move (and --extra-metric=NAME, moved as
+# the KPI is), S seconds a run (default 0), until
 # STOPFILE exists.  A COMMIT=fail
 # run fails as a commit that cannot be provisioned does ("fault": "job").
 # It
@@ -62,6 +63,9 @@ while not os.path.exists(STOP):
     stats = {"dd.write_bytes_per_sec": kpi}
     for i in range(20):
         stats["proc-vmstat.m%d" % i] = 5000 * (1 + 0.01 * rng.gauss(0, 1))
+    if "extra-metric" in opts:
+        # A metric of the given name, moved as the KPI is.
+        stats[opts["extra-metric"]] = kpi / 1000
     doc = {"version": 1, "key": lease["key"], "tbox_group": GROUP, "box": BOX,
            "commit": commit, "status": "ok", "error": None, "job": lease["job"]["job"],
            "stats": stats}

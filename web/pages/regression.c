@@ -1,6 +1,8 @@
 /*
- * regression.c: a regression's page: the record and LKP's table, every
- * value escaped by web/html.c.  No script, no style of its own.
+ * regression.c: a regression's page, the one report mails link to: the
+ * record, LKP's table as HTML with each row's verdict, a chart of every
+ * run of each regressed KPI, the job and how to reproduce it, the report
+ * as mailed, its news and its bisection.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,19 +12,9 @@
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "web/html.h"
-#include "web/pages/regression.h"
+#include "web/pages/page.h"
+#include "web/pages/pages.h"
 #include "robot/core/banned.h"
-
-static void
-page_reply(struct http_req *req, int status, const char *title,
-	   const char *body)
-{
-	char *page = html_page(title, body);
-
-	http_req_reply(req, status, "text/html; charset=utf-8", page,
-		       strlen(page));
-	free(page);
-}
 
 /* A row of the record: a name and a value (escaped), or nothing when
  * the value is absent. */
@@ -38,66 +30,16 @@ row(struct buf *b, const char *name, const char *value)
 	buf_adds(b, "</td></tr>\n");
 }
 
-/* The regression's bisection: its outcome and every step. */
 static void
-bisection(struct buf *b, json_t *bs)
+row_commit(struct buf *b, const char *name, json_t *info)
 {
-	json_t *fb = json_object_get(bs, "first_bad"), *st;
-	char num[64];
-	size_t i;
-
-	if (!json_is_object(bs))
+	if (!json_is_object(info) || rjson_get_str(info, "sha") == NULL)
 		return;
-	buf_adds(b, "<h2>Bisection</h2>\n<p>");
-	if (json_is_object(fb)) {
-		buf_adds(b, "First bad commit: <code>");
-		html_text(b, rjson_get_str(fb, "sha"));
-		buf_adds(b, "</code> ");
-		html_text(b, rjson_get_str(fb, "subject"));
-		if (rjson_get_str(fb, "author") != NULL) {
-			buf_adds(b, ", by ");
-			html_text(b, rjson_get_str(fb, "author"));
-		}
-		buf_adds(b, ".<br>\n");
-	}
-	html_text(b, rjson_get_str(bs, "state"));
-	if (rjson_get_str(bs, "reason") != NULL) {
-		buf_adds(b, ": ");
-		html_text(b, rjson_get_str(bs, "reason"));
-	}
-	buf_adds(b, "</p>\n<table>\n<tr><th scope=\"col\">step</th>"
-		    "<th scope=\"col\">kind</th><th scope=\"col\">commit</th>"
-		    "<th scope=\"col\">ok runs</th><th scope=\"col\">verdict"
-		    "</th><th scope=\"col\">why</th></tr>\n");
-	json_array_foreach(json_object_get(bs, "steps"), i, st)
-	{
-		json_t *c = json_object_get(st, "commit");
-
-		snprintf(num, sizeof num, "%lld",
-			 (long long)json_integer_value(json_object_get(st, "n")));
-		buf_adds(b, "<tr><td>");
-		html_text(b, num);
-		buf_adds(b, "</td><td>");
-		html_text(b, rjson_get_str(st, "kind"));
-		buf_adds(b, "</td><td><code>");
-		snprintf(num, sizeof num, "%.12s", rjson_get_str(c, "sha"));
-		html_text(b, num);
-		buf_adds(b, "</code> ");
-		html_text(b, rjson_get_str(c, "subject"));
-		buf_adds(b, "</td><td>");
-		snprintf(num, sizeof num, "%lld",
-			 (long long)json_integer_value(json_object_get(
-				 json_object_get(st, "runs"), "ok")));
-		html_text(b, num);
-		buf_adds(b, "</td><td>");
-		html_text(b, rjson_get_str(st, "verdict") != NULL
-				     ? rjson_get_str(st, "verdict")
-				     : "running");
-		buf_adds(b, "</td><td>");
-		html_text(b, rjson_get_str(st, "reason"));
-		buf_adds(b, "</td></tr>\n");
-	}
-	buf_adds(b, "</table>\n");
+	buf_adds(b, "<tr><th scope=\"row\">");
+	html_text(b, name);
+	buf_adds(b, "</th><td>");
+	page_commit(b, info);
+	buf_adds(b, "</td></tr>\n");
 }
 
 static void
@@ -105,21 +47,18 @@ on_regression(const char *text, const struct problem *p, void *arg)
 {
 	struct http_req *req = arg;
 	json_t *r = text ? json_loads(text, 0, NULL) : NULL;
-	json_t *v;
+	json_t *v, *e, *job, *report;
+	const char *series, *key;
 	struct buf b;
-	char num[64], *title;
+	char num[64], *title, *jtext;
+	size_t i;
 
-	if (p != NULL) {
-		page_reply(req, 503, "Not now",
-			   "<p>robot cannot reach its database: try again in "
-			   "a minute.</p>");
+	if (p != NULL || r == NULL) {
+		page_fail(req, p, "regression of that number");
+		json_decref(r);
 		return;
 	}
-	if (r == NULL) {
-		page_reply(req, 404, "No such regression",
-			   "<p>robot has no regression of that number.</p>");
-		return;
-	}
+	series = rjson_get_str(r, "series");
 	v = json_object_get(r, "change_pct");
 	if (json_is_number(v))
 		snprintf(num, sizeof num, "%+.1f%%", json_number_value(v));
@@ -128,13 +67,16 @@ on_regression(const char *text, const struct problem *p, void *arg)
 	title = xasprintf("%s %s %s", rjson_get_str(r, "kpi"), num,
 			  rjson_get_str(r, "kind"));
 	buf_init(&b);
-	buf_adds(&b, "<table>\n");
-	row(&b, "state", rjson_get_str(r, "state"));
+	buf_adds(&b, "<p class=\"state-");
+	html_attr(&b, rjson_get_str(r, "state"));
+	buf_adds(&b, "\">");
+	html_text(&b, rjson_get_str(r, "state"));
+	buf_adds(&b, "</p>\n<table>\n");
 	row(&b, "tree", rjson_get_str(r, "tree"));
 	row(&b, "branch", rjson_get_str(r, "branch"));
-	row(&b, "commit", rjson_get_str(r, "commit"));
-	row(&b, "base", rjson_get_str(r, "base"));
-	row(&b, "series", rjson_get_str(r, "series"));
+	row_commit(&b, "commit", json_object_get(r, "commit_info"));
+	row_commit(&b, "base", json_object_get(r, "base_info"));
+	row(&b, "series", series);
 	row(&b, "KPI", rjson_get_str(r, "kpi"));
 	row(&b, "change", num);
 	if (json_is_number(json_object_get(r, "p_value"))) {
@@ -147,21 +89,86 @@ on_regression(const char *text, const struct problem *p, void *arg)
 	row(&b, "runs a side", num);
 	row(&b, "still at", rjson_get_str(r, "last_head"));
 	row(&b, "fixed by", rjson_get_str(r, "fixed_by"));
-	row(&b, "bisected to",
-	    rjson_get_str(json_object_get(r, "bisected_to"), "sha"));
+	row_commit(&b, "bisected to", json_object_get(r, "bisected_to"));
 	row(&b, "found", rjson_get_str(r, "created"));
 	row(&b, "updated", rjson_get_str(r, "updated"));
-	buf_adds(&b, "</table>\n<h2>The changed metrics (LKP's table)</h2>\n"
-		     "<pre>");
-	html_text(&b, rjson_get_str(r, "table"));
-	buf_adds(&b, "</pre>\n");
-	bisection(&b, json_object_get(r, "bisection"));
-	buf_adds(&b, "<p><a href=\"/api/regressions/");
+	buf_adds(&b, "</table>\n<p>");
+	buf_adds(&b, "<a href=\"/compare?series=");
+	page_query(&b, series);
+	buf_adds(&b, "&amp;base=");
+	page_query(&b, rjson_get_str(r, "base"));
+	buf_adds(&b, "&amp;head=");
+	page_query(&b, rjson_get_str(r, "commit"));
+	buf_adds(&b, "\">Compare these commits</a> &middot; <a href=\"/series/");
+	html_attr(&b, series);
+	buf_adds(&b, "/history?metric=");
+	page_query(&b, rjson_get_str(r, "kpi"));
+	buf_adds(&b, "\">the KPI's history</a></p>\n");
+	json_object_foreach(json_object_get(r, "values"), key, v)
+	{
+		if (!json_is_array(json_object_get(v, "base")) ||
+		    !json_is_array(json_object_get(v, "head")))
+			continue;
+		page_sides_chart(&b, key, v, rjson_get_str(r, "base"),
+				 rjson_get_str(r, "commit"));
+	}
+	buf_adds(&b, "<h2>The changed metrics (LKP's table)</h2>\n");
+	page_comparison(&b, json_object_get(r, "comparison"));
+	page_bisection(&b, json_object_get(r, "bisection"));
+	job = json_object_get(r, "job");
+	if (json_is_object(job)) {
+		jtext = rjson_dumps(job, JSON_INDENT(2));
+		buf_adds(&b, "<h2>The job</h2>\n<pre>");
+		html_text(&b, jtext);
+		buf_adds(&b, "</pre>\n<p>To reproduce: save the job as "
+			     "<code>job.json</code>, then</p>\n<pre>robot submit "
+			     "job.json");
+		if (rjson_get_str(r, "tree") != NULL) {
+			buf_adds(&b, " --tree ");
+			html_text(&b, rjson_get_str(r, "tree"));
+		}
+		buf_adds(&b, " --commit ");
+		html_text(&b, rjson_get_str(r, "base"));
+		buf_adds(&b, " --commit ");
+		html_text(&b, rjson_get_str(r, "commit"));
+		buf_adds(&b, "</pre>\n");
+		free(jtext);
+	}
+	report = json_object_get(r, "report");
+	if (json_is_object(report)) {
+		buf_addf(&b,
+			 "<h2>The report as mailed</h2>\n<p>to %lld "
+			 "recipients, %lld sent</p>\n<pre>",
+			 (long long)json_integer_value(
+				 json_object_get(report, "recipients")),
+			 (long long)json_integer_value(
+				 json_object_get(report, "sent")));
+		html_text(&b, rjson_get_str(report, "subject"));
+		buf_adds(&b, "\n\n");
+		html_text(&b, rjson_get_str(report, "body"));
+		buf_adds(&b, "</pre>\n");
+	}
+	buf_adds(&b, "<h2>What happened</h2>\n<ul>\n<li>");
+	html_text(&b, rjson_get_str(r, "created"));
+	buf_adds(&b, ": found</li>\n");
+	json_array_foreach(json_object_get(r, "events"), i, e)
+	{
+		buf_adds(&b, "<li>");
+		html_text(&b, rjson_get_str(e, "created"));
+		buf_adds(&b, ": ");
+		html_text(&b, rjson_get_str(e, "kind"));
+		if (rjson_get_str(e, "head") != NULL) {
+			buf_adds(&b, " ");
+			page_commit(&b, json_object_get(e, "head"));
+		}
+		buf_adds(&b, "</li>\n");
+	}
+	buf_adds(&b, "</ul>\n<p><a href=\"/api/regressions/");
 	snprintf(num, sizeof num, "%lld",
 		 (long long)json_integer_value(json_object_get(r, "id")));
 	html_attr(&b, num);
 	buf_adds(&b, "\">As JSON</a></p>");
-	page_reply(req, 200, title, b.data);
+	page_reply(req, 200, title, &b);
 	buf_release(&b);
 	free(title);
 	json_decref(r);

@@ -1,0 +1,138 @@
+-- 010_pages.sql: what the web pages show (DESIGN.md section 9,
+-- docs/web.md), each one query, and the same JSON as the page's twin in
+-- the API.  Every read is bounded (a limit, or one series) and walks an
+-- index: docs/web.md has the plans.
+
+-- The newest regressions by commit.
+CREATE INDEX regressions_newest ON regressions (id DESC);
+-- A series' runs over time (the history's commit order, its queue).
+CREATE INDEX jobs_series_created ON jobs (series, created);
+
+-- The home page: the newest regressions grouped by commit (at most
+-- p_limit commits), the queue, the lab in one line, the trees with their
+-- last fetch, the bisections running.
+CREATE FUNCTION robot_home(p_limit int) RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT json_build_object(
+		'commits', (SELECT coalesce(json_agg(c ORDER BY c.newest DESC),
+			'[]') FROM (SELECT r.tree, r.commit, max(r.id) AS newest,
+			robot_commit_info(r.tree, r.commit) AS info,
+			json_agg(json_build_object('id', r.id, 'kind', r.kind,
+				'state', r.state, 'kpi', r.kpi,
+				'change_pct', r.change_pct, 'series', r.series,
+				'base', r.base, 'bisected_to', r.bisected_to)
+				ORDER BY r.kind, abs(r.change_pct) DESC NULLS LAST)
+				AS findings
+			FROM (SELECT * FROM regressions ORDER BY id DESC
+				LIMIT 10 * p_limit) r
+			GROUP BY r.tree, r.commit
+			ORDER BY max(r.id) DESC LIMIT p_limit) c),
+		'queue', (SELECT json_build_object(
+			'queued', count(*) FILTER (WHERE state = 'queued'),
+			'leased', count(*) FILTER (WHERE state = 'leased'))
+			FROM jobs WHERE state IN ('queued', 'leased')),
+		'lab', (SELECT json_build_object('boxes', count(*),
+			'idle', count(*) FILTER (WHERE state = 'idle'),
+			'busy', count(*) FILTER (WHERE state = 'busy'),
+			'broken', count(*) FILTER (WHERE state = 'broken'))
+			FROM boxes),
+		'trees', (SELECT coalesce(json_agg(json_build_object(
+			'name', t.name, 'url', t.url, 'fetched', t.fetched,
+			'fetch_error', t.fetch_error,
+			'heads', (SELECT count(*) FROM tree_heads h
+				WHERE h.tree = t.name)) ORDER BY t.name), '[]')
+			FROM trees t),
+		'bisections', (SELECT count(*) FROM bisections
+			WHERE state = 'running'))
+$$;
+
+-- A metric of a series over its commits, oldest first (the commit's
+-- date in its tree, else its first run's), at most p_limit commits (the
+-- newest): every run's value, and the series' regressions and fixes of
+-- that metric.
+CREATE FUNCTION robot_series_history(p_series text, p_metric text,
+	p_limit int) RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('series', p_series, 'metric', p_metric,
+		'commits', (SELECT coalesce(json_agg(json_build_object(
+			'commit', x.commit, 'subject', x.subject,
+			'date', x.at, 'vals', x.vals, 'n', x.n, 'mean', x.mean,
+			'stddev', x.stddev) ORDER BY x.at, x.commit), '[]')
+			FROM (SELECT m.commit, m.vals, m.n, m.mean, m.stddev,
+				c.subject, coalesce(c.date, j.first) AS at
+				FROM metric_values m
+				JOIN LATERAL (SELECT min(created) AS first,
+					min(tree) AS tree FROM jobs
+					WHERE series = m.series
+					AND commit = m.commit) j ON true
+				LEFT JOIN tree_commits c ON c.tree = j.tree
+					AND c.sha = m.commit
+				WHERE m.series = p_series AND m.metric = p_metric
+				ORDER BY coalesce(c.date, j.first) DESC
+				LIMIT p_limit) x),
+		'regressions', (SELECT coalesce(json_agg(json_build_object(
+			'id', r.id, 'kind', r.kind, 'state', r.state,
+			'commit', r.commit, 'base', r.base,
+			'fixed_by', r.fixed_by, 'bisected_to', r.bisected_to,
+			'change_pct', r.change_pct) ORDER BY r.id), '[]')
+			FROM regressions r WHERE r.series = p_series
+			AND r.kpi = p_metric))
+$$;
+
+-- Every run's values of p_metrics of a series at two commits:
+-- {metric: {"base": [...], "head": [...]}}.
+CREATE FUNCTION robot_side_values(p_series text, p_base text, p_head text,
+	p_metrics text[]) RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT coalesce(json_object_agg(x.metric, json_build_object(
+		'base', x.b, 'head', x.h)), '{}')
+	FROM (SELECT k.metric,
+		(SELECT vals FROM metric_values WHERE series = p_series
+			AND commit = p_base AND metric = k.metric) AS b,
+		(SELECT vals FROM metric_values WHERE series = p_series
+			AND commit = p_head AND metric = k.metric) AS h
+		FROM unnest(p_metrics) AS k(metric)) x
+$$;
+
+-- A regression as its page and GET /api/regressions/:id show it: the
+-- record, its pair's comparison and table, every run of its regressed
+-- KPIs on both sides, its job, the report as mailed and how many it went
+-- to, its news, and its newest bisection.
+CREATE FUNCTION robot_regression(p_id bigint) RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('id', r.id, 'kind', r.kind,
+		'tree', r.tree, 'branch', r.branch, 'commit', r.commit,
+		'base', r.base, 'series', r.series, 'kpi', r.kpi,
+		'change_pct', r.change_pct, 'p_value', r.p_value,
+		'runs', r.runs, 'state', r.state, 'last_head', r.last_head,
+		'fixed_by', r.fixed_by, 'created', r.created,
+		'updated', r.updated,
+		'commit_info', robot_commit_info(r.tree, r.commit),
+		'base_info', robot_commit_info(r.tree, r.base),
+		'comparison', p.comparison, 'table', p.table_text,
+		'kpis', p.kpis,
+		'values', robot_side_values(r.series, r.base, r.commit,
+			(SELECT coalesce(array_agg(k->>'kpi'), ARRAY[r.kpi])
+			FROM json_array_elements(p.kpis) k
+			WHERE k->>'verdict' IN ('regression', 'improvement'))),
+		'job', (SELECT j.job FROM jobs j WHERE j.series = r.series
+			AND j.commit = r.commit ORDER BY j.id LIMIT 1),
+		'report', (SELECT json_build_object('id', x.id,
+			'message_id', x.message_id, 'subject', x.subject,
+			'body', x.body, 'created', x.created,
+			'recipients', (SELECT count(*) FROM outbox o
+				WHERE o.report = x.id AND o.channel = 'mail'),
+			'sent', (SELECT count(*) FROM outbox o
+				WHERE o.report = x.id AND o.state = 'sent'))
+			FROM reports x WHERE x.id = r.report),
+		'events', (SELECT coalesce(json_agg(json_build_object(
+			'kind', e.kind, 'head', e.head, 'created', e.created)
+			ORDER BY e.id), '[]') FROM regression_events e
+			WHERE e.regression = r.id),
+		'bisected_to', CASE WHEN r.bisected_to IS NOT NULL THEN
+			robot_commit_info(r.tree, r.bisected_to) END,
+		'bisection', (SELECT robot_bisection(b.id) FROM bisections b
+			WHERE b.regression = r.id ORDER BY b.id DESC LIMIT 1))
+	FROM regressions r JOIN pairs p ON p.id = r.pair
+	WHERE r.id = p_id
+$$;

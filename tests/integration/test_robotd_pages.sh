@@ -1,0 +1,231 @@
+#!/bin/sh
+# test_robotd_pages.sh ROBOTD ROBOT_BOX ROBOT SOURCE_DIR: robotd's pages
+# in a real browser.  A seeded database (simulated boxes on a watched
+# tree: a regression, its bisection, a hostile commit subject, metric
+# name and branch); headless Chromium loads every page: no console
+# errors or CSP violations, the key content in the DOM, a screenshot of
+# each saved (in $ROBOT_ARTIFACTS/pages, default /tmp/robot-artifacts);
+# a crawler follows every link from the home page (no 404, no 500, every
+# page under 200 KiB); the XSS probe renders inert; pages and their JSON
+# twins agree; forms that change state refuse other sites.  TAP.
+set -u
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+. "$SRC/tests/integration/robotd_lib.sh"
+PY=/usr/bin/python3
+ART=${ROBOT_ARTIFACTS:-/tmp/robot-artifacts}/pages
+rm -rf "$ART"
+mkdir -p "$ART"
+
+if ! command -v chromium >/dev/null 2>&1; then
+	echo "1..1"
+	echo "not ok 1 - chromium is not installed (scripts/deps installs it)"
+	exit 1
+fi
+cat >"$T/robotd.yaml" <<YAML
+state_dir: $T/state
+report_window: 0
+analysis_claim: 5
+YAML
+start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
+U=$URL_d
+ADMIN=$(token admin root)
+robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
+echo "1..12"
+
+# The seed: a tree whose fourth commit regresses the KPI and a hostile
+# metric, on a branch with a hostile name, under a hostile subject.
+export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
+export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
+R="$T/web"
+git init -q -b main "$R"
+echo 0 >"$R/f"
+git -C "$R" add f
+GIT_COMMITTER_DATE="2026-11-20T12:00:00Z" GIT_AUTHOR_DATE="2026-11-20T12:00:00Z" git -C "$R" commit -q -m "init"
+git -C "$R" tag v1.0
+EVILB='x"onmouseover=alert(3)'
+git -C "$R" checkout -q -b "$EVILB"
+shas=""
+for i in 1 2 3 4 5 6; do
+	# A minute apart: the history's commit order is the commits' dates.
+	export GIT_COMMITTER_DATE="2026-11-20T12:0$i:00Z" GIT_AUTHOR_DATE="2026-11-20T12:0$i:00Z"
+	echo "$i" >>"$R/f"
+	if [ $i = 4 ]; then subj='<script>alert(1)</script> mm: "cap" it'; else subj="fs: change $i"; fi
+	git -C "$R" commit -q -am "$subj"
+	shas="$shas $(git -C "$R" rev-parse HEAD)"
+done
+BAD=$(echo $shas | cut -d' ' -f4)
+HEAD=$(echo $shas | cut -d' ' -f6)
+EVILM='dd.x"</svg><script>alert(2)</script>'
+cat >"$T/dd.yaml" <<'YAML'
+suite: dd-write
+testcase: dd-write
+disk: 1LOOP_64M
+fs: ext4
+nr_threads: 1dd
+runtime: 1s
+dd:
+  bs: 1M
+YAML
+SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
+shifts=$(for s in $(echo $shas | cut -d' ' -f4-); do printf '%s=-10 ' "$s"; done)
+# shellcheck disable=SC2086
+$PY "$SRC/tests/integration/simbox.py" "$U" "$(token box s1)" s1 lab "$T/stop-s1" $shifts \
+	--noise=1 --seed=1 "--extra-metric=$EVILM" 2>>"$T/simbox.log" &
+PIDS="$PIDS $!"
+robot tree add web --url "$R" --branch '*' --base v1.0 --job "$T/dd.yaml" --tbox-group lab \
+	--runs 3 --max-runs 6 --poll 5 >/dev/null 2>&1
+bisected() { [ "$(sql "SELECT state FROM bisections LIMIT 1")" = bisected ]; }
+wait_for 180 bisected
+check $? "the seed: a regression at the head, reported and bisected ($(sql "SELECT string_agg(state, ' ') FROM bisections"))"
+touch "$T/stop-s1"
+RID=$(sql "SELECT id FROM regressions WHERE kpi = 'dd.write_bytes_per_sec'")
+JOB=$(sql "SELECT max(job) FROM results")
+BID=$(sql "SELECT id FROM bisections LIMIT 1")
+ESERIES=$($PY -c "import urllib.parse, sys; print(urllib.parse.quote(sys.argv[1], safe='/'))" "$SERIES")
+
+# 1. Every link from the home page answers, and no page is large.
+$PY "$SRC/tests/integration/crawl.py" "$U" "$T/crawl.json" 400
+check $($PY -c "
+import json
+c = json.load(open('$T/crawl.json'))
+assert c['pages'] >= 12, c
+assert not c['bad'], c['bad']
+assert c['largest'][0] < 200 * 1024, c['largest']
+"; echo $?) "the crawler follows every link from the home page: no 404 or 500, all under 200 KiB ($(cat "$T/crawl.json" | cut -c1-200))"
+
+# 2. Headless Chromium loads each page: no console error, no CSP
+# violation; its DOM and a screenshot are kept.
+chrome() { # NAME PATH
+	chromium --headless --no-sandbox --disable-gpu --disable-quic --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$T/chrome-$1" \
+		--enable-logging=stderr --v=0 --window-size=1200,1600 --virtual-time-budget=2000 \
+		--dump-dom "$U$2" >"$ART/$1.html" 2>"$T/chrome-$1.err"
+	chromium --headless --no-sandbox --disable-gpu --disable-quic --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$T/chrome-$1" \
+		--window-size=1200,1600 --screenshot="$ART/$1.png" "$U$2" >/dev/null 2>&1
+}
+PAGES="home:/ regression:/regressions/$RID compare:/compare?series=$ESERIES&base=$(git -C "$R" rev-parse v1.0)&head=$HEAD
+history:/series/$ESERIES/history?metric=dd.write_bytes_per_sec job:/jobs/$JOB lab:/lab queue:/queue
+tree:/trees/web bisections:/bisections bisection:/bisections/$BID subscribe:/subscribe"
+errs=""
+for p in $PAGES; do
+	name=${p%%:*}
+	chrome "$name" "${p#*:}"
+	if grep -q "CONSOLE\|Content Security Policy\|Refused to" "$T/chrome-$name.err" || [ ! -s "$ART/$name.html" ]; then
+		errs="$errs $name"
+		grep "CONSOLE\|Content Security Policy\|Refused to" "$T/chrome-$name.err" | head -3 | sed 's/^/# /'
+	fi
+done
+check $([ -z "$errs" ]; echo $?) "Chromium loads every page without a console error or CSP violation (failing:$errs)"
+shots=$(ls "$ART"/*.png 2>/dev/null | wc -l)
+check $([ "$shots" = 11 ]; echo $?) "a screenshot of each page: $shots in $ART"
+
+# 3. The key content is in the DOM.
+check $($PY - "$ART" "$RID" "$(git -C "$R" rev-parse v1.0) $shas" <<'PY'; echo $?
+import sys, re
+art = sys.argv[1]
+reg = open(art + "/regression.html").read()
+assert "dd.write_bytes_per_sec" in reg
+assert re.search(r"-(9|10|11)\.\d%", reg), "the change"
+assert reg.count('<svg') >= 1, reg.count('<svg')   # the regressed KPI
+assert '<tr class="regression">' in reg
+assert "First bad commit" in reg
+home = open(art + "/home.html").read()
+assert '/regressions/%s"' % sys.argv[2] in home
+hist = open(art + "/history.html").read()
+assert hist.count("<circle") >= 12, hist.count("<circle")
+# Oldest first: init, then the commits in their order.
+order = re.findall(r'<option value="([0-9a-f]{40})"', hist.split('name="base"')[1].split("</select>")[0])
+assert order == sorted(order, key=lambda c: sys.argv[3].split().index(c)), order
+PY
+) "the DOM has the regression's KPI and change, a chart per changed KPI, the table's rows; home links it; history draws every run"
+
+# 4. The XSS probe: the subject, the metric name and the branch render as
+# text, never as markup.
+check $($PY - "$ART" <<'PY'; echo $?
+import sys, glob
+for f in glob.glob(sys.argv[1] + "/*.html"):
+    d = open(f).read()
+    low = d.lower()
+    assert "<script" not in low, f
+    assert " onmouseover=" not in low, f
+    assert "</svg><script" not in low, f
+seen = "".join(open(f).read() for f in glob.glob(sys.argv[1] + "/*.html"))
+assert "&lt;script&gt;alert(1)&lt;/script&gt;" in seen, "the subject is shown, as text"
+assert "alert(2)" in seen, "the metric is shown"
+assert "onmouseover=alert(3)" in seen, "the branch is shown"
+PY
+) "the hostile subject, metric name and branch render inert, as text"
+s=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$U/api/boxes/x%22onmouseover=/register" -H "Authorization: Bearer $ADMIN")
+check $([ "$s" = 400 ] || [ "$s" = 403 ] || [ "$s" = 404 ]; echo $?) "a box name with \"onmouseover= cannot be registered ($s)"
+
+# 5. Pages and their JSON twins agree.
+curl -s "$U/api/regressions/$RID" >"$T/reg.json"
+curl -s "$U/api/home" >"$T/home.json"
+curl -s "$U/api/series/$ESERIES/history?metric=dd.write_bytes_per_sec" >"$T/hist.json"
+check $($PY - "$ART" "$T" <<'PY'; echo $?
+import json, sys, re
+art, t = sys.argv[1], sys.argv[2]
+r = json.load(open(t + "/reg.json"))
+reg = open(art + "/regression.html").read()
+assert "%+.1f%%" % r["change_pct"] in reg, r["change_pct"]
+assert r["bisected_to"]["sha"][:10] in reg
+for k, v in r["values"].items():
+    assert len(v["base"]) >= 3 and len(v["head"]) >= 3
+assert reg.count("<svg") == len(r["values"]), (reg.count("<svg"), list(r["values"]))
+home = json.load(open(t + "/home.json"))
+links = re.findall(r'href="/regressions/(\d+)"', open(art + "/home.html").read())
+want = [str(f["id"]) for c in home["commits"] for f in c["findings"]]
+assert sorted(links) == sorted(want), (links, want)
+h = json.load(open(t + "/hist.json"))
+dots = open(art + "/history.html").read().split("<svg")[1].count("<circle")
+assert dots == sum(c["n"] for c in h["commits"]), (dots, [c["n"] for c in h["commits"]])
+PY
+) "the pages and their JSON twins agree on the numbers"
+
+# 6. Headers: the CSP and friends on every page; the stylesheet is
+# cacheable by its ETag.
+curl -s -D "$T/h" -o /dev/null "$U/"
+etag=$(sed -n 's/^ETag: *\([^\r]*\).*/\1/Ip' "$T/h")
+curl -s -D "$T/css" -o /dev/null "$U/style.css"
+etag=$(tr -d '\r' <"$T/css" | sed -n 's/^etag: *//Ip')
+s304=$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $etag" "$U/style.css")
+check $(grep -qi "^content-security-policy: default-src 'none'" "$T/h" && grep -qi "^x-content-type-options: nosniff" "$T/h" &&
+	grep -qi "^referrer-policy: no-referrer" "$T/h" && [ -n "$etag" ] && [ "$s304" = 304 ]; echo $?) \
+	"every page has a strict CSP, nosniff and no-referrer; the stylesheet answers 304 to its ETag ($etag $s304)"
+
+# 7. The subscribe form: posted from robotd's own page it asks for the
+# confirmation; from another site it is refused.
+s1=$(curl -s -o "$T/sub1" -w '%{http_code}' -H "Origin: http://evil.example" --data "email=a@robot.test" "$U/subscribe")
+s2=$(curl -s -o "$T/sub2" -w '%{http_code}' -H "Sec-Fetch-Site: cross-site" --data "email=a@robot.test" "$U/subscribe")
+s3=$(curl -s -o "$T/sub3" -w '%{http_code}' -H "Origin: $U" --data "email=b%40robot.test&tree=web&improvements=yes" "$U/subscribe")
+s4=$(curl -s -o "$T/sub4" -w '%{http_code}' -H "Origin: $U" --data "email=%zz" "$U/subscribe")
+s5=$(curl -s -o "$T/sub5" -w '%{http_code}' -H "Origin: $U" --data "email=not-an-address" "$U/subscribe")
+check $([ "$s1" = 403 ] && [ "$s2" = 403 ] && [ "$s3" = 202 ] && [ "$s4" = 400 ] && [ "$s5" = 400 ] &&
+	[ "$(sql "SELECT string_agg(email || ' ' || coalesce(tree, '-') || ' ' || improvements::text, ',') FROM subscriptions")" = "b@robot.test web true" ] &&
+	grep -q "confirmation mail" "$T/sub3"; echo $?) \
+	"the subscribe form subscribes from robotd's page only ($s1 $s2 $s3 $s4 $s5)"
+
+# 8. Bad page arguments get a clear page, not a crash.
+s1=$(curl -s -o /dev/null -w '%{http_code}' "$U/regressions/99999")
+s2=$(curl -s -o /dev/null -w '%{http_code}' "$U/series/$ESERIES/history")
+s3=$(curl -s -o /dev/null -w '%{http_code}' "$U/queue?state=bogus")
+s4=$(curl -s -o /dev/null -w '%{http_code}' "$U/compare?series=nope/x/y&base=a&head=b")
+s5=$(curl -s -o /dev/null -w '%{http_code}' "$U/jobs/424242")
+check $([ "$s1" = 404 ] && [ "$s2" = 400 ] && [ "$s3" = 400 ] && [ "$s4" = 404 ] && [ "$s5" = 404 ]; echo $?) \
+	"unknown things are 404 pages, bad arguments 400 ($s1 $s2 $s3 $s4 $s5)"
+
+# Figures, not checks: the time Chromium takes to load and render pages.
+$PY - "$U" "$RID" "$ESERIES" <<'PY' | sed 's/^/# /'
+import subprocess, sys, time, tempfile
+u, rid, series = sys.argv[1:]
+for name, path in [("home", "/"), ("regression", "/regressions/" + rid),
+                   ("history", "/series/%s/history?metric=dd.write_bytes_per_sec" % series)]:
+    t = time.time()
+    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                    "--user-data-dir=" + tempfile.mkdtemp(), "--dump-dom", u + path],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print("chromium loads %s and dumps its DOM in %.2f s (the browser's start included)" % (name, time.time() - t))
+PY
+sanitizer_clean
+exit $((failed > 0))

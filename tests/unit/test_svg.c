@@ -1,0 +1,95 @@
+/*
+ * test_svg.c: the pages' charts: SI ticks, a text alternative, hostile
+ * names inert, and a bounded number of elements however many points.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "web/svg.h"
+
+static void
+test_si(void)
+{
+	char b[32];
+
+	svg_si(b, sizeof b, 1.234e9, "B/s");
+	CHECK_STR(b, "1.23 GB/s");
+	svg_si(b, sizeof b, 512000, "");
+	CHECK_STR(b, "512 k");
+	svg_si(b, sizeof b, 0.0005, "s");
+	CHECK_STR(b, "500 µs");
+	svg_si(b, sizeof b, 0, "B");
+	CHECK_STR(b, "0 B");
+	svg_si(b, sizeof b, -2500, "");
+	CHECK_STR(b, "-2.5 k");
+	svg_si(b, sizeof b, 42, "");
+	CHECK_STR(b, "42");
+}
+
+static void
+test_chart(void)
+{
+	struct svg *s = svg_new(600, 300, "dd.write_bytes_per_sec </svg>\"x",
+				"every run <script>");
+	struct buf b;
+	double x[3] = {0, 0, 1}, y[3] = {1e8, 1.1e8, 2e7};
+	const char *t[3] = {"run 1", "run 2 \"onmouseover=", NULL};
+	const char *cats[2] = {"base", "head <b>"};
+
+	buf_init(&b);
+	svg_range(s, -0.5, 1.5, 2e7, 1.1e8);
+	svg_yaxis(s, "dd.write_bytes_per_sec", "B/s");
+	svg_xcategories(s, cats, 2);
+	svg_legend(s, 0, "base");
+	svg_points(s, 0, x, y, 3, t, NULL);
+	svg_hline(s, 1, -0.3, 0.3, 1.05e8, "mean");
+	svg_finish(s, &b);
+	CHECK(strncmp(b.data, "<svg ", 5) == 0);
+	CHECK(strstr(b.data, "<title>dd.write_bytes_per_sec &lt;/svg&gt;&quot;x</title>") != NULL);
+	CHECK(strstr(b.data, "<desc>every run &lt;script&gt;</desc>") != NULL);
+	CHECK(strstr(b.data, "run 2 &quot;onmouseover=") != NULL);
+	CHECK(strstr(b.data, "head &lt;b&gt;") != NULL);
+	CHECK(strstr(b.data, "</svg>") == strrchr(b.data, '<'));
+	CHECK(strstr(b.data, " MB/s<") != NULL); /* SI ticks with the unit */
+	CHECK(strstr(b.data, "style=") == NULL); /* the CSP: no inline style */
+	/* Exactly one </svg>: the hostile title did not close it. */
+	CHECK(strstr(b.data, "</svg>") == b.data + b.len - 7);
+	buf_release(&b);
+}
+
+static void
+test_many_points(void)
+{
+	size_t n = 100000;
+	double *x = calloc(n, sizeof *x), *y = calloc(n, sizeof *y);
+	struct svg *s = svg_new(800, 300, "t", "d");
+	struct buf b;
+
+	for (size_t i = 0; i < n; i++) {
+		x[i] = (double)i;
+		y[i] = (double)(i % 977);
+	}
+	buf_init(&b);
+	svg_range(s, 0, (double)n, 0, 977);
+	svg_points(s, 2, x, y, n, NULL, NULL);
+	svg_line(s, 3, x, y, n);
+	CHECK(svg_elements(s) <= 800);
+	svg_finish(s, &b);
+	CHECK(b.len < 200 * 1024);
+	tap_diag("100,000 points: %zu bytes of SVG", b.len);
+	buf_release(&b);
+	free(x);
+	free(y);
+}
+
+int
+main(void)
+{
+	static const struct tap_case cases[] = {TAP_CASE(test_si),
+						TAP_CASE(test_chart),
+						TAP_CASE(test_many_points),
+						{NULL, NULL}};
+
+	return tap_run(cases);
+}

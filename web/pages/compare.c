@@ -1,0 +1,189 @@
+/*
+ * compare.c: any two commits of a series (/compare?series=&base=&head=,
+ * the twin of /api/compare): LKP's table as HTML and a chart of every
+ * run of each KPI, under a form to pick them.  Without commits, the form
+ * lists the series' commits; without a series, it asks for one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/core/rjson.h"
+#include "robot/core/xmalloc.h"
+#include "web/findings.h"
+#include "web/html.h"
+#include "web/pages/page.h"
+#include "web/pages/pages.h"
+#include "robot/core/banned.h"
+
+struct ask {
+	struct http_req *req;
+	char *series, *base, *head;
+};
+
+static void
+ask_free(struct ask *a)
+{
+	free(a->series);
+	free(a->base);
+	free(a->head);
+	free(a);
+}
+
+/* A commit's <select>, with chosen selected; commits from
+ * /api/series/:series/commits. */
+static void
+commit_select(struct buf *b, const char *name, json_t *commits,
+	      const char *chosen)
+{
+	json_t *c;
+	size_t i;
+
+	buf_addf(b, "<label>%s <select name=\"%s\">", name, name);
+	json_array_foreach(commits, i, c)
+	{
+		const char *sha = rjson_get_str(c, "commit");
+		char s[16];
+
+		snprintf(s, sizeof s, "%.12s", sha ? sha : "");
+		buf_adds(b, "<option value=\"");
+		html_attr(b, sha);
+		buf_adds(b, "\"");
+		if (chosen != NULL && sha != NULL && strcmp(sha, chosen) == 0)
+			buf_adds(b, " selected");
+		buf_adds(b, ">");
+		html_text(b, s);
+		buf_addf(b, " (%lld runs)</option>",
+			 (long long)json_integer_value(
+				 json_object_get(c, "ok")));
+	}
+	buf_adds(b, "</select></label>\n");
+}
+
+static void
+form(struct buf *b, const char *series, const char *base, const char *head,
+     json_t *commits)
+{
+	buf_adds(b, "<form method=\"get\" action=\"/compare\">\n<label>series "
+		    "<input name=\"series\" size=\"60\" value=\"");
+	html_attr(b, series);
+	buf_adds(b, "\"></label>\n");
+	if (json_array_size(commits) > 0) {
+		commit_select(b, "base", commits, base);
+		commit_select(b, "head", commits, head);
+	} else {
+		buf_adds(b, "<label>base <input name=\"base\" size=\"42\" "
+			    "value=\"");
+		html_attr(b, base);
+		buf_adds(b, "\"></label>\n<label>head <input name=\"head\" "
+			    "size=\"42\" value=\"");
+		html_attr(b, head);
+		buf_adds(b, "\"></label>\n");
+	}
+	buf_adds(b, "<button type=\"submit\">Compare</button>\n</form>\n");
+}
+
+static void
+on_compared(json_t *answer, const struct problem *p, void *arg)
+{
+	struct ask *a = arg;
+	json_t *v;
+	const char *key;
+	struct buf b;
+	char *title;
+
+	if (p != NULL || answer == NULL) {
+		page_fail(a->req, p, "such comparison");
+		json_decref(answer);
+		ask_free(a);
+		return;
+	}
+	buf_init(&b);
+	form(&b, a->series, a->base, a->head, NULL);
+	buf_adds(&b, "<p>verdict <strong>");
+	html_text(&b, rjson_get_str(answer, "verdict"));
+	buf_adds(&b, "</strong>");
+	if (rjson_get_str(answer, "kpi") != NULL) {
+		buf_adds(&b, " on ");
+		html_text(&b, rjson_get_str(answer, "kpi"));
+	}
+	buf_addf(&b, ", %lld runs a side</p>\n",
+		 (long long)json_integer_value(json_object_get(answer, "runs")));
+	json_object_foreach(json_object_get(answer, "values"), key, v)
+	{
+		if (json_is_array(json_object_get(v, "base")) &&
+		    json_is_array(json_object_get(v, "head")))
+			page_sides_chart(&b, key, v, a->base, a->head);
+	}
+	buf_adds(&b, "<h2>The metrics (LKP's table)</h2>\n");
+	page_comparison(&b, json_object_get(answer, "comparison"));
+	buf_adds(&b, "<p><a href=\"/api/compare?series=");
+	page_query(&b, a->series);
+	buf_adds(&b, "&amp;base=");
+	page_query(&b, a->base);
+	buf_adds(&b, "&amp;head=");
+	page_query(&b, a->head);
+	buf_adds(&b, "\">As JSON</a></p>");
+	title = xasprintf("%.10s..%.10s", a->base, a->head);
+	page_reply(a->req, 200, title, &b);
+	free(title);
+	buf_release(&b);
+	json_decref(answer);
+	ask_free(a);
+}
+
+static void
+on_commits(const char *text, const struct problem *p, void *arg)
+{
+	struct ask *a = arg;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	struct buf b;
+
+	if (p != NULL) {
+		page_fail(a->req, p, "such series");
+	} else {
+		buf_init(&b);
+		if (j == NULL)
+			buf_adds(&b, "<p>robot has no runs of that series.</p>");
+		form(&b, a->series, a->base, a->head,
+		     json_object_get(j, "commits"));
+		page_reply(a->req, j == NULL ? 404 : 200, "Compare", &b);
+		buf_release(&b);
+	}
+	json_decref(j);
+	ask_free(a);
+}
+
+void
+pages_compare(struct web *w, struct http_req *req, const struct web_call *call)
+{
+	const char *series, *base, *head;
+	struct ask *a;
+
+	(void)call;
+	if (!web_name_arg(req, "series", 0, NAME_SERIES, &series) ||
+	    !web_name_arg(req, "base", 0, NAME_COMMIT, &base) ||
+	    !web_name_arg(req, "head", 0, NAME_COMMIT, &head))
+		return;
+	if (series == NULL) {
+		struct buf b;
+
+		buf_init(&b);
+		buf_adds(&b, "<p>Two commits of a series: its KPIs' runs and "
+			     "LKP's table. <a href=\"/api/series\">The series"
+			     "</a> robot has runs of.</p>\n");
+		form(&b, NULL, base, head, NULL);
+		page_reply(req, 200, "Compare", &b);
+		buf_release(&b);
+		return;
+	}
+	a = xcalloc(1, sizeof *a);
+	a->req = req;
+	a->series = xstrdup(series);
+	a->base = base ? xstrdup(base) : NULL;
+	a->head = head ? xstrdup(head) : NULL;
+	if (base == NULL || head == NULL)
+		store_series_commits(w->d.store, series, on_commits, a);
+	else
+		findings_compare_values(w, series, base, head, on_compared, a);
+}

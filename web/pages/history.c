@@ -1,0 +1,273 @@
+/*
+ * history.c: a metric of a series over its commits, in commit order
+ * (/series/:series/history?metric=, the twin of /api/series/:series/
+ * history): every run a dot, the mean line with its spread, regressions
+ * and fixes marked; a dot links to the compare of its commit with the
+ * one before, and a form compares any two.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/core/rjson.h"
+#include "robot/core/xmalloc.h"
+#include "web/findings.h"
+#include "web/html.h"
+#include "web/pages/page.h"
+#include "web/pages/pages.h"
+#include "web/svg.h"
+#include "robot/core/banned.h"
+
+struct ask {
+	struct http_req *req;
+	char *series, *metric;
+};
+
+/* The index of commit sha among the history's, or -1. */
+static long
+index_of(json_t *commits, const char *sha)
+{
+	json_t *c;
+	size_t i;
+
+	if (sha == NULL)
+		return -1;
+	json_array_foreach(commits, i, c)
+	{
+		if (strcmp(rjson_get_str(c, "commit"), sha) == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+static char *
+compare_href(const char *series, const char *base, const char *head)
+{
+	struct buf b;
+
+	buf_init(&b);
+	buf_adds(&b, "/compare?series=");
+	page_query(&b, series);
+	buf_adds(&b, "&base=");
+	page_query(&b, base);
+	buf_adds(&b, "&head=");
+	page_query(&b, head);
+	return buf_detach(&b);
+}
+
+static void
+chart(struct buf *b, struct ask *a, json_t *h)
+{
+	json_t *commits = json_object_get(h, "commits"), *c, *r;
+	size_t n = json_array_size(commits), runs = 0, i, k, at = 0;
+	double *x, *y, *mx, *mean, *lo, *hi, ylo = INFINITY, yhi = -INFINITY;
+	char **titles, **hrefs, desc[512];
+	const char **cats = xcalloc(n + 1, sizeof *cats);
+	char (*shas)[16] = xcalloc(n + 1, sizeof *shas);
+	struct svg *s;
+
+	json_array_foreach(commits, i, c) runs +=
+		json_array_size(json_object_get(c, "vals"));
+	x = xcalloc(runs + 1, sizeof *x);
+	y = xcalloc(runs + 1, sizeof *y);
+	titles = xcalloc(runs + 1, sizeof *titles);
+	hrefs = xcalloc(runs + 1, sizeof *hrefs);
+	mx = xcalloc(n + 1, sizeof *mx);
+	mean = xcalloc(n + 1, sizeof *mean);
+	lo = xcalloc(n + 1, sizeof *lo);
+	hi = xcalloc(n + 1, sizeof *hi);
+	json_array_foreach(commits, i, c)
+	{
+		json_t *vals = json_object_get(c, "vals");
+		const char *sha = rjson_get_str(c, "commit");
+		double m = json_number_value(json_object_get(c, "mean"));
+		double sd = json_number_value(json_object_get(c, "stddev"));
+		char *href = i > 0 ? compare_href(a->series,
+						  rjson_get_str(json_array_get(
+									commits,
+									i - 1),
+								"commit"),
+						  sha)
+				   : NULL;
+
+		snprintf(shas[i], sizeof shas[i], "%.7s", sha);
+		cats[i] = shas[i];
+		mx[i] = (double)i;
+		mean[i] = m;
+		lo[i] = m - sd;
+		hi[i] = m + sd;
+		ylo = lo[i] < ylo ? lo[i] : ylo;
+		yhi = hi[i] > yhi ? hi[i] : yhi;
+		for (k = 0; k < json_array_size(vals); k++) {
+			char v[32];
+
+			x[at] = (double)i;
+			y[at] = json_number_value(json_array_get(vals, k));
+			ylo = y[at] < ylo ? y[at] : ylo;
+			yhi = y[at] > yhi ? y[at] : yhi;
+			svg_si(v, sizeof v, y[at], page_unit_of(a->metric));
+			titles[at] = xasprintf("%.12s run %zu: %s%s", sha,
+					       k + 1, v,
+					       href ? " (click: compare with "
+						      "the commit before)"
+						    : "");
+			hrefs[at] = href ? xstrdup(href) : NULL;
+			at++;
+		}
+		free(href);
+	}
+	snprintf(desc, sizeof desc,
+		 "%s of %s over %zu commits, oldest first: %zu runs as dots, "
+		 "the mean as a line, its spread (one standard deviation) as "
+		 "a band; dashed lines mark regressions (red) and fixes "
+		 "(green).",
+		 a->metric, a->series, n, runs);
+	s = svg_new(900, 320, a->metric, desc);
+	svg_range(s, -0.5, (double)n - 0.5, ylo, yhi);
+	svg_yaxis(s, a->metric, page_unit_of(a->metric));
+	svg_xcategories(s, cats, n);
+	svg_band(s, 0, mx, lo, hi, n);
+	svg_line(s, 0, mx, mean, n);
+	svg_points(s, 0, x, y, runs, (const char *const *)titles,
+		   (const char *const *)hrefs);
+	json_array_foreach(json_object_get(h, "regressions"), i, r)
+	{
+		long at_c = index_of(commits, rjson_get_str(r, "commit"));
+		long at_f = index_of(commits, rjson_get_str(r, "fixed_by"));
+		char t[128];
+
+		if (at_c >= 0) {
+			snprintf(t, sizeof t, "%s %+.1f%% at %.12s",
+				 rjson_get_str(r, "kind"),
+				 json_number_value(
+					 json_object_get(r, "change_pct")),
+				 rjson_get_str(r, "commit"));
+			svg_marker(s, 1, (double)at_c, t);
+		}
+		if (at_f >= 0) {
+			snprintf(t, sizeof t, "fixed at %.12s",
+				 rjson_get_str(r, "fixed_by"));
+			svg_marker(s, 2, (double)at_f, t);
+		}
+	}
+	svg_legend(s, 0, "runs, mean and spread");
+	svg_legend(s, 1, "regression");
+	svg_legend(s, 2, "fix");
+	buf_adds(b, "<figure>");
+	svg_finish(s, b);
+	buf_adds(b, "<figcaption>");
+	html_text(b, desc);
+	buf_adds(b, "</figcaption></figure>\n");
+	for (i = 0; i < runs; i++) {
+		free(titles[i]);
+		free(hrefs[i]);
+	}
+	free(titles);
+	free(hrefs);
+	free(x);
+	free(y);
+	free(mx);
+	free(mean);
+	free(lo);
+	free(hi);
+	free(cats);
+	free(shas);
+}
+
+static void
+on_history(const char *text, const struct problem *p, void *arg)
+{
+	struct ask *a = arg;
+	json_t *h = text ? json_loads(text, 0, NULL) : NULL, *c;
+	struct buf b;
+	size_t i, n;
+
+	n = json_array_size(json_object_get(h, "commits"));
+	if (p != NULL || h == NULL || n == 0) {
+		page_fail(a->req, p, "runs of that metric in that series");
+		goto out;
+	}
+	buf_init(&b);
+	buf_adds(&b, "<p>");
+	html_text(&b, a->series);
+	buf_adds(&b, "</p>\n");
+	chart(&b, a, h);
+	buf_adds(&b, "<form method=\"get\" action=\"/compare\">\n"
+		     "<input type=\"hidden\" name=\"series\" value=\"");
+	html_attr(&b, a->series);
+	buf_adds(&b, "\">\n");
+	for (int k = 0; k < 2; k++) {
+		buf_addf(&b, "<label>%s <select name=\"%s\">",
+			 k ? "head" : "base", k ? "head" : "base");
+		json_array_foreach(json_object_get(h, "commits"), i, c)
+		{
+			char s[16];
+
+			snprintf(s, sizeof s, "%.12s",
+				 rjson_get_str(c, "commit"));
+			buf_adds(&b, "<option value=\"");
+			html_attr(&b, rjson_get_str(c, "commit"));
+			buf_adds(&b, "\"");
+			if (i == (k ? n - 1 : (n > 1 ? n - 2 : 0)))
+				buf_adds(&b, " selected");
+			buf_adds(&b, ">");
+			html_text(&b, s);
+			buf_adds(&b, " ");
+			html_text(&b, rjson_get_str(c, "subject"));
+			buf_adds(&b, "</option>");
+		}
+		buf_adds(&b, "</select></label>\n");
+	}
+	buf_adds(&b, "<button type=\"submit\">Compare</button>\n</form>\n"
+		     "<div class=\"wide\"><table>\n<thead><tr><th scope=\"col\">"
+		     "commit</th><th scope=\"col\">runs</th><th scope=\"col\">"
+		     "mean</th><th scope=\"col\">%stddev</th></tr></thead>\n"
+		     "<tbody>\n");
+	json_array_foreach(json_object_get(h, "commits"), i, c)
+	{
+		double m = json_number_value(json_object_get(c, "mean"));
+		double sd = json_number_value(json_object_get(c, "stddev"));
+
+		buf_adds(&b, "<tr><td>");
+		page_commit(&b, c);
+		buf_addf(&b,
+			 "</td><td class=\"num\">%lld</td><td class=\"num\">"
+			 "%.4g</td><td class=\"num\">%.1f%%</td></tr>\n",
+			 (long long)json_integer_value(json_object_get(c, "n")),
+			 m, m != 0 ? 100 * fabs(sd / m) : 0.0);
+	}
+	buf_adds(&b, "</tbody></table></div>\n<p><a href=\"/api/series/");
+	html_attr(&b, a->series);
+	buf_adds(&b, "/history?metric=");
+	page_query(&b, a->metric);
+	buf_adds(&b, "\">As JSON</a></p>");
+	page_reply(a->req, 200, a->metric, &b);
+	buf_release(&b);
+out:
+	json_decref(h);
+	free(a->series);
+	free(a->metric);
+	free(a);
+}
+
+void
+pages_history(struct web *w, struct http_req *req, const struct web_call *call)
+{
+	const char *metric;
+	struct ask *a;
+
+	if (!web_name_arg(req, "metric", 0, NAME_METRIC, &metric))
+		return;
+	if (metric == NULL) {
+		page_bad(req, "the history of which metric? Add ?metric=NAME, "
+			      "e.g. ?metric=dd.write_bytes_per_sec");
+		return;
+	}
+	a = xcalloc(1, sizeof *a);
+	a->req = req;
+	a->series = xstrdup(call->arg);
+	a->metric = xstrdup(metric);
+	store_series_history(w->d.store, call->arg, metric,
+			     FINDINGS_HISTORY_COMMITS, on_history, a);
+}

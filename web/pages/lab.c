@@ -1,0 +1,395 @@
+/*
+ * lab.c: the lab (/lab: boxes, state, current job, last heartbeat,
+ * failures; /api/status), the queue with filters (/queue?state=&series=;
+ * /api/jobs), a tree with its branches and heads (/trees/:name;
+ * /api/trees/:name), the bisections (/bisections[/:id];
+ * /api/bisections[/:id]) and the stylesheet.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/core/rjson.h"
+#include "robot/core/xmalloc.h"
+#include "web/html.h"
+#include "web/pages/page.h"
+#include "web/pages/pages.h"
+#include "robot/core/banned.h"
+
+extern const char page_style_text[];
+
+static long long
+num(json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
+}
+
+static void
+cell(struct buf *b, const char *s)
+{
+	buf_adds(b, "<td>");
+	html_text(b, s != NULL ? s : "-");
+	buf_adds(b, "</td>");
+}
+
+static void
+job_link(struct buf *b, long long id)
+{
+	char s[32];
+
+	snprintf(s, sizeof s, "%lld", id);
+	buf_adds(b, "<td class=\"num\">");
+	page_link(b, "/jobs/", s, s);
+	buf_adds(b, "</td>");
+}
+
+static void
+on_status(const char *text, const struct problem *p, void *arg)
+{
+	struct http_req *req = arg;
+	json_t *s = text ? json_loads(text, 0, NULL) : NULL, *x, *q;
+	struct buf b;
+	size_t i, k;
+
+	if (p != NULL || s == NULL) {
+		page_fail(req, p, "status");
+		json_decref(s);
+		return;
+	}
+	q = json_object_get(s, "queue");
+	buf_init(&b);
+	buf_addf(&b,
+		 "<p>Runs: %lld queued, %lld running, %lld done, %lld failed "
+		 "(<a href=\"/queue\">the queue</a>).</p>\n<h2>Boxes</h2>\n",
+		 num(q, "queued"), num(q, "leased"), num(q, "done"),
+		 num(q, "failed"));
+	buf_adds(&b, "<div class=\"wide\"><table>\n<thead><tr><th scope=\"col\">"
+		     "box</th><th scope=\"col\">group</th><th scope=\"col\">"
+		     "state</th><th scope=\"col\">failures</th><th "
+		     "scope=\"col\">last seen</th><th scope=\"col\">running"
+		     "</th></tr></thead>\n<tbody>\n");
+	json_array_foreach(json_object_get(s, "boxes"), i, x)
+	{
+		json_t *r;
+
+		buf_adds(&b, "<tr>");
+		cell(&b, rjson_get_str(x, "name"));
+		cell(&b, rjson_get_str(x, "tbox_group"));
+		buf_adds(&b, "<td class=\"state-");
+		html_attr(&b, strcmp(rjson_get_str(x, "state"), "broken") == 0
+				      ? "new"
+				      : "ok");
+		buf_adds(&b, "\">");
+		html_text(&b, rjson_get_str(x, "state"));
+		buf_addf(&b, "</td><td class=\"num\">%lld</td>",
+			 num(x, "failures"));
+		cell(&b, rjson_get_str(x, "last_seen"));
+		buf_adds(&b, "<td>");
+		json_array_foreach(json_object_get(s, "running"), k, r)
+		{
+			char id[32];
+
+			if (rjson_get_str(r, "box") == NULL ||
+			    strcmp(rjson_get_str(r, "box"),
+				   rjson_get_str(x, "name")) != 0)
+				continue;
+			snprintf(id, sizeof id, "%lld", num(r, "id"));
+			page_link(&b, "/jobs/", id, rjson_get_str(r, "key"));
+			buf_addf(&b, " run %lld of %lld, lease until ",
+				 num(r, "run"), num(r, "runs"));
+			html_text(&b, rjson_get_str(r, "deadline"));
+		}
+		buf_adds(&b, "</td></tr>\n");
+	}
+	buf_adds(&b, "</tbody></table></div>\n<h2>Recent failures</h2>\n");
+	if (json_array_size(json_object_get(s, "failed")) == 0)
+		buf_adds(&b, "<p class=\"muted\">None.</p>\n");
+	else
+		buf_adds(&b, "<div class=\"wide\"><table>\n<tbody>\n");
+	json_array_foreach(json_object_get(s, "failed"), i, x)
+	{
+		buf_adds(&b, "<tr>");
+		job_link(&b, num(x, "id"));
+		cell(&b, rjson_get_str(x, "box"));
+		cell(&b, rjson_get_str(x, "error"));
+		cell(&b, rjson_get_str(x, "updated"));
+		buf_adds(&b, "</tr>\n");
+	}
+	if (json_array_size(json_object_get(s, "failed")) > 0)
+		buf_adds(&b, "</tbody></table></div>\n");
+	buf_adds(&b, "<p><a href=\"/api/status\">As JSON</a></p>");
+	page_reply(req, 200, "The lab", &b);
+	buf_release(&b);
+	json_decref(s);
+}
+
+void
+pages_lab(struct web *w, struct http_req *req, const struct web_call *call)
+{
+	(void)call;
+	store_status(w->d.store, on_status, req);
+}
+
+static void
+on_jobs(const char *text, const struct problem *p, void *arg)
+{
+	struct http_req *req = arg;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *x;
+	const char *state = http_req_arg(req, "state", 0);
+	const char *series = http_req_arg(req, "series", 0);
+	static const char *const states[] = {"", "queued", "leased", "done",
+					     "failed", NULL};
+	struct buf b;
+	size_t i;
+
+	if (p != NULL || j == NULL) {
+		page_fail(req, p, "runs");
+		json_decref(j);
+		return;
+	}
+	buf_init(&b);
+	buf_adds(&b, "<form method=\"get\" action=\"/queue\">\n<label>state "
+		     "<select name=\"state\">");
+	for (i = 0; states[i] != NULL; i++) {
+		buf_adds(&b, "<option value=\"");
+		html_attr(&b, states[i]);
+		buf_adds(&b, "\"");
+		if (state != NULL && strcmp(state, states[i]) == 0)
+			buf_adds(&b, " selected");
+		buf_adds(&b, ">");
+		html_text(&b, states[i][0] ? states[i] : "any");
+		buf_adds(&b, "</option>");
+	}
+	buf_adds(&b, "</select></label>\n<label>series <input name=\"series\" "
+		     "size=\"50\" value=\"");
+	html_attr(&b, series);
+	buf_adds(&b, "\"></label>\n<button type=\"submit\">Show</button>\n"
+		     "</form>\n<p class=\"muted\">The newest 100.</p>\n"
+		     "<div class=\"wide\"><table>\n<thead><tr><th "
+		     "scope=\"col\">run</th><th scope=\"col\">state</th><th "
+		     "scope=\"col\">series</th><th scope=\"col\">commit</th>"
+		     "<th scope=\"col\">box</th><th scope=\"col\">updated</th>"
+		     "</tr></thead>\n<tbody>\n");
+	json_array_foreach(json_object_get(j, "jobs"), i, x)
+	{
+		char c[16];
+
+		snprintf(c, sizeof c, "%.10s",
+			 rjson_get_str(x, "commit") ? rjson_get_str(x, "commit")
+						    : "-");
+		buf_adds(&b, "<tr>");
+		job_link(&b, num(x, "id"));
+		cell(&b, rjson_get_str(x, "state"));
+		cell(&b, rjson_get_str(x, "series"));
+		cell(&b, c);
+		cell(&b, rjson_get_str(x, "box"));
+		cell(&b, rjson_get_str(x, "updated"));
+		buf_adds(&b, "</tr>\n");
+	}
+	buf_adds(&b, "</tbody></table></div>\n");
+	page_reply(req, 200, "The queue", &b);
+	buf_release(&b);
+	json_decref(j);
+}
+
+void
+pages_queue(struct web *w, struct http_req *req, const struct web_call *call)
+{
+	struct store_jobs_filter f = {NULL, 0, NULL, 100};
+	const char *state = http_req_arg(req, "state", 0);
+
+	(void)call;
+	if (state != NULL && state[0] != '\0' && strcmp(state, "queued") != 0 &&
+	    strcmp(state, "leased") != 0 && strcmp(state, "done") != 0 &&
+	    strcmp(state, "failed") != 0) {
+		page_bad(req, "state is one of queued, leased, done, failed");
+		return;
+	}
+	f.state = state != NULL && state[0] != '\0' ? state : NULL;
+	if (!web_name_arg(req, "series", 0, NAME_SERIES, &f.series))
+		return;
+	if (f.series != NULL && f.series[0] == '\0')
+		f.series = NULL;
+	store_jobs(w->d.store, &f, on_jobs, req);
+}
+
+static void
+on_tree(const char *text, const struct problem *p, void *arg)
+{
+	struct http_req *req = arg;
+	json_t *t = text ? json_loads(text, 0, NULL) : NULL, *h;
+	struct buf b;
+	size_t i;
+
+	if (p != NULL || t == NULL) {
+		page_fail(req, p, "tree of that name");
+		json_decref(t);
+		return;
+	}
+	buf_init(&b);
+	buf_adds(&b, "<table>\n<tr><th scope=\"row\">url</th><td>");
+	html_text(&b, rjson_get_str(t, "url"));
+	buf_adds(&b, "</td></tr>\n<tr><th scope=\"row\">base</th><td>");
+	html_text(&b, rjson_get_str(t, "base_ref"));
+	buf_adds(&b, "</td></tr>\n<tr><th scope=\"row\">last fetch</th><td>");
+	html_text(&b, rjson_get_str(t, "fetched") ? rjson_get_str(t, "fetched")
+						  : "not yet");
+	if (rjson_get_str(t, "fetch_error") != NULL) {
+		buf_adds(&b, " <span class=\"state-new\">");
+		html_text(&b, rjson_get_str(t, "fetch_error"));
+		buf_adds(&b, "</span>");
+	}
+	buf_addf(&b,
+		 "</td></tr>\n<tr><th scope=\"row\">runs a side</th><td>%lld, "
+		 "at most %lld</td></tr>\n<tr><th scope=\"row\">commits known"
+		 "</th><td>%lld</td></tr>\n</table>\n<h2>Branches</h2>\n"
+		 "<table>\n<thead><tr><th scope=\"col\">branch</th><th "
+		 "scope=\"col\">head</th><th scope=\"col\">base</th><th "
+		 "scope=\"col\">updated</th></tr></thead>\n<tbody>\n",
+		 num(t, "runs"), num(t, "max_runs"), num(t, "commits"));
+	json_array_foreach(json_object_get(t, "heads"), i, h)
+	{
+		buf_adds(&b, "<tr>");
+		cell(&b, rjson_get_str(h, "branch"));
+		buf_adds(&b, "<td>");
+		page_commit(&b, json_object_get(h, "sha"));
+		buf_adds(&b, "</td><td>");
+		page_commit(&b, json_object_get(h, "base"));
+		buf_adds(&b, "</td>");
+		cell(&b, rjson_get_str(h, "updated"));
+		buf_adds(&b, "</tr>\n");
+	}
+	buf_adds(&b, "</tbody></table>\n<p>");
+	page_link(&b, "/api/trees/", rjson_get_str(t, "name"), "As JSON");
+	buf_adds(&b, "</p>");
+	page_reply(req, 200, rjson_get_str(t, "name"), &b);
+	buf_release(&b);
+	json_decref(t);
+}
+
+void
+pages_tree(struct web *w, struct http_req *req, const struct web_call *call)
+{
+	store_trees(w->d.store, call->arg, on_tree, req);
+}
+
+static void
+on_bisections(const char *text, const struct problem *p, void *arg)
+{
+	struct http_req *req = arg;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *x;
+	struct buf b;
+	size_t i;
+
+	if (p != NULL || j == NULL) {
+		page_fail(req, p, "bisections");
+		json_decref(j);
+		return;
+	}
+	buf_init(&b);
+	if (json_array_size(json_object_get(j, "bisections")) == 0)
+		buf_adds(&b, "<p class=\"muted\">No bisection yet.</p>\n");
+	buf_adds(&b, "<div class=\"wide\"><table>\n<thead><tr><th "
+		     "scope=\"col\">bisection</th><th scope=\"col\">state</th>"
+		     "<th scope=\"col\">steps</th><th scope=\"col\">first bad"
+		     "</th><th scope=\"col\">KPI, series</th></tr></thead>\n"
+		     "<tbody>\n");
+	json_array_foreach(json_object_get(j, "bisections"), i, x)
+	{
+		char id[32];
+
+		snprintf(id, sizeof id, "%lld", num(x, "id"));
+		buf_adds(&b, "<tr><td class=\"num\">");
+		page_link(&b, "/bisections/", id, id);
+		buf_adds(&b, "</td>");
+		cell(&b, rjson_get_str(x, "state"));
+		buf_addf(&b, "<td class=\"num\">%lld</td><td>",
+			 num(x, "steps"));
+		if (json_is_object(json_object_get(x, "first_bad")))
+			page_commit(&b, json_object_get(x, "first_bad"));
+		buf_adds(&b, "</td><td>");
+		html_text(&b, rjson_get_str(x, "kpi"));
+		buf_adds(&b, " <span class=\"muted\">");
+		html_text(&b, rjson_get_str(x, "series"));
+		buf_adds(&b, "</span></td></tr>\n");
+	}
+	buf_adds(&b, "</tbody></table></div>\n<p><a href=\"/api/bisections\">"
+		     "As JSON</a></p>");
+	page_reply(req, 200, "Bisections", &b);
+	buf_release(&b);
+	json_decref(j);
+}
+
+void
+pages_bisections(struct web *w, struct http_req *req,
+		 const struct web_call *call)
+{
+	(void)call;
+	store_bisections(w->d.store, 100, on_bisections, req);
+}
+
+static void
+on_bisection(const char *text, const struct problem *p, void *arg)
+{
+	struct http_req *req = arg;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	struct buf b;
+	char *title, id[32];
+
+	if (p != NULL || j == NULL) {
+		page_fail(req, p, "bisection of that number");
+		json_decref(j);
+		return;
+	}
+	buf_init(&b);
+	buf_adds(&b, "<p>");
+	html_text(&b, rjson_get_str(j, "series"));
+	buf_adds(&b, ", tree ");
+	html_text(&b, rjson_get_str(j, "tree"));
+	buf_adds(&b, ", between ");
+	page_commit(&b, json_object_get(j, "good"));
+	buf_adds(&b, " (good) and ");
+	page_commit(&b, json_object_get(j, "bad"));
+	buf_adds(&b, " (bad)");
+	if (json_is_integer(json_object_get(j, "regression"))) {
+		snprintf(id, sizeof id, "%lld", num(j, "regression"));
+		buf_adds(&b, ", for ");
+		page_link(&b, "/regressions/", id, "regression");
+		buf_adds(&b, " ");
+		html_text(&b, id);
+	}
+	buf_adds(&b, ".</p>\n");
+	page_bisection(&b, j);
+	snprintf(id, sizeof id, "%lld", num(j, "id"));
+	buf_adds(&b, "<p>");
+	page_link(&b, "/api/bisections/", id, "As JSON");
+	buf_adds(&b, "</p>");
+	title = xasprintf("Bisection %s", id);
+	page_reply(req, 200, title, &b);
+	free(title);
+	buf_release(&b);
+	json_decref(j);
+}
+
+void
+pages_bisection(struct web *w, struct http_req *req,
+		const struct web_call *call)
+{
+	store_bisection(w->d.store, strtoll(call->arg, NULL, 10), on_bisection,
+			req);
+}
+
+void
+pages_style(struct web *w, struct http_req *req, const struct web_call *call)
+{
+	(void)w;
+	(void)call;
+	/* The stylesheet is built in: its ETag is robotd's version and its
+	 * length. */
+	char etag[64];
+
+	snprintf(etag, sizeof etag, "\"%s-%zu\"", ROBOT_VERSION,
+		 strlen(page_style_text));
+	http_req_reply_etag(req, "text/css; charset=utf-8", page_style_text,
+			    strlen(page_style_text), etag);
+}

@@ -1,0 +1,374 @@
+/*
+ * page.c: what the pages share.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/core/client.h"
+#include "robot/core/rjson.h"
+#include "robot/core/xmalloc.h"
+#include "web/html.h"
+#include "web/pages/page.h"
+#include "web/svg.h"
+#include "robot/core/banned.h"
+
+void
+page_reply(struct http_req *req, int status, const char *title,
+	   const struct buf *body)
+{
+	char *page = html_page(title, body->data ? body->data : "");
+
+	http_req_reply(req, status, "text/html; charset=utf-8", page,
+		       strlen(page));
+	free(page);
+}
+
+static void
+page_text(struct http_req *req, int status, const char *title,
+	  const char *text)
+{
+	struct buf b;
+
+	buf_init(&b);
+	buf_adds(&b, "<p>");
+	html_text(&b, text);
+	buf_adds(&b, "</p>");
+	page_reply(req, status, title, &b);
+	buf_release(&b);
+}
+
+void
+page_fail(struct http_req *req, const struct problem *p, const char *what)
+{
+	char *msg;
+
+	if (p == NULL) {
+		msg = xasprintf("robot has no %s.", what);
+		page_text(req, 404, "Not found", msg);
+		free(msg);
+	} else if (p->kind == PROBLEM_UNAVAILABLE) {
+		page_text(req, 503, "Not now",
+			  "robot cannot reach its database: try again in a "
+			  "minute.");
+	} else {
+		page_text(req, (int)p->kind,
+			  p->kind == PROBLEM_NOT_FOUND ? "Not found"
+						       : "Cannot show it",
+			  p->message);
+	}
+}
+
+void
+page_bad(struct http_req *req, const char *why)
+{
+	page_text(req, 400, "Bad request", why);
+}
+
+void
+page_query(struct buf *b, const char *s)
+{
+	char *e = client_escape(s ? s : "");
+
+	buf_adds(b, e);
+	free(e);
+}
+
+void
+page_link(struct buf *b, const char *prefix, const char *arg,
+	  const char *text)
+{
+	buf_adds(b, "<a href=\"");
+	html_attr(b, prefix);
+	if (arg != NULL) {
+		char *e = client_escape(arg);
+
+		html_attr(b, e);
+		free(e);
+	}
+	buf_adds(b, "\">");
+	html_text(b, text);
+	buf_adds(b, "</a>");
+}
+
+void
+page_commit(struct buf *b, json_t *info)
+{
+	const char *sha = json_is_string(info) ? json_string_value(info)
+			  : rjson_get_str(info, "sha") != NULL
+				  ? rjson_get_str(info, "sha")
+				  : rjson_get_str(info, "commit");
+	char s[16];
+
+	snprintf(s, sizeof s, "%.10s", sha ? sha : "?");
+	buf_adds(b, "<code title=\"");
+	html_attr(b, sha);
+	buf_adds(b, "\">");
+	html_text(b, s);
+	buf_adds(b, "</code>");
+	if (json_is_object(info) && rjson_get_str(info, "subject") != NULL) {
+		buf_adds(b, " ");
+		html_text(b, rjson_get_str(info, "subject"));
+	}
+}
+
+void
+page_pct(struct buf *b, json_t *v)
+{
+	if (json_is_number(v))
+		buf_addf(b, "%+.1f%%", json_number_value(v));
+	else
+		buf_adds(b, "-");
+}
+
+/* "1.23e+09 ± 3%" of a side {n, mean, stddev}. */
+static void
+side_cell(struct buf *b, json_t *side)
+{
+	json_t *m = json_object_get(side, "mean"),
+	       *sd = json_object_get(side, "stddev");
+
+	if (!json_is_number(m)) {
+		buf_adds(b, "-");
+		return;
+	}
+	buf_addf(b, "%.4g", json_number_value(m));
+	if (json_is_number(sd) && json_number_value(m) != 0)
+		buf_addf(b, " &plusmn; %.0f%%",
+			 100 * fabs(json_number_value(sd) /
+				    json_number_value(m)));
+}
+
+static void
+metric_rows(struct buf *b, json_t *metrics, bool kpis)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(metrics, i, m)
+	{
+		const char *v = rjson_get_str(m, "verdict");
+
+		if (json_is_true(json_object_get(m, "kpi")) != kpis)
+			continue;
+		buf_adds(b, "<tr class=\"");
+		html_attr(b, v);
+		buf_adds(b, "\"><td class=\"num\">");
+		side_cell(b, json_object_get(m, "base"));
+		buf_adds(b, "</td><td class=\"num\">");
+		page_pct(b, json_object_get(m, "change_pct"));
+		buf_adds(b, "</td><td class=\"num\">");
+		side_cell(b, json_object_get(m, "head"));
+		buf_adds(b, "</td><td>");
+		html_text(b, v);
+		buf_adds(b, "</td><td class=\"num\">");
+		if (json_is_number(json_object_get(m, "p_value")))
+			buf_addf(b, "%.2g", json_number_value(json_object_get(
+						    m, "p_value")));
+		buf_adds(b, "</td><td>");
+		html_text(b, rjson_get_str(m, "metric"));
+		if (kpis)
+			buf_adds(b, " <strong>KPI</strong>");
+		buf_adds(b, "</td></tr>\n");
+	}
+}
+
+void
+page_comparison(struct buf *b, json_t *comparison)
+{
+	json_t *metrics = json_object_get(comparison, "metrics"), *n;
+	size_t i;
+
+	buf_adds(b, "<div class=\"wide\"><table class=\"lkp\">\n<thead><tr>"
+		    "<th scope=\"col\">base &plusmn; %stddev</th>"
+		    "<th scope=\"col\">%change</th>"
+		    "<th scope=\"col\">head &plusmn; %stddev</th>"
+		    "<th scope=\"col\">verdict</th><th scope=\"col\">p</th>"
+		    "<th scope=\"col\">metric</th></tr></thead>\n<tbody>\n");
+	metric_rows(b, metrics, true);
+	metric_rows(b, metrics, false);
+	buf_adds(b, "</tbody></table></div>\n");
+	if (json_array_size(json_object_get(comparison, "notes")) > 0) {
+		buf_adds(b, "<ul class=\"notes\">\n");
+		json_array_foreach(json_object_get(comparison, "notes"), i, n)
+		{
+			buf_adds(b, "<li>");
+			html_text(b, json_string_value(n));
+			buf_adds(b, "</li>\n");
+		}
+		buf_adds(b, "</ul>\n");
+	}
+}
+
+const char *
+page_unit_of(const char *metric)
+{
+	if (strstr(metric, "bytes_per_sec") != NULL)
+		return "B/s";
+	if (strstr(metric, "per_sec") != NULL)
+		return "/s";
+	if (strstr(metric, "elapsed_time") != NULL)
+		return "s";
+	return "";
+}
+
+/* Mean and population stddev of the numbers of a JSON array. */
+static void
+mean_sd(json_t *a, double *mean, double *sd)
+{
+	double s = 0, ss = 0;
+	size_t n = json_array_size(a);
+
+	for (size_t i = 0; i < n; i++)
+		s += json_number_value(json_array_get(a, i));
+	*mean = n ? s / (double)n : NAN;
+	for (size_t i = 0; i < n; i++) {
+		double d = json_number_value(json_array_get(a, i)) - *mean;
+
+		ss += d * d;
+	}
+	*sd = n ? sqrt(ss / (double)n) : NAN;
+}
+
+void
+page_sides_chart(struct buf *b, const char *metric, json_t *values,
+		 const char *base, const char *head)
+{
+	json_t *sides[2] = {json_object_get(values, "base"),
+			    json_object_get(values, "head")};
+	const char *names[2] = {"base", "head"};
+	char bl[32], hl[32], desc[512], m0[32], m1[32];
+	const char *cats[2] = {bl, hl};
+	double lo = INFINITY, hi = -INFINITY, mean[2], sd[2];
+	struct svg *s;
+
+	snprintf(bl, sizeof bl, "base %.10s", base ? base : "?");
+	snprintf(hl, sizeof hl, "head %.10s", head ? head : "?");
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < json_array_size(sides[k]); i++) {
+			double v = json_number_value(
+				json_array_get(sides[k], i));
+
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		mean_sd(sides[k], &mean[k], &sd[k]);
+		if (isfinite(sd[k])) {
+			lo = mean[k] - sd[k] < lo ? mean[k] - sd[k] : lo;
+			hi = mean[k] + sd[k] > hi ? mean[k] + sd[k] : hi;
+		}
+	}
+	svg_si(m0, sizeof m0, mean[0], page_unit_of(metric));
+	svg_si(m1, sizeof m1, mean[1], page_unit_of(metric));
+	snprintf(desc, sizeof desc,
+		 "Every run of %s: %zu at the base (mean %s), %zu at the head "
+		 "(mean %s); a bar is a mean, the band its spread (one "
+		 "standard deviation).",
+		 metric, json_array_size(sides[0]), m0,
+		 json_array_size(sides[1]), m1);
+	s = svg_new(560, 260, metric, desc);
+	svg_range(s, -0.5, 1.5, lo, hi);
+	svg_yaxis(s, metric, page_unit_of(metric));
+	svg_xcategories(s, cats, 2);
+	for (int k = 0; k < 2; k++) {
+		size_t n = json_array_size(sides[k]);
+		double *x = xcalloc(n + 1, sizeof *x),
+		       *y = xcalloc(n + 1, sizeof *y);
+		char **t = xcalloc(n + 1, sizeof *t);
+		double bx[2] = {k - 0.3, k + 0.3}, blo[2], bhi[2];
+
+		for (size_t i = 0; i < n; i++) {
+			char v[32];
+
+			/* Spread across the column, so that runs with the
+			 * same value do not hide each other. */
+			x[i] = k + (n > 1 ? -0.2 + 0.4 * (double)i /
+							  (double)(n - 1)
+					  : 0);
+			y[i] = json_number_value(json_array_get(sides[k], i));
+			svg_si(v, sizeof v, y[i], page_unit_of(metric));
+			t[i] = xasprintf("%s run %zu: %s", names[k], i + 1, v);
+		}
+		blo[0] = blo[1] = mean[k] - sd[k];
+		bhi[0] = bhi[1] = mean[k] + sd[k];
+		svg_band(s, k, bx, blo, bhi, 2);
+		svg_points(s, k, x, y, n, (const char *const *)t, NULL);
+		svg_hline(s, k, k - 0.3, k + 0.3, mean[k],
+			  k == 0 ? "the base's mean" : "the head's mean");
+		svg_legend(s, k, k == 0 ? bl : hl);
+		for (size_t i = 0; i < n; i++)
+			free(t[i]);
+		free(t);
+		free(x);
+		free(y);
+	}
+	buf_adds(b, "<figure>");
+	svg_finish(s, b);
+	buf_adds(b, "<figcaption>");
+	html_text(b, desc);
+	buf_adds(b, "</figcaption></figure>\n");
+}
+
+/* The regression's bisection: its outcome and every step. */
+void
+page_bisection(struct buf *b, json_t *bs)
+{
+	json_t *fb = json_object_get(bs, "first_bad"), *st;
+	char num[64];
+	size_t i;
+
+	if (!json_is_object(bs))
+		return;
+	buf_adds(b, "<h2>Bisection</h2>\n<p>");
+	if (json_is_object(fb)) {
+		buf_adds(b, "First bad commit: <code>");
+		html_text(b, rjson_get_str(fb, "sha"));
+		buf_adds(b, "</code> ");
+		html_text(b, rjson_get_str(fb, "subject"));
+		if (rjson_get_str(fb, "author") != NULL) {
+			buf_adds(b, ", by ");
+			html_text(b, rjson_get_str(fb, "author"));
+		}
+		buf_adds(b, ".<br>\n");
+	}
+	html_text(b, rjson_get_str(bs, "state"));
+	if (rjson_get_str(bs, "reason") != NULL) {
+		buf_adds(b, ": ");
+		html_text(b, rjson_get_str(bs, "reason"));
+	}
+	buf_adds(b, "</p>\n<table>\n<tr><th scope=\"col\">step</th>"
+		    "<th scope=\"col\">kind</th><th scope=\"col\">commit</th>"
+		    "<th scope=\"col\">ok runs</th><th scope=\"col\">verdict"
+		    "</th><th scope=\"col\">why</th></tr>\n");
+	json_array_foreach(json_object_get(bs, "steps"), i, st)
+	{
+		json_t *c = json_object_get(st, "commit");
+
+		snprintf(num, sizeof num, "%lld",
+			 (long long)json_integer_value(json_object_get(st, "n")));
+		buf_adds(b, "<tr><td>");
+		html_text(b, num);
+		buf_adds(b, "</td><td>");
+		html_text(b, rjson_get_str(st, "kind"));
+		buf_adds(b, "</td><td><code>");
+		snprintf(num, sizeof num, "%.12s", rjson_get_str(c, "sha"));
+		html_text(b, num);
+		buf_adds(b, "</code> ");
+		html_text(b, rjson_get_str(c, "subject"));
+		buf_adds(b, "</td><td>");
+		snprintf(num, sizeof num, "%lld",
+			 (long long)json_integer_value(json_object_get(
+				 json_object_get(st, "runs"), "ok")));
+		html_text(b, num);
+		buf_adds(b, "</td><td>");
+		html_text(b, rjson_get_str(st, "verdict") != NULL
+				     ? rjson_get_str(st, "verdict")
+				     : "running");
+		buf_adds(b, "</td><td>");
+		html_text(b, rjson_get_str(st, "reason"));
+		buf_adds(b, "</td></tr>\n");
+	}
+	buf_adds(b, "</table>\n");
+}
+

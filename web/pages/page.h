@@ -1,0 +1,48 @@
+/*
+ * page.h: what robotd's pages share (docs/web.md): the answer around a
+ * body, links with their query escaped, commits, changes, LKP's table
+ * as HTML and the chart of two sides' runs.  Every value goes through
+ * web/html.c; every chart through web/svg.c.
+ */
+#ifndef ROBOT_PAGES_PAGE_H
+#define ROBOT_PAGES_PAGE_H
+
+#include <jansson.h>
+
+#include "robot/core/buf.h"
+#include "web/web.h"
+
+/* The page title and body (HTML, escaped by its maker), answered. */
+void page_reply(struct http_req *req, int status, const char *title,
+		const struct buf *body);
+/* The page of a failed read: 503 when the database is down, else p's
+ * status and message; a 404 when p is NULL (no such thing: what). */
+void page_fail(struct http_req *req, const struct problem *p,
+	       const char *what);
+/* The page of a bad request (400): why. */
+void page_bad(struct http_req *req, const char *why);
+/* Appends s escaped for a URL's query. */
+void page_query(struct buf *b, const char *s);
+/* <a href="PATH">TEXT</a>: path is a fixed prefix, then arg escaped. */
+void page_link(struct buf *b, const char *prefix, const char *arg,
+	       const char *text);
+/* A commit: its short SHA in <code> and its subject. info is {sha or
+ * commit, subject} or a string. */
+void page_commit(struct buf *b, json_t *info);
+/* "-10.3%" of a number member, or "-". */
+void page_pct(struct buf *b, json_t *v);
+/* LKP's table as HTML: every metric of comparison (the JSON of
+ * DESIGN.md section 6), KPIs first, each row with its verdict. */
+void page_comparison(struct buf *b, json_t *comparison);
+/* A chart of every run of metric at two commits: dots, the means and
+ * their spread.  values is {"base": [...], "head": [...]}. */
+void page_sides_chart(struct buf *b, const char *metric, json_t *values,
+		      const char *base, const char *head);
+
+/* The unit of a metric, from its name as LKP's are made: "B/s", "/s",
+ * "s" or "". */
+const char *page_unit_of(const char *metric);
+/* A bisection: its outcome and every step. */
+void page_bisection(struct buf *b, json_t *bisection);
+
+#endif

@@ -1,0 +1,284 @@
+/*
+ * run.c: a run (/jobs/:id, the twin of /api/jobs/:id): its state, its
+ * facts and provisioning, its per-second series as charts (dd's
+ * throughput per filesystem over time shows erratic writeback), its
+ * numbers, and its raw outputs as text.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/core/rjson.h"
+#include "robot/core/xmalloc.h"
+#include "web/html.h"
+#include "web/pages/page.h"
+#include "web/pages/pages.h"
+#include "web/svg.h"
+#include "robot/core/banned.h"
+
+#define RUN_CHARTS 12 /* per-second series drawn; the rest are numbers */
+
+static void
+kv_table(struct buf *b, json_t *o)
+{
+	const char *k;
+	json_t *v;
+
+	buf_adds(b, "<table>\n");
+	json_object_foreach(o, k, v)
+	{
+		char *s = json_is_string(v) ? NULL
+					    : rjson_dumps(v, JSON_COMPACT |
+								 JSON_ENCODE_ANY);
+
+		buf_adds(b, "<tr><th scope=\"row\">");
+		html_text(b, k);
+		buf_adds(b, "</th><td>");
+		html_text(b, s ? s : json_string_value(v));
+		buf_adds(b, "</td></tr>\n");
+		free(s);
+	}
+	buf_adds(b, "</table>\n");
+}
+
+/* The chart of a group of per-second series (one prefix: "dd.", one
+ * column each). */
+static void
+series_chart(struct buf *b, const char *title, json_t *series,
+	     const char *const *names, size_t n)
+{
+	double lo = INFINITY, hi = -INFINITY, xmax = 1;
+	char desc[256];
+	struct svg *s;
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *a = json_object_get(series, names[i]);
+
+		for (size_t k = 0; k < json_array_size(a); k++) {
+			double v = json_number_value(json_array_get(a, k));
+
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		if ((double)json_array_size(a) - 1 > xmax)
+			xmax = (double)json_array_size(a) - 1;
+	}
+	snprintf(desc, sizeof desc,
+		 "%s per second of the run, %zu series, one line each.", title,
+		 n);
+	s = svg_new(720, 260, title, desc);
+	svg_range(s, 0, xmax, lo, hi);
+	svg_yaxis(s, title,
+		  strstr(title, "bytes_per_sec") != NULL ? "B/s" : "");
+	svg_xaxis(s, "seconds", "s");
+	for (size_t i = 0; i < n; i++) {
+		json_t *a = json_object_get(series, names[i]);
+		size_t m = json_array_size(a);
+		double *x = xcalloc(m + 1, sizeof *x), *y = xcalloc(m + 1,
+								   sizeof *y);
+
+		for (size_t k = 0; k < m; k++) {
+			x[k] = (double)k;
+			y[k] = json_number_value(json_array_get(a, k));
+		}
+		svg_line(s, (int)i, x, y, m);
+		svg_points(s, (int)i, x, y, m, NULL, NULL);
+		if (i < 6)
+			svg_legend(s, (int)i, names[i]);
+		free(x);
+		free(y);
+	}
+	buf_adds(b, "<figure>");
+	svg_finish(s, b);
+	buf_adds(b, "<figcaption>");
+	html_text(b, desc);
+	buf_adds(b, "</figcaption></figure>\n");
+}
+
+/* The chart a per-second series goes in: one per device-less name, so
+ * that "dd.loop0.write_bytes_per_sec" and "dd.loop1..." share
+ * "dd.*.write_bytes_per_sec". */
+static char *
+group_of(const char *name)
+{
+	const char *first = strchr(name, '.'), *last = strrchr(name, '.');
+
+	if ((strncmp(name, "dd.", 3) == 0 || strncmp(name, "iostat.", 7) == 0) &&
+	    first != NULL && last != NULL && last > first)
+		return xasprintf("%.*s.*%s", (int)(first - name), name, last);
+	return xstrdup(name);
+}
+
+/* The order of the charts: the workload's own series, then the disks',
+ * then the rest; the most telling first. */
+static int
+rank_of(const char *group)
+{
+	static const char *const order[] = {
+		"dd.*.write_bytes_per_sec", "dd.", "fsmark.", "unlink.",
+		"iostat.*.wkB/s", "iostat.*.util", "iostat.*.w/s",
+		"iostat.*.await", "vmstat.io.bo", "vmstat.cpu.wa",
+		"vmstat.cpu.sy", "vmstat.system.cs", "iostat.", "vmstat.", NULL};
+
+	for (int i = 0; order[i] != NULL; i++)
+		if (strncmp(group, order[i], strlen(order[i])) == 0)
+			return i;
+	return 99;
+}
+
+/* Draws the run's per-second series, grouped, at most RUN_CHARTS
+ * charts; names what it does not draw.  The charts drawn. */
+static size_t
+draw_series(struct buf *b, json_t *series)
+{
+	json_t *groups = json_object(), *g;
+	const char *k, **keys;
+	size_t n = 0, drawn = 0, i;
+	json_t *v;
+
+	json_object_foreach(series, k, v)
+	{
+		char *key = group_of(k);
+
+		if ((g = json_object_get(groups, key)) == NULL) {
+			g = json_array();
+			json_object_set_new(groups, key, g);
+		}
+		json_array_append_new(g, json_string(k));
+		free(key);
+	}
+	keys = xcalloc(json_object_size(groups) + 1, sizeof *keys);
+	json_object_foreach(groups, k, g) keys[n++] = k;
+	/* A stable insertion sort by rank: few groups. */
+	for (i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && rank_of(keys[j - 1]) >
+						   rank_of(keys[j]);
+		     j--) {
+			const char *t = keys[j];
+
+			keys[j] = keys[j - 1];
+			keys[j - 1] = t;
+		}
+	for (i = 0; i < n && drawn < RUN_CHARTS; i++, drawn++) {
+		json_t *names = json_object_get(groups, keys[i]);
+		size_t m = json_array_size(names);
+		const char **list = xcalloc(m + 1, sizeof *list);
+
+		for (size_t j = 0; j < m; j++)
+			list[j] = json_string_value(json_array_get(names, j));
+		series_chart(b, keys[i], series, list, m);
+		free(list);
+	}
+	if (i < n) {
+		buf_adds(b, "<p class=\"muted\">Not drawn (their numbers are "
+			    "below): ");
+		for (; i < n; i++) {
+			html_text(b, keys[i]);
+			buf_adds(b, i + 1 < n ? ", " : ".");
+		}
+		buf_adds(b, "</p>\n");
+	}
+	free(keys);
+	json_decref(groups);
+	return drawn;
+}
+
+static void
+on_job(const char *text, const struct problem *p, void *arg)
+{
+	struct http_req *req = arg;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *r, *series, *v;
+	const char *k;
+	struct buf b;
+	char *title, *jtext;
+
+	if (p != NULL || j == NULL) {
+		page_fail(req, p, "run of that number");
+		json_decref(j);
+		return;
+	}
+	r = json_object_get(j, "result");
+	title = xasprintf("Run %lld of %s", (long long)json_integer_value(
+						    json_object_get(j, "id")),
+			  rjson_get_str(j, "key"));
+	buf_init(&b);
+	buf_adds(&b, "<table>\n");
+	{
+		static const char *const keys[] = {
+			"state", "series", "commit", "box", "error", "created",
+			"updated", NULL};
+
+		for (size_t i = 0; keys[i] != NULL; i++) {
+			if (rjson_get_str(j, keys[i]) == NULL)
+				continue;
+			buf_adds(&b, "<tr><th scope=\"row\">");
+			html_text(&b, keys[i]);
+			buf_adds(&b, "</th><td>");
+			html_text(&b, rjson_get_str(j, keys[i]));
+			buf_adds(&b, "</td></tr>\n");
+		}
+		buf_addf(&b,
+			 "<tr><th scope=\"row\">run</th><td>%lld of %lld, "
+			 "attempt %lld</td></tr>\n",
+			 (long long)json_integer_value(json_object_get(j, "run")),
+			 (long long)json_integer_value(
+				 json_object_get(j, "runs")),
+			 (long long)json_integer_value(
+				 json_object_get(j, "attempts")));
+	}
+	buf_adds(&b, "</table>\n");
+	if (rjson_get_str(j, "series") != NULL) {
+		buf_adds(&b, "<p>");
+		page_link(&b, "/queue?series=", rjson_get_str(j, "series"),
+			  "the series' runs");
+		buf_adds(&b, "</p>\n");
+	}
+	if (json_is_object(r)) {
+		if (json_is_object(json_object_get(r, "provision"))) {
+			buf_adds(&b, "<h2>What the box ran</h2>\n");
+			kv_table(&b, json_object_get(r, "provision"));
+		}
+		if (json_is_object(json_object_get(r, "facts"))) {
+			buf_adds(&b, "<h2>The box</h2>\n");
+			kv_table(&b, json_object_get(r, "facts"));
+		}
+		series = json_object_get(r, "series");
+		if (json_object_size(series) > 0)
+			buf_adds(&b, "<h2>Per second</h2>\n");
+		draw_series(&b, series);
+		if (json_object_size(json_object_get(r, "stats")) > 0) {
+			buf_adds(&b, "<h2>Numbers</h2>\n<div class=\"wide\">");
+			kv_table(&b, json_object_get(r, "stats"));
+			buf_adds(&b, "</div>\n");
+		}
+		json_object_foreach(json_object_get(r, "outputs"), k, v)
+		{
+			buf_adds(&b, "<h2>Output: ");
+			html_text(&b, k);
+			buf_adds(&b, "</h2>\n<pre>");
+			html_text(&b, json_string_value(v));
+			buf_adds(&b, "</pre>\n");
+		}
+	} else {
+		buf_adds(&b, "<p class=\"muted\">No result yet.</p>\n");
+	}
+	jtext = rjson_dumps(json_object_get(j, "job"), JSON_INDENT(2));
+	buf_adds(&b, "<h2>The job</h2>\n<pre>");
+	html_text(&b, jtext);
+	buf_adds(&b, "</pre>\n<p><a href=\"/api/jobs/");
+	buf_addf(&b, "%lld", (long long)json_integer_value(
+				     json_object_get(j, "id")));
+	buf_adds(&b, "\">As JSON</a></p>");
+	free(jtext);
+	page_reply(req, 200, title, &b);
+	buf_release(&b);
+	free(title);
+	json_decref(j);
+}
+
+void
+pages_job(struct web *w, struct http_req *req, const struct web_call *call)
+{
+	store_job(w->d.store, strtoll(call->arg, NULL, 10), on_job, req);
+}

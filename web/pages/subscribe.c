@@ -1,0 +1,158 @@
+/*
+ * subscribe.c: the subscribe form (GET /subscribe) and its post (POST
+ * /subscribe, application/x-www-form-urlencoded), which asks for the
+ * same double opt-in subscription as POST /api/subscriptions.  A post
+ * from another site is refused (403): its Origin must be robotd's own,
+ * or, without one, Sec-Fetch-Site must not say cross-site.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/core/log.h"
+#include "robot/core/xmalloc.h"
+#include "web/html.h"
+#include "web/pages/page.h"
+#include "web/pages/pages.h"
+#include "web/subscriptions.h"
+#include "robot/core/banned.h"
+
+void
+pages_subscribe_form(struct web *w, struct http_req *req,
+		     const struct web_call *call)
+{
+	struct buf b;
+
+	(void)w;
+	(void)call;
+	buf_init(&b);
+	buf_adds(&b,
+		 "<p>robot mails its reports to confirmed subscribers whose "
+		 "filters match: a confirmation mail comes first, and every "
+		 "mail has a one-click unsubscribe link. Empty filters match "
+		 "everything; globs (<code>*</code>) work.</p>\n"
+		 "<form method=\"post\" action=\"/subscribe\">\n"
+		 "<p><label>address <input type=\"email\" name=\"email\" "
+		 "required size=\"40\"></label></p>\n"
+		 "<p><label>tree <input name=\"tree\" size=\"20\"></label>\n"
+		 "<label>branch <input name=\"branch\" size=\"20\"></label>\n"
+		 "<label>testcase <input name=\"testcase\" size=\"20\">"
+		 "</label>\n<label>metric <input name=\"metric\" size=\"30\">"
+		 "</label>\n<label>at least <input name=\"min_change\" "
+		 "size=\"6\" placeholder=\"5%\"></label></p>\n"
+		 "<p><label><input type=\"checkbox\" name=\"improvements\" "
+		 "value=\"yes\"> improvements too</label></p>\n"
+		 "<p><button type=\"submit\">Subscribe</button></p>\n</form>\n");
+	page_reply(req, 200, "Subscribe", &b);
+	buf_release(&b);
+}
+
+static int
+hexval(int c)
+{
+	return isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
+}
+
+/* One form field's value decoded (+ and %XX); NULL when malformed. */
+static char *
+form_decode(const char *s, size_t n)
+{
+	char *out = xmalloc(n + 1), *o = out;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '+') {
+			*o++ = ' ';
+		} else if (s[i] == '%') {
+			if (i + 2 >= n + 0 || !isxdigit((unsigned char)s[i + 1]) ||
+			    !isxdigit((unsigned char)s[i + 2])) {
+				free(out);
+				return NULL;
+			}
+			*o++ = (char)(hexval((unsigned char)s[i + 1]) * 16 +
+				      hexval((unsigned char)s[i + 2]));
+			i += 2;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = '\0';
+	if (strlen(out) != (size_t)(o - out)) { /* a NUL inside */
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The form's fields as a subscription's JSON; NULL when malformed. */
+static json_t *
+form_subscription(const char *body, size_t len)
+{
+	json_t *sub = json_object();
+	size_t i = 0;
+
+	while (i < len) {
+		size_t end = i, eq;
+		char *name, *value;
+
+		while (end < len && body[end] != '&')
+			end++;
+		for (eq = i; eq < end && body[eq] != '='; eq++)
+			;
+		name = form_decode(body + i, eq - i);
+		value = eq < end ? form_decode(body + eq + 1, end - eq - 1)
+				 : xstrdup("");
+		if (name == NULL || value == NULL) {
+			free(name);
+			free(value);
+			json_decref(sub);
+			return NULL;
+		}
+		if (strcmp(name, "improvements") == 0) {
+			json_object_set_new(sub, "improvements", json_true());
+		} else if (strcmp(name, "min_change") == 0 && value[0] != '\0') {
+			json_object_set_new(sub, "min_change",
+					    json_real(strtod(value, NULL)));
+		} else if (value[0] != '\0') {
+			json_object_set_new(sub, name, json_string(value));
+		}
+		free(name);
+		free(value);
+		i = end + 1;
+	}
+	return sub;
+}
+
+void
+pages_subscribe(struct web *w, struct http_req *req, const struct web_call *call)
+{
+	const char *origin = http_req_header(req, "Origin");
+	const char *site = http_req_header(req, "Sec-Fetch-Site");
+	char *mine = subscriptions_base_url(w, req);
+	size_t len;
+	const char *body = http_req_body(req, &len);
+	json_t *sub;
+
+	(void)call;
+	if ((origin != NULL && strcmp(origin, mine) != 0) ||
+	    (origin == NULL && site != NULL && strcmp(site, "cross-site") == 0)) {
+		struct buf b;
+
+		log_warnx("a subscribe form posted from %s refused",
+			  origin ? origin : "another site");
+		buf_init(&b);
+		buf_adds(&b, "<p>This form posts only from robot's own pages: "
+			     "<a href=\"/subscribe\">subscribe here</a>.</p>");
+		page_reply(req, 403, "Not from here", &b);
+		buf_release(&b);
+		free(mine);
+		return;
+	}
+	free(mine);
+	if ((sub = form_subscription(body, len)) == NULL) {
+		page_bad(req, "the form's data is not well encoded");
+		return;
+	}
+	subscriptions_ask(w, req, sub, true);
+	json_decref(sub);
+}
