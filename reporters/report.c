@@ -688,8 +688,9 @@ render_followup(json_t *claim, const struct report_config *cfg,
 			buf_adds(&b, "\n");
 			if (str(head, "author") != NULL)
 				buf_addf(&b, "  by %s\n", str(head, "author"));
-			buf_adds(&b, "  the first bad commit, confirmed against "
-				     "its parent: the steps are on its page\n");
+			buf_adds(&b,
+				 "  the first bad commit, confirmed against "
+				 "its parent: the steps are on its page\n");
 		}
 		buf_addf(&b, "  %s\n\n", url);
 		r = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:s}",

@@ -126,8 +126,7 @@ findings_on_values(const char *text, const struct problem *p, void *arg)
 	if (p != NULL) {
 		c->cb(NULL, p, c->arg);
 	} else {
-		json_object_set_new(c->answer, "values",
-				    v ? v : json_object());
+		json_object_set_new(c->answer, "values", v ? v : json_object());
 		v = NULL;
 		c->cb(json_incref(c->answer), NULL, c->arg);
 	}
@@ -205,8 +204,8 @@ findings_compare(struct web *w, struct http_req *req,
 				     NULL);
 		return;
 	}
-	findings_compare_values(w, series, base, head,
-				findings_on_api_compared, req);
+	findings_compare_values(w, series, base, head, findings_on_api_compared,
+				req);
 }
 
 void

@@ -22,7 +22,7 @@ void findings_regression_set(struct web *w, struct http_req *req,
 void findings_compare(struct web *w, struct http_req *req,
 		      const struct web_call *call);
 /* The commits on the home page, and a history's by default. */
-#define FINDINGS_HOME_COMMITS 30
+#define FINDINGS_HOME_COMMITS    30
 #define FINDINGS_HISTORY_COMMITS 200
 
 typedef void (*findings_compare_cb)(json_t *answer, const struct problem *p,

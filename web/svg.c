@@ -12,9 +12,9 @@
 #include "web/svg.h"
 #include "robot/core/banned.h"
 
-#define LEFT 70
-#define RIGHT 14
-#define TOP 30
+#define LEFT   70
+#define RIGHT  14
+#define TOP    30
 #define BOTTOM 44
 
 /* Colour-blind safe (Okabe and Ito). */
@@ -131,14 +131,15 @@ svg_xcategories(struct svg *s, const char *const *labels, size_t n)
 static double
 px(const struct svg *s, double x)
 {
-	return LEFT + (x - s->xmin) / (s->xmax - s->xmin) * (s->w - LEFT - RIGHT);
+	return LEFT +
+	       (x - s->xmin) / (s->xmax - s->xmin) * (s->w - LEFT - RIGHT);
 }
 
 static double
 py(const struct svg *s, double y)
 {
-	double v = TOP + (s->ymax - y) / (s->ymax - s->ymin) *
-				 (s->h - TOP - BOTTOM);
+	double v = TOP +
+		   (s->ymax - y) / (s->ymax - s->ymin) * (s->h - TOP - BOTTOM);
 
 	/* Off the axes (a value beyond the range): at its edge. */
 	return v < TOP ? TOP : v > s->h - BOTTOM ? s->h - BOTTOM : v;
@@ -188,7 +189,8 @@ svg_points(struct svg *s, int c, const double *x, const double *y, size_t n,
 				continue;
 			buf_addf(&s->body,
 				 "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" "
-				 "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1\"/>\n",
+				 "y2=\"%.1f\" stroke=\"%s\" "
+				 "stroke-width=\"1\"/>\n",
 				 LEFT + k, LEFT + k, py(s, lo[k]) + 1,
 				 py(s, hi[k]) - 1, colour(c));
 			s->elements++;
@@ -206,10 +208,11 @@ svg_points(struct svg *s, int c, const double *x, const double *y, size_t n,
 			html_attr(&s->body, hrefs[i]);
 			buf_adds(&s->body, "\">");
 		}
-		buf_addf(&s->body,
-			 "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" "
-			 "fill-opacity=\"0.75\">",
-			 px(s, x[i]), py(s, y[i]), colour(c));
+		buf_addf(
+			&s->body,
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" "
+			"fill-opacity=\"0.75\">",
+			px(s, x[i]), py(s, y[i]), colour(c));
 		if (titles != NULL && titles[i] != NULL) {
 			buf_adds(&s->body, "<title>");
 			html_text(&s->body, titles[i]);
@@ -261,8 +264,9 @@ svg_band(struct svg *s, int c, const double *x, const double *lo,
 	buf_adds(&s->body, "<polygon points=\"");
 	path_points(s, x, hi, n, false);
 	path_points(s, x, lo, n, true);
-	buf_addf(&s->body, "\" fill=\"%s\" fill-opacity=\"0.15\" "
-			   "stroke=\"none\"/>\n",
+	buf_addf(&s->body,
+		 "\" fill=\"%s\" fill-opacity=\"0.15\" "
+		 "stroke=\"none\"/>\n",
 		 colour(c));
 	s->elements++;
 }
@@ -404,7 +408,8 @@ axes(struct svg *s, struct buf *b)
 	if (s->ylabel != NULL && s->ylabel[0] != '\0') {
 		buf_addf(b,
 			 "<text x=\"%d\" y=\"%d\" font-size=\"12\" "
-			 "text-anchor=\"middle\" transform=\"rotate(-90 %d %d)\">",
+			 "text-anchor=\"middle\" transform=\"rotate(-90 %d "
+			 "%d)\">",
 			 14, (TOP + bottom) / 2, 14, (TOP + bottom) / 2);
 		html_text(b, s->ylabel);
 		if (s->yunit != NULL && s->yunit[0] != '\0') {

@@ -23,8 +23,7 @@ struct svg;
  * alternative.  xmin..xmax and ymin..ymax are the data's ranges (the y
  * range is widened to nice ticks, and to include 0 when near).
  */
-struct svg *svg_new(int width, int height, const char *title,
-		    const char *desc);
+struct svg *svg_new(int width, int height, const char *title, const char *desc);
 void svg_range(struct svg *s, double xmin, double xmax, double ymin,
 	       double ymax);
 /* The y axis' label and unit ("B/s": ticks as 1.2 GB/s). */
@@ -40,8 +39,7 @@ void svg_legend(struct svg *s, int c, const char *name);
 void svg_points(struct svg *s, int c, const double *x, const double *y,
 		size_t n, const char *const *titles, const char *const *hrefs);
 /* A line through (x[i], y[i]). */
-void svg_line(struct svg *s, int c, const double *x, const double *y,
-	      size_t n);
+void svg_line(struct svg *s, int c, const double *x, const double *y, size_t n);
 /* A band between lo[i] and hi[i] at x[i] (a spread). */
 void svg_band(struct svg *s, int c, const double *x, const double *lo,
 	      const double *hi, size_t n);

@@ -37,7 +37,8 @@ bisect_classify(const struct bisect_side *good, const struct bisect_side *bad,
 
 	change(gc, sizeof gc, good);
 	change(bc, sizeof bc, bad);
-	if (is(good->pair_verdict, "failed") || is(bad->pair_verdict, "failed")) {
+	if (is(good->pair_verdict, "failed") ||
+	    is(bad->pair_verdict, "failed")) {
 		snprintf(reason, len, "no run of it ended ok");
 		return BISECT_SKIP;
 	}
@@ -58,7 +59,8 @@ bisect_classify(const struct bisect_side *good, const struct bisect_side *bad,
 		return BISECT_GOOD;
 	}
 	if (gr && br) {
-		bool nearer_bad = fabs(good->change_pct) >= fabs(bad->change_pct);
+		bool nearer_bad =
+			fabs(good->change_pct) >= fabs(bad->change_pct);
 
 		snprintf(reason, len,
 			 "regressed from good (%s) and to bad (%s): nearer %s, "
@@ -87,7 +89,8 @@ bisect_classify(const struct bisect_side *good, const struct bisect_side *bad,
 			 gc, bc, runs);
 		return BISECT_SKIP;
 	}
-	snprintf(reason, len, "like neither end: %s (%s) from good, %s (%s) "
+	snprintf(reason, len,
+		 "like neither end: %s (%s) from good, %s (%s) "
 		 "to bad, %d runs",
 		 gc, good->verdict, bc, bad->verdict, runs);
 	return BISECT_UNSURE;

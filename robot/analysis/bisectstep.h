@@ -20,9 +20,9 @@ struct bisect_side {
 };
 
 enum bisect_class {
-	BISECT_GOOD, /* like the good end */
-	BISECT_BAD,  /* like the bad end */
-	BISECT_SKIP, /* not run, or like both: git bisect skip */
+	BISECT_GOOD,   /* like the good end */
+	BISECT_BAD,    /* like the bad end */
+	BISECT_SKIP,   /* not run, or like both: git bisect skip */
 	BISECT_UNSURE, /* too noisy to tell: more runs, or skipped at the cap */
 };
 
@@ -51,8 +51,8 @@ enum bisect_next {
 
 struct bisect_pick {
 	enum bisect_next next;
-	char commit[41];  /* BISECT_MID: the midpoint */
-	char parent[41];  /* BISECT_FIRST_BAD: the bad end's first parent
+	char commit[41];   /* BISECT_MID: the midpoint */
+	char parent[41];   /* BISECT_FIRST_BAD: the bad end's first parent
 			   * ("" for a root commit) */
 	size_t candidates; /* commits that may be the first bad one */
 	char *left;        /* BISECT_ALL_SKIPPED: "sha10, sha10, ...";

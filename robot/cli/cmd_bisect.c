@@ -41,8 +41,7 @@ print_step(json_t *s)
 	       "%-11s %s\n",
 	       id_of(s, "n"), cmd_shown(s, "kind"),
 	       cmd_shown(json_object_get(s, "commit"), "sha"),
-	       id_of(runs, "ok"), id_of(runs, "failed"),
-	       id_of(runs, "waiting"),
+	       id_of(runs, "ok"), id_of(runs, "failed"), id_of(runs, "waiting"),
 	       rjson_get_str(s, "verdict") ? cmd_shown(s, "verdict")
 					   : "(running)",
 	       rjson_get_str(s, "reason") ? cmd_shown(s, "reason") : "");
@@ -165,7 +164,8 @@ bisect_usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: robot bisect --regression ID [--wait]\n"
-		"       robot bisect --series SERIES --good COMMIT --bad COMMIT\n"
+		"       robot bisect --series SERIES --good COMMIT --bad "
+		"COMMIT\n"
 		"                    [--tree TREE] [--kpi METRIC] [--wait]\n"
 		"       robot bisect --cancel ID\n"
 		"robotd bisects a regression to its first bad commit: it runs "

@@ -39,7 +39,7 @@
 #include "robot/daemon/resolve.h"
 #include "robot/core/banned.h"
 
-#define BISECT_TICK 5           /* seconds between looks */
+#define BISECT_TICK     5          /* seconds between looks */
 #define BISECT_LIST_MAX (8u << 20) /* of git's listing */
 
 enum bisect_state {
@@ -62,7 +62,7 @@ struct bisect {
 	long long id;
 	int claims;
 	struct proc *proc;
-	bool no_more;     /* the claim's step can get no more runs */
+	bool no_more; /* the claim's step can get no more runs */
 	unsigned long long count;
 };
 
@@ -188,9 +188,9 @@ side_text(char *buf, size_t len, json_t *pair, const char *kpi)
 			 (long long)json_integer_value(
 				 json_object_get(pair, "runs")));
 	else
-		snprintf(buf, len, "%s", str(pair, "verdict") != NULL
-						 ? str(pair, "verdict")
-						 : "not compared");
+		snprintf(buf, len, "%s",
+			 str(pair, "verdict") != NULL ? str(pair, "verdict")
+						      : "not compared");
 }
 
 static void bisect_on_marked(const char *text, const struct problem *p,
@@ -249,7 +249,8 @@ bisect_on_more(const char *text, const struct problem *p, void *arg)
 static bool
 bisect_more(struct bisect *b, int have, const char *why)
 {
-	int cap = (int)json_integer_value(json_object_get(b->claim, "max_runs"));
+	int cap =
+		(int)json_integer_value(json_object_get(b->claim, "max_runs"));
 	int want = have * 2 < cap ? have * 2 : cap;
 
 	if (want <= have || b->no_more)
@@ -301,8 +302,9 @@ bisect_decide(struct bisect *b)
 			snprintf(reason, sizeof reason,
 				 "%s regressed from good to bad: %s", kpi, t);
 			bisect_mark(b, "differ", reason, kpi, NULL, NULL, NULL);
-		} else if (k == NULL && json_is_integer(json_object_get(
-						b->claim, "regression")) &&
+		} else if (k == NULL &&
+			   json_is_integer(
+				   json_object_get(b->claim, "regression")) &&
 			   json_object_get(gp, "kpis") != NULL &&
 			   json_is_null(json_object_get(gp, "kpis"))) {
 			/* A pair analysed before its KPIs were kept: its
@@ -310,28 +312,31 @@ bisect_decide(struct bisect *b)
 			bisect_mark(b, "differ", "the regression's comparison",
 				    kpi, NULL, NULL, NULL);
 		} else if (kpi == NULL) {
-			snprintf(reason, sizeof reason,
-				 "the ends do not differ: no KPI regressed from "
-				 "good to bad (%s, %lld runs a side)",
-				 str(gp, "verdict") != NULL ? str(gp, "verdict")
-							    : "not compared",
-				 (long long)json_integer_value(
-					 json_object_get(gp, "runs")));
+			snprintf(
+				reason, sizeof reason,
+				"the ends do not differ: no KPI regressed from "
+				"good to bad (%s, %lld runs a side)",
+				str(gp, "verdict") != NULL ? str(gp, "verdict")
+							   : "not compared",
+				(long long)json_integer_value(
+					json_object_get(gp, "runs")));
 			bisect_mark(b, "same", reason, kpi, "failed", NULL,
 				    reason);
 		} else if (inconclusive(gp, kpi) &&
-			   bisect_more(b, runs_of(gp), "the ends are "
-						       "inconclusive")) {
+			   bisect_more(b, runs_of(gp),
+				       "the ends are "
+				       "inconclusive")) {
 			return;
 		} else {
-			snprintf(reason, sizeof reason,
-				 "the ends do not differ: %s is %s from good to "
-				 "bad, %s",
-				 kpi,
-				 k != NULL && str(k, "verdict") != NULL
-					 ? str(k, "verdict")
-					 : "not measured",
-				 t);
+			snprintf(
+				reason, sizeof reason,
+				"the ends do not differ: %s is %s from good to "
+				"bad, %s",
+				kpi,
+				k != NULL && str(k, "verdict") != NULL
+					? str(k, "verdict")
+					: "not measured",
+				t);
 			bisect_mark(b, "same", reason, kpi, "failed", NULL,
 				    reason);
 		}
@@ -379,8 +384,9 @@ bisect_decide(struct bisect *b)
 			bisect_mark(b, "confirmed", reason, NULL, "bisected",
 				    commit, end);
 		} else if (inconclusive(gp, kpi) &&
-			   bisect_more(b, runs_of(gp), "inconclusive against "
-						       "its parent")) {
+			   bisect_more(b, runs_of(gp),
+				       "inconclusive against "
+				       "its parent")) {
 			return;
 		} else {
 			snprintf(reason, sizeof reason,
@@ -389,11 +395,12 @@ bisect_decide(struct bisect *b)
 					 ? str(k, "verdict")
 					 : "not compared",
 				 t);
-			snprintf(end, sizeof end,
-				 "could not bisect: the last candidate %.12s "
-				 "does not differ from its parent %.12s (%s); "
-				 "the change may be spread over several commits",
-				 commit, str(step, "against"), reason);
+			snprintf(
+				end, sizeof end,
+				"could not bisect: the last candidate %.12s "
+				"does not differ from its parent %.12s (%s); "
+				"the change may be spread over several commits",
+				commit, str(step, "against"), reason);
 			bisect_mark(b, "unconfirmed", reason, NULL, "failed",
 				    NULL, end);
 		}
@@ -584,7 +591,8 @@ bisect_on_claimed(const char *text, const struct problem *p, void *arg)
 		return;
 	}
 	b->id = json_integer_value(json_object_get(b->claim, "id"));
-	b->claims = (int)json_integer_value(json_object_get(b->claim, "claims"));
+	b->claims =
+		(int)json_integer_value(json_object_get(b->claim, "claims"));
 	b->no_more = false;
 	if (str(step, "verdict") != NULL)
 		bisect_list(b); /* decided by a robotd that died since */
@@ -788,9 +796,8 @@ bisect_start(struct bisect *b, json_t *req, const char *by, store_text_cb cb,
 	     void *arg)
 {
 	static const struct timeval now = {0, 0};
-	static const char *const known[] = {"regression", "series", "good",
-					    "bad",        "tree",   "kpi",
-					    NULL};
+	static const char *const known[] = {
+		"regression", "series", "good", "bad", "tree", "kpi", NULL};
 	struct start *s = xcalloc(1, sizeof *s);
 	json_t *faults = json_array(), *v;
 	const char *key;
@@ -856,8 +863,10 @@ bisect_start(struct bisect *b, json_t *req, const char *by, store_text_cb cb,
 	}
 	{
 		const char *tree = str(s->req, "tree");
-		const char *names[2] = {str(s->req, "good"), str(s->req, "bad")};
-		char *mirror = tree != NULL ? settings_mirror(b->set, tree) : NULL;
+		const char *names[2] = {str(s->req, "good"),
+					str(s->req, "bad")};
+		char *mirror =
+			tree != NULL ? settings_mirror(b->set, tree) : NULL;
 		struct stat st;
 
 		if (mirror != NULL && stat(mirror, &st) != 0) {

@@ -242,9 +242,8 @@ robotd_serve(struct robotd *d)
 	d->bisect = bisect_new(d->base, d->store, &d->set);
 	d->trees = trees_new(d->base, d->store, &d->set);
 	d->reporters = reporters_new(d->base, d->store, &d->set);
-	wd = (struct web_deps){d->base,	     d->store,	   d->tokens,
-			       d->lab,	     d->analysis,  d->bisect,
-			       d->reporters, &d->set};
+	wd = (struct web_deps){d->base,     d->store,  d->tokens,    d->lab,
+			       d->analysis, d->bisect, d->reporters, &d->set};
 	d->router = router_new(&wd, &err);
 	if (d->router == NULL) {
 		log_warnx("%s", err);

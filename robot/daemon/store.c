@@ -1092,8 +1092,8 @@ store_series_history(struct store *s, const char *series, const char *metric,
 	const char *params[3] = {series, metric, lim};
 
 	snprintf(lim, sizeof lim, "%d", limit);
-	store_text(s, "SELECT robot_series_history($1, $2, $3::int)", 3,
-		   params, cb, arg);
+	store_text(s, "SELECT robot_series_history($1, $2, $3::int)", 3, params,
+		   cb, arg);
 }
 
 void

@@ -854,7 +854,7 @@ trees_check(json_t *tree, bool partial)
 	static const char *const members[] = {
 		"name", "url",         "branches", "base_ref",
 		"jobs", "tbox_groups", "runs",     "max_runs",
-		"poll", "mail_author", "bisect",      NULL};
+		"poll", "mail_author", "bisect",   NULL};
 	struct errlist el;
 	struct problem *p = NULL;
 	const char *key, *s;

@@ -88,8 +88,8 @@ test_pick(void)
 {
 	struct bisect_pick p;
 	const char *skip[] = {C};
-	const char *out = C " " P " (dist=2)\n" D " " C " (dist=1)\n" B
-			  " " D " (HEAD -> main, dist=0)\n";
+	const char *out = C " " P " (dist=2)\n" D " " C " (dist=1)\n" B " " D
+			    " (HEAD -> main, dist=0)\n";
 
 	CHECK(bisect_pick(out, B, NULL, 0, &p));
 	CHECK_INT(p.next, BISECT_MID);
@@ -110,8 +110,8 @@ test_pick_first_bad(void)
 	const char *skip[] = {C, D};
 	const char *one = B " " P " (HEAD -> main, dist=0)\n";
 	const char *root = B " (dist=0)\n";
-	const char *out = C " " P " (dist=1)\n" D " " C " (dist=1)\n" B
-			  " " D " (dist=0)\n";
+	const char *out = C " " P " (dist=1)\n" D " " C " (dist=1)\n" B " " D
+			    " (dist=0)\n";
 
 	CHECK(bisect_pick(one, B, NULL, 0, &p));
 	CHECK_INT(p.next, BISECT_FIRST_BAD);
@@ -137,7 +137,7 @@ test_pick_bad_input(void)
 	struct bisect_pick p;
 
 	CHECK(!bisect_pick("fatal: bad revision\n", B, NULL, 0, &p));
-	CHECK(!bisect_pick(A "\n", B, NULL, 0, &p));     /* no dist */
+	CHECK(!bisect_pick(A "\n", B, NULL, 0, &p)); /* no dist */
 	CHECK(!bisect_pick("abc (dist=1)\n", B, NULL, 0, &p));
 	CHECK(!bisect_pick(A "x (dist=1)\n", B, NULL, 0, &p));
 }

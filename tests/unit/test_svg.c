@@ -46,7 +46,8 @@ test_chart(void)
 	svg_hline(s, 1, -0.3, 0.3, 1.05e8, "mean");
 	svg_finish(s, &b);
 	CHECK(strncmp(b.data, "<svg ", 5) == 0);
-	CHECK(strstr(b.data, "<title>dd.write_bytes_per_sec &lt;/svg&gt;&quot;x</title>") != NULL);
+	CHECK(strstr(b.data, "<title>dd.write_bytes_per_sec "
+			     "&lt;/svg&gt;&quot;x</title>") != NULL);
 	CHECK(strstr(b.data, "<desc>every run &lt;script&gt;</desc>") != NULL);
 	CHECK(strstr(b.data, "run 2 &quot;onmouseover=") != NULL);
 	CHECK(strstr(b.data, "head &lt;b&gt;") != NULL);

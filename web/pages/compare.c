@@ -107,8 +107,9 @@ on_compared(json_t *answer, const struct problem *p, void *arg)
 		buf_adds(&b, " on ");
 		html_text(&b, rjson_get_str(answer, "kpi"));
 	}
-	buf_addf(&b, ", %lld runs a side</p>\n",
-		 (long long)json_integer_value(json_object_get(answer, "runs")));
+	buf_addf(
+		&b, ", %lld runs a side</p>\n",
+		(long long)json_integer_value(json_object_get(answer, "runs")));
 	json_object_foreach(json_object_get(answer, "values"), key, v)
 	{
 		if (json_is_array(json_object_get(v, "base")) &&
@@ -144,7 +145,8 @@ on_commits(const char *text, const struct problem *p, void *arg)
 	} else {
 		buf_init(&b);
 		if (j == NULL)
-			buf_adds(&b, "<p>robot has no runs of that series.</p>");
+			buf_adds(&b,
+				 "<p>robot has no runs of that series.</p>");
 		form(&b, a->series, a->base, a->head,
 		     json_object_get(j, "commits"));
 		page_reply(a->req, j == NULL ? 404 : 200, "Compare", &b);

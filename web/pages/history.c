@@ -64,7 +64,7 @@ chart(struct buf *b, struct ask *a, json_t *h)
 	double *x, *y, *mx, *mean, *lo, *hi, ylo = INFINITY, yhi = -INFINITY;
 	char **titles, **hrefs, desc[512];
 	const char **cats = xcalloc(n + 1, sizeof *cats);
-	char (*shas)[16] = xcalloc(n + 1, sizeof *shas);
+	char(*shas)[16] = xcalloc(n + 1, sizeof *shas);
 	struct svg *s;
 
 	json_array_foreach(commits, i, c) runs +=
@@ -83,13 +83,14 @@ chart(struct buf *b, struct ask *a, json_t *h)
 		const char *sha = rjson_get_str(c, "commit");
 		double m = json_number_value(json_object_get(c, "mean"));
 		double sd = json_number_value(json_object_get(c, "stddev"));
-		char *href = i > 0 ? compare_href(a->series,
-						  rjson_get_str(json_array_get(
-									commits,
-									i - 1),
-								"commit"),
-						  sha)
-				   : NULL;
+		char *href =
+			i > 0 ? compare_href(
+					a->series,
+					rjson_get_str(
+						json_array_get(commits, i - 1),
+						"commit"),
+					sha)
+			      : NULL;
 
 		snprintf(shas[i], sizeof shas[i], "%.7s", sha);
 		cats[i] = shas[i];
@@ -107,11 +108,11 @@ chart(struct buf *b, struct ask *a, json_t *h)
 			ylo = y[at] < ylo ? y[at] : ylo;
 			yhi = y[at] > yhi ? y[at] : yhi;
 			svg_si(v, sizeof v, y[at], page_unit_of(a->metric));
-			titles[at] = xasprintf("%.12s run %zu: %s%s", sha,
-					       k + 1, v,
-					       href ? " (click: compare with "
-						      "the commit before)"
-						    : "");
+			titles[at] =
+				xasprintf("%.12s run %zu: %s%s", sha, k + 1, v,
+					  href ? " (click: compare with "
+						 "the commit before)"
+					       : "");
 			hrefs[at] = href ? xstrdup(href) : NULL;
 			at++;
 		}
@@ -219,11 +220,12 @@ on_history(const char *text, const struct problem *p, void *arg)
 		}
 		buf_adds(&b, "</select></label>\n");
 	}
-	buf_adds(&b, "<button type=\"submit\">Compare</button>\n</form>\n"
-		     "<div class=\"wide\"><table>\n<thead><tr><th scope=\"col\">"
-		     "commit</th><th scope=\"col\">runs</th><th scope=\"col\">"
-		     "mean</th><th scope=\"col\">%stddev</th></tr></thead>\n"
-		     "<tbody>\n");
+	buf_adds(&b,
+		 "<button type=\"submit\">Compare</button>\n</form>\n"
+		 "<div class=\"wide\"><table>\n<thead><tr><th scope=\"col\">"
+		 "commit</th><th scope=\"col\">runs</th><th scope=\"col\">"
+		 "mean</th><th scope=\"col\">%stddev</th></tr></thead>\n"
+		 "<tbody>\n");
 	json_array_foreach(json_object_get(h, "commits"), i, c)
 	{
 		double m = json_number_value(json_object_get(c, "mean"));

@@ -13,7 +13,6 @@
 #include "web/pages/pages.h"
 #include "robot/core/banned.h"
 
-
 static long long
 num(json_t *o, const char *key)
 {
@@ -45,7 +44,8 @@ on_home(const char *text, const struct problem *p, void *arg)
 		 "</a>: %lld running.</p>\n",
 		 num(lab, "boxes"), num(lab, "idle"), num(lab, "busy"),
 		 num(lab, "broken"), num(queue, "queued"), num(queue, "leased"),
-		 (long long)json_integer_value(json_object_get(h, "bisections")));
+		 (long long)json_integer_value(
+			 json_object_get(h, "bisections")));
 	buf_adds(&b, "<h2>Newest findings</h2>\n");
 	if (json_array_size(json_object_get(h, "commits")) == 0)
 		buf_adds(&b, "<p class=\"muted\">No regression or improvement "

@@ -63,11 +63,12 @@ on_status(const char *text, const struct problem *p, void *arg)
 		 "(<a href=\"/queue\">the queue</a>).</p>\n<h2>Boxes</h2>\n",
 		 num(q, "queued"), num(q, "leased"), num(q, "done"),
 		 num(q, "failed"));
-	buf_adds(&b, "<div class=\"wide\"><table>\n<thead><tr><th scope=\"col\">"
-		     "box</th><th scope=\"col\">group</th><th scope=\"col\">"
-		     "state</th><th scope=\"col\">failures</th><th "
-		     "scope=\"col\">last seen</th><th scope=\"col\">running"
-		     "</th></tr></thead>\n<tbody>\n");
+	buf_adds(&b,
+		 "<div class=\"wide\"><table>\n<thead><tr><th scope=\"col\">"
+		 "box</th><th scope=\"col\">group</th><th scope=\"col\">"
+		 "state</th><th scope=\"col\">failures</th><th "
+		 "scope=\"col\">last seen</th><th scope=\"col\">running"
+		 "</th></tr></thead>\n<tbody>\n");
 	json_array_foreach(json_object_get(s, "boxes"), i, x)
 	{
 		json_t *r;
@@ -137,8 +138,8 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *x;
 	const char *state = http_req_arg(req, "state", 0);
 	const char *series = http_req_arg(req, "series", 0);
-	static const char *const states[] = {"", "queued", "leased", "done",
-					     "failed", NULL};
+	static const char *const states[] = {"",     "queued", "leased",
+					     "done", "failed", NULL};
 	struct buf b;
 	size_t i;
 

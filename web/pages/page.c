@@ -26,8 +26,7 @@ page_reply(struct http_req *req, int status, const char *title,
 }
 
 static void
-page_text(struct http_req *req, int status, const char *title,
-	  const char *text)
+page_text(struct http_req *req, int status, const char *title, const char *text)
 {
 	struct buf b;
 
@@ -76,8 +75,7 @@ page_query(struct buf *b, const char *s)
 }
 
 void
-page_link(struct buf *b, const char *prefix, const char *arg,
-	  const char *text)
+page_link(struct buf *b, const char *prefix, const char *arg, const char *text)
 {
 	buf_adds(b, "<a href=\"");
 	html_attr(b, prefix);
@@ -164,8 +162,9 @@ metric_rows(struct buf *b, json_t *metrics, bool kpis)
 		html_text(b, v);
 		buf_adds(b, "</td><td class=\"num\">");
 		if (json_is_number(json_object_get(m, "p_value")))
-			buf_addf(b, "%.2g", json_number_value(json_object_get(
-						    m, "p_value")));
+			buf_addf(b, "%.2g",
+				 json_number_value(
+					 json_object_get(m, "p_value")));
 		buf_adds(b, "</td><td>");
 		html_text(b, rjson_get_str(m, "metric"));
 		if (kpis)
@@ -247,8 +246,8 @@ page_sides_chart(struct buf *b, const char *metric, json_t *values,
 	snprintf(hl, sizeof hl, "head %.10s", head ? head : "?");
 	for (int k = 0; k < 2; k++) {
 		for (size_t i = 0; i < json_array_size(sides[k]); i++) {
-			double v = json_number_value(
-				json_array_get(sides[k], i));
+			double v =
+				json_number_value(json_array_get(sides[k], i));
 
 			lo = v < lo ? v : lo;
 			hi = v > hi ? v : hi;
@@ -283,9 +282,9 @@ page_sides_chart(struct buf *b, const char *metric, json_t *values,
 
 			/* Spread across the column, so that runs with the
 			 * same value do not hide each other. */
-			x[i] = k + (n > 1 ? -0.2 + 0.4 * (double)i /
-							  (double)(n - 1)
-					  : 0);
+			x[i] = k +
+			       (n > 1 ? -0.2 + 0.4 * (double)i / (double)(n - 1)
+				      : 0);
 			y[i] = json_number_value(json_array_get(sides[k], i));
 			svg_si(v, sizeof v, y[i], page_unit_of(metric));
 			t[i] = xasprintf("%s run %zu: %s", names[k], i + 1, v);
@@ -346,7 +345,8 @@ page_bisection(struct buf *b, json_t *bs)
 		json_t *c = json_object_get(st, "commit");
 
 		snprintf(num, sizeof num, "%lld",
-			 (long long)json_integer_value(json_object_get(st, "n")));
+			 (long long)json_integer_value(
+				 json_object_get(st, "n")));
 		buf_adds(b, "<tr><td>");
 		html_text(b, num);
 		buf_adds(b, "</td><td>");
@@ -371,4 +371,3 @@ page_bisection(struct buf *b, json_t *bs)
 	}
 	buf_adds(b, "</table>\n");
 }
-

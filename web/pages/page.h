@@ -17,8 +17,7 @@ void page_reply(struct http_req *req, int status, const char *title,
 		const struct buf *body);
 /* The page of a failed read: 503 when the database is down, else p's
  * status and message; a 404 when p is NULL (no such thing: what). */
-void page_fail(struct http_req *req, const struct problem *p,
-	       const char *what);
+void page_fail(struct http_req *req, const struct problem *p, const char *what);
 /* The page of a bad request (400): why. */
 void page_bad(struct http_req *req, const char *why);
 /* Appends s escaped for a URL's query. */

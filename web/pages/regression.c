@@ -99,7 +99,8 @@ on_regression(const char *text, const struct problem *p, void *arg)
 	page_query(&b, rjson_get_str(r, "base"));
 	buf_adds(&b, "&amp;head=");
 	page_query(&b, rjson_get_str(r, "commit"));
-	buf_adds(&b, "\">Compare these commits</a> &middot; <a href=\"/series/");
+	buf_adds(&b,
+		 "\">Compare these commits</a> &middot; <a href=\"/series/");
 	html_attr(&b, series);
 	buf_adds(&b, "/history?metric=");
 	page_query(&b, rjson_get_str(r, "kpi"));
@@ -120,9 +121,10 @@ on_regression(const char *text, const struct problem *p, void *arg)
 		jtext = rjson_dumps(job, JSON_INDENT(2));
 		buf_adds(&b, "<h2>The job</h2>\n<pre>");
 		html_text(&b, jtext);
-		buf_adds(&b, "</pre>\n<p>To reproduce: save the job as "
-			     "<code>job.json</code>, then</p>\n<pre>robot submit "
-			     "job.json");
+		buf_adds(&b,
+			 "</pre>\n<p>To reproduce: save the job as "
+			 "<code>job.json</code>, then</p>\n<pre>robot submit "
+			 "job.json");
 		if (rjson_get_str(r, "tree") != NULL) {
 			buf_adds(&b, " --tree ");
 			html_text(&b, rjson_get_str(r, "tree"));

@@ -28,9 +28,10 @@ kv_table(struct buf *b, json_t *o)
 	buf_adds(b, "<table>\n");
 	json_object_foreach(o, k, v)
 	{
-		char *s = json_is_string(v) ? NULL
-					    : rjson_dumps(v, JSON_COMPACT |
-								 JSON_ENCODE_ANY);
+		char *s = json_is_string(v)
+				  ? NULL
+				  : rjson_dumps(v,
+						JSON_COMPACT | JSON_ENCODE_ANY);
 
 		buf_adds(b, "<tr><th scope=\"row\">");
 		html_text(b, k);
@@ -75,8 +76,8 @@ series_chart(struct buf *b, const char *title, json_t *series,
 	for (size_t i = 0; i < n; i++) {
 		json_t *a = json_object_get(series, names[i]);
 		size_t m = json_array_size(a);
-		double *x = xcalloc(m + 1, sizeof *x), *y = xcalloc(m + 1,
-								   sizeof *y);
+		double *x = xcalloc(m + 1, sizeof *x),
+		       *y = xcalloc(m + 1, sizeof *y);
 
 		for (size_t k = 0; k < m; k++) {
 			x[k] = (double)k;
@@ -104,7 +105,8 @@ group_of(const char *name)
 {
 	const char *first = strchr(name, '.'), *last = strrchr(name, '.');
 
-	if ((strncmp(name, "dd.", 3) == 0 || strncmp(name, "iostat.", 7) == 0) &&
+	if ((strncmp(name, "dd.", 3) == 0 ||
+	     strncmp(name, "iostat.", 7) == 0) &&
 	    first != NULL && last != NULL && last > first)
 		return xasprintf("%.*s.*%s", (int)(first - name), name, last);
 	return xstrdup(name);
@@ -115,11 +117,21 @@ group_of(const char *name)
 static int
 rank_of(const char *group)
 {
-	static const char *const order[] = {
-		"dd.*.write_bytes_per_sec", "dd.", "fsmark.", "unlink.",
-		"iostat.*.wkB/s", "iostat.*.util", "iostat.*.w/s",
-		"iostat.*.await", "vmstat.io.bo", "vmstat.cpu.wa",
-		"vmstat.cpu.sy", "vmstat.system.cs", "iostat.", "vmstat.", NULL};
+	static const char *const order[] = {"dd.*.write_bytes_per_sec",
+					    "dd.",
+					    "fsmark.",
+					    "unlink.",
+					    "iostat.*.wkB/s",
+					    "iostat.*.util",
+					    "iostat.*.w/s",
+					    "iostat.*.await",
+					    "vmstat.io.bo",
+					    "vmstat.cpu.wa",
+					    "vmstat.cpu.sy",
+					    "vmstat.system.cs",
+					    "iostat.",
+					    "vmstat.",
+					    NULL};
 
 	for (int i = 0; order[i] != NULL; i++)
 		if (strncmp(group, order[i], strlen(order[i])) == 0)
@@ -152,9 +164,8 @@ draw_series(struct buf *b, json_t *series)
 	json_object_foreach(groups, k, g) keys[n++] = k;
 	/* A stable insertion sort by rank: few groups. */
 	for (i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && rank_of(keys[j - 1]) >
-						   rank_of(keys[j]);
-		     j--) {
+		for (size_t j = i;
+		     j > 0 && rank_of(keys[j - 1]) > rank_of(keys[j]); j--) {
 			const char *t = keys[j];
 
 			keys[j] = keys[j - 1];
@@ -199,15 +210,16 @@ on_job(const char *text, const struct problem *p, void *arg)
 		return;
 	}
 	r = json_object_get(j, "result");
-	title = xasprintf("Run %lld of %s", (long long)json_integer_value(
-						    json_object_get(j, "id")),
-			  rjson_get_str(j, "key"));
+	title = xasprintf(
+		"Run %lld of %s",
+		(long long)json_integer_value(json_object_get(j, "id")),
+		rjson_get_str(j, "key"));
 	buf_init(&b);
 	buf_adds(&b, "<table>\n");
 	{
 		static const char *const keys[] = {
-			"state", "series", "commit", "box", "error", "created",
-			"updated", NULL};
+			"state", "series",  "commit",  "box",
+			"error", "created", "updated", NULL};
 
 		for (size_t i = 0; keys[i] != NULL; i++) {
 			if (rjson_get_str(j, keys[i]) == NULL)
@@ -221,7 +233,8 @@ on_job(const char *text, const struct problem *p, void *arg)
 		buf_addf(&b,
 			 "<tr><th scope=\"row\">run</th><td>%lld of %lld, "
 			 "attempt %lld</td></tr>\n",
-			 (long long)json_integer_value(json_object_get(j, "run")),
+			 (long long)json_integer_value(
+				 json_object_get(j, "run")),
 			 (long long)json_integer_value(
 				 json_object_get(j, "runs")),
 			 (long long)json_integer_value(
@@ -267,8 +280,8 @@ on_job(const char *text, const struct problem *p, void *arg)
 	buf_adds(&b, "<h2>The job</h2>\n<pre>");
 	html_text(&b, jtext);
 	buf_adds(&b, "</pre>\n<p><a href=\"/api/jobs/");
-	buf_addf(&b, "%lld", (long long)json_integer_value(
-				     json_object_get(j, "id")));
+	buf_addf(&b, "%lld",
+		 (long long)json_integer_value(json_object_get(j, "id")));
 	buf_adds(&b, "\">As JSON</a></p>");
 	free(jtext);
 	page_reply(req, 200, title, &b);

@@ -27,23 +27,24 @@ pages_subscribe_form(struct web *w, struct http_req *req,
 	(void)w;
 	(void)call;
 	buf_init(&b);
-	buf_adds(&b,
-		 "<p>robot mails its reports to confirmed subscribers whose "
-		 "filters match: a confirmation mail comes first, and every "
-		 "mail has a one-click unsubscribe link. Empty filters match "
-		 "everything; globs (<code>*</code>) work.</p>\n"
-		 "<form method=\"post\" action=\"/subscribe\">\n"
-		 "<p><label>address <input type=\"email\" name=\"email\" "
-		 "required size=\"40\"></label></p>\n"
-		 "<p><label>tree <input name=\"tree\" size=\"20\"></label>\n"
-		 "<label>branch <input name=\"branch\" size=\"20\"></label>\n"
-		 "<label>testcase <input name=\"testcase\" size=\"20\">"
-		 "</label>\n<label>metric <input name=\"metric\" size=\"30\">"
-		 "</label>\n<label>at least <input name=\"min_change\" "
-		 "size=\"6\" placeholder=\"5%\"></label></p>\n"
-		 "<p><label><input type=\"checkbox\" name=\"improvements\" "
-		 "value=\"yes\"> improvements too</label></p>\n"
-		 "<p><button type=\"submit\">Subscribe</button></p>\n</form>\n");
+	buf_adds(
+		&b,
+		"<p>robot mails its reports to confirmed subscribers whose "
+		"filters match: a confirmation mail comes first, and every "
+		"mail has a one-click unsubscribe link. Empty filters match "
+		"everything; globs (<code>*</code>) work.</p>\n"
+		"<form method=\"post\" action=\"/subscribe\">\n"
+		"<p><label>address <input type=\"email\" name=\"email\" "
+		"required size=\"40\"></label></p>\n"
+		"<p><label>tree <input name=\"tree\" size=\"20\"></label>\n"
+		"<label>branch <input name=\"branch\" size=\"20\"></label>\n"
+		"<label>testcase <input name=\"testcase\" size=\"20\">"
+		"</label>\n<label>metric <input name=\"metric\" size=\"30\">"
+		"</label>\n<label>at least <input name=\"min_change\" "
+		"size=\"6\" placeholder=\"5%\"></label></p>\n"
+		"<p><label><input type=\"checkbox\" name=\"improvements\" "
+		"value=\"yes\"> improvements too</label></p>\n"
+		"<p><button type=\"submit\">Subscribe</button></p>\n</form>\n");
 	page_reply(req, 200, "Subscribe", &b);
 	buf_release(&b);
 }
@@ -64,7 +65,8 @@ form_decode(const char *s, size_t n)
 		if (s[i] == '+') {
 			*o++ = ' ';
 		} else if (s[i] == '%') {
-			if (i + 2 >= n + 0 || !isxdigit((unsigned char)s[i + 1]) ||
+			if (i + 2 >= n + 0 ||
+			    !isxdigit((unsigned char)s[i + 1]) ||
 			    !isxdigit((unsigned char)s[i + 2])) {
 				free(out);
 				return NULL;
@@ -110,7 +112,8 @@ form_subscription(const char *body, size_t len)
 		}
 		if (strcmp(name, "improvements") == 0) {
 			json_object_set_new(sub, "improvements", json_true());
-		} else if (strcmp(name, "min_change") == 0 && value[0] != '\0') {
+		} else if (strcmp(name, "min_change") == 0 &&
+			   value[0] != '\0') {
 			json_object_set_new(sub, "min_change",
 					    json_real(strtod(value, NULL)));
 		} else if (value[0] != '\0') {
@@ -124,7 +127,8 @@ form_subscription(const char *body, size_t len)
 }
 
 void
-pages_subscribe(struct web *w, struct http_req *req, const struct web_call *call)
+pages_subscribe(struct web *w, struct http_req *req,
+		const struct web_call *call)
 {
 	const char *origin = http_req_header(req, "Origin");
 	const char *site = http_req_header(req, "Sec-Fetch-Site");
@@ -135,7 +139,8 @@ pages_subscribe(struct web *w, struct http_req *req, const struct web_call *call
 
 	(void)call;
 	if ((origin != NULL && strcmp(origin, mine) != 0) ||
-	    (origin == NULL && site != NULL && strcmp(site, "cross-site") == 0)) {
+	    (origin == NULL && site != NULL &&
+	     strcmp(site, "cross-site") == 0)) {
 		struct buf b;
 
 		log_warnx("a subscribe form posted from %s refused",
