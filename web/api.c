@@ -63,7 +63,7 @@ api_jobs(struct web *w, struct http_req *req, const struct web_call *call)
 {
 	static const char *const states[] = {"queued", "leased", "done",
 					     "failed", NULL};
-	struct store_jobs_filter f = {NULL, 0, NULL, 100};
+	struct store_jobs_filter f = {NULL, 0, NULL, 100, 0};
 	long submission = 0;
 	bool ok;
 
@@ -81,10 +81,14 @@ api_jobs(struct web *w, struct http_req *req, const struct web_call *call)
 				     NULL);
 		return;
 	}
+	long before = 0;
+
 	if (!web_int_arg(req, "limit", 1, 10000, &f.limit) ||
-	    !web_int_arg(req, "submission", 1, LONG_MAX, &submission))
+	    !web_int_arg(req, "submission", 1, LONG_MAX, &submission) ||
+	    !web_int_arg(req, "before", 1, LONG_MAX, &before))
 		return;
 	f.submission = submission;
+	f.before = before;
 	store_jobs(w->d.store, &f, web_on_json, req);
 }
 
@@ -117,7 +121,7 @@ void
 api_status(struct web *w, struct http_req *req, const struct web_call *call)
 {
 	(void)call;
-	store_status(w->d.store, web_on_json, req);
+	web_status(w, web_on_json, req);
 }
 
 struct metrics {

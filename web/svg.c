@@ -34,6 +34,27 @@ struct svg {
 	size_t elements;
 };
 
+/* v with one decimal, without printf (a chart has thousands). */
+static void
+num1(struct buf *b, double v)
+{
+	char tmp[32], *e = tmp + sizeof tmp, *p = e;
+	long long t = isfinite(v) ? llround(v * 10) : 0;
+	bool neg = t < 0;
+
+	if (neg)
+		t = -t;
+	*--p = (char)('0' + t % 10);
+	*--p = '.';
+	t /= 10;
+	do
+		*--p = (char)('0' + t % 10);
+	while ((t /= 10) > 0);
+	if (neg)
+		*--p = '-';
+	buf_add(b, p, (size_t)(e - p));
+}
+
 static const char *
 colour(int c)
 {
@@ -200,30 +221,44 @@ svg_points(struct svg *s, int c, const double *x, const double *y, size_t n,
 		free(seen);
 		return;
 	}
+	/* One group of the colour; a link around each run of points with
+	 * the same target. */
+	buf_addf(&s->body, "<g fill=\"%s\" fill-opacity=\"0.75\">\n",
+		 colour(c));
+	const char *linked = NULL;
+
 	for (size_t i = 0; i < n; i++) {
+		const char *href = hrefs != NULL ? hrefs[i] : NULL;
+
 		if (!isfinite(y[i]))
 			continue;
-		if (hrefs != NULL && hrefs[i] != NULL) {
+		if (linked != NULL &&
+		    (href == NULL || strcmp(linked, href) != 0)) {
+			buf_adds(&s->body, "</a>\n");
+			linked = NULL;
+		}
+		if (href != NULL && linked == NULL) {
 			buf_adds(&s->body, "<a href=\"");
-			html_attr(&s->body, hrefs[i]);
+			html_attr(&s->body, href);
 			buf_adds(&s->body, "\">");
+			linked = href;
 		}
-		buf_addf(
-			&s->body,
-			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" "
-			"fill-opacity=\"0.75\">",
-			px(s, x[i]), py(s, y[i]), colour(c));
+		buf_adds(&s->body, "<circle cx=\"");
+		num1(&s->body, px(s, x[i]));
+		buf_adds(&s->body, "\" cy=\"");
+		num1(&s->body, py(s, y[i]));
 		if (titles != NULL && titles[i] != NULL) {
-			buf_adds(&s->body, "<title>");
+			buf_adds(&s->body, "\" r=\"3.5\"><title>");
 			html_text(&s->body, titles[i]);
-			buf_adds(&s->body, "</title>");
+			buf_adds(&s->body, "</title></circle>");
+		} else {
+			buf_adds(&s->body, "\" r=\"3.5\"/>");
 		}
-		buf_adds(&s->body, "</circle>");
-		if (hrefs != NULL && hrefs[i] != NULL)
-			buf_adds(&s->body, "</a>");
-		buf_adds(&s->body, "\n");
 		s->elements++;
 	}
+	if (linked != NULL)
+		buf_adds(&s->body, "</a>");
+	buf_adds(&s->body, "</g>\n");
 }
 
 /* A polyline's points, at most one per pixel column beyond the cap. */
@@ -236,9 +271,12 @@ path_points(struct svg *s, const double *x, const double *y, size_t n,
 	for (size_t j = 0; j < n; j += step) {
 		size_t i = reverse ? n - 1 - j : j;
 
-		if (isfinite(y[i]))
-			buf_addf(&s->body, "%.1f,%.1f ", px(s, x[i]),
-				 py(s, y[i]));
+		if (isfinite(y[i])) {
+			num1(&s->body, px(s, x[i]));
+			buf_addc(&s->body, ',');
+			num1(&s->body, py(s, y[i]));
+			buf_addc(&s->body, ' ');
+		}
 	}
 }
 

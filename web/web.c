@@ -74,6 +74,41 @@ web_name_arg(struct http_req *req, const char *name, size_t nth,
 	return false;
 }
 
+static void
+web_on_status(const char *text, const struct problem *p, void *arg)
+{
+	struct web *w = arg;
+	struct web_waiter *list = w->status_waiting, *fifo = NULL, *next;
+
+	w->status_waiting = NULL;
+	w->status_asked = false;
+	for (; list != NULL; list = next) { /* oldest first */
+		next = list->next;
+		list->next = fifo;
+		fifo = list;
+	}
+	for (; fifo != NULL; fifo = next) {
+		next = fifo->next;
+		fifo->cb(text, p, fifo->arg);
+		free(fifo);
+	}
+}
+
+void
+web_status(struct web *w, store_text_cb cb, void *arg)
+{
+	struct web_waiter *n = xcalloc(1, sizeof *n);
+
+	n->cb = cb;
+	n->arg = arg;
+	n->next = w->status_waiting;
+	w->status_waiting = n;
+	if (!w->status_asked) {
+		w->status_asked = true;
+		store_status(w->d.store, web_on_status, w);
+	}
+}
+
 void
 web_on_json(const char *text, const struct problem *p, void *arg)
 {

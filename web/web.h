@@ -40,9 +40,19 @@ struct web_deps {
 };
 
 /* The handlers' view of the web layer (the router owns it). */
+/* A caller waiting for the status query in flight (web_status()). */
+struct web_waiter {
+	store_text_cb cb;
+	void *arg;
+	struct web_waiter *next;
+};
+
 struct web {
 	struct web_deps d;
 	unsigned long long requests; /* served, for /metrics */
+	/* The status query in flight, and who waits for it. */
+	bool status_asked;
+	struct web_waiter *status_waiting;
 };
 
 /* What a route's handler gets besides the request; valid during the
@@ -56,6 +66,12 @@ struct web_call {
 /* A store call's JSON text answered as it is: 200, 404 for NULL, or
  * the problem. */
 void web_on_json(const char *text, const struct problem *p, void *arg);
+/*
+ * robotd's status (store_status()) for cb: callers that come while one
+ * status query is in flight share its answer, so that many clients of
+ * the lab page or /api/status cost one query at a time.
+ */
+void web_status(struct web *w, store_text_cb cb, void *arg);
 /* Answers a problem: its kind is the HTTP status. */
 void web_reply_problem(struct http_req *req, const struct problem *p);
 /* Answers a daemon call's JSON answer (consumed) with status, or its

@@ -342,12 +342,13 @@ void
 store_jobs(struct store *s, const struct store_jobs_filter *f, store_text_cb cb,
 	   void *arg)
 {
-	char lim[32], sub[32];
-	const char *params[4] = {f->state, f->submission ? sub : NULL,
-				 f->series, lim};
+	char lim[32], sub[32], before[32];
+	const char *params[5] = {f->state, f->submission ? sub : NULL,
+				 f->series, lim, f->before ? before : NULL};
 
 	snprintf(lim, sizeof lim, "%ld", f->limit);
 	snprintf(sub, sizeof sub, "%lld", f->submission);
+	snprintf(before, sizeof before, "%lld", f->before);
 	store_text(
 		s,
 		"SELECT json_build_object('jobs', coalesce(json_agg(x ORDER "
@@ -355,9 +356,9 @@ store_jobs(struct store *s, const struct store_jobs_filter *f, store_text_cb cb,
 		"commit, run, runs, attempts, box, error, priority, "
 		"submission, created, updated FROM jobs WHERE ($1::text IS "
 		"NULL OR state = $1) AND ($2::bigint IS NULL OR submission = "
-		"$2) AND ($3::text IS NULL OR series = $3) ORDER BY id DESC "
-		"LIMIT $4::int) x",
-		4, params, cb, arg);
+		"$2) AND ($3::text IS NULL OR series = $3) AND ($5::bigint IS "
+		"NULL OR id < $5) ORDER BY id DESC LIMIT $4::int) x",
+		5, params, cb, arg);
 }
 
 void
@@ -401,37 +402,7 @@ store_results(struct store *s, const char *series, const char *commit,
 void
 store_status(struct store *s, store_text_cb cb, void *arg)
 {
-	store_text(s,
-		   "SELECT json_build_object("
-		   "'queue', (SELECT json_build_object("
-		   "'queued', count(*) FILTER (WHERE state = 'queued'), "
-		   "'leased', count(*) FILTER (WHERE state = 'leased'), "
-		   "'done', count(*) FILTER (WHERE state = 'done'), "
-		   "'failed', count(*) FILTER (WHERE state = 'failed'), "
-		   "'cancelled', count(*) FILTER (WHERE state = 'cancelled')) "
-		   "FROM jobs), "
-		   "'analysis', (SELECT json_build_object("
-		   "'waiting', count(*) FILTER (WHERE state = 'waiting'), "
-		   "'analysing', count(*) FILTER (WHERE state IN ('ready', "
-		   "'analysing')), "
-		   "'final', count(*) FILTER (WHERE state = 'final')) "
-		   "FROM pairs), "
-		   "'failed', (SELECT coalesce(json_agg(f ORDER BY f.updated "
-		   "DESC), '[]') FROM (SELECT id, series, commit, box, error, "
-		   "updated FROM jobs WHERE state = 'failed' ORDER BY updated "
-		   "DESC LIMIT 5) f), "
-		   "'boxes', (SELECT coalesce(json_agg(json_build_object("
-		   "'name', b.name, 'tbox_group', b.tbox_group, 'state', "
-		   "b.state, 'failures', b.failures, 'last_seen', "
-		   "b.last_seen, 'facts', b.facts) ORDER BY b.name), '[]') "
-		   "FROM boxes b), "
-		   "'running', (SELECT coalesce(json_agg(json_build_object("
-		   "'id', j.id, 'key', j.key, 'commit', j.commit, 'run', "
-		   "j.run, 'runs', j.runs, 'attempts', j.attempts, 'box', "
-		   "l.box, 'lease', l.id, 'deadline', l.deadline) ORDER BY "
-		   "j.id), '[]') FROM jobs j JOIN leases l ON l.job = j.id "
-		   "AND l.state = 'active' WHERE j.state = 'leased'))",
-		   0, NULL, cb, arg);
+	store_text(s, "SELECT robot_status()", 0, NULL, cb, arg);
 }
 
 static void

@@ -128,6 +128,7 @@ struct store_jobs_filter {
 	long long submission; /* 0: any */
 	const char *series;   /* NULL: any */
 	long limit;           /* newest first */
+	long long before;     /* 0: from the newest; else ids below it */
 };
 /* {"jobs": [...]}, newest first. */
 void store_jobs(struct store *s, const struct store_jobs_filter *f,

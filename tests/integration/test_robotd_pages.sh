@@ -190,9 +190,14 @@ etag=$(sed -n 's/^ETag: *\([^\r]*\).*/\1/Ip' "$T/h")
 curl -s -D "$T/css" -o /dev/null "$U/style.css"
 etag=$(tr -d '\r' <"$T/css" | sed -n 's/^etag: *//Ip')
 s304=$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $etag" "$U/style.css")
+# A run that ended is final: its page too.
+curl -s -D "$T/jh" -o /dev/null "$U/jobs/$JOB"
+jetag=$(tr -d '\r' <"$T/jh" | sed -n 's/^etag: *//Ip')
+j304=$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $jetag" "$U/jobs/$JOB")
 check $(grep -qi "^content-security-policy: default-src 'none'" "$T/h" && grep -qi "^x-content-type-options: nosniff" "$T/h" &&
-	grep -qi "^referrer-policy: no-referrer" "$T/h" && [ -n "$etag" ] && [ "$s304" = 304 ]; echo $?) \
-	"every page has a strict CSP, nosniff and no-referrer; the stylesheet answers 304 to its ETag ($etag $s304)"
+	grep -qi "^referrer-policy: no-referrer" "$T/h" && [ -n "$etag" ] && [ "$s304" = 304 ] &&
+	[ -n "$jetag" ] && [ "$j304" = 304 ] && grep -qi "^cache-control: no-store" "$T/h"; echo $?) \
+	"every page has a strict CSP, nosniff and no-referrer; the stylesheet and an ended run's page answer 304 to their ETags, the home page is not cached ($etag $s304 $jetag $j304)"
 
 # 7. The subscribe form: posted from robotd's own page it asks for the
 # confirmation; from another site it is refused.

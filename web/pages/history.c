@@ -122,7 +122,8 @@ chart(struct buf *b, struct ask *a, json_t *h)
 		 "%s of %s over %zu commits, oldest first: %zu runs as dots, "
 		 "the mean as a line, its spread (one standard deviation) as "
 		 "a band; dashed lines mark regressions (red) and fixes "
-		 "(green).",
+		 "(green). A commit's dots link to its comparison with the "
+		 "commit before.",
 		 a->metric, a->series, n, runs);
 	s = svg_new(900, 320, a->metric, desc);
 	svg_range(s, -0.5, (double)n - 0.5, ylo, yhi);

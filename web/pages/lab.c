@@ -5,6 +5,7 @@
  * /api/trees/:name), the bisections (/bisections[/:id];
  * /api/bisections[/:id]) and the stylesheet.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +129,7 @@ void
 pages_lab(struct web *w, struct http_req *req, const struct web_call *call)
 {
 	(void)call;
-	store_status(w->d.store, on_status, req);
+	web_status(w, on_status, req);
 }
 
 static void
@@ -165,7 +166,8 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 		     "size=\"50\" value=\"");
 	html_attr(&b, series);
 	buf_adds(&b, "\"></label>\n<button type=\"submit\">Show</button>\n"
-		     "</form>\n<p class=\"muted\">The newest 100.</p>\n"
+		     "</form>\n<p class=\"muted\">The newest 100 (older ones "
+		     "below).</p>\n"
 		     "<div class=\"wide\"><table>\n<thead><tr><th "
 		     "scope=\"col\">run</th><th scope=\"col\">state</th><th "
 		     "scope=\"col\">series</th><th scope=\"col\">commit</th>"
@@ -188,6 +190,22 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 		buf_adds(&b, "</tr>\n");
 	}
 	buf_adds(&b, "</tbody></table></div>\n");
+	/* Paging: the next 100 below the last shown. */
+	if (json_array_size(json_object_get(j, "jobs")) == 100) {
+		json_t *last = json_array_get(json_object_get(j, "jobs"), 99);
+
+		buf_addf(&b, "<p><a href=\"/queue?before=%lld",
+			 num(last, "id"));
+		if (state != NULL && state[0] != '\0') {
+			buf_adds(&b, "&amp;state=");
+			page_query(&b, state);
+		}
+		if (series != NULL && series[0] != '\0') {
+			buf_adds(&b, "&amp;series=");
+			page_query(&b, series);
+		}
+		buf_adds(&b, "\">Older runs</a></p>\n");
+	}
 	page_reply(req, 200, "The queue", &b);
 	buf_release(&b);
 	json_decref(j);
@@ -196,7 +214,7 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 void
 pages_queue(struct web *w, struct http_req *req, const struct web_call *call)
 {
-	struct store_jobs_filter f = {NULL, 0, NULL, 100};
+	struct store_jobs_filter f = {NULL, 0, NULL, 100, 0};
 	const char *state = http_req_arg(req, "state", 0);
 
 	(void)call;
@@ -211,6 +229,13 @@ pages_queue(struct web *w, struct http_req *req, const struct web_call *call)
 		return;
 	if (f.series != NULL && f.series[0] == '\0')
 		f.series = NULL;
+	{
+		long before = 0;
+
+		if (!web_int_arg(req, "before", 1, LONG_MAX, &before))
+			return;
+		f.before = before;
+	}
 	store_jobs(w->d.store, &f, on_jobs, req);
 }
 

@@ -25,6 +25,17 @@ page_reply(struct http_req *req, int status, const char *title,
 	free(page);
 }
 
+void
+page_reply_final(struct http_req *req, const char *title,
+		 const struct buf *body, const char *etag)
+{
+	char *page = html_page(title, body->data ? body->data : "");
+
+	http_req_reply_etag(req, "text/html; charset=utf-8", page, strlen(page),
+			    etag);
+	free(page);
+}
+
 static void
 page_text(struct http_req *req, int status, const char *title, const char *text)
 {

@@ -15,6 +15,10 @@
 /* The page title and body (HTML, escaped by its maker), answered. */
 void page_reply(struct http_req *req, int status, const char *title,
 		const struct buf *body);
+/* The same for a page whose data is final (a run that ended): cacheable
+ * with its ETag etag (a quoted string), 304 when the browser has it. */
+void page_reply_final(struct http_req *req, const char *title,
+		      const struct buf *body, const char *etag);
 /* The page of a failed read: 503 when the database is down, else p's
  * status and message; a 404 when p is NULL (no such thing: what). */
 void page_fail(struct http_req *req, const struct problem *p, const char *what);

@@ -284,7 +284,21 @@ on_job(const char *text, const struct problem *p, void *arg)
 		 (long long)json_integer_value(json_object_get(j, "id")));
 	buf_adds(&b, "\">As JSON</a></p>");
 	free(jtext);
-	page_reply(req, 200, title, &b);
+	if (strcmp(rjson_get_str(j, "state"), "done") == 0 ||
+	    strcmp(rjson_get_str(j, "state"), "failed") == 0) {
+		/* A run that ended changes no more. */
+		char etag[96];
+
+		snprintf(
+			etag, sizeof etag, "\"job-%lld-%s\"",
+			(long long)json_integer_value(json_object_get(j, "id")),
+			rjson_get_str(j, "updated")
+				? rjson_get_str(j, "updated")
+				: "");
+		page_reply_final(req, title, &b, etag);
+	} else {
+		page_reply(req, 200, title, &b);
+	}
 	buf_release(&b);
 	free(title);
 	json_decref(j);
