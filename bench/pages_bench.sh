@@ -192,8 +192,11 @@ P
 # wrk (Debian's) for the load: CLIENTS connections on 2 threads for
 # SECS seconds a page, its latency distribution; the size by curl.
 printf '%-16s %8s %8s %8s %9s %7s\n' page "p50 ms" "p99 ms" "max ms" "req/s" KiB
+SAVE=${PAGES_OUT:-/tmp/pages-bench-pages}
+rm -rf "$SAVE"
+mkdir -p "$SAVE"
 while read -r name path; do
-	kib=$(curl -s -o /dev/null -w '%{size_download}' "$U$path" | awk '{printf "%.1f", $1 / 1024}')
+	kib=$(curl -s -o "$SAVE/$name" -w '%{size_download}' "$U$path" | awk '{printf "%.1f", $1 / 1024}')
 	status=$(curl -s -o /dev/null -w '%{http_code}' "$U$path")
 	wrk -t2 -c"$CLIENTS" -d"${SECS}s" --latency "$U$path" 2>&1 | awk -v n="$name" -v k="$kib" -v s="$status" '
 		function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
@@ -241,4 +244,5 @@ SELECT length(robot_side_values('$SERIES', '$BASE', '$HEAD', ARRAY['dd.write_byt
 \\echo === bisections
 SELECT length(robot_bisections(100)::text);
 SQL
+echo "the pages as measured: $SAVE"
 echo "the plans of the pages' queries: $EXPLAIN ($(grep -c 'Seq Scan' "$EXPLAIN") sequential scans)"

@@ -92,6 +92,9 @@ chart(struct buf *b, struct ask *a, json_t *h)
 					sha)
 			      : NULL;
 
+		char mean_text[32];
+
+		svg_si(mean_text, sizeof mean_text, m, page_unit_of(a->metric));
 		snprintf(shas[i], sizeof shas[i], "%.7s", sha);
 		cats[i] = shas[i];
 		mx[i] = (double)i;
@@ -101,18 +104,18 @@ chart(struct buf *b, struct ask *a, json_t *h)
 		ylo = lo[i] < ylo ? lo[i] : ylo;
 		yhi = hi[i] > yhi ? hi[i] : yhi;
 		for (k = 0; k < json_array_size(vals); k++) {
-			char v[32];
-
 			x[at] = (double)i;
 			y[at] = json_number_value(json_array_get(vals, k));
 			ylo = y[at] < ylo ? y[at] : ylo;
 			yhi = y[at] > yhi ? y[at] : yhi;
-			svg_si(v, sizeof v, y[at], page_unit_of(a->metric));
+			/* One tooltip a commit, on its first dot: the
+			 * page stays small at thousands of runs. */
 			titles[at] =
-				xasprintf("%.12s run %zu: %s%s", sha, k + 1, v,
-					  href ? " (click: compare with "
-						 "the commit before)"
-					       : "");
+				k == 0 ? xasprintf("%.12s: %zu runs, mean "
+						   "%s",
+						   sha, json_array_size(vals),
+						   mean_text)
+				       : NULL;
 			hrefs[at] = href ? xstrdup(href) : NULL;
 			at++;
 		}
