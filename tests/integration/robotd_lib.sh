@@ -139,6 +139,23 @@ start_box() {
 	echo $! >"$T/$1.pid"
 }
 
+# simbox NAME ARGS...: a simulated box (simbox.py: ARGS are its shifts
+# and options) of group $SIMBOX_GROUP (default lab) on robotd $U, until
+# simbox_stop NAME; its PID is $SIMBOX_<NAME>.  Needs SRC.
+simbox() {
+	name=$1
+	shift
+	rm -f "$T/stop-$name"
+	/usr/bin/python3 "$SRC/tests/integration/simbox.py" "$U" "$(token box "$name")" "$name" \
+		"${SIMBOX_GROUP:-lab}" "$T/stop-$name" "$@" 2>>"$T/simbox.log" &
+	PIDS="$PIDS $!"
+	eval "SIMBOX_$name=$!"
+}
+simbox_stop() {
+	touch "$T/stop-$1"
+	eval "wait \$SIMBOX_$1" 2>/dev/null
+}
+
 # py CODE: Python checks on $T/body as "j".
 py() {
 	/usr/bin/python3 -c "import json, sys

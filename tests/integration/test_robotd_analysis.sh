@@ -35,14 +35,6 @@ dd:
 YAML
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
 # simbox NAME ARGS...: a simulated box of group lab until $T/stop-NAME.
-simbox() {
-	name=$1
-	shift
-	rm -f "$T/stop-$name"
-	/usr/bin/python3 "$SRC/tests/integration/simbox.py" "$U" "$(token box "$name")" "$name" lab \
-		"$T/stop-$name" "$@" 2>>"$T/simbox.log" &
-	PIDS="$PIDS $!"
-}
 pairs_final() { [ "$(sql "SELECT count(*) FROM pairs WHERE state <> 'final'")" = 0 ] &&
 	[ "$(sql "SELECT count(*) FROM pairs")" -ge "$1" ]; }
 

@@ -37,19 +37,6 @@ dd:
   bs: 1M
 YAML
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
-simbox() {
-	name=$1
-	shift
-	rm -f "$T/stop-$name"
-	/usr/bin/python3 "$SRC/tests/integration/simbox.py" "$U" "$(token box "$name")" "$name" lab \
-		"$T/stop-$name" "$@" 2>>"$T/simbox.log" &
-	PIDS="$PIDS $!"
-	eval "SIMBOX_$name=$!"
-}
-simbox_stop() {
-	touch "$T/stop-$1"
-	eval "wait \$SIMBOX_$1" 2>/dev/null
-}
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=${AS:-$SUB} "$ROBOT" "$@"; }
 # repo NAME: a new repository $T/NAME with its first commit, tagged v1.0.
 repo() {

@@ -69,15 +69,13 @@ YAML
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
 shifts=$(for s in $(echo $shas | cut -d' ' -f4-); do printf '%s=-10 ' "$s"; done)
 # shellcheck disable=SC2086
-$PY "$SRC/tests/integration/simbox.py" "$U" "$(token box s1)" s1 lab "$T/stop-s1" $shifts \
-	--noise=1 --seed=1 "--extra-metric=$EVILM" 2>>"$T/simbox.log" &
-PIDS="$PIDS $!"
+simbox s1 $shifts --noise=1 --seed=1 "--extra-metric=$EVILM"
 robot tree add web --url "$R" --branch '*' --base v1.0 --job "$T/dd.yaml" --tbox-group lab \
 	--runs 3 --max-runs 6 --poll 5 >/dev/null 2>&1
 bisected() { [ "$(sql "SELECT state FROM bisections LIMIT 1")" = bisected ]; }
 wait_for 180 bisected
 check $? "the seed: a regression at the head, reported and bisected ($(sql "SELECT string_agg(state, ' ') FROM bisections"))"
-touch "$T/stop-s1"
+simbox_stop s1
 RID=$(sql "SELECT id FROM regressions WHERE kpi = 'dd.write_bytes_per_sec'")
 JOB=$(sql "SELECT max(job) FROM results")
 BID=$(sql "SELECT id FROM bisections LIMIT 1")

@@ -246,14 +246,7 @@ stop "$(pid_box "$bx")"
 # 4. Hostile commit subjects and author names, with simulated boxes: the
 # headers stay clean and encoded; an inconclusive KPI gets more runs, not
 # a mail.
-simbox() {
-	name=$1
-	shift
-	rm -f "$T/stop-$name"
-	$PY "$SRC/tests/integration/simbox.py" "$U" "$(token box "$name")" "$name" sim \
-		"$T/stop-$name" "$@" 2>>"$T/simbox.log" &
-	PIDS="$PIDS $!"
-}
+SIMBOX_GROUP=sim # simbox (robotd_lib.sh): the hostile tree's group
 R="$T/hostile"
 git init -q -b main "$R"
 hc() { # hc AUTHOR SUBJECT: a commit on main

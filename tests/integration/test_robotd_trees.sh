@@ -54,15 +54,6 @@ dd:
   bs: 1M
 YAML
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
-simbox() {
-	name=$1
-	shift
-	rm -f "$T/stop-$name"
-	/usr/bin/python3 "$SRC/tests/integration/simbox.py" "$U" "$(token box "$name")" "$name" lab \
-		"$T/stop-$name" "$@" 2>>"$T/simbox.log" &
-	PIDS="$PIDS $!"
-	eval "SIMBOX_$name=$!"
-}
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
 head_is() { [ "$(sql "SELECT sha FROM tree_heads WHERE tree = '$1' AND branch = '$2'")" = "$3" ]; }
 pair_is() { [ "$(sql "SELECT state || ' ' || coalesce(verdict, '-') FROM pairs WHERE base = '$1' AND head = '$2'")" = "$3" ]; }
