@@ -115,8 +115,11 @@ for p in $PAGES; do
 	fi
 done
 check $([ -z "$errs" ]; echo $?) "Chromium loads every page without a console error or CSP violation (failing:$errs)"
+# The regression's page on a phone's screen, too.
+chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/chrome-phone" \
+	--window-size=390,844 --screenshot="$ART/regression-phone.png" "$U/regressions/$RID" >/dev/null 2>&1
 shots=$(ls "$ART"/*.png 2>/dev/null | wc -l)
-check $([ "$shots" = 11 ]; echo $?) "a screenshot of each page: $shots in $ART"
+check $([ "$shots" = 12 ]; echo $?) "a screenshot of each page (and the regression's on a phone): $shots in $ART"
 
 # 3. The key content is in the DOM.
 check $($PY - "$ART" "$RID" "$(git -C "$R" rev-parse v1.0) $shas" <<'PY'; echo $?
