@@ -215,7 +215,7 @@ commits noi 8 "noi" >"$T/noi.shas"
 NHEAD=$(tail -1 "$T/noi.shas")
 NMID=$(git -C "$T/noi" rev-list --bisect "$NHEAD" --not v1.0)
 NBAD=$(sed -n 3p "$T/noi.shas")
-nshifts="$(sed -n '3,$p' "$T/noi.shas" | sed 's/$/=-10/' | tr '\n' ' ') $NMID=-10~6"
+nshifts="$(sed -n '3,$p' "$T/noi.shas" | sed 's/$/=-10/' | tr '\n' ' ') $NMID=-10~5"
 # shellcheck disable=SC2086
 simbox s4 $nshifts --noise=1 --seed=4
 watch noi 12

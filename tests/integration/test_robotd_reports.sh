@@ -129,12 +129,8 @@ dd:
   bs: 1M
 YAML
 # Not bisected: test_robotd_bisect_box.sh has the bisection's follow-up.
-# Five runs a side: with three, this box's dd (which fills a 1 GiB xfs in
-# page cache) once made the innocent commit a -13% "regression" (CI, at
-# c94ed54 plus four commits): three runs a side estimate its spread too
-# poorly.
 robot tree add demo --url "$T/demo" --branch master --base v1.0 --job "$T/dd.yaml" \
-	--tbox-group rt --runs 5 --max-runs 10 --poll 5 --bisect no >/dev/null 2>&1
+	--tbox-group rt --runs 3 --max-runs 6 --poll 5 --bisect no >/dev/null 2>&1
 head_is() { [ "$(sql "SELECT sha FROM tree_heads WHERE tree = '$1' AND branch = 'master'")" = "$2" ]; }
 wait_for 30 head_is demo "$(git -C "$T/demo" rev-parse master)"
 INNOCENT=$("$SRC/scripts/make-demo-tree" --next "$T/demo")
