@@ -63,7 +63,6 @@ struct bisect {
 	int claims;
 	struct proc *proc;
 	bool no_more; /* the claim's step can get no more runs */
-	unsigned long long count;
 };
 
 static void bisect_drive(struct bisect *b);
@@ -412,12 +411,11 @@ bisect_on_stepped(const char *text, const struct problem *p, void *arg)
 {
 	struct bisect *b = arg;
 
+	(void)text; /* the bisection, or "stale": claim the next either way */
 	if (p != NULL) {
 		bisect_fail(b, p->message);
 		return;
 	}
-	if (text != NULL && strcmp(text, "\"stale\"") != 0)
-		b->count++;
 	bisect_drop(b);
 	bisect_set_state(b, BISECT_CLAIMING);
 	bisect_drive(b);
@@ -548,7 +546,6 @@ bisect_on_marked(const char *text, const struct problem *p, void *arg)
 		return;
 	}
 	if (strcmp(str(j, "state"), "running") != 0) {
-		b->count++;
 		log_info("bisection %lld %s: %s", b->id, str(j, "state"),
 			 str(j, "reason") != NULL ? str(j, "reason") : "");
 		json_decref(j);
@@ -666,12 +663,6 @@ bisect_stop(struct bisect *b)
 		proc_cancel(b->proc);
 		b->proc = NULL;
 	}
-}
-
-unsigned long long
-bisect_count(const struct bisect *b)
-{
-	return b->count;
 }
 
 void

@@ -25,8 +25,6 @@ struct bisect *bisect_new(struct event_base *base, struct store *store,
 void bisect_wake(struct bisect *b);
 void bisect_stop(struct bisect *b);
 void bisect_free(struct bisect *b);
-/* Steps stored since the start (for /metrics). */
-unsigned long long bisect_count(const struct bisect *b);
 
 /*
  * Starts a bisection for by from req ({"regression": ID} or {"series",
