@@ -3,10 +3,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "robot/analysis/result.h"
 #include "robot/core/name.h"
@@ -156,8 +158,19 @@ parse_status(const char *where, json_t *doc, struct result *r,
 			      "a failed run needs an 'error' saying why");
 }
 
-/* "stats": a metric's name to a finite number, at most
- * RESULT_MAX_METRICS of them with "series". */
+/* At most RESULT_MAX_METRICS metrics in "stats" and "series". */
+static bool
+count_ok(const char *where, json_t *doc, size_t nstats, struct errlist *el)
+{
+	if (nstats + json_object_size(json_object_get(doc, "series")) <=
+	    RESULT_MAX_METRICS)
+		return true;
+	errlist_error(el, where, 0, "the document holds more than %d metrics",
+		      RESULT_MAX_METRICS);
+	return false;
+}
+
+/* "stats": a metric's name to a finite number. */
 static void
 parse_stats(const char *where, json_t *doc, struct result *r,
 	    struct errlist *el)
@@ -176,14 +189,8 @@ parse_stats(const char *where, json_t *doc, struct result *r,
 		errlist_error(el, where, 0, "'stats' is not an object");
 		return;
 	}
-	if (json_object_size(stats) +
-		    json_object_size(json_object_get(doc, "series")) >
-	    RESULT_MAX_METRICS) {
-		errlist_error(el, where, 0,
-			      "the document holds more than %d metrics",
-			      RESULT_MAX_METRICS);
+	if (!count_ok(where, doc, json_object_size(stats), el))
 		return;
-	}
 	r->stats = xcalloc(json_object_size(stats) + 1, sizeof *r->stats);
 	json_object_foreach(stats, name, v)
 	{
@@ -241,10 +248,17 @@ bool
 result_parse(const char *where, json_t *doc, struct result *r,
 	     struct errlist *el)
 {
+	memset(r, 0, sizeof *r);
+	return result_check(where, doc, false, r, el);
+}
+
+bool
+result_check(const char *where, json_t *doc, bool stats_read, struct result *r,
+	     struct errlist *el)
+{
 	size_t before = el->nerrors;
 	json_t *v;
 
-	memset(r, 0, sizeof *r);
 	if (!json_is_object(doc)) {
 		errlist_error(el, where, 0,
 			      "a result document is a JSON object");
@@ -301,7 +315,10 @@ result_parse(const char *where, json_t *doc, struct result *r,
 	v = json_object_get(doc, "job");
 	if (v != NULL && !json_is_object(v))
 		errlist_error(el, where, 0, "'job' is not an object");
-	parse_stats(where, doc, r, el);
+	if (stats_read)
+		(void)count_ok(where, doc, r->nstats, el);
+	else
+		parse_stats(where, doc, r, el);
 	check_series(where, doc, el);
 	v = json_object_get(doc, "outputs");
 	if (v != NULL && !json_is_null(v) && !json_is_object(v))
@@ -352,34 +369,52 @@ result_add_json(const char *where, json_t *j, struct result **v, size_t *n,
 }
 
 bool
-result_load_file(const char *path, struct result **v, size_t *n,
-		 struct errlist *el)
+result_load_file(const char *path, struct result_names *names,
+		 struct result **v, size_t *n, struct errlist *el)
 {
-	size_t before = el->nerrors;
-	json_error_t jerr;
 	struct stat st;
-	json_t *j;
+	char *buf;
+	size_t len = 0;
+	ssize_t got;
+	bool ok;
+	int fd;
 
-	if (stat(path, &st) == 0 && st.st_size > RESULT_MAX_BYTES) {
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &st) == -1) {
+		errlist_error(el, path, 0, "cannot read: %s", strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return false;
+	}
+	if (st.st_size > RESULT_MAX_BYTES) {
 		errlist_error(el, path, 0,
 			      "the file is %lld bytes; result documents are "
 			      "limited to 16 MiB",
 			      (long long)st.st_size);
+		close(fd);
 		return false;
 	}
-	j = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-	if (j == NULL) {
-		if (jerr.line > 0)
-			errlist_error(el, path, jerr.line,
-				      "malformed JSON: %s (column %d)",
-				      jerr.text, jerr.column);
-		else
-			errlist_error(el, path, 0, "%s", jerr.text);
-		return false;
+	/* Read whole (a file may grow while read: no more than the limit)
+	 * and parsed from the buffer. */
+	buf = xmalloc((size_t)st.st_size + 1);
+	while (len < (size_t)st.st_size &&
+	       (got = read(fd, buf + len, (size_t)st.st_size - len)) != 0) {
+		if (got == -1 && errno == EINTR)
+			continue;
+		if (got == -1) {
+			errlist_error(el, path, 0, "cannot read: %s",
+				      strerror(errno));
+			close(fd);
+			free(buf);
+			return false;
+		}
+		len += (size_t)got;
 	}
-	result_add_json(path, j, v, n, el);
-	json_decref(j);
-	return el->nerrors == before;
+	close(fd);
+	buf[len] = '\0';
+	ok = result_read(path, buf, len, names, v, n, el);
+	free(buf);
+	return ok;
 }
 
 static int
@@ -389,11 +424,11 @@ cmp_names(const void *a, const void *b)
 }
 
 bool
-result_load_path(const char *path, struct result **v, size_t *n,
-		 struct errlist *el)
+result_load_path(const char *path, struct result_names *names,
+		 struct result **v, size_t *n, struct errlist *el)
 {
 	struct dirent *de;
-	char **names = NULL;
+	char **files = NULL;
 	size_t count = 0;
 	struct stat st;
 	bool ok = true;
@@ -404,7 +439,7 @@ result_load_path(const char *path, struct result **v, size_t *n,
 		return false;
 	}
 	if (!S_ISDIR(st.st_mode))
-		return result_load_file(path, v, n, el);
+		return result_load_file(path, names, v, n, el);
 	if ((d = opendir(path)) == NULL) {
 		errlist_error(el, path, 0, "cannot read: %s", strerror(errno));
 		return false;
@@ -412,18 +447,18 @@ result_load_path(const char *path, struct result **v, size_t *n,
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
-		names = xreallocarray(names, count + 1, sizeof *names);
-		names[count++] = xasprintf("%s/%s", path, de->d_name);
+		files = xreallocarray(files, count + 1, sizeof *files);
+		files[count++] = xasprintf("%s/%s", path, de->d_name);
 	}
 	closedir(d);
 	if (count > 0)
-		qsort(names, count, sizeof *names, cmp_names);
+		qsort(files, count, sizeof *files, cmp_names);
 	for (size_t i = 0; i < count; i++) {
-		if (stat(names[i], &st) == 0 &&
-		    (S_ISDIR(st.st_mode) || str_has_suffix(names[i], ".json")))
-			ok = result_load_path(names[i], v, n, el) && ok;
-		free(names[i]);
+		if (stat(files[i], &st) == 0 &&
+		    (S_ISDIR(st.st_mode) || str_has_suffix(files[i], ".json")))
+			ok = result_load_path(files[i], names, v, n, el) && ok;
+		free(files[i]);
 	}
-	free(names);
+	free(files);
 	return ok;
 }

@@ -1,13 +1,15 @@
 /*
  * result.h: the result document of one run (DESIGN.md section 5), what
  * robot-box prints and uploads and what robot compare reads: its one
- * writer (result_doc_new()) and its one reader (result_parse()).
+ * writer (result_doc_new()) and its one set of checks (result_check()),
+ * reached from a jansson tree (result_parse(), for uploads) or straight
+ * from a file's bytes (result_read(), resultread.c, for robot compare).
  *
- * result_parse() checks a document completely and collects every problem
- * in an errlist; a document that passes has finite numbers only, a known
- * status, the strings the series identity needs, names that pass
- * robot/core/name.h (key, group, box, tree, commit, every metric), and at
- * most RESULT_MAX_METRICS metrics.
+ * The checks are complete and collect every problem in an errlist; a
+ * document that passes has finite numbers only, a known status, the
+ * strings the series identity needs, names that pass robot/core/name.h
+ * (key, group, box, tree, commit, every metric), and at most
+ * RESULT_MAX_METRICS metrics.
  */
 #ifndef ROBOT_RESULT_H
 #define ROBOT_RESULT_H
@@ -32,12 +34,13 @@ enum result_status {
 };
 
 struct result_stat {
-	const char *name; /* borrowed from json */
+	const char *name; /* borrowed from json, or from result_names */
 	double value;
 };
 
 struct result {
-	json_t *json;    /* the document (a reference is held) */
+	json_t *json;    /* the document (a reference is held); without
+			  * "stats" when result_read() read them */
 	const char *key; /* testcase/path_params */
 	const char *tbox_group;
 	const char *box;    /* may be NULL */
@@ -82,7 +85,41 @@ json_t *result_doc_new(const struct result_head *head);
  */
 bool result_parse(const char *where, json_t *doc, struct result *r,
 		  struct errlist *el) __attribute__((warn_unused_result));
+/*
+ * The checks of result_parse() on doc, whose "stats" were already read
+ * into r->stats and r->nstats when stats_read (then doc has none).  On
+ * success r holds a reference to doc; on failure r->stats is freed and r
+ * cleared.
+ */
+bool result_check(const char *where, json_t *doc, bool stats_read,
+		  struct result *r, struct errlist *el)
+	__attribute__((warn_unused_result));
 void result_release(struct result *r);
+
+/*
+ * Metric names interned for the runs of one load: each name once, the
+ * runs' stats pointing at it, so that a million stats cost a copy of each
+ * of their ten thousand names.  Outlives the runs read with it.
+ */
+struct result_names;
+
+struct result_names *result_names_new(void);
+void result_names_free(struct result_names *t);
+/* How many names it holds. */
+size_t result_names_count(const struct result_names *t);
+
+/*
+ * Reads the result documents in buf (len bytes; buf[len] must be '\0'),
+ * one document or a JSON array of them, as result_parse() would read
+ * what jansson made of them, but without a jansson value per stat: the
+ * stats go straight into each run's array, their names into names.
+ * Appends the good documents to *v.  Returns false with the problems in
+ * el (a bad document is not appended; when the bytes are not JSON, none
+ * is).  where names the file in messages.
+ */
+bool result_read(const char *where, const char *buf, size_t len,
+		 struct result_names *names, struct result **v, size_t *n,
+		 struct errlist *el);
 const char *result_status_name(enum result_status s);
 
 /* Adds the document j, or each document of the array j, to *v, as
@@ -91,16 +128,16 @@ bool result_add_json(const char *where, json_t *j, struct result **v, size_t *n,
 		     struct errlist *el);
 /*
  * Loads the result documents of a file (one document, or a JSON array of
- * them) and appends them to *v.  Returns false with the problems in el; a
- * bad document is not appended but the others are.
+ * them) with result_read() and appends them to *v.  Returns false with
+ * the problems in el; a bad document is not appended but the others are.
  */
-bool result_load_file(const char *path, struct result **v, size_t *n,
-		      struct errlist *el);
+bool result_load_file(const char *path, struct result_names *names,
+		      struct result **v, size_t *n, struct errlist *el);
 /*
  * Loads every *.json file under a directory (recursively, in name
  * order), or the file itself if path is a file.
  */
-bool result_load_path(const char *path, struct result **v, size_t *n,
-		      struct errlist *el);
+bool result_load_path(const char *path, struct result_names *names,
+		      struct result **v, size_t *n, struct errlist *el);
 
 #endif

@@ -245,6 +245,7 @@ struct compare_args {
 	const char *series;        /* --series: fetch from robotd */
 	const char **base, **head; /* paths, or one commit each */
 	size_t nbase, nhead;
+	struct result_names *names; /* of the runs read from files */
 };
 
 static void
@@ -417,9 +418,11 @@ compare_load(struct compare_args *a, struct result **base, size_t *nb,
 		json_decref(h);
 	} else {
 		for (size_t i = 0; i < a->nbase; i++)
-			(void)result_load_path(a->base[i], base, nb, el);
+			(void)result_load_path(a->base[i], a->names, base, nb,
+					       el);
 		for (size_t i = 0; i < a->nhead; i++)
-			(void)result_load_path(a->head[i], head, nh, el);
+			(void)result_load_path(a->head[i], a->names, head, nh,
+					       el);
 	}
 	if (el->nerrors > 0)
 		return 2;
@@ -555,6 +558,7 @@ cmd_compare(int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	compare_options_init(&a.opt);
 	a.dt = direction_table_new();
+	a.names = result_names_new();
 	errlist_init(&el);
 	status = compare_parse(argc, argv, &a, &el);
 	if (status == -1)
@@ -575,6 +579,7 @@ cmd_compare(int argc, char **argv)
 		result_release(&head[i]);
 	free(base);
 	free(head);
+	result_names_free(a.names);
 	compare_args_release(&a);
 	errlist_release(&el);
 	return status;

@@ -21,7 +21,74 @@ static const char *good =
 	" \"series\": {\"dd.loop0.write_bytes_per_sec\": [2.1e8, 1.9e8]},"
 	" \"outputs\": {\"fsmark\": \"raw\"}}";
 
-/* Parses text with one member replaced: "key":value. */
+static void
+release_all(struct result *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		result_release(&v[i]);
+	free(v);
+}
+
+/* Reads text with result_read(); the documents read, or -1 on failure. */
+static int
+read_text(const char *text, struct errlist *el, struct result_names *names,
+	  struct result **v)
+{
+	size_t n = 0;
+	bool ok;
+
+	*v = NULL;
+	ok = result_read("t.json", text, strlen(text), names, v, &n, el);
+	if (!ok) {
+		release_all(*v, (int)n);
+		*v = NULL;
+	}
+	return ok ? (int)n : -1;
+}
+
+/*
+ * Whether result_read() of doc's text says what result_parse() of doc
+ * says: the same verdict, the same messages, the same stats.
+ */
+static bool
+read_agrees(json_t *doc, bool ok, const struct errlist *el,
+	    const struct result *parsed)
+{
+	char *text = json_dumps(doc, JSON_INDENT(1));
+	struct result_names *names = result_names_new();
+	struct errlist el2;
+	struct result *v;
+	int n;
+	bool same;
+
+	errlist_init(&el2);
+	n = read_text(text, &el2, names, &v);
+	same = (n == 1) == ok && el2.n == el->n;
+	for (size_t i = 0; same && i < el->n; i++)
+		same = strcmp(el->v[i].message, el2.v[i].message) == 0;
+	if (same && ok) {
+		same = v[0].nstats == parsed->nstats &&
+		       strcmp(v[0].series, parsed->series) == 0;
+		for (size_t i = 0; same && i < parsed->nstats; i++)
+			same = strcmp(v[0].stats[i].name,
+				      parsed->stats[i].name) == 0 &&
+			       v[0].stats[i].value == parsed->stats[i].value;
+	}
+	if (!same) {
+		tap_diag("result_read() disagrees on %.200s", text);
+		for (size_t i = 0; i < el2.n; i++)
+			tap_diag("  read: %s", el2.v[i].message);
+		for (size_t i = 0; i < el->n; i++)
+			tap_diag("  parse: %s", el->v[i].message);
+	}
+	release_all(v, n);
+	errlist_release(&el2);
+	result_names_free(names);
+	free(text);
+	return same;
+}
+
+/* Parses text with one member replaced: "key":value, both ways. */
 static bool
 parse_with(const char *member, const char *value, struct errlist *el)
 {
@@ -38,6 +105,7 @@ parse_with(const char *member, const char *value, struct errlist *el)
 	}
 	errlist_init(el);
 	ok = result_parse("t.json", doc, &r, el);
+	CHECK(read_agrees(doc, ok, el, &r));
 	if (ok)
 		result_release(&r);
 	json_decref(doc);
@@ -58,6 +126,16 @@ refused(const char *member, const char *value, const char *text)
 			 value ? value : "(removed)", text);
 	errlist_release(&el);
 	return !ok && found;
+}
+
+static bool
+accepted(const char *member, const char *value)
+{
+	struct errlist el;
+	bool ok = parse_with(member, value, &el);
+
+	errlist_release(&el);
+	return ok;
 }
 
 static void
@@ -104,6 +182,142 @@ test_bad_documents(void)
 	CHECK(refused("warnings", "3", "'warnings' is not a list of strings"));
 	CHECK(refused("warnings", "[\"a\", 1]",
 		      "'warnings' is not a list of strings"));
+	CHECK(refused("stats", "{\"a b\": 1}", "holds a space"));
+	CHECK(refused("stats", "{\"\": 1}", "is empty"));
+	CHECK(refused("stats", "{\"a\": 1, \"b\": null, \"c d\": 2}",
+		      "stats 'b' is not a finite number"));
+	CHECK(accepted("stats", "{\"a\\u002eb\": 1, \"c\\/d\": -0}"));
+	CHECK(accepted("stats", "{}"));
+	CHECK(accepted("series", NULL));
+}
+
+/* What only the bytes can hold wrong: result_read() says where. */
+static bool
+read_refused(const char *text, const char *what, int line)
+{
+	struct result_names *names = result_names_new();
+	struct errlist el;
+	struct result *v;
+	int n;
+	bool found = false;
+
+	errlist_init(&el);
+	n = read_text(text, &el, names, &v);
+	for (size_t i = 0; i < el.n; i++)
+		if (strstr(el.v[i].message, what) != NULL &&
+		    (line < 0 || el.v[i].line == line))
+			found = true;
+	if (n >= 0 || !found) {
+		tap_diag("'%s': read %d, no error with '%s' on line %d", text,
+			 n, what, line);
+		for (size_t i = 0; i < el.n; i++)
+			tap_diag("  %d: %s", el.v[i].line, el.v[i].message);
+	}
+	release_all(v, n);
+	errlist_release(&el);
+	result_names_free(names);
+	return n < 0 && found;
+}
+
+#define DOC_HEAD                                                               \
+	"{\"version\": 1, \"key\": \"k\", \"tbox_group\": \"g\", "             \
+	"\"status\": \"ok\", "
+
+static void
+test_read_malformed(void)
+{
+	CHECK(read_refused("", "malformed JSON", 1));
+	CHECK(read_refused("   \n", "malformed JSON", 2));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\": NaN}}",
+			   "malformed JSON", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\": 01}}", "malformed JSON",
+			   1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\": 1.}}", "invalid number",
+			   1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\": -}}", "invalid number",
+			   1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\": +1}}", "malformed JSON",
+			   1));
+	CHECK(read_refused(DOC_HEAD "\"stats\":\n{\"x\": 1e999}}",
+			   "real number overflow", 2));
+	CHECK(read_refused(DOC_HEAD
+			   "\"stats\": {\"x\": 123456789012345678901}}",
+			   "too big integer", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\": 1, \"x\": 2}}",
+			   "duplicate object key", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\": 1}, \"stats\": {}}",
+			   "duplicate object key", 1));
+	CHECK(read_refused(DOC_HEAD "\"key\": \"j\", \"stats\": {}}",
+			   "duplicate object key", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\": 1}", "expected", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\" 1}}", "':' expected",
+			   1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\": 1 \"y\": 2}}",
+			   "',' or '}' expected", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\\q\": 1}}",
+			   "invalid escape", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\\u00\": 1}}",
+			   "invalid escape", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\\ud800\": 1}}",
+			   "invalid escape", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\\u0000\": 1}}",
+			   "invalid escape", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\ty\": 1}}",
+			   "control character", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"\xc3(\": 1}}", "UTF-8", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x", "premature end", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {}} {}", "end of file expected",
+			   1));
+	CHECK(read_refused(DOC_HEAD "\"job\": {\"a\": [1,}, \"stats\": {}}",
+			   "malformed JSON", 1));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\": [1, 2}}",
+			   "malformed JSON", 1));
+	CHECK(read_refused("[" DOC_HEAD "\"stats\": {}}, 3]",
+			   "a result document is a JSON object", 0));
+	CHECK(read_refused("[" DOC_HEAD "\"stats\": {}} " DOC_HEAD "}]",
+			   "',' or ']' expected", 1));
+	CHECK(read_refused("\"just a string\"", "a result document is a JSON",
+			   0));
+	/* A syntax error anywhere gives no documents, not the ones before
+	 * it. */
+	CHECK(read_refused("[" DOC_HEAD "\"stats\": {}}, " DOC_HEAD
+			   "\"stats\": {\"x\": NaN}}]",
+			   "malformed JSON", 1));
+}
+
+/* Escapes, the names' order changing between runs, metrics only some
+ * runs have: what result_read() gives is what jansson gives. */
+static void
+test_read_values(void)
+{
+	struct result_names *names = result_names_new();
+	struct errlist el;
+	struct result *v;
+	int n;
+
+	errlist_init(&el);
+	n = read_text("[" DOC_HEAD "\"stats\": {\"a\\u002eb\": 1.5, \"c\": -0,"
+		      " \"d\\/e\": 1e2}},\n" DOC_HEAD
+		      "\"stats\": {\"c\": 7, \"a.b\": 2.5, \"f\": 0.1}}]",
+		      &el, names, &v);
+	if (CHECK_INT(n, 2)) {
+		CHECK_INT(v[0].nstats, 3);
+		CHECK_STR(v[0].stats[0].name, "a.b");
+		CHECK_STR(v[0].stats[2].name, "d/e");
+		CHECK(v[0].stats[2].value == 100);
+		CHECK(v[0].stats[1].value == 0);
+		CHECK_INT(v[1].nstats, 3);
+		/* one copy of each name, shared by the runs */
+		CHECK(v[1].stats[1].name == v[0].stats[0].name);
+		CHECK(v[1].stats[0].name == v[0].stats[1].name);
+		CHECK_STR(v[1].stats[2].name, "f");
+		CHECK(v[1].stats[2].value == 0.1);
+		CHECK_INT(result_names_count(names), 4);
+		CHECK(json_object_get(v[0].json, "stats") == NULL);
+	}
+	release_all(v, n);
+	errlist_release(&el);
+	result_names_free(names);
 }
 
 static void
@@ -136,6 +350,7 @@ static void
 test_files(void)
 {
 	char dir[] = "/tmp/robot-test-result.XXXXXX", path[256];
+	struct result_names *names;
 	struct result *v = NULL;
 	size_t n = 0;
 	struct errlist el;
@@ -160,7 +375,8 @@ test_files(void)
 	fprintf(fp, "ignored: not .json");
 	fclose(fp);
 	errlist_init(&el);
-	CHECK(!result_load_path(dir, &v, &n, &el));
+	names = result_names_new();
+	CHECK(!result_load_path(dir, names, &v, &n, &el));
 	CHECK_INT(n, 2);          /* both documents of a.json */
 	CHECK_INT(el.nerrors, 2); /* NaN and the overflow */
 	for (size_t i = 0; i < el.n; i++)
@@ -168,6 +384,7 @@ test_files(void)
 	for (size_t i = 0; i < n; i++)
 		result_release(&v[i]);
 	free(v);
+	result_names_free(names);
 	errlist_release(&el);
 	snprintf(path, sizeof path, "rm -rf '%s'", dir);
 	CHECK_INT(system(path), 0);
@@ -228,6 +445,8 @@ main(void)
 		TAP_CASE(test_bad_documents),
 		TAP_CASE(test_failed_and_incomplete_accepted),
 		TAP_CASE(test_files),
+		TAP_CASE(test_read_malformed),
+		TAP_CASE(test_read_values),
 		TAP_CASE(test_writer),
 		{NULL, NULL}};
 
