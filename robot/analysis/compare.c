@@ -22,6 +22,7 @@
 #include "robot/analysis/compare.h"
 #include "robot/analysis/lkpfloor.h"
 #include "robot/analysis/lkpstat.h"
+#include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
 void
@@ -76,44 +77,146 @@ change_verdict(int direction, double change)
 }
 
 /*
- * The trimmed mean of n values (g = trim * n cut off each end, but never
- * below 2 left) and their winsorized variance (n - 1 denominator); *h is
- * the count left.  Sorts v.
+ * The trimmed mean of n sorted values (g = trim * n cut off each end, but
+ * never below 2 left), of their logs when logs, and their winsorized
+ * variance (n - 1 denominator); *h is the count left.  Only the values
+ * kept are transformed: the winsorized ones are the kept ends.
  */
 static void
-trimmed(double *v, size_t n, double trim, double *mean, double *wvar, size_t *h)
+trimmed(const double *v, size_t n, bool logs, double trim, double *mean,
+	double *wvar, size_t *h)
 {
 	size_t g = (size_t)floor(trim * (double)n);
-	double sum = 0, m, sq = 0;
+	double x[256], *own = NULL, *t = x, sum = 0, m, sq = 0;
 
 	if (n < 2 * g + 2)
 		g = n >= 2 ? (n - 2) / 2 : 0;
-	stats_sort(v, n);
+	if (n > 256)
+		t = own = xreallocarray(NULL, n, sizeof *own);
 	for (size_t i = g; i < n - g; i++)
-		sum += v[i];
+		t[i] = logs ? log(v[i]) : v[i];
+	for (size_t i = g; i < n - g; i++)
+		sum += t[i];
 	*h = n - 2 * g;
 	*mean = sum / (double)*h;
-	/* Winsorize: the g smallest become v[g], the g largest v[n-g-1]. */
+	/* Winsorize: the g smallest become t[g], the g largest t[n-g-1]. */
 	sum = 0;
 	for (size_t i = 0; i < n; i++)
-		sum += v[i < g ? g : i >= n - g ? n - g - 1 : i];
+		sum += t[i < g ? g : i >= n - g ? n - g - 1 : i];
 	m = sum / (double)n;
 	for (size_t i = 0; i < n; i++) {
-		double x = v[i < g ? g : i >= n - g ? n - g - 1 : i] - m;
+		double d = t[i < g ? g : i >= n - g ? n - g - 1 : i] - m;
 
-		sq += x * x;
+		sq += d * d;
 	}
 	*wvar = n > 1 ? sq / (double)(n - 1) : 0;
+	free(own);
+}
+
+/*
+ * Whether P(T > t) < a for Student's t with df degrees of freedom,
+ * computing the tail only when the answer depends on it: the quantile
+ * q(df) with P(T > q) = a falls as df grows, so q(ceil df) < q(df) <=
+ * q(floor df) bound it, and the bounds of the df of ten runs a side are
+ * a few bisections once per thread.  Past QUANTILE_DF, the normal
+ * quantile is the lower bound.
+ */
+#define QUANTILE_DF 256
+
+struct quantiles {
+	double a;                  /* the tail they are of */
+	double q[QUANTILE_DF + 1]; /* q[k]: P(T > q[k]) = a with k df */
+	bool known[QUANTILE_DF + 1];
+	double z; /* the normal's */
+};
+
+static __thread struct quantiles quantile_cache[2];
+
+static struct quantiles *
+quantiles_of(double a)
+{
+	struct quantiles *c = &quantile_cache[0];
+
+	if (c->a != a) {
+		c = &quantile_cache[1];
+		if (c->a != a) {
+			/* the older one goes */
+			quantile_cache[1] = quantile_cache[0];
+			c = &quantile_cache[0];
+			memset(c, 0, sizeof *c);
+			c->a = a;
+			c->z = stats_norm_quantile(1 - a);
+		}
+	}
+	return c;
+}
+
+/* q(k), by bisection on the tail (to 1e-12; the bounds allow 1e-9). */
+static double
+quantile_at(struct quantiles *c, size_t k)
+{
+	double lo, hi;
+
+	if (c->known[k])
+		return c->q[k];
+	lo = c->z;
+	hi = lo + 1;
+	while (stats_t_sf(hi, (double)k) > c->a)
+		hi *= 2;
+	while (hi - lo > 1e-12 * hi) {
+		double mid = (lo + hi) / 2;
+
+		if (stats_t_sf(mid, (double)k) > c->a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	c->known[k] = true;
+	return c->q[k] = (lo + hi) / 2;
+}
+
+static bool
+tail_below(double t, double df, double a)
+{
+	struct quantiles *c = quantiles_of(a);
+	double f = floor(df);
+
+	if (!(a > 0 && a < 0.5) || !(df >= 1))
+		return stats_t_sf(t, df) < a;
+	if (t <= c->z)
+		return false; /* t's tail is heavier than the normal's */
+	if (f < QUANTILE_DF) {
+		if (t > quantile_at(c, (size_t)f) + 1e-9)
+			return true;
+		if (t <= quantile_at(c, (size_t)f + 1) - 1e-9)
+			return false;
+	}
+	return stats_t_sf(t, df) < a;
 }
 
 /* Runs per side for a z test of the given size to pass with 80% power. */
 static int
 runs_for(double sd, double distance, double alpha_one_sided, int max)
 {
-	double z = stats_norm_quantile(1 - alpha_one_sided) +
-		   stats_norm_quantile(0.8);
-	double n;
+	/* The quantiles of the two alphas last asked, once per thread
+	 * (the significance test's and the equivalence test's). */
+	static __thread double alphas[2] = {-1, -1}, zs[2];
+	double z, n;
 
+	if (alphas[0] != alpha_one_sided) {
+		if (alphas[1] != alpha_one_sided) {
+			alphas[1] = alpha_one_sided;
+			zs[1] = stats_norm_quantile(1 - alpha_one_sided) +
+				stats_norm_quantile(0.8);
+		}
+		/* the one asked goes first */
+		z = zs[1];
+		zs[1] = zs[0];
+		alphas[1] = alphas[0];
+		zs[0] = z;
+		alphas[0] = alpha_one_sided;
+	}
+	z = zs[0];
 	if (!(distance > 0))
 		return -1;
 	n = 2 * sd * sd * z * z / (distance * distance);
@@ -122,6 +225,20 @@ runs_for(double sd, double distance, double alpha_one_sided, int max)
 	return n < 2 ? 2 : (int)ceil(n);
 }
 
+/* ln(1 + floor), of the floor last asked (the same for most metrics). */
+static double
+log_floor(double floor_pct)
+{
+	static __thread double last = -1, value;
+
+	if (floor_pct != last) {
+		last = floor_pct;
+		value = log1p(floor_pct / 100);
+	}
+	return value;
+}
+
+/* The robust method, on the values of each side sorted. */
 static void
 robust(const double *base, size_t nb, const double *head, size_t nh,
        const struct compare_options *opt, const struct direction *dir,
@@ -130,37 +247,18 @@ robust(const double *base, size_t nb, const double *head, size_t nh,
 	double floor_pct = dir->floor_pct > opt->min_effect_pct
 				   ? dir->floor_pct
 				   : opt->min_effect_pct;
-	double xb[256], xh[256], *bx = xb, *hx = xh;
 	double mb, vb, mh, vh, d, se, df, t, margin, sd, scale;
 	size_t hb, hh; /* values left after trimming */
-	bool logs = true;
+	bool logs = base[0] > 0 && head[0] > 0;
 	size_t nmin = nb < nh ? nb : nh;
 
-	for (size_t i = 0; i < nb && logs; i++)
-		logs = base[i] > 0;
-	for (size_t i = 0; i < nh && logs; i++)
-		logs = head[i] > 0;
-	if (nb > 256 || nh > 256) {
-		bx = malloc(nb * sizeof *bx);
-		hx = malloc(nh * sizeof *hx);
-		if (bx == NULL || hx == NULL)
-			abort();
-	}
-	for (size_t i = 0; i < nb; i++)
-		bx[i] = logs ? log(base[i]) : base[i];
-	for (size_t i = 0; i < nh; i++)
-		hx[i] = logs ? log(head[i]) : head[i];
-	trimmed(bx, nb, opt->trim, &mb, &vb, &hb);
-	trimmed(hx, nh, opt->trim, &mh, &vh, &hh);
-	if (bx != xb) {
-		free(bx);
-		free(hx);
-	}
+	trimmed(base, nb, logs, opt->trim, &mb, &vb, &hb);
+	trimmed(head, nh, logs, opt->trim, &mh, &vh, &hh);
 	d = mh - mb;
 	/* On the log scale the floor is ln(1 + floor); on the value scale
 	 * it is a share of the base mean. */
 	scale = logs ? 1 : fabs(r->base.mean);
-	margin = logs ? log1p(floor_pct / 100) : floor_pct / 100 * scale;
+	margin = logs ? log_floor(floor_pct) : floor_pct / 100 * scale;
 	r->effect_pct =
 		logs ? 100 * expm1(d) : (scale > 0 ? 100 * d / scale : 0);
 
@@ -219,8 +317,8 @@ robust(const double *base, size_t nb, const double *head, size_t nh,
 		return;
 	}
 	/* TOST: is the change within (-margin, +margin)? */
-	if (stats_t_sf((d + margin) / se, df) < opt->equiv_alpha &&
-	    stats_t_sf((margin - d) / se, df) < opt->equiv_alpha) {
+	if (tail_below((d + margin) / se, df, opt->equiv_alpha) &&
+	    tail_below((margin - d) / se, df, opt->equiv_alpha)) {
 		r->verdict = COMPARE_UNCHANGED;
 		r->reason = "the change is within the floor";
 		return;
@@ -277,9 +375,17 @@ compare_metric(const char *name, const double *base, size_t nb,
 	       const double *head, size_t nh, const struct compare_options *opt,
 	       const struct direction *dir, struct compare_result *r)
 {
+	double sb[64], sh[64], *ob = NULL, *oh = NULL;
+	double *bs = sb, *hs = sh;
+
 	memset(r, 0, sizeof *r);
-	stats_summarize(base, nb, NULL, &r->base);
-	stats_summarize(head, nh, NULL, &r->head);
+	/* Each side sorted once: its summary, then the robust test. */
+	if (nb > 64)
+		bs = ob = xreallocarray(NULL, nb, sizeof *ob);
+	if (nh > 64)
+		hs = oh = xreallocarray(NULL, nh, sizeof *oh);
+	stats_summarize(base, nb, bs, &r->base);
+	stats_summarize(head, nh, hs, &r->head);
 	r->direction = dir->sign;
 	r->p_value = NAN;
 	if (r->base.mean != 0) {
@@ -293,5 +399,7 @@ compare_metric(const char *name, const double *base, size_t nb,
 	if (opt->method == COMPARE_LKP)
 		lkp(name, base, nb, head, nh, dir, r);
 	else
-		robust(base, nb, head, nh, opt, dir, r);
+		robust(bs, nb, hs, nh, opt, dir, r);
+	free(ob);
+	free(oh);
 }

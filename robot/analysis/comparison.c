@@ -97,15 +97,24 @@ is_headline(const char *metric, const char *prefix)
 	       strchr(metric + n, '.') == NULL;
 }
 
-/* Collects one column of values per metric, in the order the metrics
- * first appear, from the ok runs of both sides. */
+/*
+ * Collects one column of values per metric, in the order the metrics
+ * first appear, from the ok runs of both sides, the values of all in one
+ * block (*block, which the caller frees): a metric's base values, then
+ * its head values.  Runs of one job list their stats in one order, so a
+ * stat is looked for first at its own place (a pointer compare when the
+ * names are interned); the map of names is made only when that fails
+ * after the first run.
+ */
 static struct comparison_column *
 collect_columns(const struct result **okb, size_t nokb,
-		const struct result **okh, size_t nokh, size_t *ncols)
+		const struct result **okh, size_t nokh, size_t *ncols,
+		double **block)
 {
 	struct comparison_column *cols = NULL;
-	size_t cap = 0;
-	struct strmap *index = strmap_new(okb[0]->nstats + 16);
+	size_t cap = 0, width = nokb + nokh, *nvals = NULL;
+	struct strmap *index = NULL;
+	double *vals = NULL;
 
 	*ncols = 0;
 	for (size_t side = 0; side < 2; side++) {
@@ -119,40 +128,64 @@ collect_columns(const struct result **okb, size_t nokb,
 				struct comparison_column *col;
 				size_t i;
 
-				/* Runs of one job list their stats in
-				 * one order: try the same place first. */
 				if (s < *ncols &&
-				    strcmp(cols[s].name, st->name) == 0)
+				    (cols[s].name == st->name ||
+				     strcmp(cols[s].name, st->name) == 0))
 					i = s;
-				else if (!strmap_get(index, st->name, &i)) {
+				else if (side == 0 && r == 0)
+					i = *ncols; /* a run's names differ */
+				else {
+					if (index == NULL) {
+						index = strmap_new(cap + 16);
+						for (size_t k = 0; k < *ncols;
+						     k++)
+							strmap_put(index,
+								   cols[k].name,
+								   k);
+					}
+					if (!strmap_get(index, st->name, &i))
+						i = *ncols;
+				}
+				if (i == *ncols) {
 					if (*ncols == cap) {
-						cap = cap ? cap * 2 : 64;
+						cap = cap ? cap * 2
+							  : runs[r]->nstats +
+								      16;
 						cols = xreallocarray(
 							cols, cap,
 							sizeof *cols);
+						nvals = xreallocarray(
+							nvals, cap,
+							sizeof *nvals);
+						vals = xreallocarray(
+							vals, cap * width + 1,
+							sizeof *vals);
 					}
-					i = (*ncols)++;
 					cols[i] = (struct comparison_column){
-						st->name,
-						xcalloc(nokb + 1,
-							sizeof(double)),
-						0,
-						xcalloc(nokh + 1,
-							sizeof(double)),
-						0};
-					strmap_put(index, st->name, i);
+						st->name, NULL, 0, NULL, 0};
+					nvals[i] = 0;
+					(*ncols)++;
+					if (index != NULL)
+						strmap_put(index, st->name, i);
 				}
 				col = &cols[i];
-				if (side == 0 && col->nb < nokb)
-					((double *)col->base)[col->nb++] =
-						st->value;
-				else if (side == 1 && col->nh < nokh)
-					((double *)col->head)[col->nh++] =
+				/* a stat twice in a run counts once */
+				if (side == 0 && col->nb < nokb && col->nb <= r)
+					vals[i * width + col->nb++] = st->value;
+				else if (side == 1 && col->nh < nokh &&
+					 col->nh <= r)
+					vals[i * width + nokb + col->nh++] =
 						st->value;
 			}
 		}
 	}
 	strmap_free(index);
+	free(nvals);
+	for (size_t i = 0; i < *ncols; i++) {
+		cols[i].base = vals + i * width;
+		cols[i].head = vals + i * width + nokb;
+	}
+	*block = vals;
 	return cols;
 }
 
@@ -233,6 +266,7 @@ comparison_new(const char *series, const struct result *const *base, size_t nb,
 	struct comparison_side bs = {0}, hs = {0};
 	struct comparison_column *cols;
 	struct comparison *c;
+	double *block;
 	bool ok;
 
 	ok = side_runs(series, "base", base, nb, &okb, &nokb, &bs, el);
@@ -242,13 +276,10 @@ comparison_new(const char *series, const struct result *const *base, size_t nb,
 		free(okh);
 		return NULL;
 	}
-	cols = collect_columns(okb, nokb, okh, nokh, &ncols);
+	cols = collect_columns(okb, nokb, okh, nokh, &ncols, &block);
 	c = comparison_of_columns(series, &bs, &hs, cols, ncols, opt, dt,
 				  kpi_prefix);
-	for (size_t i = 0; i < ncols; i++) {
-		free((double *)cols[i].base);
-		free((double *)cols[i].head);
-	}
+	free(block);
 	free(cols);
 	free(okb);
 	free(okh);

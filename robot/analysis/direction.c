@@ -2,10 +2,13 @@
  * direction.c: the table of metric directions.
  *
  * Rules are POSIX extended regular expressions anchored at both ends.  A
- * comparison looks up thousands of metrics, so each rule keeps the
+ * comparison looks up thousands of metrics, and regexec() costs more
+ * than comparing one, so each rule keeps what every match must have: the
  * literal prefix of its pattern ("fsmark." of "fsmark\.files_per_sec"),
- * or for ".+\.time\..." the literal every match contains (".time."), and
- * regexec() runs only on names that have it.
+ * for ".+\.time\..." the literal every match contains (".time."), the
+ * literal suffix ("/s" of "iostat\..+\.[rw]/s"); and the two commonest
+ * shapes need no regexec() at all: a pattern that is all literal is a
+ * string compare, one that is a literal and ".+" a prefix compare.
  */
 #include <ctype.h>
 #include <regex.h>
@@ -17,12 +20,21 @@
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
+enum rule_shape {
+	RULE_REGEX,   /* regexec() decides, after the literals */
+	RULE_LITERAL, /* the prefix is the whole pattern */
+	RULE_ANY,     /* the prefix and then ".+" */
+};
+
 struct rule {
 	regex_t re;
 	char *pattern;
 	char *prefix; /* literal text every match starts with */
 	size_t prefix_len;
-	char *must; /* literal text every match contains, or NULL */
+	char *must;   /* literal text every match contains, or NULL */
+	char *suffix; /* literal text every match ends with */
+	size_t suffix_len;
+	enum rule_shape shape;
 	int sign;
 	double floor_pct;
 	double abs_floor;
@@ -79,6 +91,119 @@ literal_after_any(const char *p)
 	if (p[0] != '.' || (p[1] != '+' && p[1] != '*'))
 		return NULL;
 	return literal_prefix(p + 2);
+}
+
+/* Whether p has a '|' outside parentheses (then no literal is common
+ * to every match). */
+static bool
+top_level_bar(const char *p)
+{
+	int depth = 0;
+
+	for (; *p != '\0'; p++) {
+		if (*p == '\\' && p[1] != '\0')
+			p++;
+		else if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+		else if (*p == '|' && depth == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The literal end of an ERE: the characters after its last special one
+ * (a bracket expression is special as a whole), escapes resolved; "" if
+ * it ends with one.  Every match ends with it.
+ */
+static char *
+literal_suffix(const char *p)
+{
+	char *out = xmalloc(strlen(p) + 1);
+	size_t n = 0;
+
+	for (; *p != '\0'; p++) {
+		if (*p == '\\' && p[1] != '\0') {
+			out[n++] = *++p;
+			continue;
+		}
+		if (*p == '[') {
+			/* to its ']': "[]...]" and "[^]...]" hold one */
+			p++;
+			if (*p == '^')
+				p++;
+			if (*p == ']')
+				p++;
+			while (*p != '\0' && *p != ']')
+				p++;
+			if (*p == '\0')
+				break;
+			n = 0;
+			continue;
+		}
+		if (strchr(".()*+?{}|^$", *p) != NULL) {
+			n = 0;
+			continue;
+		}
+		out[n++] = *p;
+	}
+	out[n] = '\0';
+	return out;
+}
+
+/* What a rule's pattern needs to be matched (the literals, the shape). */
+static void
+rule_shape(struct rule *r)
+{
+	size_t len = strlen(r->pattern);
+	bool bar = top_level_bar(r->pattern);
+
+	r->prefix = bar ? xstrdup("") : literal_prefix(r->pattern);
+	r->prefix_len = strlen(r->prefix);
+	r->suffix = bar ? xstrdup("") : literal_suffix(r->pattern);
+	r->suffix_len = strlen(r->suffix);
+	r->must = bar ? NULL : literal_after_any(r->pattern);
+	if (r->must != NULL && r->must[0] == '\0') {
+		free(r->must);
+		r->must = NULL;
+	}
+	r->shape = RULE_REGEX;
+	if (bar)
+		return;
+	/* All literal: the prefix took every character, escapes and all. */
+	{
+		char *lit = literal_prefix(r->pattern);
+		size_t plain = 0;
+
+		for (const char *q = r->pattern; *q != '\0'; q++, plain++)
+			if (*q == '\\' && q[1] != '\0')
+				q++;
+		if (strlen(lit) == plain && strcmp(lit, r->suffix) == 0) {
+			/* the prefix says it all; the suffix would
+			 * count its characters twice */
+			r->shape = RULE_LITERAL;
+			r->suffix[0] = '\0';
+			r->suffix_len = 0;
+		}
+		free(lit);
+	}
+	if (len >= 2 && strcmp(r->pattern + len - 2, ".+") == 0 &&
+	    (len < 3 || r->pattern[len - 3] != '\\')) {
+		/* "literal.+": nothing but the prefix before the ".+" */
+		char *head = xstrndup(r->pattern, len - 2), *lit;
+		size_t plain = 0;
+
+		for (const char *q = head; *q != '\0'; q++, plain++)
+			if (*q == '\\' && q[1] != '\0')
+				q++;
+		lit = literal_prefix(head);
+		if (strlen(lit) == plain && plain == r->prefix_len)
+			r->shape = RULE_ANY;
+		free(lit);
+		free(head);
+	}
 }
 
 static bool
@@ -147,13 +272,7 @@ parse_line(char *line, struct rule *r, const char *name, int lineno,
 		free(r->pattern);
 		return false;
 	}
-	r->prefix = literal_prefix(r->pattern);
-	r->prefix_len = strlen(r->prefix);
-	r->must = literal_after_any(r->pattern);
-	if (r->must != NULL && r->must[0] == '\0') {
-		free(r->must);
-		r->must = NULL;
-	}
+	rule_shape(r);
 	return true;
 }
 
@@ -163,6 +282,7 @@ rule_release(struct rule *r)
 	regfree(&r->re);
 	free(r->pattern);
 	free(r->prefix);
+	free(r->suffix);
 	free(r->must);
 }
 
@@ -241,19 +361,42 @@ direction_table_free(struct direction_table *t)
 	free(t);
 }
 
+/* Whether metric (len bytes) matches the rule. */
+static bool
+rule_matches(const struct rule *r, const char *metric, size_t len)
+{
+	/* the first and last characters first: most rules end there */
+	if (len < r->prefix_len + r->suffix_len ||
+	    (r->prefix_len > 0 && metric[0] != r->prefix[0]) ||
+	    (r->suffix_len > 0 &&
+	     metric[len - 1] != r->suffix[r->suffix_len - 1]) ||
+	    memcmp(metric, r->prefix, r->prefix_len) != 0 ||
+	    memcmp(metric + len - r->suffix_len, r->suffix, r->suffix_len) != 0)
+		return false;
+	switch (r->shape) {
+	case RULE_LITERAL:
+		return len == r->prefix_len;
+	case RULE_ANY:
+		/* '.' is any character but NUL, and a name has none */
+		return len > r->prefix_len;
+	case RULE_REGEX:
+		break;
+	}
+	if (r->must != NULL && strstr(metric + r->prefix_len, r->must) == NULL)
+		return false;
+	return regexec(&r->re, metric, 0, NULL, 0) == 0;
+}
+
 struct direction
 direction_lookup(const struct direction_table *t, const char *metric)
 {
 	struct direction d = {0, 0, 0, NULL};
+	size_t len = strlen(metric);
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct rule *r = &t->v[i];
 
-		if (strncmp(metric, r->prefix, r->prefix_len) != 0)
-			continue;
-		if (r->must != NULL && strstr(metric, r->must) == NULL)
-			continue;
-		if (regexec(&r->re, metric, 0, NULL, 0) == 0) {
+		if (rule_matches(r, metric, len)) {
 			d.sign = r->sign;
 			d.floor_pct = r->floor_pct;
 			d.abs_floor = r->abs_floor;

@@ -402,9 +402,9 @@ read_value(struct reader *rd)
 	v = json_loadb(start, (size_t)(end - start),
 		       JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
 	if (v == NULL) {
-		syntax_error(rd,
-			     start + (jerr.position > 0 ? jerr.position - 1 : 0),
-			     jerr.text);
+		syntax_error(
+			rd, start + (jerr.position > 0 ? jerr.position - 1 : 0),
+			jerr.text);
 		return NULL;
 	}
 	rd->p = end;
@@ -529,9 +529,9 @@ read_stats(struct reader *rd, struct result *r)
 			} else if (r->nstats < RESULT_MAX_METRICS) {
 				if (r->nstats == cap) {
 					cap *= 2;
-					r->stats = xreallocarray(
-						r->stats, cap,
-						sizeof *r->stats);
+					r->stats =
+						xreallocarray(r->stats, cap,
+							      sizeof *r->stats);
 				}
 				r->stats[r->nstats++] =
 					(struct result_stat){e->s, d};
@@ -654,8 +654,7 @@ append(struct result **v, size_t *n, const struct result *r)
 /* Not an object where a document stands: jansson reads it, and
  * result_parse() says what is wrong with it. */
 static void
-read_other(struct reader *rd, const char *where, struct result **v,
-	   size_t *n)
+read_other(struct reader *rd, const char *where, struct result **v, size_t *n)
 {
 	json_t *j = read_value(rd);
 	struct result r;
@@ -708,8 +707,8 @@ result_read(const char *where, const char *buf, size_t len,
 	    struct result_names *names, struct result **v, size_t *n,
 	    struct errlist *el)
 {
-	struct reader rd = {buf, buf, len, where, where, el, names,
-			    NULL, 0, false};
+	struct reader rd = {buf, buf,   len,  where, where,
+			    el,  names, NULL, 0,     false};
 	size_t before = el->nerrors, n0 = *n;
 	struct result r;
 

@@ -21,13 +21,9 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void
-stats_sort(double *v, size_t n)
+static void
+insertion_sort(double *v, size_t n)
 {
-	if (n > 32) {
-		qsort(v, n, sizeof *v, cmp_double);
-		return;
-	}
 	for (size_t i = 1; i < n; i++) {
 		double x = v[i];
 		size_t j = i;
@@ -38,6 +34,69 @@ stats_sort(double *v, size_t n)
 		}
 		v[j] = x;
 	}
+}
+
+static void
+swap(double *a, double *b)
+{
+	double t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Quicksort with the comparison inline (qsort()'s call per comparison
+ * was most of a large side's cost), the median of three as pivot, the
+ * smaller part first; after depth levels, qsort() (a merge sort in
+ * glibc) so that no input makes it quadratic. */
+static void
+quick_sort(double *v, size_t n, int depth)
+{
+	while (n > 32) {
+		size_t i, j, m = n / 2;
+		double pivot;
+
+		if (depth-- == 0) {
+			qsort(v, n, sizeof *v, cmp_double);
+			return;
+		}
+		if (v[m] < v[0])
+			swap(&v[m], &v[0]);
+		if (v[n - 1] < v[0])
+			swap(&v[n - 1], &v[0]);
+		if (v[n - 1] < v[m])
+			swap(&v[n - 1], &v[m]);
+		pivot = v[m];
+		for (i = 0, j = n - 1;;) {
+			while (v[i] < pivot)
+				i++;
+			while (pivot < v[j])
+				j--;
+			if (i >= j)
+				break;
+			swap(&v[i++], &v[j--]);
+		}
+		/* v[0..j] <= pivot <= v[j+1..n-1] */
+		if (j + 1 < n - j - 1) {
+			quick_sort(v, j + 1, depth);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			quick_sort(v + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	insertion_sort(v, n);
+}
+
+void
+stats_sort(double *v, size_t n)
+{
+	int depth = 0;
+
+	for (size_t k = n; k > 1; k >>= 1)
+		depth += 2;
+	quick_sort(v, n, depth);
 }
 
 void

@@ -23,7 +23,7 @@ struct stats_summary {
  */
 void stats_summarize(const double *v, size_t n, double *sorted,
 		     struct stats_summary *out);
-/* Sorts n values in place (insertion sort when few). */
+/* Sorts n values in place (no NaN among them). */
 void stats_sort(double *v, size_t n);
 /* Mean and unbiased (n - 1) variance of n values, n >= 1 (var 0 if 1). */
 void stats_mean_var(const double *v, size_t n, double *mean, double *var);

@@ -24,9 +24,8 @@
 #include "robot/core/banned.h"
 
 static const double pow10_exact[] = {
-	1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-	1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-	1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+	1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 static int
 is_digit(char c)
@@ -109,11 +108,11 @@ num_read(const char *p, const char **end, double *out)
 		*out = m == 0 ? 0 : neg ? -(double)m : (double)m;
 		return NUM_INT;
 	}
-	if (exact && m <= (UINT64_C(1) << 53) && exp10 >= -22 &&
-	    exp10 <= 22) {
+	if (exact && m <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22) {
 		double d = (double)m;
 
-		d = exp10 < 0 ? d / pow10_exact[-exp10] : d * pow10_exact[exp10];
+		d = exp10 < 0 ? d / pow10_exact[-exp10]
+			      : d * pow10_exact[exp10];
 		*out = neg ? -d : d;
 		return NUM_REAL;
 	}

@@ -72,9 +72,9 @@ test_read_matches_strtod(void)
 static void
 test_read_refuses_what_json_refuses(void)
 {
-	static const char *const bad[] = {"01", "1.", ".5", "+1", "-", "1e",
-					  "1e+", "NaN", "Infinity", "-x",
-					  "--1", "1.e5", ""};
+	static const char *const bad[] = {
+		"01",  "1.",       ".5", "+1",  "-",    "1e", "1e+",
+		"NaN", "Infinity", "-x", "--1", "1.e5", ""};
 	const char *end;
 	double d;
 

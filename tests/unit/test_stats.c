@@ -2,9 +2,58 @@
  * test_stats.c: descriptive statistics and Student's t.
  */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "robot/analysis/stats.h"
 #include "tap.h"
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The sort against qsort(): every size to 70 and some large ones, in
+ * orders that break naive quicksorts (sorted, reversed, all equal, few
+ * distinct values, organ pipe). */
+static void
+test_sort(void)
+{
+	static const size_t sizes[] = {1000, 1001, 4096, 20000};
+	unsigned seed = 7;
+	size_t bad = 0;
+
+	for (size_t k = 0; k < 70 + sizeof sizes / sizeof sizes[0]; k++) {
+		size_t n = k < 70 ? k : sizes[k - 70];
+		double *v = malloc((n + 1) * sizeof *v);
+		double *w = malloc((n + 1) * sizeof *w);
+
+		for (int order = 0; order < 6; order++) {
+			for (size_t i = 0; i < n; i++)
+				v[i] = order == 0   ? rand_r(&seed) / 7.0
+				       : order == 1 ? (double)i
+				       : order == 2 ? (double)(n - i)
+				       : order == 3 ? 42
+				       : order == 4
+					       ? rand_r(&seed) % 3
+					       : (double)(i < n / 2 ? i
+								    : n - i);
+			memcpy(w, v, n * sizeof *v);
+			stats_sort(v, n);
+			qsort(w, n, sizeof *w, cmp_double);
+			if (n > 0 && memcmp(v, w, n * sizeof *v) != 0 &&
+			    bad++ < 3)
+				tap_diag("%zu values in order %d: not sorted",
+					 n, order);
+		}
+		free(v);
+		free(w);
+	}
+	CHECK_INT(bad, 0);
+}
 
 static void
 test_summary_population_stddev_upper_median(void)
@@ -89,6 +138,7 @@ int
 main(void)
 {
 	static const struct tap_case cases[] = {
+		TAP_CASE(test_sort),
 		TAP_CASE(test_summary_population_stddev_upper_median),
 		TAP_CASE(test_summary_large_and_huge),
 		TAP_CASE(test_mean_var),
