@@ -2,11 +2,13 @@
  * comparison.c: one series, two commits, every metric.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "robot/analysis/comparison.h"
 #include "robot/core/buf.h"
+#include "robot/core/num.h"
 #include "robot/core/strmap.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -299,67 +301,253 @@ comparison_free(struct comparison *c)
 	free(c);
 }
 
-/* A finite number as JSON, or null: never NaN or infinity. */
-static json_t *
-num_or_null(double d, bool defined)
+/*
+ * The JSON writer.  A comparison of 100,000 metrics is a million
+ * numbers: written straight into a buffer with num_format() (printf
+ * and a jansson tree of them cost ten times the comparison), ten
+ * significant digits (the figures are measurements), flushed to a
+ * stream as it fills.
+ */
+struct jw {
+	struct buf *b;
+	FILE *fp;   /* flushed to when the buffer fills, or NULL */
+	int indent; /* of the comparison's members; -1 for none */
+	bool failed;
+};
+
+static void
+jw_flush(struct jw *w, size_t over)
 {
-	return defined && isfinite(d) ? json_real(d) : json_null();
+	if (w->fp == NULL || w->b->len < over)
+		return;
+	if (w->b->len > 0 &&
+	    fwrite(w->b->data, 1, w->b->len, w->fp) != w->b->len)
+		w->failed = true;
+	buf_reset(w->b);
 }
 
-static json_t *
-side_json(const struct stats_summary *s)
+static void
+jw_str(struct jw *w, const char *s)
 {
-	return json_pack("{s:I, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n,
-			 "mean", num_or_null(s->mean, true), "stddev",
-			 num_or_null(s->stddev, true), "min",
-			 num_or_null(s->min, true), "max",
-			 num_or_null(s->max, true));
+	static const char hex[] = "0123456789abcdef";
+	const char *run = s;
+
+	buf_addc(w->b, '"');
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		buf_add(w->b, run, (size_t)(s - run));
+		run = s + 1;
+		if (c == '"' || c == '\\') {
+			buf_addc(w->b, '\\');
+			buf_addc(w->b, (char)c);
+		} else {
+			char u[6] = {'\\', 'u',         '0',
+				     '0',  hex[c >> 4], hex[c & 15]};
+
+			buf_add(w->b, u, sizeof u);
+		}
+	}
+	buf_add(w->b, run, (size_t)(s - run));
+	buf_addc(w->b, '"');
+}
+
+/* A finite number, or null: never NaN or infinity. */
+static void
+jw_num(struct jw *w, double d, bool defined)
+{
+	char tmp[NUM_FORMAT_MAX];
+
+	if (defined && isfinite(d))
+		buf_add(w->b, tmp, num_format(tmp, d, 10));
+	else
+		buf_adds(w->b, "null");
+}
+
+static void
+jw_int(struct jw *w, long long v)
+{
+	char tmp[24], *p = tmp + sizeof tmp;
+	unsigned long long u =
+		v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (v < 0)
+		*--p = '-';
+	buf_add(w->b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+/* ",\n" and the indent before a member (the first: no comma). */
+static void
+jw_member(struct jw *w, const char *key, bool first, int extra)
+{
+	if (!first)
+		buf_addc(w->b, ',');
+	if (w->indent >= 0) {
+		buf_addc(w->b, '\n');
+		for (int i = 0; i < w->indent + extra; i++)
+			buf_addc(w->b, ' ');
+	}
+	if (key != NULL) {
+		jw_str(w, key);
+		buf_adds(w->b, w->indent >= 0 ? ": " : ":");
+	}
+}
+
+/* ", " between the members of an object on one line. */
+static const char *
+jw_sep(const struct jw *w)
+{
+	return w->indent >= 0 ? ", " : ",";
+}
+
+/* ", \"key\": " inside an object on one line (key needs no escapes). */
+static void
+jw_key(struct jw *w, const char *key)
+{
+	buf_adds(w->b, jw_sep(w));
+	buf_addc(w->b, '"');
+	buf_adds(w->b, key);
+	buf_adds(w->b, w->indent >= 0 ? "\": " : "\":");
+}
+
+static void
+jw_side(struct jw *w, const char *key, const struct stats_summary *s)
+{
+	jw_key(w, key);
+	buf_adds(w->b, w->indent >= 0 ? "{\"n\": " : "{\"n\":");
+	jw_int(w, (long long)s->n);
+	jw_key(w, "mean");
+	jw_num(w, s->mean, true);
+	jw_key(w, "stddev");
+	jw_num(w, s->stddev, true);
+	jw_key(w, "min");
+	jw_num(w, s->min, true);
+	jw_key(w, "max");
+	jw_num(w, s->max, true);
+	buf_addc(w->b, '}');
+}
+
+/* One metric's object, on one line. */
+static void
+jw_metric(struct jw *w, const struct comparison_metric *m)
+{
+	const struct compare_result *r = &m->r;
+	buf_adds(w->b, w->indent >= 0 ? "{\"metric\": " : "{\"metric\":");
+	jw_str(w, m->name);
+	jw_side(w, "base", &r->base);
+	jw_side(w, "head", &r->head);
+	jw_key(w, "change_pct");
+	jw_num(w, r->change_pct, r->change_defined);
+	jw_key(w, "p_value");
+	jw_num(w, r->p_value, true);
+	jw_key(w, "direction");
+	jw_int(w, r->direction);
+	jw_key(w, "verdict");
+	jw_str(w, compare_verdict_name(r->verdict));
+	jw_key(w, "kpi");
+	buf_adds(w->b, m->kpi ? "true" : "false");
+	if (r->verdict == COMPARE_INCONCLUSIVE) {
+		jw_key(w, "runs_needed");
+		if (r->runs_needed > 0)
+			jw_int(w, r->runs_needed);
+		else
+			buf_adds(w->b, "null");
+	}
+	if (r->reason != NULL) {
+		jw_key(w, "reason");
+		jw_str(w, r->reason);
+	}
+	buf_addc(w->b, '}');
+}
+
+static void
+jw_runs(struct jw *w, const char *key, const struct comparison_side *s)
+{
+	jw_member(w, key, false, 0);
+	buf_adds(w->b, w->indent >= 0 ? "{\"ok\": " : "{\"ok\":");
+	jw_int(w, (long long)s->runs);
+	jw_key(w, "failed");
+	jw_int(w, (long long)s->failed);
+	jw_key(w, "incomplete");
+	jw_int(w, (long long)s->incomplete);
+	buf_addc(w->b, '}');
+}
+
+bool
+comparison_json(const struct comparison *c, bool all, int indent,
+		struct buf *out, FILE *fp)
+{
+	struct jw w = {out, fp, indent, false};
+	size_t shown = 0;
+
+	buf_addc(out, '{');
+	jw_member(&w, "series", true, 0);
+	jw_str(&w, c->series);
+	jw_member(&w, "method", false, 0);
+	jw_str(&w, compare_method_name(c->method));
+	jw_member(&w, "base_commit", false, 0);
+	if (c->base.commit != NULL)
+		jw_str(&w, c->base.commit);
+	else
+		buf_adds(out, "null");
+	jw_member(&w, "head_commit", false, 0);
+	if (c->head.commit != NULL)
+		jw_str(&w, c->head.commit);
+	else
+		buf_adds(out, "null");
+	jw_runs(&w, "base_runs", &c->base);
+	jw_runs(&w, "head_runs", &c->head);
+	jw_member(&w, "compared", false, 0);
+	jw_int(&w, (long long)c->nmetrics);
+	jw_member(&w, "metrics", false, 0);
+	buf_addc(out, '[');
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		const struct comparison_metric *m = &c->metrics[i];
+
+		if (!all && !m->kpi && !compare_verdict_is_change(m->r.verdict))
+			continue;
+		jw_member(&w, NULL, shown++ == 0, 2);
+		jw_metric(&w, m);
+		jw_flush(&w, 65536);
+	}
+	if (shown > 0)
+		jw_member(&w, NULL, true, 0);
+	buf_addc(out, ']');
+	jw_member(&w, "notes", false, 0);
+	buf_addc(out, '[');
+	for (size_t i = 0; i < c->nnotes; i++) {
+		if (i > 0)
+			buf_adds(out, jw_sep(&w));
+		jw_str(&w, c->notes[i]);
+	}
+	buf_addc(out, ']');
+	if (indent >= 0) {
+		buf_addc(out, '\n');
+		for (int i = 0; i < indent - 2; i++)
+			buf_addc(out, ' ');
+	}
+	buf_addc(out, '}');
+	jw_flush(&w, 0);
+	return !w.failed;
 }
 
 json_t *
 comparison_to_json(const struct comparison *c, bool all)
 {
-	json_t *metrics = json_array(), *notes = json_array(), *o;
+	struct buf b;
+	json_t *j;
 
-	for (size_t i = 0; i < c->nmetrics; i++) {
-		const struct comparison_metric *m = &c->metrics[i];
-		const struct compare_result *r = &m->r;
-
-		if (!all && !m->kpi && !compare_verdict_is_change(r->verdict))
-			continue;
-
-		o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:i, s:s, s:b}",
-			      "metric", m->name, "base", side_json(&r->base),
-			      "head", side_json(&r->head), "change_pct",
-			      num_or_null(r->change_pct, r->change_defined),
-			      "p_value", num_or_null(r->p_value, true),
-			      "direction", r->direction, "verdict",
-			      compare_verdict_name(r->verdict), "kpi", m->kpi);
-		if (r->verdict == COMPARE_INCONCLUSIVE)
-			json_object_set_new(
-				o, "runs_needed",
-				r->runs_needed > 0
-					? json_integer(r->runs_needed)
-					: json_null());
-		if (r->reason != NULL)
-			json_object_set_new(o, "reason",
-					    json_string(r->reason));
-		json_array_append_new(metrics, o);
-	}
-	for (size_t i = 0; i < c->nnotes; i++)
-		json_array_append_new(notes, json_string(c->notes[i]));
-	return json_pack(
-		"{s:s, s:s, s:o, s:o, s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, "
-		"s:i, s:o, s:o}",
-		"series", c->series, "method", compare_method_name(c->method),
-		"base_commit",
-		c->base.commit ? json_string(c->base.commit) : json_null(),
-		"head_commit",
-		c->head.commit ? json_string(c->head.commit) : json_null(),
-		"base_runs", "ok", (int)c->base.runs, "failed",
-		(int)c->base.failed, "incomplete", (int)c->base.incomplete,
-		"head_runs", "ok", (int)c->head.runs, "failed",
-		(int)c->head.failed, "incomplete", (int)c->head.incomplete,
-		"compared", (int)c->nmetrics, "metrics", metrics, "notes",
-		notes);
+	buf_init(&b);
+	if (!comparison_json(c, all, -1, &b, NULL))
+		abort(); /* no stream: it cannot fail */
+	j = json_loadb(b.data, b.len, 0, NULL);
+	buf_release(&b);
+	if (j == NULL)
+		abort(); /* the writer writes JSON */
+	return j;
 }

@@ -12,12 +12,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
 #include "robot/analysis/compare.h"
 #include "robot/analysis/direction.h"
 #include "robot/analysis/result.h"
+#include "robot/core/buf.h"
 #include "robot/core/errlist.h"
 
 struct comparison_metric {
@@ -81,10 +83,18 @@ struct comparison *comparison_new(const char *series,
 				  const char *kpi_prefix, struct errlist *el);
 void comparison_free(struct comparison *c);
 /*
- * The JSON of DESIGN.md section 6: one object per metric, of every metric
- * with all, else of the KPIs and the metrics that changed (what the table
- * shows); "compared" counts them all.
+ * The JSON of DESIGN.md section 6, appended to out: one object per
+ * metric, of every metric with all, else of the KPIs and the metrics that
+ * changed (what the table shows); "compared" counts them all.  Numbers
+ * have ten significant digits.  indent -1 writes it compact; else each
+ * member goes on a line of its own, indent spaces in, and each metric on
+ * one line, two further in.  With fp, out is written to fp as it fills
+ * and at the end (then out is left empty); false if that failed.
  */
+bool comparison_json(const struct comparison *c, bool all, int indent,
+		     struct buf *out, FILE *fp)
+	__attribute__((warn_unused_result));
+/* The same JSON as a jansson value, for who wants to look into it. */
 json_t *comparison_to_json(const struct comparison *c, bool all);
 
 #endif

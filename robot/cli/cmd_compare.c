@@ -499,13 +499,14 @@ compare_series(const struct compare_args *a, const struct series_pair *sp,
 	return cmp;
 }
 
-/* Compares each series both sides have and prints it; returns the exit
- * status. */
+/* Compares each series both sides have and prints it, the JSON
+ * streamed as it is written; returns the exit status. */
 static int
 compare_print(const struct compare_args *a, const struct series_set *set,
 	      struct errlist *el)
 {
-	json_t *out = a->json ? json_array() : NULL;
+	struct buf out;
+	size_t shown = 0;
 	int status = 0;
 
 	if (set->n == 2 && set->v[0].nhead == 0 && set->v[1].nbase == 0) {
@@ -514,9 +515,11 @@ compare_print(const struct compare_args *a, const struct series_set *set,
 			      "runs of '%s': only runs of one series can be "
 			      "compared",
 			      set->v[0].series, set->v[1].series);
-		json_decref(out);
 		return 2;
 	}
+	buf_init(&out);
+	if (a->json)
+		fputs("{\n  \"comparisons\": [", stdout);
 	for (size_t i = 0; i < set->n; i++) {
 		const struct series_pair *sp = &set->v[i];
 		struct comparison *cmp;
@@ -528,20 +531,19 @@ compare_print(const struct compare_args *a, const struct series_set *set,
 		}
 		if ((cmp = compare_series(a, sp, el)) == NULL)
 			continue;
-		if (out != NULL)
-			json_array_append_new(out,
-					      comparison_to_json(cmp, true));
-		else
+		if (a->json) {
+			fputs(shown++ > 0 ? ",\n    " : "\n    ", stdout);
+			if (!comparison_json(cmp, true, 6, &out, stdout))
+				status = 1;
+		} else
 			print_text(cmp, sp, a->all, a->kpi_only);
 		comparison_free(cmp);
 	}
-	if (out != NULL) {
-		json_t *doc = json_pack("{s:o}", "comparisons", out);
-
-		if (!rjson_print(doc, stdout))
-			status = 1;
-		json_decref(doc);
-	}
+	if (a->json)
+		fputs(shown > 0 ? "\n  ]\n}\n" : "]\n}\n", stdout);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		status = 1;
+	buf_release(&out);
 	return status;
 }
 

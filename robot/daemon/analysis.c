@@ -301,7 +301,7 @@ pair_compare(void *arg)
 	struct comparison *c;
 	struct decision d;
 	char prefix[128], change[32];
-	json_t *cj;
+	struct buf text;
 
 	if (bs.runs == 0 || hs.runs == 0) {
 		w->verdict = "failed";
@@ -324,11 +324,10 @@ pair_compare(void *arg)
 	w->kpi = d.kpi ? xstrdup(d.kpi) : NULL;
 	w->runs = (int)(bs.runs < hs.runs ? bs.runs : hs.runs);
 	w->more = d.outcome == DECIDE_MORE ? d.runs : 0;
-	cj = comparison_to_json(c, false);
-	/* Ten significant digits: the figures are measurements, and
-	 * printing seventeen cost more than comparing. */
-	w->comparison = rjson_dumps(cj, JSON_COMPACT | JSON_REAL_PRECISION(10));
-	json_decref(cj);
+	buf_init(&text);
+	if (!comparison_json(c, false, -1, &text, NULL))
+		fatalx("cannot write a comparison"); /* no stream: cannot */
+	w->comparison = buf_detach(&text);
 	w->table = table_text(c);
 	w->kpis = kpis_json(c);
 	kpi_change(c, d.kpi, change, sizeof change);
