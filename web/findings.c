@@ -126,8 +126,13 @@ findings_on_values(const char *text, const struct problem *p, void *arg)
 	if (p != NULL) {
 		c->cb(NULL, p, c->arg);
 	} else {
-		json_object_set_new(c->answer, "values", v ? v : json_object());
-		v = NULL;
+		json_t *vals = json_object_get(v, "values"),
+		       *runs = json_object_get(v, "runs");
+
+		json_object_set(c->answer, "values",
+				json_is_object(vals) ? vals : json_object());
+		json_object_set(c->answer, "runs",
+				json_is_object(runs) ? runs : json_object());
 		c->cb(json_incref(c->answer), NULL, c->arg);
 	}
 	json_decref(v);
@@ -166,7 +171,8 @@ findings_on_compared(json_t *answer, const struct problem *p, void *arg)
 
 void
 findings_compare_values(struct web *w, const char *series, const char *base,
-			const char *head, findings_compare_cb cb, void *arg)
+			const char *head, const struct analysis_ask *ask,
+			findings_compare_cb cb, void *arg)
 {
 	struct compared *c = xcalloc(1, sizeof *c);
 
@@ -176,7 +182,7 @@ findings_compare_values(struct web *w, const char *series, const char *base,
 	c->head = xstrdup(head);
 	c->cb = cb;
 	c->arg = arg;
-	analysis_compare(w->d.analysis, series, base, head,
+	analysis_compare(w->d.analysis, series, base, head, ask,
 			 findings_on_compared, c);
 }
 
@@ -186,16 +192,58 @@ findings_on_api_compared(json_t *answer, const struct problem *p, void *arg)
 	web_reply(arg, 200, answer, p);
 }
 
+/* GET /api/compare's options: ?method=robust|lkp, &min_effect=PCT,
+ * &all=1; false after answering 400. */
+static bool
+compare_ask(struct http_req *req, struct analysis_ask *ask)
+{
+	struct compare_options def;
+	const char *m = http_req_arg(req, "method", 0),
+		   *e = http_req_arg(req, "min_effect", 0),
+		   *all = http_req_arg(req, "all", 0);
+	char *end;
+
+	compare_options_init(&def);
+	*ask = (struct analysis_ask){def.method, def.min_effect_pct, false};
+	if (m != NULL && strcmp(m, "lkp") == 0)
+		ask->method = COMPARE_LKP;
+	else if (m != NULL && strcmp(m, "robust") != 0) {
+		http_req_reply_error(req, 400, "method is robust or lkp", NULL);
+		return false;
+	}
+	if (e != NULL) {
+		ask->min_effect_pct = strtod(e, &end);
+		if (end == e || *end != '\0' ||
+		    !(ask->min_effect_pct >= 0 && ask->min_effect_pct < 1000)) {
+			http_req_reply_error(req, 400,
+					     "min_effect wants a percentage "
+					     "from 0 to 1000 (2 or 0.5)",
+					     NULL);
+			return false;
+		}
+	}
+	if (all != NULL && strcmp(all, "1") != 0 && strcmp(all, "true") != 0 &&
+	    strcmp(all, "0") != 0 && strcmp(all, "false") != 0) {
+		http_req_reply_error(req, 400, "all is 1 or 0", NULL);
+		return false;
+	}
+	ask->all = all != NULL &&
+		   (strcmp(all, "1") == 0 || strcmp(all, "true") == 0);
+	return true;
+}
+
 void
 findings_compare(struct web *w, struct http_req *req,
 		 const struct web_call *call)
 {
 	const char *series, *base, *head;
+	struct analysis_ask ask;
 
 	(void)call;
 	if (!web_name_arg(req, "series", 0, NAME_SERIES, &series) ||
 	    !web_name_arg(req, "base", 0, NAME_COMMIT, &base) ||
-	    !web_name_arg(req, "head", 0, NAME_COMMIT, &head))
+	    !web_name_arg(req, "head", 0, NAME_COMMIT, &head) ||
+	    !compare_ask(req, &ask))
 		return;
 	if (series == NULL || base == NULL || head == NULL) {
 		http_req_reply_error(req, 400,
@@ -204,8 +252,8 @@ findings_compare(struct web *w, struct http_req *req,
 				     NULL);
 		return;
 	}
-	findings_compare_values(w, series, base, head, findings_on_api_compared,
-				req);
+	findings_compare_values(w, series, base, head, &ask,
+				findings_on_api_compared, req);
 }
 
 void

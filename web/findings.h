@@ -27,10 +27,14 @@ void findings_compare(struct web *w, struct http_req *req,
 
 typedef void (*findings_compare_cb)(json_t *answer, const struct problem *p,
 				    void *arg);
-/* The comparison of series at base and head (analysis_compare()) with
- * "values", every run of its KPIs at both: cb owns answer. */
+/* The comparison of series at base and head (analysis_compare(), as ask
+ * says: NULL for analysis's) with "values", every run of its KPIs at
+ * both, and "runs", the tunables and the commit's subject of one run of
+ * each side ({"base": {"sysctl", "provision"}, "head": ...}): cb owns
+ * answer. */
 void findings_compare_values(struct web *w, const char *series,
 			     const char *base, const char *head,
+			     const struct analysis_ask *ask,
 			     findings_compare_cb cb, void *arg);
 /* GET /api/home: what the home page shows */
 void findings_home(struct web *w, struct http_req *req,

@@ -242,12 +242,13 @@ log_floor(double floor_pct)
 static void
 robust(const double *base, size_t nb, const double *head, size_t nh,
        const struct compare_options *opt, const struct direction *dir,
-       struct compare_result *r)
+       bool lazy, struct compare_result *r)
 {
 	double floor_pct = dir->floor_pct > opt->min_effect_pct
 				   ? dir->floor_pct
 				   : opt->min_effect_pct;
 	double mb, vb, mh, vh, d, se, df, t, margin, sd, scale;
+	bool significant;
 	size_t hb, hh; /* values left after trimming */
 	bool logs = base[0] > 0 && head[0] > 0;
 	size_t nmin = nb < nh ? nb : nh;
@@ -310,8 +311,16 @@ robust(const double *base, size_t nb, const double *head, size_t nh,
 		return;
 	}
 	t = d / se;
-	r->p_value = 2 * stats_t_sf(fabs(t), df);
-	if (r->p_value < opt->alpha && fabs(d) >= margin &&
+	r->t_stat = t;
+	r->df = df;
+	/* p < alpha is P(T > |t|) < alpha / 2, exactly (halving is) */
+	if (lazy)
+		significant = tail_below(fabs(t), df, opt->alpha / 2);
+	else {
+		r->p_value = 2 * stats_t_sf(fabs(t), df);
+		significant = r->p_value < opt->alpha;
+	}
+	if (significant && fabs(d) >= margin &&
 	    fmax(fabs(r->base.max), fabs(r->head.max)) >= dir->abs_floor) {
 		r->verdict = change_verdict(r->direction, d);
 		return;
@@ -324,7 +333,7 @@ robust(const double *base, size_t nb, const double *head, size_t nh,
 		return;
 	}
 	if (fmax(fabs(r->base.max), fabs(r->head.max)) < dir->abs_floor &&
-	    r->p_value < opt->alpha) {
+	    significant) {
 		r->verdict = COMPARE_UNCHANGED;
 		r->reason = "below the metric's absolute floor";
 		return;
@@ -370,10 +379,10 @@ lkp(const char *name, const double *base, size_t nb, const double *head,
 	lkpstat_changes_free(c, n);
 }
 
-void
-compare_metric(const char *name, const double *base, size_t nb,
-	       const double *head, size_t nh, const struct compare_options *opt,
-	       const struct direction *dir, struct compare_result *r)
+static void
+compare(const char *name, const double *base, size_t nb, const double *head,
+	size_t nh, const struct compare_options *opt,
+	const struct direction *dir, bool lazy, struct compare_result *r)
 {
 	double sb[64], sh[64], *ob = NULL, *oh = NULL;
 	double *bs = sb, *hs = sh;
@@ -399,7 +408,32 @@ compare_metric(const char *name, const double *base, size_t nb,
 	if (opt->method == COMPARE_LKP)
 		lkp(name, base, nb, head, nh, dir, r);
 	else
-		robust(bs, nb, hs, nh, opt, dir, r);
+		robust(bs, nb, hs, nh, opt, dir, lazy, r);
 	free(ob);
 	free(oh);
+}
+
+void
+compare_metric(const char *name, const double *base, size_t nb,
+	       const double *head, size_t nh, const struct compare_options *opt,
+	       const struct direction *dir, struct compare_result *r)
+{
+	compare(name, base, nb, head, nh, opt, dir, false, r);
+}
+
+void
+compare_metric_lazy(const char *name, const double *base, size_t nb,
+		    const double *head, size_t nh,
+		    const struct compare_options *opt,
+		    const struct direction *dir, struct compare_result *r)
+{
+	compare(name, base, nb, head, nh, opt, dir, true, r);
+}
+
+double
+compare_p_value(const struct compare_result *r)
+{
+	if (!isnan(r->p_value) || !(r->df > 0))
+		return r->p_value;
+	return 2 * stats_t_sf(fabs(r->t_stat), r->df);
 }

@@ -48,7 +48,9 @@ struct compare_result {
 	struct stats_summary head;
 	double change_pct;   /* 100 * (head - base) / base of the means */
 	bool change_defined; /* false when the base mean is 0 and head not */
-	double p_value;      /* of the test; NAN when none was made */
+	double p_value;      /* of the test; NAN when none was made (or,
+			      * from compare_metric_lazy(), not needed) */
+	double t_stat, df;   /* the test's statistic; df 0 when none */
 	double effect_pct;   /* the change the verdict rests on (geometric) */
 	int direction;       /* +1, -1 or 0, from the direction table */
 	enum compare_verdict verdict;
@@ -68,6 +70,19 @@ void compare_metric(const char *name, const double *base, size_t nb,
 		    const double *head, size_t nh,
 		    const struct compare_options *opt,
 		    const struct direction *dir, struct compare_result *out);
+/*
+ * compare_metric() for the thousands of metrics of one comparison, most
+ * of them never shown: the p-value is computed only where the verdict
+ * needs it (else p_value is NAN with t_stat and df kept, and
+ * compare_p_value() gives it).  The same verdict and figures.
+ */
+void compare_metric_lazy(const char *name, const double *base, size_t nb,
+			 const double *head, size_t nh,
+			 const struct compare_options *opt,
+			 const struct direction *dir,
+			 struct compare_result *out);
+/* The p-value of r, computed now if compare_metric_lazy() did not. */
+double compare_p_value(const struct compare_result *r);
 const char *compare_verdict_name(enum compare_verdict v);
 const char *compare_method_name(enum compare_method m);
 /* Whether a verdict is a change (a regression, improvement or changed). */

@@ -245,10 +245,14 @@ comparison_of_columns(const char *series, const struct comparison_side *base,
 		m = &c->metrics[c->nmetrics++];
 		m->name = col->name;
 		dir = direction_lookup(dt, col->name);
-		compare_metric(col->name, col->base, col->nb, col->head,
-			       col->nh, opt, &dir, &m->r);
+		compare_metric_lazy(col->name, col->base, col->nb, col->head,
+				    col->nh, opt, &dir, &m->r);
 		m->kpi = dir.sign != 0 && is_headline(col->name, kpi_prefix);
+		/* what is shown has its p-value; the writer makes the rest's */
+		if (m->kpi || compare_verdict_is_change(m->r.verdict))
+			m->r.p_value = compare_p_value(&m->r);
 	}
+	c->ncompared = c->nmetrics;
 	note_one_sided(c, only_base, n_only_base, "base");
 	note_one_sided(c, only_head, n_only_head, "head");
 	free(only_base);
@@ -298,6 +302,7 @@ comparison_free(struct comparison *c)
 	free(c->notes);
 	free(c->metrics);
 	free(c->series);
+	json_decref(c->json);
 	free(c);
 }
 
@@ -444,7 +449,7 @@ jw_metric(struct jw *w, const struct comparison_metric *m)
 	jw_key(w, "change_pct");
 	jw_num(w, r->change_pct, r->change_defined);
 	jw_key(w, "p_value");
-	jw_num(w, r->p_value, true);
+	jw_num(w, compare_p_value(r), true);
 	jw_key(w, "direction");
 	jw_int(w, r->direction);
 	jw_key(w, "verdict");
@@ -503,7 +508,7 @@ comparison_json(const struct comparison *c, bool all, int indent,
 	jw_runs(&w, "base_runs", &c->base);
 	jw_runs(&w, "head_runs", &c->head);
 	jw_member(&w, "compared", false, 0);
-	jw_int(&w, (long long)c->nmetrics);
+	jw_int(&w, (long long)c->ncompared);
 	jw_member(&w, "metrics", false, 0);
 	buf_addc(out, '[');
 	for (size_t i = 0; i < c->nmetrics; i++) {
@@ -550,4 +555,115 @@ comparison_to_json(const struct comparison *c, bool all)
 	if (j == NULL)
 		abort(); /* the writer writes JSON */
 	return j;
+}
+
+/* A number of the writer's, or null (as NAN). */
+static double
+json_num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static bool
+side_from_json(json_t *o, struct stats_summary *s)
+{
+	if (!json_is_integer(json_object_get(o, "n")))
+		return false;
+	s->n = (size_t)json_integer_value(json_object_get(o, "n"));
+	s->mean = json_num(o, "mean");
+	s->stddev = json_num(o, "stddev");
+	s->min = json_num(o, "min");
+	s->max = json_num(o, "max");
+	s->median = NAN; /* not in the JSON; nothing shown needs it */
+	return true;
+}
+
+static bool
+runs_from_json(json_t *o, struct comparison_side *s)
+{
+	s->runs = (size_t)json_integer_value(json_object_get(o, "ok"));
+	s->failed = (size_t)json_integer_value(json_object_get(o, "failed"));
+	s->incomplete =
+		(size_t)json_integer_value(json_object_get(o, "incomplete"));
+	return json_is_object(o);
+}
+
+static bool
+metric_from_json(json_t *o, struct comparison_metric *m)
+{
+	static const enum compare_verdict verdicts[] = {
+		COMPARE_REGRESSION, COMPARE_IMPROVEMENT, COMPARE_CHANGED,
+		COMPARE_UNCHANGED, COMPARE_INCONCLUSIVE};
+	struct compare_result *r = &m->r;
+	const char *v = json_string_value(json_object_get(o, "verdict"));
+	json_t *need = json_object_get(o, "runs_needed");
+	bool known = false;
+
+	memset(m, 0, sizeof *m);
+	m->name = json_string_value(json_object_get(o, "metric"));
+	m->kpi = json_is_true(json_object_get(o, "kpi"));
+	for (size_t i = 0; v != NULL && i < 5; i++)
+		if (strcmp(v, compare_verdict_name(verdicts[i])) == 0) {
+			r->verdict = verdicts[i];
+			known = true;
+		}
+	r->change_pct = json_num(o, "change_pct");
+	r->change_defined = !isnan(r->change_pct);
+	r->p_value = json_num(o, "p_value");
+	r->effect_pct = NAN;
+	r->direction = (int)json_integer_value(json_object_get(o, "direction"));
+	/* null for an inconclusive verdict: more runs are unlikely to
+	 * settle it (the engine's -1) */
+	r->runs_needed = json_is_integer(need) ? (int)json_integer_value(need)
+			 : r->verdict == COMPARE_INCONCLUSIVE ? -1
+							      : 0;
+	r->reason = json_string_value(json_object_get(o, "reason"));
+	return m->name != NULL && known &&
+	       side_from_json(json_object_get(o, "base"), &r->base) &&
+	       side_from_json(json_object_get(o, "head"), &r->head);
+}
+
+struct comparison *
+comparison_from_json(json_t *j)
+{
+	json_t *metrics = json_object_get(j, "metrics"),
+	       *notes = json_object_get(j, "notes"), *m = NULL;
+	const char *series = json_string_value(json_object_get(j, "series"));
+	const char *method;
+	struct comparison *c;
+	size_t i;
+
+	if (series == NULL || !json_is_array(metrics))
+		return NULL;
+	c = xcalloc(1, sizeof *c);
+	c->json = json_incref(j);
+	c->series = xstrdup(series);
+	method = json_string_value(json_object_get(j, "method"));
+	c->method = method != NULL && strcmp(method, "lkp") == 0
+			    ? COMPARE_LKP
+			    : COMPARE_ROBUST;
+	c->ncompared =
+		(size_t)json_integer_value(json_object_get(j, "compared"));
+	c->base.commit = json_string_value(json_object_get(j, "base_commit"));
+	c->head.commit = json_string_value(json_object_get(j, "head_commit"));
+	c->metrics = xcalloc(json_array_size(metrics) + 1, sizeof *c->metrics);
+	if (!runs_from_json(json_object_get(j, "base_runs"), &c->base) ||
+	    !runs_from_json(json_object_get(j, "head_runs"), &c->head))
+		goto bad;
+	json_array_foreach(metrics, i, m)
+	{
+		if (!metric_from_json(m, &c->metrics[c->nmetrics++]))
+			goto bad;
+	}
+	json_array_foreach(notes, i, m)
+	{
+		if (json_is_string(m))
+			note(c, "%s", json_string_value(m));
+	}
+	return c;
+bad:
+	comparison_free(c);
+	return NULL;
 }

@@ -42,8 +42,11 @@ struct comparison {
 	struct comparison_side head;
 	struct comparison_metric *metrics; /* in the order of the documents */
 	size_t nmetrics;
-	char **notes; /* what was left out and why */
+	size_t ncompared; /* metrics compared (comparison_from_json()'s
+			   * holds only those its JSON had) */
+	char **notes;     /* what was left out and why */
 	size_t nnotes;
+	json_t *json; /* comparison_from_json()'s, which names are of */
 };
 
 /* The values of one metric on both sides (borrowed). */
@@ -96,5 +99,11 @@ bool comparison_json(const struct comparison *c, bool all, int indent,
 	__attribute__((warn_unused_result));
 /* The same JSON as a jansson value, for who wants to look into it. */
 json_t *comparison_to_json(const struct comparison *c, bool all);
+/*
+ * The comparison that JSON is of (robotd's answer to GET /api/compare),
+ * with the metrics it holds: what the table and the KPIs need.  It holds
+ * a reference to j.  NULL when j is not a comparison.
+ */
+struct comparison *comparison_from_json(json_t *j);
 
 #endif

@@ -23,6 +23,7 @@
 #include "robot/cli/cmd_compare.h"
 #include "robot/cli/cmd_server.h"
 #include "robot/core/buf.h"
+#include "robot/core/client.h"
 #include "robot/core/errlist.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
@@ -129,22 +130,31 @@ print_commit(const char *commit, const char *subject, const char *side)
 	printf(" (%s)\n", side);
 }
 
+/* The commit's subject, as the run's provisioning told it, or NULL. */
+static const char *
+run_subject(json_t *run)
+{
+	return json_string_value(
+		json_object_get(json_object_get(run, "provision"), "subject"));
+}
+
 /* The vm.* tunables a run had ({"vm/dirty_bytes": "8388608"}): the job's
- * sysctl settings and those its provisioning set ("tunable vm.x: v"). */
+ * sysctl settings and those its provisioning set ("tunable vm.x: v"),
+ * from its document (or robotd's account of one: "sysctl", "provision"). */
 static json_t *
-run_tunables(const struct result *r)
+run_tunables(json_t *run)
 {
 	json_t *t = json_object(), *v;
 	const char *key;
 
-	json_object_foreach(json_object_get(r->json, "sysctl"), key, v)
+	json_object_foreach(json_object_get(run, "sysctl"), key, v)
 	{
 		const char *path = sysctl_path(key);
 
 		if (path != NULL && json_is_string(v))
 			json_object_set(t, path, v);
 	}
-	json_object_foreach(json_object_get(r->json, "provision"), key, v)
+	json_object_foreach(json_object_get(run, "provision"), key, v)
 	{
 		if (strncmp(key, "tunable ", 8) == 0 && json_is_string(v)) {
 			char *path = xstrdup(key + 8);
@@ -163,15 +173,17 @@ run_tunables(const struct result *r)
  * commit set differently on the two sides (nr_dirty_threshold follows
  * vm.dirty_bytes): the tunable's doing, not a finding. */
 static void
-print_tunable_notes(const struct comparison *c, const struct series_pair *sp)
+print_tunable_notes(const struct comparison *c, json_t *brun, json_t *hrun)
 {
 	json_t *b, *h, *keys = json_object(), *v;
 	const char *key;
 
-	if (sp->nbase == 0 || sp->nhead == 0)
+	if (brun == NULL || hrun == NULL) {
+		json_decref(keys);
 		return;
-	b = run_tunables(sp->base[0]);
-	h = run_tunables(sp->head[0]);
+	}
+	b = run_tunables(brun);
+	h = run_tunables(hrun);
 	json_object_update(keys, b);
 	json_object_update(keys, h);
 	json_object_foreach(keys, key, v)
@@ -210,8 +222,11 @@ print_tunable_notes(const struct comparison *c, const struct series_pair *sp)
 	json_decref(h);
 }
 
+/* The comparison as LKP's table, with its KPIs' verdicts and its notes;
+ * brun and hrun are a run of each side (documents, or robotd's account
+ * of one), for the commits' subjects and tunables, or NULL. */
 static void
-print_text(const struct comparison *c, const struct series_pair *sp, bool all,
+print_text(const struct comparison *c, json_t *brun, json_t *hrun, bool all,
 	   bool workload_only)
 {
 	size_t rows;
@@ -220,20 +235,18 @@ print_text(const struct comparison *c, const struct series_pair *sp, bool all,
 	       "============================\n");
 	printf("testcase/path_params/tbox_group:\n  %s\n\n", c->series);
 	printf("commit: \n");
-	print_commit(c->base.commit, sp->nbase ? sp->base[0]->subject : NULL,
-		     "base");
-	print_commit(c->head.commit, sp->nhead ? sp->head[0]->subject : NULL,
-		     "head");
+	print_commit(c->base.commit, run_subject(brun), "base");
+	print_commit(c->head.commit, run_subject(hrun), "head");
 	printf("\n");
 	print_kpis(c);
 	rows = table_print_rows(stdout, c, all, workload_only);
 	if (rows == 0)
 		printf("(no metric changed: %zu compared with the %s method)\n",
-		       c->nmetrics, compare_method_name(c->method));
+		       c->ncompared, compare_method_name(c->method));
 	printf("\n");
 	for (size_t i = 0; i < c->nnotes; i++)
 		printf("note: %s\n", c->notes[i]);
-	print_tunable_notes(c, sp);
+	print_tunable_notes(c, brun, hrun);
 }
 
 /* What the command line asks for. */
@@ -241,6 +254,7 @@ struct compare_args {
 	struct compare_options opt;
 	struct direction_table *dt;
 	bool json, all, kpi_only;
+	bool dt_added; /* --directions given */
 	char *server;
 	const char *series;        /* --series: fetch from robotd */
 	const char **base, **head; /* paths, or one commit each */
@@ -358,6 +372,7 @@ compare_parse(int argc, char **argv, struct compare_args *a, struct errlist *el)
 		case 'd':
 			if (!compare_parse_value(a, c, optarg, el))
 				status = 2;
+			a->dt_added |= c == 'd';
 			break;
 		case 's':
 			free(a->server);
@@ -394,53 +409,40 @@ compare_parse(int argc, char **argv, struct compare_args *a, struct errlist *el)
 	return status;
 }
 
-/* Loads the runs of both sides; returns -1 to go on, else the exit
- * status. */
+/* Loads the runs of both sides from result files; returns -1 to go on,
+ * else the exit status. */
 static int
 compare_load(struct compare_args *a, struct result **base, size_t *nb,
 	     struct result **head, size_t *nh, struct errlist *el)
 {
-	if (a->series != NULL) {
-		json_t *b, *h;
-
-		if (!cmd_server_endpoint(&a->server))
-			return 2;
-		b = cmd_fetch_results(a->server, a->series, a->base[0]);
-		h = b ? cmd_fetch_results(a->server, a->series, a->head[0])
-		      : NULL;
-		if (h == NULL) {
-			json_decref(b);
-			return 1;
-		}
-		(void)result_add_json(a->base[0], b, base, nb, el);
-		(void)result_add_json(a->head[0], h, head, nh, el);
-		json_decref(b);
-		json_decref(h);
-	} else {
-		for (size_t i = 0; i < a->nbase; i++)
-			(void)result_load_path(a->base[i], a->names, base, nb,
-					       el);
-		for (size_t i = 0; i < a->nhead; i++)
-			(void)result_load_path(a->head[i], a->names, head, nh,
-					       el);
-	}
+	for (size_t i = 0; i < a->nbase; i++)
+		(void)result_load_path(a->base[i], a->names, base, nb, el);
+	for (size_t i = 0; i < a->nhead; i++)
+		(void)result_load_path(a->head[i], a->names, head, nh, el);
 	if (el->nerrors > 0)
 		return 2;
-	if ((*nb == 0 || *nh == 0) && a->series != NULL) {
-		char *why =
-			cmd_explain_missing(a->server, a->series,
-					    *nb == 0 ? a->base[0] : a->head[0]);
-
-		log_warnx("%s", why);
-		free(why);
-		return 2;
-	}
 	if (*nb == 0 || *nh == 0) {
 		log_warnx("no result documents on the %s side",
 			  *nb == 0 ? "base" : "head");
 		return 2;
 	}
 	return -1;
+}
+
+/* Says which runs were not compared. */
+static void
+warn_left_out(const struct comparison *cmp)
+{
+	for (int s = 0; s < 2; s++) {
+		const struct comparison_side *side =
+			s == 0 ? &cmp->base : &cmp->head;
+
+		if (side->failed + side->incomplete > 0)
+			log_warnx("%s: left out %zu failed and %zu "
+				  "incomplete %s runs",
+				  cmp->series, side->failed, side->incomplete,
+				  s == 0 ? "base" : "head");
+	}
 }
 
 /* The comparison of one series, or NULL (the problems in el). */
@@ -486,16 +488,8 @@ compare_series(const struct compare_args *a, const struct series_pair *sp,
 				  cmp->series, bare, n,
 				  s == 0 ? "base" : "head", runs[0]->commit);
 	}
-	for (int s = 0; cmp != NULL && s < 2; s++) {
-		const struct comparison_side *side =
-			s == 0 ? &cmp->base : &cmp->head;
-
-		if (side->failed + side->incomplete > 0)
-			log_warnx("%s: left out %zu failed and %zu "
-				  "incomplete %s runs",
-				  cmp->series, side->failed, side->incomplete,
-				  s == 0 ? "base" : "head");
-	}
+	if (cmp != NULL)
+		warn_left_out(cmp);
 	return cmp;
 }
 
@@ -536,7 +530,8 @@ compare_print(const struct compare_args *a, const struct series_set *set,
 			if (!comparison_json(cmp, true, 6, &out, stdout))
 				status = 1;
 		} else
-			print_text(cmp, sp, a->all, a->kpi_only);
+			print_text(cmp, sp->base[0]->json, sp->head[0]->json,
+				   a->all, a->kpi_only);
 		comparison_free(cmp);
 	}
 	if (a->json)
@@ -544,6 +539,111 @@ compare_print(const struct compare_args *a, const struct series_set *set,
 	if (fflush(stdout) != 0 || ferror(stdout))
 		status = 1;
 	buf_release(&out);
+	return status;
+}
+
+/* GET /api/compare's query for the command line's options: robotd
+ * sends the metrics shown, every one with --all or --json. */
+static char *
+server_query(const struct compare_args *a)
+{
+	char *s = client_escape(a->series), *b = client_escape(a->base[0]),
+	     *h = client_escape(a->head[0]);
+	struct compare_options def;
+	struct buf q;
+
+	compare_options_init(&def);
+	buf_init(&q);
+	buf_addf(&q, "/api/compare?series=%s&base=%s&head=%s", s, b, h);
+	if (a->opt.method == COMPARE_LKP)
+		buf_adds(&q, "&method=lkp");
+	if (a->opt.min_effect_pct != def.min_effect_pct)
+		buf_addf(&q, "&min_effect=%.17g", a->opt.min_effect_pct);
+	if (a->all || a->json)
+		buf_adds(&q, "&all=1");
+	free(s);
+	free(b);
+	free(h);
+	return buf_detach(&q);
+}
+
+/* Why robotd had no comparison: its words, then the series or commit it
+ * does not have, with the nearest it has. */
+static void
+server_missing(const struct compare_args *a, const struct client_resp *r)
+{
+	json_t *j = client_resp_json(r);
+	const char *e = json_string_value(json_object_get(j, "error"));
+	char *why = cmd_explain_missing(
+		a->server, a->series,
+		e != NULL && strstr(e, "head side") ? a->head[0] : a->base[0]);
+
+	log_warnx("%s", why);
+	free(why);
+	json_decref(j);
+}
+
+/* robot compare --series: robotd compares its stored values and sends
+ * the comparison; returns the exit status. */
+static int
+compare_server(struct compare_args *a)
+{
+	char *path, *url;
+	struct client_resp r;
+	struct comparison *cmp;
+	json_t *j, *runs;
+	int status = 0;
+
+	if (a->dt_added) {
+		log_warnx("--directions is for result files: robotd compares "
+			  "with its own directions");
+		return 2;
+	}
+	if (!cmd_server_endpoint(&a->server))
+		return 2;
+	path = server_query(a);
+	url = xasprintf("%s%s", a->server, path);
+	client_request("GET", url, NULL, NULL, 0, 120, &r);
+	free(url);
+	free(path);
+	if (r.status == 404) {
+		server_missing(a, &r);
+		client_resp_release(&r);
+		return 2;
+	}
+	if (r.status != 200 || (j = client_resp_json(&r)) == NULL) {
+		char *e = client_resp_error(&r);
+
+		log_warnx("robotd: %s", e);
+		free(e);
+		client_resp_release(&r);
+		return 1;
+	}
+	client_resp_release(&r);
+	if ((cmp = comparison_from_json(json_object_get(j, "comparison"))) ==
+	    NULL) {
+		log_warnx("robotd's answer holds no comparison");
+		json_decref(j);
+		return 1;
+	}
+	warn_left_out(cmp);
+	runs = json_object_get(j, "runs");
+	if (a->json) {
+		struct buf out;
+
+		buf_init(&out);
+		fputs("{\n  \"comparisons\": [\n    ", stdout);
+		if (!comparison_json(cmp, true, 6, &out, stdout))
+			status = 1;
+		fputs("\n  ]\n}\n", stdout);
+		buf_release(&out);
+	} else
+		print_text(cmp, json_object_get(runs, "base"),
+			   json_object_get(runs, "head"), a->all, a->kpi_only);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		status = 1;
+	comparison_free(cmp);
+	json_decref(j);
 	return status;
 }
 
@@ -563,6 +663,8 @@ cmd_compare(int argc, char **argv)
 	a.names = result_names_new();
 	errlist_init(&el);
 	status = compare_parse(argc, argv, &a, &el);
+	if (status == -1 && a.series != NULL)
+		status = compare_server(&a);
 	if (status == -1)
 		status = compare_load(&a, &base, &nbase, &head, &nhead, &el);
 	if (status == -1) {

@@ -50,6 +50,8 @@ struct pair_work {
 	size_t ncols;
 	int max_runs; /* of the pair, or robotd's */
 	const struct direction_table *dt;
+	struct compare_options opt; /* analysis's, or an ask's */
+	bool all;                   /* every metric in the comparison */
 	/* out */
 	const char *verdict;
 	char *kpi;
@@ -297,7 +299,6 @@ pair_compare(void *arg)
 	int asked = json_int(br, "asked") < json_int(hr, "asked")
 			    ? json_int(br, "asked")
 			    : json_int(hr, "asked");
-	struct compare_options opt;
 	struct comparison *c;
 	struct decision d;
 	char prefix[128], change[32];
@@ -311,9 +312,8 @@ pair_compare(void *arg)
 				       bs.runs == 0 ? "base" : "head");
 		return;
 	}
-	compare_options_init(&opt);
 	c = comparison_of_columns(
-		series, &bs, &hs, w->cols, w->ncols, &opt, w->dt,
+		series, &bs, &hs, w->cols, w->ncols, &w->opt, w->dt,
 		series_kpi_prefix_of(json_object_get(in, "job"), series,
 				     catalog_testcase_workload, prefix,
 				     sizeof prefix)
@@ -325,7 +325,7 @@ pair_compare(void *arg)
 	w->runs = (int)(bs.runs < hs.runs ? bs.runs : hs.runs);
 	w->more = d.outcome == DECIDE_MORE ? d.runs : 0;
 	buf_init(&text);
-	if (!comparison_json(c, false, -1, &text, NULL))
+	if (!comparison_json(c, w->all, -1, &text, NULL))
 		fatalx("cannot write a comparison"); /* no stream: cannot */
 	w->comparison = buf_detach(&text);
 	w->table = table_text(c);
@@ -444,6 +444,7 @@ slot_on_claimed(const char *text, const struct problem *p, void *arg)
 	sl->work->text = xstrdup(text);
 	sl->work->dt = sl->a->dt;
 	sl->work->max_runs = sl->a->set->max_runs;
+	compare_options_init(&sl->work->opt);
 	slot_set_state(sl, ANALYSIS_COMPARING);
 	worker_run(sl->a->worker, slot_compare_work, slot_on_compared, sl);
 }
@@ -497,6 +498,7 @@ struct ask {
 	enum ask_state state;
 	struct analysis *a;
 	char *series, *base, *head;
+	struct analysis_ask ask; /* how to compare */
 	struct pair_work *work;
 	analysis_cb cb;
 	void *arg;
@@ -589,6 +591,10 @@ ask_on_values(const char *text, const struct problem *p, void *arg)
 	k->work->text = xstrdup(text);
 	k->work->dt = k->a->dt;
 	k->work->max_runs = k->a->set->max_runs;
+	compare_options_init(&k->work->opt);
+	k->work->opt.method = k->ask.method;
+	k->work->opt.min_effect_pct = k->ask.min_effect_pct;
+	k->work->all = k->ask.all;
 	k->state = ASK_COMPARING;
 	worker_run(k->a->worker, ask_compare_work, ask_on_compared, k);
 }
@@ -618,18 +624,33 @@ ask_on_stored(const char *text, const struct problem *p, void *arg)
 
 void
 analysis_compare(struct analysis *a, const char *series, const char *base,
-		 const char *head, analysis_cb cb, void *arg)
+		 const char *head, const struct analysis_ask *ask,
+		 analysis_cb cb, void *arg)
 {
 	struct ask *k = xcalloc(1, sizeof *k);
+	struct compare_options def;
 
-	k->state = ASK_STORED;
+	compare_options_init(&def);
 	k->a = a;
 	k->series = xstrdup(series);
 	k->base = xstrdup(base);
 	k->head = xstrdup(head);
+	k->ask = ask ? *ask
+		     : (struct analysis_ask){def.method, def.min_effect_pct,
+					     false};
 	k->cb = cb;
 	k->arg = arg;
-	store_pair(a->store, series, base, head, ask_on_stored, k);
+	/* The stored comparison is analysis's: of its options, of what is
+	 * shown. */
+	if (k->ask.method == def.method &&
+	    k->ask.min_effect_pct == def.min_effect_pct && !k->ask.all) {
+		k->state = ASK_STORED;
+		store_pair(a->store, series, base, head, ask_on_stored, k);
+	} else {
+		k->state = ASK_VALUES;
+		store_pair_values(a->store, series, base, head, ask_on_values,
+				  k);
+	}
 }
 
 struct analysis *

@@ -17,6 +17,8 @@
 
 #include <jansson.h>
 
+#include "robot/analysis/compare.h"
+
 #include "robot/daemon/problem.h"
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
@@ -33,14 +35,25 @@ void analysis_stop(struct analysis *a);
 /* A pair may be ready: look. */
 void analysis_wake(struct analysis *a);
 typedef void (*analysis_cb)(json_t *answer, const struct problem *p, void *arg);
+
+/* How a comparison asked for is made (GET /api/compare's options). */
+struct analysis_ask {
+	enum compare_method method;
+	double min_effect_pct;
+	bool all; /* every metric in the answer, not only what is shown */
+};
+
 /*
  * The comparison of series between base and head: the one analysis
- * stored, or one made now from the stored values.  answer (consumed by
- * the callback): {"series", "base", "head", "verdict", "kpi", "runs",
- * "stored", "comparison", "table"}; 404 when a side has no ok runs.
+ * stored when ask is NULL or asks what analysis does (the robust method,
+ * the default floor, what is shown), else one made now from the stored
+ * values, as ask says.  answer (consumed by the callback): {"series",
+ * "base", "head", "verdict", "kpi", "runs", "stored", "comparison",
+ * "table"}; 404 when a side has no ok runs.
  */
 void analysis_compare(struct analysis *a, const char *series, const char *base,
-		      const char *head, analysis_cb cb, void *arg);
+		      const char *head, const struct analysis_ask *ask,
+		      analysis_cb cb, void *arg);
 /* Pairs analysed since the start (for /metrics). */
 unsigned long long analysis_count(const struct analysis *a);
 void analysis_free(struct analysis *a);

@@ -1075,7 +1075,7 @@ store_side_values(struct store *s, const char *series, const char *base,
 	const char *params[4] = {series, base, head, metrics};
 
 	store_text(s,
-		   "SELECT robot_side_values($1, $2, $3, ARRAY(SELECT "
+		   "SELECT robot_compare_extras($1, $2, $3, ARRAY(SELECT "
 		   "json_array_elements_text($4::json)))",
 		   4, params, cb, arg);
 }

@@ -316,7 +316,9 @@ void store_series_history(struct store *s, const char *series,
 			  const char *metric, int limit, store_text_cb cb,
 			  void *arg);
 /* Every run's values of metrics (a JSON array of names) at base and
- * head: {metric: {"base": [...], "head": [...]}}. */
+ * head, and what one ok run of each side says of its setting:
+ * {"values": {metric: {"base": [...], "head": [...]}}, "runs": {"base":
+ * {"sysctl", "provision"}, "head": ...}}. */
 void store_side_values(struct store *s, const char *series, const char *base,
 		       const char *head, const char *metrics, store_text_cb cb,
 		       void *arg);

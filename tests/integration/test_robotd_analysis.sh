@@ -21,7 +21,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 SUB=$(token submit alice)
 B1=$(token box b1)
-echo "1..20"
+echo "1..21"
 
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
@@ -75,6 +75,30 @@ ROBOT_SERVER=$U "$ROBOT" compare --series "${SERIES%lab}lbb" --base $BASE --head
 check $(grep -q "no ok runs at commit '${GOOD%?}x'; did you mean '$GOOD'" "$T/cmp.out" &&
 	grep -q "no runs of series '.*lbb'; did you mean '$SERIES'" "$T/cmp.out"; echo $?) \
 	"robot compare of an unknown commit or series names the nearest"
+# robot compare --series: robotd compares its stored values with the
+# command's options and sends what is shown (issue 16).
+ROBOT_SERVER=$U "$ROBOT" compare --series "$SERIES" --base $BASE --head $BAD >"$T/cs.out" 2>&1
+rc1=$?
+ROBOT_SERVER=$U "$ROBOT" compare --series "$SERIES" --base $BASE --head $BAD --method lkp --min-effect 5 >"$T/cs2.out" 2>&1
+rc2=$?
+ROBOT_SERVER=$U "$ROBOT" compare --series "$SERIES" --base $BASE --head $BAD --json >"$T/body" 2>"$T/cs3.err"
+rc3=$?
+[ $rc3 = 0 ] && py "c = j['comparisons'][0]; assert c['compared'] == len(c['metrics']) > 1, c['compared']; assert c['base_commit'] == '$BASE'"
+rc3=$?
+s=$(api GET "$U/api/compare?series=$SERIES&base=$BASE&head=$BAD&method=magic" "")
+s2=$(api GET "$U/api/compare?series=$SERIES&base=$BASE&head=$BAD&all=maybe" "")
+s3=$(api GET "$U/api/compare?series=$SERIES&base=$BASE&head=$BAD&min_effect=-1" "")
+printf 'dd\\.write_bytes_per_sec +1\n' >"$T/dirs"
+ROBOT_SERVER=$U "$ROBOT" compare --series "$SERIES" --base $BASE --head $BAD --directions "$T/dirs" >"$T/cs4.out" 2>&1
+rc4=$?
+ok=$([ $rc1 = 0 ] && grep -q "KPIs (the robust method)" "$T/cs.out" &&
+	grep -q "dd.write_bytes_per_sec *regression" "$T/cs.out" && grep -q "%stddev" "$T/cs.out" &&
+	[ $rc2 = 0 ] && grep -q "KPIs (the lkp method)" "$T/cs2.out" &&
+	[ $rc3 = 0 ] &&
+	[ "$s $s2 $s3" = "400 400 400" ] &&
+	[ $rc4 = 2 ] && grep -q "directions is for result files" "$T/cs4.out"; echo $?)
+check $ok "robot compare --series: robotd's comparison with the options asked, every metric with --json; bad options refused ($rc1 $rc2 $rc3 $rc4; $s $s2 $s3)"
+[ $ok = 0 ] || sed 's/^/# /' "$T/cs.out" "$T/cs2.out" "$T/cs4.out"
 ROBOT_SERVER=$U "$ROBOT" results --series "${SERIES%lab}lbb" --commit $BASE >"$T/res.out" 2>&1
 rc=$?
 ROBOT_SERVER=$U "$ROBOT" results --series "$SERIES" --commit $BASE -o "$T/res/a/b/" >"$T/res2.out" 2>&1

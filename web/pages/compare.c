@@ -187,5 +187,6 @@ pages_compare(struct web *w, struct http_req *req, const struct web_call *call)
 	if (base == NULL || head == NULL)
 		store_series_commits(w->d.store, series, on_commits, a);
 	else
-		findings_compare_values(w, series, base, head, on_compared, a);
+		findings_compare_values(w, series, base, head, NULL,
+					on_compared, a);
 }
