@@ -48,7 +48,9 @@ struct pair_work {
 	json_t *in;    /* robot_pair_values()'s first line */
 	struct comparison_column *cols;
 	size_t ncols;
-	int max_runs; /* of the pair, or robotd's */
+	struct store_values *values; /* an ask's, which the names are of */
+	double *block;               /* the columns' values, when values */
+	int max_runs;                /* of the pair, or robotd's */
 	const struct direction_table *dt;
 	struct compare_options opt; /* analysis's, or an ask's */
 	bool all;                   /* every metric in the comparison */
@@ -117,11 +119,13 @@ pair_work_free(struct pair_work *w)
 {
 	if (w == NULL)
 		return;
-	for (size_t i = 0; i < w->ncols; i++) {
+	for (size_t i = 0; w->block == NULL && i < w->ncols; i++) {
 		free((double *)w->cols[i].base);
 		free((double *)w->cols[i].head);
 	}
 	free(w->cols);
+	free(w->block);
+	store_values_free(w->values);
 	free(w->text);
 	json_decref(w->claim);
 	json_decref(w->in);
@@ -564,31 +568,35 @@ ask_on_compared(void *arg)
 	ask_finish(k, answer, NULL);
 }
 
+/* On the worker thread: reads the binary values and compares them. */
 static void
 ask_compare_work(void *arg)
 {
 	struct ask *k = arg;
+	struct pair_work *w = k->work;
 
-	if (values_read(k->work, k->work->text))
-		pair_compare(k->work);
+	if (store_values_read(w->values, k->base, k->head, &w->in, &w->cols,
+			      &w->ncols, &w->block))
+		pair_compare(w);
 }
 
 static void
-ask_on_values(const char *text, const struct problem *p, void *arg)
+ask_on_values(struct store_values *v, const struct problem *p, void *arg)
 {
 	struct ask *k = arg;
 
-	if (p != NULL || text == NULL) {
+	if (p != NULL || v == NULL) {
 		struct problem *q = p ? NULL
 				      : problem_new(PROBLEM_INTERNAL, NULL,
 						    "no values came");
 
 		ask_finish(k, NULL, p ? p : q);
 		problem_free(q);
+		store_values_free(v);
 		return;
 	}
 	k->work = xcalloc(1, sizeof *k->work);
-	k->work->text = xstrdup(text);
+	k->work->values = v;
 	k->work->dt = k->a->dt;
 	k->work->max_runs = k->a->set->max_runs;
 	compare_options_init(&k->work->opt);
@@ -618,8 +626,8 @@ ask_on_stored(const char *text, const struct problem *p, void *arg)
 		return;
 	}
 	k->state = ASK_VALUES;
-	store_pair_values(k->a->store, k->series, k->base, k->head,
-			  ask_on_values, k);
+	store_pair_columns(k->a->store, k->series, k->base, k->head,
+			   ask_on_values, k);
 }
 
 void
@@ -648,8 +656,8 @@ analysis_compare(struct analysis *a, const char *series, const char *base,
 		store_pair(a->store, series, base, head, ask_on_stored, k);
 	} else {
 		k->state = ASK_VALUES;
-		store_pair_values(a->store, series, base, head, ask_on_values,
-				  k);
+		store_pair_columns(a->store, series, base, head, ask_on_values,
+				   k);
 	}
 }
 

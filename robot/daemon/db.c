@@ -32,6 +32,7 @@ struct db_query {
 	int nparams;
 	db_cb cb;
 	void *arg;
+	bool binary; /* the rows' values in binary, not text */
 	struct db_query *next;
 };
 
@@ -109,8 +110,9 @@ query_free(struct db_query *q)
 	free(q);
 }
 
-/* Calls a query's callback: with res, or NULL and the reason. */
-static void
+/* Calls a query's callback: with res, or NULL and the reason.  True
+ * when the callback took res (db_result_take()). */
+static bool
 query_finish(struct db_query *q, PGresult *res, const char *state,
 	     const char *msg, const char *detail)
 {
@@ -120,6 +122,7 @@ query_finish(struct db_query *q, PGresult *res, const char *state,
 	snprintf(r.sqlstate, sizeof r.sqlstate, "%s", state ? state : "");
 	q->cb(&r, q->arg);
 	query_free(q);
+	return res != NULL && r.res == NULL;
 }
 
 /* The read event is persistent; the write event is added when libpq
@@ -211,34 +214,29 @@ dbc_read_results(struct dbc *c)
 			c->q = NULL;
 			c->last = NULL;
 			dbc_set_state(c, DBC_IDLE);
-			if (q != NULL) {
-				ExecStatusType st = last ? PQresultStatus(last)
-							 : PGRES_FATAL_ERROR;
+			if (q != NULL && last != NULL &&
+			    (PQresultStatus(last) == PGRES_TUPLES_OK ||
+			     PQresultStatus(last) == PGRES_COMMAND_OK)) {
+				if (query_finish(q, last, NULL, NULL, NULL))
+					last = NULL; /* taken */
+			} else if (q != NULL) {
+				/* a failure: why, from the result if any */
+				const char *code =
+					last ? PQresultErrorField(
+						       last, PG_DIAG_SQLSTATE)
+					     : NULL;
+				const char *msg =
+					last ? PQresultErrorField(
+						       last,
+						       PG_DIAG_MESSAGE_PRIMARY)
+					     : "no result";
+				const char *detail =
+					last ? PQresultErrorField(
+						       last,
+						       PG_DIAG_MESSAGE_DETAIL)
+					     : NULL;
 
-				if (st == PGRES_TUPLES_OK ||
-				    st == PGRES_COMMAND_OK) {
-					query_finish(q, last, NULL, NULL, NULL);
-				} else {
-					const char *code =
-						last ? PQresultErrorField(
-							       last,
-							       PG_DIAG_SQLSTATE)
-						     : NULL;
-					const char *msg =
-						last ? PQresultErrorField(
-							       last,
-							       PG_DIAG_MESSAGE_PRIMARY)
-						     : "no result";
-
-					const char *detail =
-						last ? PQresultErrorField(
-							       last,
-							       PG_DIAG_MESSAGE_DETAIL)
-						     : NULL;
-
-					query_finish(q, NULL, code, msg,
-						     detail);
-				}
+				(void)query_finish(q, NULL, code, msg, detail);
 			}
 			if (last != NULL)
 				PQclear(last);
@@ -384,7 +382,7 @@ db_on_drive(evutil_socket_t fd, short what, void *arg)
 		db->queued--;
 		if (!PQsendQueryParams(c->conn, q->sql, q->nparams, NULL,
 				       (const char *const *)q->params, NULL,
-				       NULL, 0)) {
+				       NULL, q->binary ? 1 : 0)) {
 			c->q = q;
 			dbc_fail(c, PQerrorMessage(c->conn));
 			continue;
@@ -464,12 +462,13 @@ db_free(struct db *db)
 	free(db);
 }
 
-void
-db_query(struct db *db, const char *sql, int nparams, const char *const *params,
-	 db_cb cb, void *arg)
+static void
+enqueue(struct db *db, const char *sql, int nparams, const char *const *params,
+	bool binary, db_cb cb, void *arg)
 {
 	struct db_query *q = xcalloc(1, sizeof *q);
 
+	q->binary = binary;
 	q->sql = xstrdup(sql);
 	q->nparams = nparams;
 	q->params = xcalloc((size_t)nparams + 1, sizeof *q->params);
@@ -484,6 +483,20 @@ db_query(struct db *db, const char *sql, int nparams, const char *const *params,
 	db->tail = q;
 	db->queued++;
 	db_drive(db);
+}
+
+void
+db_query(struct db *db, const char *sql, int nparams, const char *const *params,
+	 db_cb cb, void *arg)
+{
+	enqueue(db, sql, nparams, params, false, cb, arg);
+}
+
+void
+db_query_binary(struct db *db, const char *sql, int nparams,
+		const char *const *params, db_cb cb, void *arg)
+{
+	enqueue(db, sql, nparams, params, true, cb, arg);
 }
 
 bool
@@ -541,6 +554,28 @@ db_value(const struct db_result *r, size_t row, int col)
 	if (PQgetisnull(r->res, (int)row, col))
 		return NULL;
 	return PQgetvalue(r->res, (int)row, col);
+}
+
+size_t
+db_length(const struct db_result *r, size_t row, int col)
+{
+	(void)db_value(r, row, col); /* checks row and column */
+	return (size_t)PQgetlength(r->res, (int)row, col);
+}
+
+struct db_result *
+db_result_take(const struct db_result *r)
+{
+	struct db_result *t = xcalloc(1, sizeof *t),
+			 *from = (struct db_result *)r;
+
+	/* The callback's result is the loop's, on its stack: its rows
+	 * change hands, and query_finish() sees they did. */
+	t->res = from->res;
+	from->res = NULL;
+	t->message = "";
+	t->detail = "";
+	return t;
 }
 
 /* Blocking connections. */

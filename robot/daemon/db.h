@@ -44,6 +44,12 @@ void db_free(struct db *db);
  */
 void db_query(struct db *db, const char *sql, int nparams,
 	      const char *const *params, db_cb cb, void *arg);
+/* db_query() with the rows' values in binary (PostgreSQL's send
+ * format: big-endian numbers, arrays with their header): for many
+ * numbers, which text would cost the server more to print than the
+ * query. */
+void db_query_binary(struct db *db, const char *sql, int nparams,
+		     const char *const *params, db_cb cb, void *arg);
 /* Whether at least one connection of the pool is up. */
 bool db_up(const struct db *db);
 /* Queries waiting for a connection. */
@@ -61,6 +67,14 @@ size_t db_rows(const struct db_result *r);
 /* The value at row, column (NULL for SQL NULL); columns counted from 0,
  * fatal for a column the result does not have. */
 const char *db_value(const struct db_result *r, size_t row, int col);
+/* The length in bytes of that value (binary values hold NULs). */
+size_t db_length(const struct db_result *r, size_t row, int col);
+/*
+ * Takes the rows of a callback's result that is db_ok(), to read after
+ * the callback returns (on another thread): the caller frees them with
+ * db_result_free().  The callback's r has no rows after.
+ */
+struct db_result *db_result_take(const struct db_result *r);
 
 /* Blocking connections, for the work before the loop. */
 struct db_conn;

@@ -9,6 +9,8 @@
  * PROBLEM_INTERNAL.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
+#include "robot/core/strmap.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/db.h"
 #include "robot/daemon/migrate.h"
@@ -611,14 +614,189 @@ store_pair_done(struct store *s, const struct store_pair_done *d,
 		   9, params, cb, arg);
 }
 
+struct store_values {
+	struct db_result *rows;
+};
+
+struct values_call {
+	store_values_cb cb;
+	void *arg;
+};
+
+static void
+store_on_values(const struct db_result *r, void *arg)
+{
+	struct values_call *c = arg;
+	struct problem *p = store_problem(r);
+	struct store_values *v = NULL;
+
+	if (p == NULL) {
+		v = xcalloc(1, sizeof *v);
+		v->rows = db_result_take(r);
+	}
+	c->cb(v, p, c->arg);
+	problem_free(p);
+	free(c);
+}
+
 void
-store_pair_values(struct store *s, const char *series, const char *base,
-		  const char *head, store_text_cb cb, void *arg)
+store_pair_columns(struct store *s, const char *series, const char *base,
+		   const char *head, store_values_cb cb, void *arg)
 {
 	const char *params[3] = {series, base, head};
+	struct values_call *c = xcalloc(1, sizeof *c);
 
-	store_text(s, "SELECT robot_pair_values($1, $2, $3)", 3, params, cb,
-		   arg);
+	c->cb = cb;
+	c->arg = arg;
+	/* Row 0: the head's JSON; then a row per side and metric: 1 for
+	 * the base's, 2 for the head's, by metric. */
+	db_query_binary(s->db,
+			"SELECT 0, robot_pair_head($1, $2, $3)::text, "
+			"NULL::float8[] UNION ALL SELECT CASE WHEN commit = "
+			"$2 THEN 1 ELSE 2 END, metric, vals FROM "
+			"metric_values WHERE series = $1 AND commit IN ($2, "
+			"$3) ORDER BY 1, 2",
+			3, params, store_on_values, c);
+}
+
+static uint32_t
+be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A float8[]'s send format: ndim, has-nulls, element type, then each
+ * dimension's size and lower bound, then each element's length (-1 for
+ * NULL) and its 8 big-endian bytes.  Appends the finite ones to out;
+ * false when it is not one. */
+static bool
+float8_array(const unsigned char *p, size_t len, double *out, size_t *n)
+{
+	const unsigned char *end = p + len;
+	uint32_t ndim, count;
+
+	*n = 0;
+	if (len < 12)
+		return false;
+	ndim = be32(p);
+	if (ndim == 0)
+		return true;
+	if (ndim != 1 || len < 20)
+		return false;
+	count = be32(p + 12);
+	p += 20;
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t bits = 0;
+		double d;
+
+		if (end - p < 4)
+			return false;
+		if (be32(p) == 0xffffffffu) {
+			p += 4;
+			continue;
+		}
+		if (be32(p) != 8 || end - p < 12)
+			return false;
+		for (int k = 0; k < 8; k++)
+			bits = bits << 8 | p[4 + k];
+		memcpy(&d, &bits, sizeof d);
+		if (isfinite(d))
+			out[(*n)++] = d;
+		p += 12;
+	}
+	return true;
+}
+
+/* The elements a float8[] in send format says it has. */
+static size_t
+float8_count(const unsigned char *p, size_t len)
+{
+	return len >= 20 && be32(p) == 1 ? be32(p + 12) : 0;
+}
+
+bool
+store_values_read(const struct store_values *v, const char *base,
+		  const char *head, json_t **in,
+		  struct comparison_column **cols, size_t *ncols,
+		  double **block)
+{
+	const struct db_result *r = v->rows;
+	size_t rows = db_rows(r), total = 0, used = 0, n = 0;
+	bool same = strcmp(base, head) == 0;
+	struct strmap *index;
+
+	*in = NULL;
+	*cols = NULL;
+	*block = NULL;
+	*ncols = 0;
+	if (rows == 0 || be32((const unsigned char *)db_value(r, 0, 0)) != 0)
+		return false;
+	*in = json_loadb(db_value(r, 0, 1), db_length(r, 0, 1), 0, NULL);
+	if (*in == NULL)
+		return false;
+	for (size_t i = 1; i < rows; i++)
+		total += float8_count((const unsigned char *)db_value(r, i, 2),
+				      db_length(r, i, 2));
+	/* room for the head's copy of the base's when they are one */
+	*block = xreallocarray(NULL, 2 * total + 1, sizeof **block);
+	*cols = xcalloc(rows, sizeof **cols);
+	index = strmap_new(rows);
+	for (size_t i = 1; i < rows; i++) {
+		uint32_t side = be32((const unsigned char *)db_value(r, i, 0));
+		const char *name = db_value(r, i, 1);
+		struct comparison_column *c;
+		double *vals = *block + used;
+		size_t k, got;
+
+		if (name == NULL ||
+		    !float8_array((const unsigned char *)db_value(r, i, 2),
+				  db_length(r, i, 2), vals, &got)) {
+			strmap_free(index);
+			return false;
+		}
+		used += got;
+		if (!strmap_get(index, name, &k)) {
+			k = n++;
+			strmap_put(index, name, k);
+			(*cols)[k] = (struct comparison_column){name, NULL, 0,
+								NULL, 0};
+		}
+		c = &(*cols)[k];
+		if (side == 1 && c->base == NULL) {
+			c->base = vals;
+			c->nb = got;
+		} else if (side == 2 && c->head == NULL) {
+			c->head = vals;
+			c->nh = got;
+		}
+	}
+	strmap_free(index);
+	for (size_t k = 0; k < n; k++) {
+		struct comparison_column *c = &(*cols)[k];
+
+		if (same && c->head == NULL && c->base != NULL) {
+			memcpy(*block + used, c->base, c->nb * sizeof(double));
+			c->head = *block + used;
+			c->nh = c->nb;
+			used += c->nb;
+		}
+		if (c->base == NULL)
+			c->base = *block;
+		if (c->head == NULL)
+			c->head = *block;
+	}
+	*ncols = n;
+	return true;
+}
+
+void
+store_values_free(struct store_values *v)
+{
+	if (v == NULL)
+		return;
+	db_result_free(v->rows);
+	free(v);
 }
 
 void

@@ -21,6 +21,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
+#include "robot/analysis/comparison.h"
 #include "robot/daemon/problem.h"
 
 struct db;
@@ -223,10 +226,30 @@ struct store_pair_done {
 /* "final", "more" or "stale" (another robotd took the claim over). */
 void store_pair_done(struct store *s, const struct store_pair_done *d,
 		     store_text_cb cb, void *arg);
-/* What robot_pair_next() gives of a pair, for any series, base and head
- * (nothing claimed): to compare on request. */
-void store_pair_values(struct store *s, const char *series, const char *base,
-		       const char *head, store_text_cb cb, void *arg);
+/*
+ * A pair's values for a comparison asked for, any series, base and head
+ * (nothing claimed): robot_pair_head()'s JSON and every metric's values
+ * of both sides, in binary (hundreds of thousands of numbers, which the
+ * server would take longer to print than robotd to compare).  cb gets
+ * them (its to free) or the problem; store_values_read() reads them, on
+ * any thread.
+ */
+struct store_values;
+typedef void (*store_values_cb)(struct store_values *v, const struct problem *p,
+				void *arg);
+void store_pair_columns(struct store *s, const char *series, const char *base,
+			const char *head, store_values_cb cb, void *arg);
+/*
+ * The head's JSON into *in, and a column per metric into *cols, whose
+ * values are in *block (the caller frees the three).  When base and head
+ * are one commit, the head's values are the base's.  False when the
+ * values are not what robot_pair_head() and metric_values give.
+ */
+bool store_values_read(const struct store_values *v, const char *base,
+		       const char *head, json_t **in,
+		       struct comparison_column **cols, size_t *ncols,
+		       double **block) __attribute__((warn_unused_result));
+void store_values_free(struct store_values *v);
 /* The stored comparison of a pair: {"pair", "state", "verdict", "kpi",
  * "runs", "comparison", "table"}, or NULL when there is none. */
 void store_pair(struct store *s, const char *series, const char *base,
