@@ -410,6 +410,14 @@ jw_sep(const struct jw *w)
 	return w->indent >= 0 ? ", " : ",";
 }
 
+/* ", \"key\": " inside an object on one line, of a literal key: one
+ * copy of a string the compiler joined. */
+#define JW_KEY(w, k)                                                           \
+	((w)->indent >= 0                                                      \
+		 ? buf_add((w)->b,                                             \
+			   ", \"" k "\": ", sizeof(", \"" k "\": ") - 1)       \
+		 : buf_add((w)->b, ",\"" k "\":", sizeof(",\"" k "\":") - 1))
+
 /* ", \"key\": " inside an object on one line (key needs no escapes). */
 static void
 jw_key(struct jw *w, const char *key)
@@ -426,13 +434,13 @@ jw_side(struct jw *w, const char *key, const struct stats_summary *s)
 	jw_key(w, key);
 	buf_adds(w->b, w->indent >= 0 ? "{\"n\": " : "{\"n\":");
 	jw_int(w, (long long)s->n);
-	jw_key(w, "mean");
+	JW_KEY(w, "mean");
 	jw_num(w, s->mean, true);
-	jw_key(w, "stddev");
+	JW_KEY(w, "stddev");
 	jw_num(w, s->stddev, true);
-	jw_key(w, "min");
+	JW_KEY(w, "min");
 	jw_num(w, s->min, true);
-	jw_key(w, "max");
+	JW_KEY(w, "max");
 	jw_num(w, s->max, true);
 	buf_addc(w->b, '}');
 }
@@ -446,25 +454,25 @@ jw_metric(struct jw *w, const struct comparison_metric *m)
 	jw_str(w, m->name);
 	jw_side(w, "base", &r->base);
 	jw_side(w, "head", &r->head);
-	jw_key(w, "change_pct");
+	JW_KEY(w, "change_pct");
 	jw_num(w, r->change_pct, r->change_defined);
-	jw_key(w, "p_value");
+	JW_KEY(w, "p_value");
 	jw_num(w, compare_p_value(r), true);
-	jw_key(w, "direction");
+	JW_KEY(w, "direction");
 	jw_int(w, r->direction);
-	jw_key(w, "verdict");
+	JW_KEY(w, "verdict");
 	jw_str(w, compare_verdict_name(r->verdict));
-	jw_key(w, "kpi");
+	JW_KEY(w, "kpi");
 	buf_adds(w->b, m->kpi ? "true" : "false");
 	if (r->verdict == COMPARE_INCONCLUSIVE) {
-		jw_key(w, "runs_needed");
+		JW_KEY(w, "runs_needed");
 		if (r->runs_needed > 0)
 			jw_int(w, r->runs_needed);
 		else
 			buf_adds(w->b, "null");
 	}
 	if (r->reason != NULL) {
-		jw_key(w, "reason");
+		JW_KEY(w, "reason");
 		jw_str(w, r->reason);
 	}
 	buf_addc(w->b, '}');
@@ -476,9 +484,9 @@ jw_runs(struct jw *w, const char *key, const struct comparison_side *s)
 	jw_member(w, key, false, 0);
 	buf_adds(w->b, w->indent >= 0 ? "{\"ok\": " : "{\"ok\":");
 	jw_int(w, (long long)s->runs);
-	jw_key(w, "failed");
+	JW_KEY(w, "failed");
 	jw_int(w, (long long)s->failed);
-	jw_key(w, "incomplete");
+	JW_KEY(w, "incomplete");
 	jw_int(w, (long long)s->incomplete);
 	buf_addc(w->b, '}');
 }

@@ -31,6 +31,7 @@ struct name_entry {
 	uint32_t len;
 	uint32_t hash;
 	unsigned stamp; /* the document that last had it */
+	bool plain;     /* no '"' or '\\': its JSON string is its bytes */
 };
 
 struct arena_chunk {
@@ -156,6 +157,7 @@ names_intern(struct result_names *t, const char *s, size_t len)
 	e->len = (uint32_t)len;
 	e->hash = h;
 	e->stamp = 0;
+	e->plain = memchr(s, '"', len) == NULL && memchr(s, '\\', len) == NULL;
 	t->slots[j] = e;
 	if (++t->count * 2 > t->cap)
 		names_grow(t);
@@ -504,9 +506,19 @@ read_stats(struct reader *rd, struct result *r)
 			syntax_error(rd, rd->p, "string or '}' expected");
 			return;
 		}
-		if (!read_string(rd, &s, &len))
-			return;
-		e = stat_name(rd, pos, s, len);
+		e = pos < t->nhint ? t->hint[pos] : NULL;
+		if (e != NULL && e->plain &&
+		    (size_t)(rd->buf + rd->len - rd->p) > e->len + 1 &&
+		    rd->p[1 + e->len] == '"' &&
+		    memcmp(rd->p + 1, e->s, e->len) == 0) {
+			/* the previous document's name at its place, as
+			 * bytes: nothing to decode or check */
+			rd->p += e->len + 2;
+		} else {
+			if (!read_string(rd, &s, &len))
+				return;
+			e = stat_name(rd, pos, s, len);
+		}
 		skip_ws(rd);
 		if (*rd->p != ':') {
 			syntax_error(rd, rd->p, "':' expected");

@@ -154,6 +154,38 @@ num_format_slow(char *buf, double d, int digits)
 	return num_tidy(buf, (size_t)n);
 }
 
+static const uint64_t pow10_int[] = {1ULL,
+				     10ULL,
+				     100ULL,
+				     1000ULL,
+				     10000ULL,
+				     100000ULL,
+				     1000000ULL,
+				     10000000ULL,
+				     100000000ULL,
+				     1000000000ULL,
+				     10000000000ULL,
+				     100000000000ULL,
+				     1000000000000ULL};
+
+/* floor(log10(a)) of a normal a > 0, or one off near a power of ten (the
+ * caller's rounding corrects it): from the binary exponent, without
+ * log10(). */
+static int
+decimal_exponent(double a)
+{
+	uint64_t bits;
+	double x;
+	int e2, e;
+
+	memcpy(&bits, &a, sizeof bits);
+	e2 = (int)((bits >> 52) & 0x7ff) - 1023; /* 2^e2 <= a < 2^(e2+1) */
+	/* log10(2) = 0.30103: between the floors of e2's and e2 + 1's */
+	x = ((double)e2 + 0.5) * 0.30102999566398120;
+	e = (int)x;
+	return e - (x < e); /* floor() without the call */
+}
+
 size_t
 num_format(char *buf, double d, int digits)
 {
@@ -172,19 +204,19 @@ num_format(char *buf, double d, int digits)
 	if (digits < 1 || digits > 12 || !(a >= 1e-15 && a < 1e30))
 		return a == 0 ? num_format_slow(buf, d, 1)
 			      : num_format_slow(buf, d, digits);
-	e10 = (int)floor(log10(a));
+	e10 = decimal_exponent(a);
 	for (int tries = 0;; tries++) {
 		k = digits - 1 - e10; /* a * 10^k has digits digits */
 		if (k > 27 || k < -27 || tries > 2)
 			return num_format_slow(buf, d, digits);
 		s = k >= 0 ? (long double)a * p10[k] : (long double)a / p10[-k];
-		/* Too near halfway for 64 bits to tell: printf decides. */
-		if (fabsl(s - floorl(s) - 0.5L) < 1e-6L)
-			return num_format_slow(buf, d, digits);
 		r = (uint64_t)rintl(s);
-		if (r >= (uint64_t)(p10[digits] + 0.5L))
+		/* Too near halfway for 64 bits to tell: printf decides. */
+		if (fabsl(fabsl(s - (long double)r) - 0.5L) < 1e-6L)
+			return num_format_slow(buf, d, digits);
+		if (r >= pow10_int[digits])
 			e10++;
-		else if (r < (uint64_t)(p10[digits - 1] + 0.5L))
+		else if (r < pow10_int[digits - 1])
 			e10--;
 		else
 			break;
