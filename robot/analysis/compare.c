@@ -393,8 +393,7 @@ compare(const char *name, const double *base, size_t nb, const double *head,
 		bs = ob = xreallocarray(NULL, nb, sizeof *ob);
 	if (nh > 64)
 		hs = oh = xreallocarray(NULL, nh, sizeof *oh);
-	stats_summarize(base, nb, bs, &r->base);
-	stats_summarize(head, nh, hs, &r->head);
+	stats_summarize_two(base, nb, bs, &r->base, head, nh, hs, &r->head);
 	r->direction = dir->sign;
 	r->p_value = NAN;
 	if (r->base.mean != 0) {

@@ -7,6 +7,7 @@
  * approximation refined by one Halley step.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,13 +103,58 @@ radix_sort(double *v, size_t n)
 	free(w);
 }
 
+/* From scripts/gen-sortnet: 2 to SORTNET_MAX values by a network. */
+#define SORTNET_MAX 16
+void sortnet(double *v, size_t n);
+
+/* A network is not stable: with both zeros among the values, -0 and +0
+ * could change places, which a stable sort keeps. */
+static bool
+has_zero(const double *v, size_t n)
+{
+	bool z = false;
+
+	for (size_t i = 0; i < n; i++)
+		z |= v[i] == 0;
+	return z;
+}
+
 void
 stats_sort(double *v, size_t n)
 {
 	if (n >= RADIX_MIN)
 		radix_sort(v, n);
+	else if (n >= 2 && n <= SORTNET_MAX && !has_zero(v, n))
+		sortnet(v, n);
 	else
 		insertion_sort(v, n);
+}
+
+/* Welford's mean and sum of squared deviations of one side, one step:
+ * no overflow of a sum of large values. */
+struct welford {
+	double mean, sq;
+};
+
+static inline void
+welford_step(struct welford *w, double x, size_t i)
+{
+	double delta = x - w->mean;
+
+	w->mean += delta / (double)(i + 1);
+	w->sq += delta * (x - w->mean);
+}
+
+static void
+summary_of(const double *sorted, size_t n, const struct welford *w,
+	   struct stats_summary *out)
+{
+	out->n = n;
+	out->mean = w->mean;
+	out->stddev = sqrt(w->sq / (double)n);
+	out->min = sorted[0];
+	out->max = sorted[n - 1];
+	out->median = sorted[n / 2];
 }
 
 void
@@ -116,7 +162,8 @@ stats_summarize(const double *v, size_t n, double *sorted,
 		struct stats_summary *out)
 {
 	/* The values are copied before sorting; sorted may be scratch. */
-	double local[64], sq = 0, mean, *own = NULL;
+	double local[64], *own = NULL;
+	struct welford w = {0, 0};
 
 	if (sorted == NULL && n > 64)
 		sorted = own = malloc(n * sizeof *own);
@@ -124,21 +171,36 @@ stats_summarize(const double *v, size_t n, double *sorted,
 		sorted = local;
 	memcpy(sorted, v, n * sizeof *v);
 	stats_sort(sorted, n);
-	/* Welford: no overflow of a sum of large values. */
-	mean = 0;
-	for (size_t i = 0; i < n; i++) {
-		double delta = v[i] - mean;
-
-		mean += delta / (double)(i + 1);
-		sq += delta * (v[i] - mean);
-	}
-	out->n = n;
-	out->mean = mean;
-	out->stddev = sqrt(sq / (double)n);
-	out->min = sorted[0];
-	out->max = sorted[n - 1];
-	out->median = sorted[n / 2];
+	for (size_t i = 0; i < n; i++)
+		welford_step(&w, v[i], i);
+	summary_of(sorted, n, &w, out);
 	free(own);
+}
+
+void
+stats_summarize_two(const double *a, size_t na, double *sa,
+		    struct stats_summary *oa, const double *b, size_t nb,
+		    double *sb, struct stats_summary *ob)
+{
+	struct welford wa = {0, 0}, wb = {0, 0};
+	size_t i;
+
+	memcpy(sa, a, na * sizeof *a);
+	memcpy(sb, b, nb * sizeof *b);
+	stats_sort(sa, na);
+	stats_sort(sb, nb);
+	/* Each side's steps wait on its division: two sides at once keep
+	 * the divider busy, in the same order of operations as one. */
+	for (i = 0; i < na && i < nb; i++) {
+		welford_step(&wa, a[i], i);
+		welford_step(&wb, b[i], i);
+	}
+	for (size_t k = i; k < na; k++)
+		welford_step(&wa, a[k], k);
+	for (size_t k = i; k < nb; k++)
+		welford_step(&wb, b[k], k);
+	summary_of(sa, na, &wa, oa);
+	summary_of(sb, nb, &wb, ob);
 }
 
 void

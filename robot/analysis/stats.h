@@ -23,6 +23,14 @@ struct stats_summary {
  */
 void stats_summarize(const double *v, size_t n, double *sorted,
 		     struct stats_summary *out);
+/*
+ * The summaries of two sides at once, each as stats_summarize() makes it
+ * (the same figures, bit for bit), faster: sa and sb are scratch for na
+ * and nb values, sorted afterwards.
+ */
+void stats_summarize_two(const double *a, size_t na, double *sa,
+			 struct stats_summary *oa, const double *b, size_t nb,
+			 double *sb, struct stats_summary *ob);
 /* Sorts n values in place (no NaN among them). */
 void stats_sort(double *v, size_t n);
 /* Mean and unbiased (n - 1) variance of n values, n >= 1 (var 0 if 1). */

@@ -65,6 +65,34 @@ test_sort(void)
 	CHECK_INT(bad, 0);
 }
 
+/* Two sides at once are each what one side alone gives, bit for bit. */
+static void
+test_summarize_two_is_one_and_one(void)
+{
+	unsigned seed = 3;
+	size_t bad = 0;
+
+	for (size_t na = 1; na < 80; na += 3)
+		for (size_t nb = 1; nb < 80; nb += 5) {
+			double a[80], b[80], sa[80], sb[80], s1[80];
+			struct stats_summary x, y, x1, y1;
+
+			for (size_t i = 0; i < na; i++)
+				a[i] = rand_r(&seed) / 3.0;
+			for (size_t i = 0; i < nb; i++)
+				b[i] = -rand_r(&seed) / 7.0;
+			stats_summarize_two(a, na, sa, &x, b, nb, sb, &y);
+			stats_summarize(a, na, s1, &x1);
+			stats_summarize(b, nb, NULL, &y1);
+			if ((memcmp(&x, &x1, sizeof x) != 0 ||
+			     memcmp(&y, &y1, sizeof y) != 0 ||
+			     memcmp(sa, s1, na * sizeof *sa) != 0) &&
+			    bad++ < 3)
+				tap_diag("%zu and %zu values differ", na, nb);
+		}
+	CHECK_INT(bad, 0);
+}
+
 static void
 test_summary_population_stddev_upper_median(void)
 {
@@ -149,6 +177,7 @@ main(void)
 {
 	static const struct tap_case cases[] = {
 		TAP_CASE(test_sort),
+		TAP_CASE(test_summarize_two_is_one_and_one),
 		TAP_CASE(test_summary_population_stddev_upper_median),
 		TAP_CASE(test_summary_large_and_huge),
 		TAP_CASE(test_mean_var),
