@@ -24,9 +24,8 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- What a pair's comparison starts from (series, base, head, one of its
--- jobs, the sides' run counts): the first line of robot_pair_values(),
--- and the first row of the binary values robotd reads for a comparison
--- asked for (store_pair_columns()).
+-- jobs, the sides' run counts): the first row of the binary values
+-- robotd reads (store_pair_columns()).
 CREATE FUNCTION robot_pair_head(p_series text, p_base text, p_head text)
 RETURNS json LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('series', p_series, 'base', p_base,
@@ -37,13 +36,31 @@ RETURNS json LANGUAGE sql STABLE AS $$
 		'head_runs', robot_side_runs(p_series, p_head))
 $$;
 
-CREATE OR REPLACE FUNCTION robot_pair_values(p_series text, p_base text,
-	p_head text) RETURNS text LANGUAGE sql STABLE AS $$
-	SELECT robot_pair_head(p_series, p_base, p_head)::text ||
-	coalesce((SELECT string_agg(E'\n' || CASE WHEN commit = p_base
-			THEN 'b' ELSE 'h' END || E'\t' || metric || E'\t' ||
-			array_to_string(vals, ','), '' ORDER BY commit <> p_base,
-			metric)
-		FROM metric_values WHERE series = p_series
-			AND commit IN (p_base, p_head)), '')
-$$;
+-- A pair claimed for p_seconds: {pair, analyses, max_runs, series, base,
+-- head}; robotd then reads its values in binary (store_pair_columns()),
+-- as it does for a comparison asked for, where 006 sent them as text in
+-- the claim (printing a number cost the server more than comparing it).
+-- NULL when no pair is ready.
+DROP FUNCTION robot_pair_next(int);
+DROP FUNCTION robot_pair_values(text, text, text);
+
+CREATE FUNCTION robot_pair_next(p_seconds int) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	p pairs;
+BEGIN
+	UPDATE pairs SET state = 'analysing', analyses = analyses + 1,
+		claimed_until = now() + make_interval(secs => p_seconds),
+		updated = now()
+		WHERE id = (SELECT id FROM pairs
+			WHERE state = 'ready' OR (state = 'analysing'
+				AND claimed_until < now())
+			ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+		RETURNING * INTO p;
+	IF NOT FOUND THEN
+		RETURN NULL;
+	END IF;
+	RETURN json_build_object('pair', p.id, 'analyses', p.analyses,
+		'max_runs', p.max_runs, 'series', p.series, 'base', p.base,
+		'head', p.head);
+END $$;

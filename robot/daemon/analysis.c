@@ -5,15 +5,18 @@
  *
  *   IDLE       --(woken, or the 5 s timer)--------> CLAIMING
  *   CLAIMING   --(no pair ready)------------------> IDLE
- *   CLAIMING   --(a pair, its values)-------------> COMPARING (worker)
+ *   CLAIMING   --(a pair claimed)-----------------> VALUES
+ *   VALUES     --(its values, in binary)----------> COMPARING (worker)
  *   COMPARING  --(compared and decided)-----------> STORING
  *   STORING    --(stored: final, more or stale)---> CLAIMING (the next)
- *   CLAIMING, STORING --(the database failed)-----> IDLE (the timer
- *                                                   tries again)
+ *   CLAIMING, VALUES, STORING --(the database failed)--> IDLE (the timer
+ *                                                   tries again; a claim
+ *                                                   left runs out)
  *
- * The comparison runs on the worker thread: it touches only the claim's
- * JSON and the results it fills in, which the loop does not touch
- * meanwhile.
+ * The comparison runs on the worker thread: it touches only the pair's
+ * values and the results it fills in, which the loop does not touch
+ * meanwhile.  A comparison asked for (analysis_compare()) reads the same
+ * values the same way.
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +29,6 @@
 #include "robot/analysis/table.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
-#include "robot/core/strmap.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/analysis.h"
 #include "robot/core/banned.h"
@@ -36,21 +38,20 @@
 enum analysis_state {
 	ANALYSIS_IDLE,
 	ANALYSIS_CLAIMING,
+	ANALYSIS_VALUES,
 	ANALYSIS_COMPARING,
 	ANALYSIS_STORING,
 };
 
 /* One pair's analysis: the claim, and what the worker made of it. */
 struct pair_work {
-	char *text;    /* robot_pair_next()'s or robot_pair_values()'s text;
-			* the columns' names and values point into it */
-	json_t *claim; /* robot_pair_next()'s first line, or NULL */
-	json_t *in;    /* robot_pair_values()'s first line */
+	json_t *claim; /* robot_pair_next()'s, or NULL for an ask */
+	json_t *in;    /* robot_pair_head()'s, with the values */
+	struct store_values *values; /* which the columns' names are of */
 	struct comparison_column *cols;
 	size_t ncols;
-	struct store_values *values; /* an ask's, which the names are of */
-	double *block;               /* the columns' values, when values */
-	int max_runs;                /* of the pair, or robotd's */
+	double *block; /* the columns' values */
+	int max_runs;  /* of the pair, or robotd's */
 	const struct direction_table *dt;
 	struct compare_options opt; /* analysis's, or an ask's */
 	bool all;                   /* every metric in the comparison */
@@ -98,6 +99,8 @@ analysis_state_name(enum analysis_state s)
 		return "idle";
 	case ANALYSIS_CLAIMING:
 		return "claiming";
+	case ANALYSIS_VALUES:
+		return "values";
 	case ANALYSIS_COMPARING:
 		return "comparing";
 	case ANALYSIS_STORING:
@@ -119,14 +122,9 @@ pair_work_free(struct pair_work *w)
 {
 	if (w == NULL)
 		return;
-	for (size_t i = 0; w->block == NULL && i < w->ncols; i++) {
-		free((double *)w->cols[i].base);
-		free((double *)w->cols[i].head);
-	}
 	free(w->cols);
 	free(w->block);
 	store_values_free(w->values);
-	free(w->text);
 	json_decref(w->claim);
 	json_decref(w->in);
 	free(w->kpi);
@@ -141,92 +139,6 @@ static int
 json_int(json_t *o, const char *key)
 {
 	return (int)json_integer_value(json_object_get(o, key));
-}
-
-/* A column's values from "v1,v2,..."; the caller frees them. */
-static double *
-values_of(const char *p, size_t *n)
-{
-	double *v = xcalloc(strlen(p) / 2 + 2, sizeof *v);
-
-	*n = 0;
-	while (*p != '\0') {
-		char *end;
-		double d = strtod(p, &end);
-
-		if (end == p)
-			break;
-		if (isfinite(d))
-			v[(*n)++] = d;
-		p = *end == ',' ? end + 1 : end;
-	}
-	return v;
-}
-
-/*
- * Reads robot_pair_values()'s text at p (sql/006_claim_text.sql), which
- * it cuts into NUL-ended parts that the columns point into: its first
- * line's JSON into w->in, then a column per metric, "b\tNAME\tVALUES"
- * lines for the base's values and "h..." for the head's, in the order
- * the names first come.  False when the first line is not JSON.
- */
-static bool
-values_read(struct pair_work *w, char *p)
-{
-	char *nl = strchr(p, '\n');
-	size_t lines = 0;
-	struct strmap *names;
-	bool same;
-
-	if (nl != NULL)
-		*nl = '\0';
-	if ((w->in = json_loads(p, 0, NULL)) == NULL)
-		return false;
-	for (char *q = nl; q != NULL; q = strchr(q + 1, '\n'))
-		lines++;
-	w->cols = xcalloc(lines + 1, sizeof *w->cols);
-	names = strmap_new(lines);
-	same = strcmp(rjson_get_str(w->in, "base"),
-		      rjson_get_str(w->in, "head")) == 0;
-	for (p = nl; p != NULL; p = nl) {
-		char *line = p + 1, *name = line + 2, *tab;
-		struct comparison_column *c;
-		size_t i;
-
-		if ((nl = strchr(line, '\n')) != NULL)
-			*nl = '\0';
-		if ((line[0] != 'b' && line[0] != 'h') || line[1] != '\t' ||
-		    (tab = strchr(name, '\t')) == NULL)
-			continue;
-		*tab = '\0';
-		if (!strmap_get(names, name, &i)) {
-			i = w->ncols++;
-			strmap_put(names, name, i);
-			w->cols[i].name = name;
-		}
-		c = &w->cols[i];
-		if (line[0] == 'b' && c->base == NULL)
-			c->base = values_of(tab + 1, &c->nb);
-		else if (line[0] == 'h' && c->head == NULL)
-			c->head = values_of(tab + 1, &c->nh);
-	}
-	strmap_free(names);
-	for (size_t i = 0; i < w->ncols; i++) {
-		struct comparison_column *c = &w->cols[i];
-
-		if (same && c->head == NULL && c->base != NULL) {
-			c->head =
-				xreallocarray(NULL, c->nb + 1, sizeof *c->head);
-			memcpy((double *)c->head, c->base,
-			       c->nb * sizeof *c->head);
-			c->nh = c->nb;
-		}
-		if (c->base == NULL)
-			c->base = values_of("", &c->nb);
-		if (c->head == NULL)
-			c->head = values_of("", &c->nh);
-	}
-	return true;
 }
 
 /* The KPIs' verdicts as robot_pair_done() takes them. */
@@ -394,8 +306,9 @@ slot_on_compared(void *arg)
 		w->more,
 		w->kpis};
 
-	if (w->claim == NULL) { /* the claim was not JSON: a bug */
-		log_warnx("analysis: a claim that is not JSON");
+	if (w->verdict == NULL) { /* a bug: the values were not theirs */
+		log_warnx("analysis of pair %lld: its values cannot be read",
+			  (long long)d.pair);
 		pair_work_free(w);
 		sl->work = NULL;
 		slot_set_state(sl, ANALYSIS_IDLE);
@@ -405,33 +318,47 @@ slot_on_compared(void *arg)
 	store_pair_done(sl->a->store, &d, slot_on_stored, sl);
 }
 
-/* On the worker thread: reads the claim (tens of kilobytes of values),
- * then compares and decides. */
+/* On the worker thread: reads the pair's values, compares and decides. */
 static void
 slot_compare_work(void *arg)
 {
 	struct analysis_slot *sl = arg;
 	struct pair_work *w = sl->work;
-	char *nl = strchr(w->text, '\n');
 
-	if (nl == NULL)
-		return;
-	*nl = '\0';
-	if ((w->claim = json_loads(w->text, 0, NULL)) == NULL ||
-	    !values_read(w, nl + 1)) {
-		json_decref(w->claim);
-		w->claim = NULL; /* slot_on_compared() says so */
-		return;
-	}
+	if (!store_values_read(w->values, rjson_get_str(w->claim, "base"),
+			       rjson_get_str(w->claim, "head"), &w->in,
+			       &w->cols, &w->ncols, &w->block))
+		return; /* slot_on_compared() says so */
 	if (json_is_integer(json_object_get(w->claim, "max_runs")))
 		w->max_runs = json_int(w->claim, "max_runs");
 	pair_compare(w);
 }
 
 static void
+slot_on_values(struct store_values *v, const struct problem *p, void *arg)
+{
+	struct analysis_slot *sl = arg;
+
+	if (p != NULL) {
+		log_warnx("analysis of pair %lld: %s (tried again later)",
+			  (long long)json_integer_value(
+				  json_object_get(sl->work->claim, "pair")),
+			  p->message);
+		pair_work_free(sl->work);
+		sl->work = NULL;
+		slot_set_state(sl, ANALYSIS_IDLE);
+		return;
+	}
+	sl->work->values = v;
+	slot_set_state(sl, ANALYSIS_COMPARING);
+	worker_run(sl->a->worker, slot_compare_work, slot_on_compared, sl);
+}
+
+static void
 slot_on_claimed(const char *text, const struct problem *p, void *arg)
 {
 	struct analysis_slot *sl = arg;
+	json_t *claim;
 
 	if (p != NULL || text == NULL) {
 		if (p != NULL)
@@ -444,13 +371,24 @@ slot_on_claimed(const char *text, const struct problem *p, void *arg)
 		}
 		return;
 	}
+	if ((claim = json_loads(text, 0, NULL)) == NULL ||
+	    rjson_get_str(claim, "series") == NULL ||
+	    rjson_get_str(claim, "base") == NULL ||
+	    rjson_get_str(claim, "head") == NULL) {
+		log_warnx("analysis: a claim that is not one: %.80s", text);
+		json_decref(claim);
+		slot_set_state(sl, ANALYSIS_IDLE);
+		return;
+	}
 	sl->work = xcalloc(1, sizeof *sl->work);
-	sl->work->text = xstrdup(text);
+	sl->work->claim = claim;
 	sl->work->dt = sl->a->dt;
 	sl->work->max_runs = sl->a->set->max_runs;
 	compare_options_init(&sl->work->opt);
-	slot_set_state(sl, ANALYSIS_COMPARING);
-	worker_run(sl->a->worker, slot_compare_work, slot_on_compared, sl);
+	slot_set_state(sl, ANALYSIS_VALUES);
+	store_pair_columns(sl->a->store, rjson_get_str(claim, "series"),
+			   rjson_get_str(claim, "base"),
+			   rjson_get_str(claim, "head"), slot_on_values, sl);
 }
 
 static void
@@ -467,6 +405,7 @@ slot_drive(struct analysis_slot *sl)
 		store_pair_next(sl->a->store, sl->a->set->analysis_claim,
 				slot_on_claimed, sl);
 		return;
+	case ANALYSIS_VALUES:
 	case ANALYSIS_COMPARING:
 	case ANALYSIS_STORING:
 		return; /* slot_on_stored() claims the next */

@@ -208,9 +208,9 @@ void store_expire(struct store *s, store_text_cb cb, void *arg);
 
 /* Analysis (sql/003_analysis.sql). */
 
-/* The next pair to analyse, claimed for seconds: JSON (pair, analyses,
- * series, base, head, max_runs, job, base_runs, head_runs, base_values,
- * head_values), or NULL when none is ready. */
+/* The next pair to analyse, claimed for seconds: JSON {pair, analyses,
+ * max_runs, series, base, head}, or NULL when none is ready; its values
+ * come from store_pair_columns(). */
 void store_pair_next(struct store *s, int seconds, store_text_cb cb, void *arg);
 struct store_pair_done {
 	long long pair;
