@@ -45,8 +45,8 @@ compare_usage(FILE *fp)
 		"LKP's table of the metrics that changed.\n"
 		"  --base, --head  result documents (files, or directories of\n"
 		"                  *.json); repeat them or list several paths\n"
-		"  --series KEY    fetch the runs of KEY/TBOX_GROUP from "
-		"robotd\n"
+		"  --series KEY    robotd compares the runs of KEY/TBOX_GROUP "
+		"it holds\n"
 		"                  instead: --base and --head are commits\n"
 		"  --server URL    robotd (else $ROBOT_SERVER, else server: "
 		"in\n"
@@ -63,7 +63,8 @@ compare_usage(FILE *fp)
 		"or 2%%)\n"
 		"  --directions F  more metric directions, before the "
 		"built-in\n"
-		"                  ones (format: robot/directions)\n");
+		"                  ones (format: robot/directions; files "
+		"only)\n");
 }
 /* The verdict block above the table: each KPI's verdict, %change, p and
  * runs a side, so that the table's dozens of rows need not be read to
