@@ -393,6 +393,27 @@ value_end(const struct reader *rd, const char *p)
 	return end;
 }
 
+/* After a member or an element: true at a ',' (another follows), false
+ * past the closing bracket or after a syntax error (rd->broken). */
+static bool
+another(struct reader *rd, char close)
+{
+	if (rd->broken)
+		return false;
+	skip_ws(rd);
+	if (*rd->p == ',') {
+		rd->p++;
+		return true;
+	}
+	if (*rd->p == close)
+		rd->p++;
+	else
+		syntax_error(rd, rd->p,
+			     close == '}' ? "',' or '}' expected"
+					  : "',' or ']' expected");
+	return false;
+}
+
 /* The JSON value at rd->p, by jansson; NULL after a syntax error. */
 static json_t *
 read_value(struct reader *rd)
@@ -549,20 +570,11 @@ read_stats(struct reader *rd, struct result *r)
 					(struct result_stat){e->s, d};
 			}
 		}
-		if (rd->broken)
-			return;
-		skip_ws(rd);
-		if (*rd->p == ',') {
-			rd->p++;
-			continue;
-		}
-		if (*rd->p == '}') {
-			rd->p++;
+		if (!another(rd, '}'))
 			break;
-		}
-		syntax_error(rd, rd->p, "',' or '}' expected");
-		return;
 	}
+	if (rd->broken)
+		return;
 	t->nhint = pos + 1;
 	if (r->nstats > RESULT_MAX_METRICS)
 		r->nstats = RESULT_MAX_METRICS;
@@ -625,19 +637,8 @@ read_document(struct reader *rd, struct result *r)
 					json_object_set_new(doc, key, v);
 			}
 			free(key);
-			if (rd->broken)
+			if (!another(rd, '}'))
 				break;
-			skip_ws(rd);
-			if (*rd->p == ',') {
-				rd->p++;
-				continue;
-			}
-			if (*rd->p == '}') {
-				rd->p++;
-				break;
-			}
-			syntax_error(rd, rd->p, "',' or '}' expected");
-			break;
 		}
 	if (rd->broken) {
 		free(r->stats);
@@ -699,18 +700,8 @@ read_array(struct reader *rd, struct result **v, size_t *n)
 			append(v, n, &r);
 		rd->doc = rd->where;
 		free(w);
-		skip_ws(rd);
-		if (rd->broken)
+		if (!another(rd, ']'))
 			break;
-		if (*rd->p == ',') {
-			rd->p++;
-			continue;
-		}
-		if (*rd->p == ']') {
-			rd->p++;
-			break;
-		}
-		syntax_error(rd, rd->p, "',' or ']' expected");
 	}
 }
 
