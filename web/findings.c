@@ -214,11 +214,14 @@ compare_ask(struct http_req *req, struct analysis_ask *ask)
 	if (e != NULL) {
 		ask->min_effect_pct = strtod(e, &end);
 		if (end == e || *end != '\0' ||
-		    !(ask->min_effect_pct >= 0 && ask->min_effect_pct < 1000)) {
-			http_req_reply_error(req, 400,
-					     "min_effect wants a percentage "
-					     "from 0 to 1000 (2 or 0.5)",
-					     NULL);
+		    !(ask->min_effect_pct >= 0 &&
+		      ask->min_effect_pct < COMPARE_EFFECT_LIMIT)) {
+			char *msg = xasprintf("min_effect wants a percentage "
+					      "from 0 to %d (2 or 0.5)",
+					      COMPARE_EFFECT_LIMIT);
+
+			http_req_reply_error(req, 400, msg, NULL);
+			free(msg);
 			return false;
 		}
 	}

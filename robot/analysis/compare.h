@@ -34,6 +34,9 @@ enum compare_verdict {
 	COMPARE_INCONCLUSIVE, /* too few or too noisy runs to say */
 };
 
+/* A floor (min_effect_pct) is at least 0 and below this. */
+#define COMPARE_EFFECT_LIMIT 1000
+
 struct compare_options {
 	enum compare_method method;
 	double min_effect_pct; /* smallest change that counts; default 2 */

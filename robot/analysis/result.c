@@ -343,32 +343,6 @@ result_release(struct result *r)
 }
 
 bool
-result_add_json(const char *where, json_t *j, struct result **v, size_t *n,
-		struct errlist *el)
-{
-	size_t before = el->nerrors;
-	struct result r;
-
-	if (!json_is_array(j)) {
-		if (result_parse(where, j, &r, el)) {
-			*v = xreallocarray(*v, *n + 1, sizeof **v);
-			(*v)[(*n)++] = r;
-		}
-		return el->nerrors == before;
-	}
-	for (size_t i = 0; i < json_array_size(j); i++) {
-		char *w = xasprintf("%s: document %zu", where, i + 1);
-
-		if (result_parse(w, json_array_get(j, i), &r, el)) {
-			*v = xreallocarray(*v, *n + 1, sizeof **v);
-			(*v)[(*n)++] = r;
-		}
-		free(w);
-	}
-	return el->nerrors == before;
-}
-
-bool
 result_load_file(const char *path, struct result_names *names,
 		 struct result **v, size_t *n, struct errlist *el)
 {

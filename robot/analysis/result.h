@@ -122,10 +122,6 @@ bool result_read(const char *where, const char *buf, size_t len,
 		 struct errlist *el);
 const char *result_status_name(enum result_status s);
 
-/* Adds the document j, or each document of the array j, to *v, as
- * result_load_file() does. */
-bool result_add_json(const char *where, json_t *j, struct result **v, size_t *n,
-		     struct errlist *el);
 /*
  * Loads the result documents of a file (one document, or a JSON array of
  * them) with result_read() and appends them to *v.  Returns false with

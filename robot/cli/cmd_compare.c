@@ -293,11 +293,11 @@ compare_parse_value(struct compare_args *a, int c, const char *arg,
 		if (end != arg && *end == '%')
 			end++; /* "5%" is 5 percent */
 		if (end != arg && *end == '\0' && a->opt.min_effect_pct >= 0 &&
-		    a->opt.min_effect_pct < 1000)
+		    a->opt.min_effect_pct < COMPARE_EFFECT_LIMIT)
 			return true;
-		log_warnx("--min-effect wants a percentage from 0 to 1000 (2, "
+		log_warnx("--min-effect wants a percentage from 0 to %d (2, "
 			  "or 2%%), not '%s'",
-			  arg);
+			  COMPARE_EFFECT_LIMIT, arg);
 		return false;
 	}
 	buf_init(&text);
@@ -543,6 +543,9 @@ compare_print(const struct compare_args *a, const struct series_set *set,
 	return status;
 }
 
+/* Seconds robotd has to compare: thousands of runs take a while. */
+#define COMPARE_TIMEOUT 120.0
+
 /* GET /api/compare's query for the command line's options: robotd
  * sends the metrics shown, every one with --all or --json. */
 static char *
@@ -604,7 +607,7 @@ compare_server(struct compare_args *a)
 		return 2;
 	path = server_query(a);
 	url = xasprintf("%s%s", a->server, path);
-	client_request("GET", url, NULL, NULL, 0, 120, &r);
+	client_request("GET", url, NULL, NULL, 0, COMPARE_TIMEOUT, &r);
 	free(url);
 	free(path);
 	if (r.status == 404) {

@@ -547,7 +547,9 @@ cmd_status(int argc, char **argv)
 	return status;
 }
 
-json_t *
+/* The result documents of series at commit (a JSON array), or NULL after
+ * saying why. */
+static json_t *
 cmd_fetch_results(const char *server, const char *series, const char *commit)
 {
 	char *s = client_escape(series), *c = client_escape(commit);

@@ -41,10 +41,6 @@ json_t *cmd_call(const char *method, const char *server, const char *path,
 		 const char *what);
 /* The server from the flag's value, the environment or the config. */
 bool cmd_server_endpoint(char **server);
-/* The result documents of series at commit (a JSON array), or NULL after
- * saying why. */
-json_t *cmd_fetch_results(const char *server, const char *series,
-			  const char *commit);
 /* GETs path from server: the answer's JSON, or NULL after saying why. */
 json_t *cmd_get(const char *server, const char *path);
 /* A string member of the server's answer fit for a terminal (control

@@ -117,6 +117,18 @@ slot_set_state(struct analysis_slot *sl, enum analysis_state s)
 	sl->state = s;
 }
 
+/* A pair's work with analysis' directions, runs and options. */
+static struct pair_work *
+pair_work_new(struct analysis *a)
+{
+	struct pair_work *w = xcalloc(1, sizeof *w);
+
+	w->dt = a->dt;
+	w->max_runs = a->set->max_runs;
+	compare_options_init(&w->opt);
+	return w;
+}
+
 static void
 pair_work_free(struct pair_work *w)
 {
@@ -380,11 +392,8 @@ slot_on_claimed(const char *text, const struct problem *p, void *arg)
 		slot_set_state(sl, ANALYSIS_IDLE);
 		return;
 	}
-	sl->work = xcalloc(1, sizeof *sl->work);
+	sl->work = pair_work_new(sl->a);
 	sl->work->claim = claim;
-	sl->work->dt = sl->a->dt;
-	sl->work->max_runs = sl->a->set->max_runs;
-	compare_options_init(&sl->work->opt);
 	slot_set_state(sl, ANALYSIS_VALUES);
 	store_pair_columns(sl->a->store, rjson_get_str(claim, "series"),
 			   rjson_get_str(claim, "base"),
@@ -534,11 +543,8 @@ ask_on_values(struct store_values *v, const struct problem *p, void *arg)
 		store_values_free(v);
 		return;
 	}
-	k->work = xcalloc(1, sizeof *k->work);
+	k->work = pair_work_new(k->a);
 	k->work->values = v;
-	k->work->dt = k->a->dt;
-	k->work->max_runs = k->a->set->max_runs;
-	compare_options_init(&k->work->opt);
 	k->work->opt.method = k->ask.method;
 	k->work->opt.min_effect_pct = k->ask.min_effect_pct;
 	k->work->all = k->ask.all;

@@ -7,12 +7,14 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "robot/analysis/result.h"
+#include "robot/core/xmalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,6 +28,33 @@ shallow(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < size; i++)
 		open += data[i] == '[' || data[i] == '{';
 	return open < 1000;
+}
+
+/* jansson's view of a file: the document j, or each of the array j,
+ * through result_parse(), named as result_read() names them. */
+static bool
+parse_all(json_t *j, struct result **v, size_t *n, struct errlist *el)
+{
+	size_t before = el->nerrors;
+	struct result r;
+
+	if (!json_is_array(j)) {
+		if (result_parse("fuzz.json", j, &r, el)) {
+			*v = xreallocarray(*v, *n + 1, sizeof **v);
+			(*v)[(*n)++] = r;
+		}
+		return el->nerrors == before;
+	}
+	for (size_t i = 0; i < json_array_size(j); i++) {
+		char w[64];
+
+		snprintf(w, sizeof w, "fuzz.json: document %zu", i + 1);
+		if (result_parse(w, json_array_get(j, i), &r, el)) {
+			*v = xreallocarray(*v, *n + 1, sizeof **v);
+			(*v)[(*n)++] = r;
+		}
+	}
+	return el->nerrors == before;
 }
 
 static void
@@ -65,7 +94,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			result_release(&r);
 		errlist_release(&el);
 		errlist_init(&el);
-		ok = result_add_json("fuzz.json", j, &v, &n, &el);
+		ok = parse_all(j, &v, &n, &el);
 	}
 	memcpy(text, data, size);
 	text[size] = '\0';
