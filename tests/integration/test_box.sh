@@ -177,8 +177,11 @@ for dev in [x['device'].split('/')[-1] for x in d['storage']['devices']]:
     assert s[k + '.min'] <= s[k + '.max']
     # how erratic: the stddev over the mean of the same seconds, which
     # lie between .min and .max
-    cv = s[k + '.cv']
-    assert s[k + '.stddev'] / s[k + '.max'] <= cv + 1e-12 and (s[k + '.min'] == 0 or cv <= s[k + '.stddev'] / s[k + '.min'] + 1e-12), (cv, s[k + '.stddev'])
+    # (none when the device wrote nothing in those seconds: writeback
+    # may not have begun, see below; a cv of a zero mean is no figure)
+    cv = s.get(k + '.cv')
+    assert (cv is None) == (s[k + '.max'] == 0), (cv, s[k + '.max'])
+    assert cv is None or (s[k + '.stddev'] / s[k + '.max'] <= cv + 1e-12 and (s[k + '.min'] == 0 or cv <= s[k + '.stddev'] / s[k + '.min'] + 1e-12)), (cv, s[k + '.stddev'])
 assert 'warnings' not in d, d.get('warnings')
 # Present, but maybe 0: with 3 s of dirty pages under a high
 # dirty_ratio, writeback need not have begun before dd is stopped.
