@@ -68,7 +68,9 @@ workload_spawn(struct workload *w, const char *name, char *const argv[],
 {
 	struct child *c = add_child(w);
 
-	if (!child_spawn(c, name, argv, out, err_path, NULL)) {
+	/* In the run's own directory: what a tool writes where it runs
+	 * (fs_mark's fs_log.txt.PID) goes with the run. */
+	if (!child_spawn(c, name, argv, out, err_path, w->env.rundir)) {
 		*err = xasprintf("cannot start %s", name);
 		return NULL;
 	}

@@ -31,7 +31,7 @@ struct workload_env {
 	const char **mounts;    /* the filesystems, NULL-terminated */
 	const char **devices;   /* their device names (loop0), in order */
 	size_t ndevs;
-	const char *rundir; /* a directory for the children's output */
+	const char *rundir; /* the children's output and working directory */
 	int cpus;
 	struct metrics *m; /* where the numbers go */
 };
@@ -60,7 +60,8 @@ struct workload {
 /* A workload for program name ("fsmark"), or NULL if there is none. */
 struct workload *workload_new(const char *name, const struct workload_env *env);
 void workload_free(struct workload *w);
-/* Starts a child for w; NULL with *err on failure. */
+/* Starts a child for w in its run directory (env.rundir); NULL with *err
+ * on failure. */
 struct child *workload_spawn(struct workload *w, const char *name,
 			     char *const argv[], const char *out,
 			     const char *err_path, char **err);

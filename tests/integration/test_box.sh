@@ -88,8 +88,13 @@ fsmark:
   filesize: 4K
   test_size: 16M
   sync_method: fsyncBeforeClose"
-"$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/fsmark.yaml" >"$T/fsmark.json" 2>"$T/err"
+# From a directory of its own: fs_mark writes its fs_log.txt.PID where
+# it runs, which must be the run's directory, never the caller's.
+mkdir "$T/cwd"
+(cd "$T/cwd" && "$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/fsmark.yaml") >"$T/fsmark.json" 2>"$T/err"
 check $? "fsmark on xfs, ext4 and btrfs exits 0"
+[ -z "$(ls -A "$T/cwd")" ]
+check $? "fs_mark leaves nothing in the directory robot-box was started from"
 py "$T/fsmark.json" "
 assert [d['status'] for d in docs] == ['ok'] * 3, [d['error'] for d in docs]
 for d in docs:
