@@ -35,6 +35,8 @@ until grep -q "listening on" "$T/robotd.log"; do
 	sleep 0.1
 done
 U=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$T/robotd.log")
+# psql finds robotd's functions as robotd does.
+export PGOPTIONS="-c search_path=robot_functions,public"
 sql() { psql -h "$T/state/pg/run" -U robot -d postgres -XAtq "$@"; }
 
 echo "seeding 100,000 runs of 300 metrics..." >&2

@@ -35,6 +35,8 @@ PIDS="$PIDS $!"
 until grep -q "listening on" "$T/robotd.log"; do sleep 0.1; done
 port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$T/robotd.log")
 U=http://127.0.0.1:$port
+# psql finds robotd's functions as robotd does.
+export PGOPTIONS="-c search_path=robot_functions,public"
 sql() { psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc "$1"; }
 c() { printf 'c%039x' "$1"; }
 

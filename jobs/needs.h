@@ -3,7 +3,7 @@
  * that the scheduler hands a job only to a box that can run it and a
  * submit is refused when no box of the group can (DESIGN.md section 4).
  * Both are JSON objects; the rule that compares them is robot_unfit() in
- * sql/001_init.sql, so that the claim query can apply it.
+ * sql/functions/jobs.sql, so that the claim query can apply it.
  *
  *   needs: {"ram": bytes of RAM disks, "hdd": n, "ssd": n, "fs": "xfs",
  *           "fs2": true, "md": true}          (absent keys: nothing)

@@ -4,7 +4,7 @@
  * webhooks (docs/reports.md), and who gets it.
  *
  * The input is what robot_report_next() or robot_followup_next() gives
- * (sql/007_reports.sql): a commit's final regressions with their pairs'
+ * (sql/functions/reports.sql): a commit's final regressions with their pairs'
  * tables, jobs and boxes, or a thread's news; and the subscribers.
  * Everything here is pure: no I/O, no clock.
  */

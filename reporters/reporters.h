@@ -3,7 +3,7 @@
  * final regressions (and later news of them) into reports with their
  * outbox rows, and the delivery of the outbox by mail and webhooks.
  * Both are claimed in the database, so that several robotd share the
- * work and none does a piece twice (sql/007_reports.sql).
+ * work and none does a piece twice (sql/functions/reports.sql).
  */
 #ifndef ROBOT_REPORTERS_H
 #define ROBOT_REPORTERS_H

@@ -21,13 +21,16 @@ LAYERS = {
     "robot/analysis": {"robot/core", "robot/analysis"},
     "jobs": {"robot/core", "robot/analysis", "jobs"},
     "jobs/box": {"robot/core", "robot/analysis", "jobs", "jobs/box"},
-    "robot/daemon": {"robot/core", "robot/analysis", "jobs", "robot/daemon"},
+    "robot/daemon": {"robot/core", "robot/analysis", "jobs", "robot/daemon",
+                     "robot/daemon/store"},
+    "robot/daemon/store": {"robot/core", "robot/analysis", "jobs",
+                           "robot/daemon", "robot/daemon/store"},
     "reporters": {"robot/core", "robot/analysis", "jobs", "robot/daemon",
-                  "reporters"},
+                  "robot/daemon/store", "reporters"},
     "web": {"robot/core", "robot/analysis", "jobs", "robot/daemon",
-            "reporters", "web", "web/pages"},
+            "robot/daemon/store", "reporters", "web", "web/pages"},
     "web/pages": {"robot/core", "robot/analysis", "jobs", "robot/daemon",
-                  "reporters", "web", "web/pages"},
+                  "robot/daemon/store", "reporters", "web", "web/pages"},
     "robot/cli": {"robot/core", "robot/analysis", "jobs", "robot/cli"},
 }
 # Composition roots: files that wire several layers together.
@@ -42,6 +45,7 @@ GLUE = {
     "openssl/evp.h": {"reporters/crypto.c"},
     "openssl/hmac.h": {"reporters/crypto.c"},
     "robot/daemon/db.h": {"robot/daemon/db.c", "robot/daemon/store.c",
+                          "robot/daemon/store/schema.c",
                           "robot/daemon/robotd.c"},
 }
 

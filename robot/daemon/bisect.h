@@ -1,7 +1,7 @@
 /*
  * bisect.h: robotd bisects a regression to its first bad commit
  * (DESIGN.md section 7, docs/bisect.md).  A bisection's state is in the
- * database (sql/009_bisect.sql); this drives the bisections whose step
+ * database (sql/functions/bisect.sql); this drives the bisections whose step
  * has its answer: it classifies the step (robot/analysis/bisectstep.h),
  * asks the tree's mirror for the next midpoint (`git rev-list
  * --bisect-all`) and stores the next step, whose runs and comparisons

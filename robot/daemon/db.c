@@ -317,12 +317,43 @@ dbc_on_notice(void *arg, const char *message)
 		 (int)strcspn(message, "\n"), message);
 }
 
+/*
+ * Starts a connection to conninfo whose search path finds robotd's
+ * functions (DB_FUNCTIONS_SCHEMA) before the tables: the options that
+ * conninfo gives, if any, and "-c search_path=...", which follows them
+ * and so wins.  Blocking or not.
+ */
+static PGconn *
+db_start(const char *conninfo, bool blocking)
+{
+	static const char *const keys[] = {"dbname", "options", NULL};
+	PQconninfoOption *opts = PQconninfoParse(conninfo, NULL);
+	const char *given = NULL;
+	const char *values[3];
+	char *options;
+	PGconn *c;
+
+	for (PQconninfoOption *o = opts; o != NULL && o->keyword != NULL; o++)
+		if (strcmp(o->keyword, "options") == 0)
+			given = o->val;
+	options = xasprintf("%s%s-c search_path=%s,public", given ? given : "",
+			    given ? " " : "", DB_FUNCTIONS_SCHEMA);
+	values[0] = conninfo;
+	values[1] = options;
+	values[2] = NULL;
+	c = blocking ? PQconnectdbParams(keys, values, 1)
+		     : PQconnectStartParams(keys, values, 1);
+	PQconninfoFree(opts);
+	free(options);
+	return c;
+}
+
 static void
 dbc_connect(struct dbc *c)
 {
 	PostgresPollingStatusType p;
 
-	c->conn = PQconnectStart(c->db->conninfo);
+	c->conn = db_start(c->db->conninfo, false);
 	if (c->conn == NULL || PQstatus(c->conn) == CONNECTION_BAD) {
 		dbc_fail(c,
 			 c->conn ? PQerrorMessage(c->conn) : "out of memory");
@@ -587,7 +618,7 @@ struct db_conn {
 struct db_conn *
 db_connect(const char *conninfo, char **err)
 {
-	PGconn *c = PQconnectdb(conninfo);
+	PGconn *c = db_start(conninfo, true);
 	struct db_conn *dc;
 
 	if (PQstatus(c) != CONNECTION_OK) {
@@ -622,7 +653,10 @@ db_exec(struct db_conn *c, const char *sql, int nparams,
 						    params, NULL, NULL, 0);
 	ExecStatusType st = PQresultStatus(res);
 
-	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
+	/* Empty: sql holds only comments (a migration that changes no
+	 * table, sql/schema/). */
+	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK ||
+	    st == PGRES_EMPTY_QUERY) {
 		r->res = res;
 		r->message = r->detail = "";
 		return r;

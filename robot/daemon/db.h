@@ -19,6 +19,10 @@
 
 #include <event2/event.h>
 
+/* The schema of robotd's functions (sql/functions/), made anew at each
+ * start: every connection finds them first, then the tables (public). */
+#define DB_FUNCTIONS_SCHEMA "robot_functions"
+
 struct db;
 
 /* A query's outcome: its rows, or why there are none (a PGresult

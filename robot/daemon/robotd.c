@@ -36,6 +36,7 @@
 #include "robot/daemon/pgwatch.h"
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
+#include "robot/daemon/store/schema.h"
 #include "robot/daemon/tokens.h"
 #include "robot/daemon/trees.h"
 #include "robot/daemon/worker.h"
@@ -518,7 +519,8 @@ main(int argc, char **argv)
 		if (!started)
 			d.embedded = false;
 	} else {
-		log_info("database schema version %d", version);
+		log_info("database schema version %d, functions version %d",
+			 version, store_functions_version());
 		rc = robotd_serve(&d);
 	}
 	if (d.embedded && d.conninfo != NULL)

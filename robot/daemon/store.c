@@ -22,7 +22,6 @@
 #include "robot/core/strmap.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/db.h"
-#include "robot/daemon/migrate.h"
 #include "robot/daemon/store.h"
 #include "robot/core/banned.h"
 
@@ -144,17 +143,7 @@ store_text(struct store *s, const char *sql, int n, const char *const *params,
 	db_query(s->db, sql, n, params, store_on_text, call_new(cb, arg));
 }
 
-/* Migrations and tokens, before the loop. */
-
-int
-store_schema_latest(void)
-{
-	int v = 0;
-
-	for (size_t i = 0; migrations[i].name != NULL; i++)
-		v = migrations[i].version;
-	return v;
-}
+/* Tokens, before the loop. */
 
 /* Runs sql; false with *err when it fails. */
 static bool
@@ -167,76 +156,6 @@ exec_ok(struct db_conn *c, const char *sql, int n, const char *const *params,
 	if (!ok)
 		*err = xstrdup(db_message(r));
 	db_result_free(r);
-	return ok;
-}
-
-bool
-store_migrate(const char *conninfo, int *version, char **err)
-{
-	struct db_conn *c = db_connect(conninfo, err);
-	struct db_result *r;
-	int have = 0, latest = store_schema_latest();
-	bool ok = false;
-
-	*version = 0;
-	if (c == NULL)
-		return false;
-	*err = NULL;
-	if (!exec_ok(c, "BEGIN", 0, NULL, err) ||
-	    !exec_ok(c, "SELECT pg_advisory_xact_lock(727272)", 0, NULL, err) ||
-	    !exec_ok(c,
-		     "CREATE TABLE IF NOT EXISTS robot_schema "
-		     "(version int NOT NULL, name text NOT NULL, "
-		     "applied timestamptz NOT NULL DEFAULT now())",
-		     0, NULL, err))
-		goto out;
-	r = db_exec(c, "SELECT coalesce(max(version), 0) FROM robot_schema", 0,
-		    NULL);
-	if (!db_ok(r)) {
-		*err = xstrdup(db_message(r));
-		db_result_free(r);
-		goto out;
-	}
-	have = atoi(db_value(r, 0, 0));
-	db_result_free(r);
-	if (have > latest) {
-		*err = xasprintf("the database has schema version %d, newer "
-				 "than this robotd knows (%d): run a newer "
-				 "robotd",
-				 have, latest);
-		goto out;
-	}
-	for (size_t i = 0; migrations[i].name != NULL; i++) {
-		const struct migration *m = &migrations[i];
-		const char *params[2];
-		char vbuf[16];
-
-		if (m->version <= have)
-			continue;
-		log_info("applying schema migration %s", m->name);
-		if (!exec_ok(c, m->sql, 0, NULL, err)) {
-			char *e = *err;
-
-			*err = xasprintf("migration %s failed: %s", m->name, e);
-			free(e);
-			goto out;
-		}
-		snprintf(vbuf, sizeof vbuf, "%d", m->version);
-		params[0] = vbuf;
-		params[1] = m->name;
-		if (!exec_ok(c,
-			     "INSERT INTO robot_schema (version, name) "
-			     "VALUES ($1, $2)",
-			     2, params, err))
-			goto out;
-		have = m->version;
-	}
-	ok = exec_ok(c, "COMMIT", 0, NULL, err);
-out:
-	if (!ok)
-		db_result_free(db_exec(c, "ROLLBACK", 0, NULL));
-	db_disconnect(c);
-	*version = have;
 	return ok;
 }
 

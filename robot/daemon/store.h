@@ -12,8 +12,8 @@
  * PROBLEM_UNAVAILABLE; the RBnnn codes that sql/ raises become the
  * problem of kind nnn, with the DETAIL lines as details.
  *
- * The two blocking calls run before the loop: the schema migrations and
- * the token command.
+ * The blocking calls run before the loop: the token command here, the
+ * schema and functions in store/schema.h.
  */
 #ifndef ROBOT_STORE_H
 #define ROBOT_STORE_H
@@ -42,16 +42,6 @@ size_t store_queued(const struct store *s);
 
 /* Before the loop (blocking). */
 
-/*
- * Brings the database at conninfo up to the newest schema this robotd
- * knows (sql/NNN_*.sql, built in), inside one transaction under an
- * advisory lock; a newer schema is refused.  *version gets the version
- * the database is at.  Returns false with *err (the caller frees it).
- */
-bool store_migrate(const char *conninfo, int *version, char **err)
-	__attribute__((warn_unused_result));
-/* The newest schema version this robotd knows. */
-int store_schema_latest(void);
 /*
  * Makes a token of kind (submit, box, admin) for name and stores its
  * hash.  Returns the token (shown once; the caller frees it), or NULL
@@ -100,7 +90,7 @@ void store_cancel(struct store *s, long long job, long long submission,
 		  const char *series, const char *by, store_text_cb cb,
 		  void *arg);
 
-/* Trees (sql/004_trees.sql). */
+/* Trees (sql/functions/trees.sql). */
 
 /* The next tree due for a fetch, claimed for seconds: {name, url,
  * branches, base_ref, heads: {branch: sha}}, or NULL. */
@@ -206,7 +196,7 @@ void store_reset(struct store *s, const char *box, store_text_cb cb, void *arg);
 /* Leases past their deadline back to the queue: how many. */
 void store_expire(struct store *s, store_text_cb cb, void *arg);
 
-/* Analysis (sql/003_analysis.sql). */
+/* Analysis (sql/functions/analysis.sql). */
 
 /* The next pair to analyse, claimed for seconds: JSON {pair, analyses,
  * max_runs, series, base, head}, or NULL when none is ready; its values
@@ -282,7 +272,7 @@ void store_series(struct store *s, const char *match, long limit,
 void store_series_commits(struct store *s, const char *series, store_text_cb cb,
 			  void *arg);
 
-/* Reports (sql/007_reports.sql). */
+/* Reports (sql/functions/reports.sql). */
 
 /* The next commit whose final regressions are due for their report
  * (none of its pairs waits, or the oldest waited window seconds), claimed
@@ -328,7 +318,7 @@ void store_subscriptions(struct store *s, store_text_cb cb, void *arg);
 /* {counts, reports, rows}: the outbox for robot reports. */
 void store_outbox(struct store *s, int limit, store_text_cb cb, void *arg);
 
-/* Pages (sql/010_pages.sql). */
+/* Pages (sql/functions/pages.sql). */
 
 /* The home page's: the newest regressions by commit (limit commits), the
  * queue, the lab, the trees. */
@@ -346,7 +336,7 @@ void store_side_values(struct store *s, const char *series, const char *base,
 		       const char *head, const char *metrics, store_text_cb cb,
 		       void *arg);
 
-/* Bisections (sql/009_bisect.sql). */
+/* Bisections (sql/functions/bisect.sql). */
 
 /* A bisection started by by (json: {regression} or {series, good, bad,
  * tree, kpi}, commits full SHAs): robot_bisection() of it, with

@@ -17,6 +17,9 @@ for v in ROBOTD BOX ROBOT; do
 	case $p in /*) ;; *) eval "$v=\$(pwd)/\$p" ;; esac
 done
 
+# psql finds robotd's functions as robotd does (DB_FUNCTIONS_SCHEMA).
+export PGOPTIONS="-c search_path=robot_functions,public"
+
 T=$(mktemp -d /tmp/robotd-test.XXXXXX)
 chmod 755 "$T"
 PIDS=""

@@ -1,58 +1,4 @@
--- 007_reports.sql: reports (DESIGN.md section 8).
---
--- The final regressions of one commit of a tree become one report, once
--- the commit's analyses are final or a grouping window has passed
--- (robot_report_next()).  robotd renders it (reporters/) and stores it
--- with one outbox row per recipient and channel (robot_report_store()).
--- The outbox is delivered by whichever robotd claims a row first
--- (robot_outbox_next(), FOR UPDATE SKIP LOCKED, with a deadline): a row
--- is sent once in normal operation, and a robotd killed between the
--- server's answer and robot_outbox_done() leaves it to be sent again,
--- with the same Message-ID.
---
--- Later news on a reported regression (still there at a newer head,
--- fixed, bisected) is an event (a trigger on regressions) that becomes a
--- follow-up in the report's thread (robot_followup_next()).
---
--- Subscriptions are double opt-in: nothing but the confirmation is sent
--- to an address before it is confirmed.  Every address that gets mail
--- has a token for its one-click unsubscribe link, which stops all mail
--- to it.
-
--- The commit's author may be a recipient: a switch per tree, set by
--- robot_tree_add() and robot_tree_set() (of 004, which know it now).
-ALTER TABLE trees ADD COLUMN mail_author boolean NOT NULL DEFAULT false;
-
-CREATE OR REPLACE FUNCTION robot_tree_add(p json) RETURNS json
-LANGUAGE plpgsql AS $$
-BEGIN
-	INSERT INTO trees (name, url, branches, base_ref, jobs, tbox_groups,
-		runs, max_runs, poll, mail_author)
-	SELECT x.name, x.url, x.branches, x.base_ref, x.jobs, x.tbox_groups,
-		x.runs, x.max_runs, x.poll, coalesce(x.mail_author, false)
-	FROM json_to_record(p) AS x(name text, url text, branches text[],
-		base_ref text, jobs json, tbox_groups text[], runs int,
-		max_runs int, poll int, mail_author boolean);
-	RETURN json_build_object('name', p->>'name', 'added', true);
-EXCEPTION WHEN unique_violation THEN
-	RAISE EXCEPTION 'tree % exists: robot tree set changes it',
-		p->>'name' USING ERRCODE = 'RB409';
-END $$;
-
--- robot_tree_set() of 004 is robot_tree_set_004(), which this one calls
--- for everything but the author switch.
-ALTER FUNCTION robot_tree_set(json) RENAME TO robot_tree_set_004;
-CREATE FUNCTION robot_tree_set(p json) RETURNS json
-LANGUAGE plpgsql AS $$
-DECLARE
-	r json := robot_tree_set_004(p);
-BEGIN
-	IF p->'mail_author' IS NOT NULL THEN
-		UPDATE trees SET mail_author = (p->>'mail_author')::boolean
-			WHERE name = p->>'name';
-	END IF;
-	RETURN r;
-END $$;
+-- reports.sql: reports, their outbox, subscriptions.
 
 -- 244 random bits as 64 hex digits (gen_random_uuid() draws from the
 -- strong random source).
@@ -62,91 +8,9 @@ LANGUAGE sql VOLATILE AS $$
 		'-', '')
 $$;
 
-CREATE TABLE mail_addresses (
-	email text PRIMARY KEY,          -- as checked by robotd, lowercase
-	token text NOT NULL UNIQUE,      -- of its unsubscribe link
-	opted_out timestamptz,           -- unsubscribed: no mail at all
-	created timestamptz NOT NULL DEFAULT now()
-);
-
-CREATE TABLE subscriptions (
-	id bigserial PRIMARY KEY,
-	email text NOT NULL REFERENCES mail_addresses,
-	tree text,                       -- globs; NULL matches anything
-	branch text,
-	testcase text,
-	metric text,
-	min_change float8 NOT NULL DEFAULT 0,  -- |%change| at least
-	regressions boolean NOT NULL DEFAULT true,
-	improvements boolean NOT NULL DEFAULT false,
-	state text NOT NULL DEFAULT 'unconfirmed'
-		CHECK (state IN ('unconfirmed', 'confirmed', 'unsubscribed')),
-	confirm_hash text UNIQUE,        -- sha256 of the one-time link's token
-	created timestamptz NOT NULL DEFAULT now(),
-	confirmed timestamptz,
-	updated timestamptz NOT NULL DEFAULT now()
-);
-CREATE INDEX subscriptions_email ON subscriptions (email);
-
-CREATE TABLE reports (
-	id bigserial PRIMARY KEY,
-	kind text NOT NULL CHECK (kind IN ('report', 'followup')),
-	tree text,
-	branch text,
-	commit text NOT NULL,            -- the head it is about
-	base text,
-	thread bigint REFERENCES reports, -- a follow-up's first report
-	message_id text NOT NULL UNIQUE,
-	subject text NOT NULL,
-	body text NOT NULL,              -- the mail's text
-	doc jsonb NOT NULL,              -- the webhook's JSON (docs/reports.md)
-	created timestamptz NOT NULL DEFAULT now()
-);
-CREATE INDEX reports_commit ON reports (commit);
-
--- The first report that told of a regression (its thread), and a claim
--- while one robotd renders it.
-ALTER TABLE regressions ADD COLUMN report bigint REFERENCES reports;
-ALTER TABLE regressions ADD COLUMN report_claim timestamptz;
-CREATE INDEX regressions_untold ON regressions (commit)
-	WHERE report IS NULL AND state = 'new';
--- Whether a commit's analyses are all final.
-CREATE INDEX pairs_open_head ON pairs (head) WHERE state <> 'final';
-
-CREATE TABLE regression_events (
-	id bigserial PRIMARY KEY,
-	regression bigint NOT NULL REFERENCES regressions ON DELETE CASCADE,
-	kind text NOT NULL CHECK (kind IN ('still', 'fixed', 'bisected')),
-	head text,                       -- still there at, fixed by, or the
-					 -- first bad commit
-	report bigint REFERENCES reports, -- the follow-up that told of it
-	claim timestamptz,
-	created timestamptz NOT NULL DEFAULT now()
-);
-CREATE INDEX regression_events_untold ON regression_events (regression)
-	WHERE report IS NULL;
-
-CREATE TABLE outbox (
-	id bigserial PRIMARY KEY,
-	report bigint REFERENCES reports ON DELETE CASCADE,
-	channel text NOT NULL CHECK (channel IN ('mail', 'webhook', 'chat')),
-	recipient text NOT NULL,         -- an address, or a URL
-	subject text,                    -- a mail of its own (a
-	message text,                    -- confirmation), else the report's
-	state text NOT NULL DEFAULT 'pending'
-		CHECK (state IN ('pending', 'sent', 'failed', 'cancelled')),
-	attempts int NOT NULL DEFAULT 0,
-	next_try timestamptz NOT NULL DEFAULT now(),
-	claimed_until timestamptz,
-	last_error text,
-	created timestamptz NOT NULL DEFAULT now(),
-	sent timestamptz,
-	UNIQUE (report, channel, recipient)
-);
-CREATE INDEX outbox_due ON outbox (next_try) WHERE state = 'pending';
-CREATE INDEX outbox_report ON outbox (report);
-
--- News on a regression that was reported: an event for its thread.
+-- News on a regression that was reported: an event for its thread
+-- (fixed, bisected with the first bad commit as its head, or still there
+-- at a newer head).
 CREATE FUNCTION robot_regression_news() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -156,9 +20,10 @@ BEGIN
 	IF NEW.state = 'fixed' AND OLD.state <> 'fixed' THEN
 		INSERT INTO regression_events (regression, kind, head)
 			VALUES (NEW.id, 'fixed', NEW.fixed_by);
-	ELSIF NEW.state = 'bisected' AND OLD.state <> 'bisected' THEN
+	ELSIF NEW.bisected_to IS NOT NULL AND
+		NEW.bisected_to IS DISTINCT FROM OLD.bisected_to THEN
 		INSERT INTO regression_events (regression, kind, head)
-			VALUES (NEW.id, 'bisected', NULL);
+			VALUES (NEW.id, 'bisected', NEW.bisected_to);
 	ELSIF NEW.last_head IS DISTINCT FROM OLD.last_head THEN
 		INSERT INTO regression_events (regression, kind, head)
 			VALUES (NEW.id, 'still', NEW.last_head);
@@ -180,97 +45,6 @@ BEGIN
 END $$;
 CREATE TRIGGER regressions_found AFTER INSERT ON regressions
 	FOR EACH STATEMENT EXECUTE FUNCTION robot_regression_found();
-
--- Whether a later head's final verdict on a regression's KPI says it is
--- fixed: unchanged or better, or (with runs too noisy to prove it
--- unchanged: inconclusive at the cap) back within half of the
--- regression's change from the base.  A -80% regression is fixed by a
--- head at +20% or -35%, not by one at -45% (which, that far off, the
--- test would call a regression with the same runs anyway).
-CREATE FUNCTION robot_recovered(r regressions, p_verdict text,
-	p_change float8) RETURNS boolean
-LANGUAGE sql IMMUTABLE AS $$
-	SELECT p_verdict IN ('unchanged', 'improvement') OR
-		(p_verdict = 'inconclusive' AND p_change IS NOT NULL AND
-		r.change_pct IS NOT NULL AND
-		sign(r.change_pct) * p_change < abs(r.change_pct) / 2)
-$$;
-
--- robot_pair_done() of 004, with robot_recovered() deciding what fixes a
--- regression (004 took only unchanged or improvement: a noisy box never
--- proves a revert unchanged, and the regression stayed open), and only a
--- later head of the branch changing it (in 004 an older head analysed
--- after the regression's could mark it fixed).
-CREATE OR REPLACE FUNCTION robot_pair_done(p_pair bigint, p_analyses int,
-	p_verdict text, p_kpi text, p_runs int, p_comparison json,
-	p_table text, p_more int, p_kpis json) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-	p pairs;
-	k record;
-	r regressions;
-BEGIN
-	SELECT * INTO p FROM pairs WHERE id = p_pair FOR UPDATE;
-	IF NOT FOUND OR p.state <> 'analysing' OR p.analyses <> p_analyses
-	THEN
-		RETURN 'stale';
-	END IF;
-	UPDATE pairs SET verdict = p_verdict, kpi = p_kpi, runs = p_runs,
-		comparison = p_comparison, table_text = p_table,
-		claimed_until = NULL, updated = now(),
-		state = CASE WHEN p_more > 0 THEN 'waiting' ELSE 'final' END
-		WHERE id = p_pair;
-	IF p_more > 0 THEN
-		PERFORM robot_side_more(p_pair, p.series, p.base, p_more);
-		PERFORM robot_side_more(p_pair, p.series, p.head, p_more);
-		IF (SELECT robot_pair_ended(x) FROM pairs x WHERE x.id = p_pair)
-		THEN
-			UPDATE pairs SET state = 'final' WHERE id = p_pair;
-		ELSE
-			RETURN 'more';
-		END IF;
-	END IF;
-	FOR k IN SELECT * FROM json_to_recordset(p_kpis) AS x(kpi text,
-		verdict text, change_pct float8, p_value float8) LOOP
-		r := NULL;
-		-- Only a later head of the branch tells of a regression:
-		-- its pair came after the regression's (the watcher makes a
-		-- branch's pairs in the order its heads came).
-		IF p.branch IS NOT NULL THEN
-			SELECT * INTO r FROM regressions
-				WHERE tree = p.tree AND branch = p.branch
-				AND series = p.series AND kpi = k.kpi
-				AND state NOT IN ('fixed', 'invalid')
-				AND pair < p.id
-				ORDER BY id DESC LIMIT 1;
-		END IF;
-		IF r.id IS NOT NULL AND r.kind = k.verdict THEN
-			UPDATE regressions SET last_head = p.head,
-				change_pct = k.change_pct, p_value = k.p_value,
-				runs = p_runs, updated = now()
-				WHERE id = r.id;
-		ELSIF r.id IS NOT NULL AND r.kind = 'regression'
-			AND robot_recovered(r, k.verdict, k.change_pct) THEN
-			UPDATE regressions SET state = 'fixed',
-				fixed_by = p.head, updated = now()
-				WHERE id = r.id;
-		ELSIF k.verdict IN ('regression', 'improvement') THEN
-			INSERT INTO regressions AS x (kind, tree, branch,
-				commit, base, series, kpi, change_pct,
-				p_value, runs, pair, last_head)
-			VALUES (k.verdict, p.tree, p.branch, p.head, p.base,
-				p.series, k.kpi, k.change_pct, k.p_value,
-				p_runs, p_pair, p.head)
-			ON CONFLICT (series, kpi, base, commit, kind) DO
-			UPDATE SET change_pct = EXCLUDED.change_pct,
-				p_value = EXCLUDED.p_value,
-				runs = EXCLUDED.runs, updated = now();
-		END IF;
-	END LOOP;
-	-- The last pair of a commit may make its report due.
-	PERFORM pg_notify('robot_jobs', ':reports');
-	RETURN 'final';
-END $$;
 
 -- A commit as a report shows it: sha, subject, author, date.
 CREATE FUNCTION robot_commit_info(p_tree text, p_sha text) RETURNS json
@@ -315,9 +89,10 @@ $$;
 
 -- The next commit whose final regressions are due for their report,
 -- claimed for p_seconds: every such regression of it (new, never told),
--- once none of the commit's pairs is still waiting or the oldest has
--- waited p_window seconds; with all a report says and its possible
--- recipients.  NULL when none is due.
+-- once none of the commit's pairs is still waiting (a bisection's pairs,
+-- whose head is the bad end, do not count) or the oldest has waited
+-- p_window seconds; with all a report says and its possible recipients.
+-- NULL when none is due.
 CREATE FUNCTION robot_report_next(p_window int, p_seconds int) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -331,7 +106,8 @@ BEGIN
 		HAVING min(r.created) <= now() - make_interval(secs =>
 				p_window)
 			OR NOT EXISTS (SELECT 1 FROM pairs p
-				WHERE p.head = r.commit AND p.state <> 'final')
+				WHERE p.head = r.commit AND p.state <> 'final'
+				AND p.bisection IS NULL)
 		ORDER BY min(r.created) LIMIT 1;
 	IF NOT FOUND THEN
 		RETURN NULL;

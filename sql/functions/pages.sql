@@ -1,12 +1,4 @@
--- 010_pages.sql: what the web pages show (DESIGN.md section 9,
--- docs/web.md), each one query, and the same JSON as the page's twin in
--- the API.  Every read is bounded (a limit, or one series) and walks an
--- index: docs/web.md has the plans.
-
--- The newest regressions by commit.
-CREATE INDEX regressions_newest ON regressions (id DESC);
--- A series' runs over time (the history's commit order, its queue).
-CREATE INDEX jobs_series_created ON jobs (series, created);
+-- pages.sql: what the pages and their JSON twins read.
 
 -- The home page: the newest regressions grouped by commit (at most
 -- p_limit commits), the queue, the lab in one line, the trees with their
@@ -79,21 +71,6 @@ LANGUAGE sql STABLE AS $$
 			AND r.kpi = p_metric))
 $$;
 
--- Every run's values of p_metrics of a series at two commits:
--- {metric: {"base": [...], "head": [...]}}.
-CREATE FUNCTION robot_side_values(p_series text, p_base text, p_head text,
-	p_metrics text[]) RETURNS json
-LANGUAGE sql STABLE AS $$
-	SELECT coalesce(json_object_agg(x.metric, json_build_object(
-		'base', x.b, 'head', x.h)), '{}')
-	FROM (SELECT k.metric,
-		(SELECT vals FROM metric_values WHERE series = p_series
-			AND commit = p_base AND metric = k.metric) AS b,
-		(SELECT vals FROM metric_values WHERE series = p_series
-			AND commit = p_head AND metric = k.metric) AS h
-		FROM unnest(p_metrics) AS k(metric)) x
-$$;
-
 -- A regression as its page and GET /api/regressions/:id show it: the
 -- record, its pair's comparison and table, every run of its regressed
 -- KPIs on both sides, its job, the report as mailed and how many it went
@@ -137,11 +114,6 @@ LANGUAGE sql STABLE AS $$
 	WHERE r.id = p_id
 $$;
 
--- /api/status and the lab page: the counts by state through the state
--- indexes (the queue of 003 counted every row of jobs and pairs with a
--- scan of each table, 150 ms a call at 100,000 runs), the newest
--- failures through the failed ones only.
-CREATE INDEX pairs_state ON pairs (state);
 CREATE FUNCTION robot_status() RETURNS json
 LANGUAGE sql STABLE AS $$
 	SELECT json_build_object(

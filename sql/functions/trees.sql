@@ -1,53 +1,4 @@
--- 004_trees.sql: trees the robot follows (DESIGN.md section 7).
---
--- A tree is a git repository: robotd keeps a bare mirror of it, fetches
--- it every poll interval (one robotd at a time: the fetch is claimed),
--- records its new commits and the heads of its watched branches, and
--- tests each new head against its base (the merge-base with the tree's
--- base ref).  A head that a force-push dropped has its queued runs
--- cancelled.
-
-ALTER TABLE jobs DROP CONSTRAINT jobs_state_check;
-ALTER TABLE jobs ADD CONSTRAINT jobs_state_check
-	CHECK (state IN ('queued', 'leased', 'done', 'failed', 'cancelled'));
-
-CREATE TABLE trees (
-	name text PRIMARY KEY,
-	url text NOT NULL,
-	branches text[] NOT NULL,        -- globs of branch names
-	base_ref text NOT NULL,          -- a ref, or a glob of tags: the newest
-	jobs json NOT NULL,              -- [{"name", "text"}]: the job files
-	tbox_groups text[] NOT NULL,
-	runs int NOT NULL,               -- per side
-	max_runs int NOT NULL,           -- per side, that analysis may ask for
-	poll int NOT NULL,               -- seconds between fetches
-	next_fetch timestamptz NOT NULL DEFAULT now(),
-	fetching_until timestamptz,      -- a robotd fetches it until then
-	fetched timestamptz,             -- the last good fetch
-	fetch_error text,                -- the last fetch's, if it failed
-	fetch_failures int NOT NULL DEFAULT 0,
-	created timestamptz NOT NULL DEFAULT now(),
-	updated timestamptz NOT NULL DEFAULT now()
-);
-
-CREATE TABLE tree_commits (
-	tree text NOT NULL REFERENCES trees ON DELETE CASCADE,
-	sha text NOT NULL,
-	parents text[] NOT NULL,
-	author text NOT NULL,
-	date timestamptz NOT NULL,
-	subject text NOT NULL,
-	PRIMARY KEY (tree, sha)
-);
-
-CREATE TABLE tree_heads (
-	tree text NOT NULL REFERENCES trees ON DELETE CASCADE,
-	branch text NOT NULL,
-	sha text NOT NULL,
-	base text,                       -- the merge-base with the base ref
-	updated timestamptz NOT NULL DEFAULT now(),
-	PRIMARY KEY (tree, branch)
-);
+-- trees.sql: the trees robotd watches.
 
 -- The next tree due for a fetch, claimed for p_seconds: its name, url,
 -- branches, base ref and known heads; NULL when none is due.
@@ -193,132 +144,19 @@ BEGIN
 	PERFORM set_config('robot.tree_submit', 'off', true);
 END $$;
 
--- robot_jobs_queued() of 003, but not for a tree's submit, which makes
--- its own pairs (base and head on the branch).
-CREATE OR REPLACE FUNCTION robot_jobs_queued() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-	IF current_setting('robot.tree_submit', true) = 'on' THEN
-		RETURN NULL;
-	END IF;
-	INSERT INTO pairs AS p (series, base, head, tree)
-	SELECT DISTINCT h.series, b.commit, h.commit, h.tree
-	FROM new_jobs h
-	JOIN LATERAL (SELECT x.commit FROM new_jobs x
-		WHERE x.submission = h.submission AND x.series = h.series
-		ORDER BY x.id LIMIT 1) b ON true
-	WHERE h.pair IS NULL AND h.commit IS NOT NULL
-		AND b.commit IS NOT NULL AND h.commit <> b.commit
-	ON CONFLICT (series, base, head) DO UPDATE SET state = 'waiting',
-		updated = now();
-	RETURN NULL;
-END $$;
-
--- Queued runs cancelled by a person: by job, submission or series.
-CREATE FUNCTION robot_cancel(p_job bigint, p_submission bigint,
-	p_series text, p_by text) RETURNS int
-LANGUAGE plpgsql AS $$
-DECLARE
-	n int;
-BEGIN
-	UPDATE jobs SET state = 'cancelled', updated = now(),
-		error = format('cancelled by %s', p_by)
-		WHERE state = 'queued'
-		AND (p_job IS NULL OR id = p_job)
-		AND (p_submission IS NULL OR submission = p_submission)
-		AND (p_series IS NULL OR series = p_series);
-	GET DIAGNOSTICS n = ROW_COUNT;
-	RETURN n;
-END $$;
-
--- A run cancelled ends too: its pairs may be ready.
-DROP TRIGGER jobs_ended ON jobs;
-CREATE TRIGGER jobs_ended AFTER UPDATE OF state ON jobs FOR EACH ROW
-	WHEN (OLD.state IN ('queued', 'leased')
-		AND NEW.state IN ('done', 'failed', 'cancelled')
-		AND NEW.commit IS NOT NULL)
-	EXECUTE FUNCTION robot_job_ended();
-
--- robot_pair_done() of 003, with the regressions of a branch kept as
--- one record each: a later head that still shows a regression updates
--- it (last_head), one whose KPI is unchanged marks it fixed.
-CREATE OR REPLACE FUNCTION robot_pair_done(p_pair bigint, p_analyses int,
-	p_verdict text, p_kpi text, p_runs int, p_comparison json,
-	p_table text, p_more int, p_kpis json) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-	p pairs;
-	k record;
-	r regressions;
-BEGIN
-	SELECT * INTO p FROM pairs WHERE id = p_pair FOR UPDATE;
-	IF NOT FOUND OR p.state <> 'analysing' OR p.analyses <> p_analyses
-	THEN
-		RETURN 'stale';
-	END IF;
-	UPDATE pairs SET verdict = p_verdict, kpi = p_kpi, runs = p_runs,
-		comparison = p_comparison, table_text = p_table,
-		claimed_until = NULL, updated = now(),
-		state = CASE WHEN p_more > 0 THEN 'waiting' ELSE 'final' END
-		WHERE id = p_pair;
-	IF p_more > 0 THEN
-		PERFORM robot_side_more(p_pair, p.series, p.base, p_more);
-		PERFORM robot_side_more(p_pair, p.series, p.head, p_more);
-		IF (SELECT robot_pair_ended(x) FROM pairs x WHERE x.id = p_pair)
-		THEN
-			UPDATE pairs SET state = 'final' WHERE id = p_pair;
-		ELSE
-			RETURN 'more';
-		END IF;
-	END IF;
-	FOR k IN SELECT * FROM json_to_recordset(p_kpis) AS x(kpi text,
-		verdict text, change_pct float8, p_value float8) LOOP
-		r := NULL;
-		IF p.branch IS NOT NULL THEN
-			SELECT * INTO r FROM regressions
-				WHERE tree = p.tree AND branch = p.branch
-				AND series = p.series AND kpi = k.kpi
-				AND state NOT IN ('fixed', 'invalid')
-				ORDER BY id DESC LIMIT 1;
-		END IF;
-		IF r.id IS NOT NULL AND r.kind = k.verdict THEN
-			UPDATE regressions SET last_head = p.head,
-				change_pct = k.change_pct, p_value = k.p_value,
-				runs = p_runs, updated = now()
-				WHERE id = r.id;
-		ELSIF r.id IS NOT NULL AND r.kind = 'regression'
-			AND k.verdict IN ('unchanged', 'improvement') THEN
-			UPDATE regressions SET state = 'fixed',
-				fixed_by = p.head, updated = now()
-				WHERE id = r.id;
-		ELSIF k.verdict IN ('regression', 'improvement') THEN
-			INSERT INTO regressions AS x (kind, tree, branch,
-				commit, base, series, kpi, change_pct,
-				p_value, runs, pair, last_head)
-			VALUES (k.verdict, p.tree, p.branch, p.head, p.base,
-				p.series, k.kpi, k.change_pct, k.p_value,
-				p_runs, p_pair, p.head)
-			ON CONFLICT (series, kpi, base, commit, kind) DO
-			UPDATE SET change_pct = EXCLUDED.change_pct,
-				p_value = EXCLUDED.p_value,
-				runs = EXCLUDED.runs, updated = now();
-		END IF;
-	END LOOP;
-	RETURN 'final';
-END $$;
-
 -- A tree added from its JSON (robot/daemon/trees.c checked it): 409
 -- when one of that name exists.
 CREATE FUNCTION robot_tree_add(p json) RETURNS json
 LANGUAGE plpgsql AS $$
 BEGIN
 	INSERT INTO trees (name, url, branches, base_ref, jobs, tbox_groups,
-		runs, max_runs, poll)
+		runs, max_runs, poll, mail_author, bisect)
 	SELECT x.name, x.url, x.branches, x.base_ref, x.jobs, x.tbox_groups,
-		x.runs, x.max_runs, x.poll
+		x.runs, x.max_runs, x.poll, coalesce(x.mail_author, false),
+		coalesce(x.bisect, true)
 	FROM json_to_record(p) AS x(name text, url text, branches text[],
 		base_ref text, jobs json, tbox_groups text[], runs int,
-		max_runs int, poll int);
+		max_runs int, poll int, mail_author boolean, bisect boolean);
 	RETURN json_build_object('name', p->>'name', 'added', true);
 EXCEPTION WHEN unique_violation THEN
 	RAISE EXCEPTION 'tree % exists: robot tree set changes it',
@@ -355,42 +193,10 @@ BEGIN
 		runs = coalesce((p->>'runs')::int, runs),
 		max_runs = coalesce((p->>'max_runs')::int, max_runs),
 		poll = coalesce((p->>'poll')::int, poll),
+		mail_author = coalesce((p->>'mail_author')::boolean,
+			mail_author),
+		bisect = coalesce((p->>'bisect')::boolean, bisect),
 		next_fetch = now(), updated = now()
 		WHERE name = t.name;
 	RETURN json_build_object('name', t.name, 'changed', true);
-END $$;
-
--- robot_side_runs() and robot_side_more() of 003, without the cancelled
--- runs: they were never run, and are not asked for any more.
-CREATE OR REPLACE FUNCTION robot_side_runs(p_series text, p_commit text)
-RETURNS json LANGUAGE sql STABLE AS $$
-	SELECT json_build_object('asked', count(*),
-		'ok', count(*) FILTER (WHERE state = 'done'),
-		'failed', count(*) FILTER (WHERE state = 'failed'))
-	FROM jobs WHERE series = p_series AND commit = p_commit
-		AND state <> 'cancelled'
-$$;
-
-CREATE OR REPLACE FUNCTION robot_side_more(p_pair bigint, p_series text,
-	p_commit text, p_runs int) RETURNS int
-LANGUAGE plpgsql AS $$
-DECLARE
-	j jobs;
-	have int;
-BEGIN
-	SELECT * INTO j FROM jobs WHERE series = p_series AND commit = p_commit
-		ORDER BY id DESC LIMIT 1;
-	SELECT count(*) INTO have FROM jobs WHERE series = p_series
-		AND commit = p_commit AND state <> 'cancelled';
-	IF j.id IS NULL OR have >= p_runs THEN
-		RETURN 0;
-	END IF;
-	INSERT INTO jobs (submission, key, tbox_group, series, commit, tree,
-		job, needs, run, runs, priority, max_attempts, pair)
-	SELECT j.submission, j.key, j.tbox_group, j.series, j.commit, j.tree,
-		j.job, j.needs, have + i, p_runs, j.priority, j.max_attempts,
-		p_pair
-	FROM generate_series(1, p_runs - have) i;
-	PERFORM pg_notify('robot_jobs', j.tbox_group);
-	RETURN p_runs - have;
 END $$;

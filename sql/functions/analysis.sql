@@ -1,0 +1,286 @@
+-- analysis.sql: pairs compared and decided, and comparisons asked for.
+
+CREATE FUNCTION robot_result_values() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO metric_values AS m (series, commit, metric, vals, n, mean,
+		stddev, min, max)
+	SELECT NEW.series, NEW.commit, s.key, ARRAY[s.value::float8], 1,
+		s.value::float8, 0, s.value::float8, s.value::float8
+	FROM json_each_text(NEW.doc->'stats') s
+	ON CONFLICT (series, commit, metric) DO UPDATE SET
+		vals = m.vals || EXCLUDED.vals,
+		n = m.n + 1,
+		mean = (SELECT avg(v) FROM unnest(m.vals || EXCLUDED.vals) v),
+		stddev = (SELECT stddev_pop(v)
+			FROM unnest(m.vals || EXCLUDED.vals) v),
+		min = least(m.min, EXCLUDED.min),
+		max = greatest(m.max, EXCLUDED.max);
+	RETURN NULL;
+END $$;
+CREATE TRIGGER results_values AFTER INSERT ON results FOR EACH ROW
+	WHEN (NEW.status = 'ok' AND NEW.commit IS NOT NULL)
+	EXECUTE FUNCTION robot_result_values();
+
+-- Whether every run of pair p's two sides has ended.
+CREATE FUNCTION robot_pair_ended(p pairs) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+	SELECT NOT EXISTS (SELECT 1 FROM jobs j WHERE j.series = p.series
+		AND j.commit IN (p.base, p.head)
+		AND j.state IN ('queued', 'leased'))
+$$;
+
+-- A run ended: its pairs whose runs have all ended are ready.
+CREATE FUNCTION robot_job_ended() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+	n int;
+BEGIN
+	UPDATE pairs p SET state = 'ready', updated = now(), ready_at = now()
+		WHERE p.series = NEW.series
+		AND (p.base = NEW.commit OR p.head = NEW.commit)
+		AND p.state = 'waiting' AND robot_pair_ended(p);
+	GET DIAGNOSTICS n = ROW_COUNT;
+	IF n > 0 THEN
+		PERFORM pg_notify('robot_jobs', ':analysis');
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER jobs_ended AFTER UPDATE OF state ON jobs FOR EACH ROW
+	WHEN (OLD.state IN ('queued', 'leased')
+		AND NEW.state IN ('done', 'failed', 'cancelled')
+		AND NEW.commit IS NOT NULL)
+	EXECUTE FUNCTION robot_job_ended();
+
+-- A submission of several commits compares each with its first: one
+-- pair per series and later commit.  A pair made again (more runs of the
+-- same commits) waits for them.  Not for a tree's submit, which makes its
+-- own pairs (base and head on the branch).
+CREATE FUNCTION robot_jobs_queued() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+	IF current_setting('robot.tree_submit', true) = 'on' THEN
+		RETURN NULL;
+	END IF;
+	INSERT INTO pairs AS p (series, base, head, tree)
+	SELECT DISTINCT h.series, b.commit, h.commit, h.tree
+	FROM new_jobs h
+	JOIN LATERAL (SELECT x.commit FROM new_jobs x
+		WHERE x.submission = h.submission AND x.series = h.series
+		ORDER BY x.id LIMIT 1) b ON true
+	WHERE h.pair IS NULL AND h.commit IS NOT NULL
+		AND b.commit IS NOT NULL AND h.commit <> b.commit
+	ON CONFLICT (series, base, head) DO UPDATE SET state = 'waiting',
+		updated = now();
+	RETURN NULL;
+END $$;
+CREATE TRIGGER jobs_queued AFTER INSERT ON jobs
+	REFERENCING NEW TABLE AS new_jobs FOR EACH STATEMENT
+	EXECUTE FUNCTION robot_jobs_queued();
+
+-- The runs of one side: asked (every run queued but the cancelled ones,
+-- which were never run), ok, failed.
+CREATE FUNCTION robot_side_runs(p_series text, p_commit text)
+RETURNS json LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('asked', count(*),
+		'ok', count(*) FILTER (WHERE state = 'done'),
+		'failed', count(*) FILTER (WHERE state = 'failed'))
+	FROM jobs WHERE series = p_series AND commit = p_commit
+		AND state <> 'cancelled'
+$$;
+
+-- More runs of one side of pair p_pair, until it has p_runs (the
+-- cancelled ones not counted): copies of its newest run.
+CREATE FUNCTION robot_side_more(p_pair bigint, p_series text,
+	p_commit text, p_runs int) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	j jobs;
+	have int;
+BEGIN
+	SELECT * INTO j FROM jobs WHERE series = p_series AND commit = p_commit
+		ORDER BY id DESC LIMIT 1;
+	SELECT count(*) INTO have FROM jobs WHERE series = p_series
+		AND commit = p_commit AND state <> 'cancelled';
+	IF j.id IS NULL OR have >= p_runs THEN
+		RETURN 0;
+	END IF;
+	INSERT INTO jobs (submission, key, tbox_group, series, commit, tree,
+		job, needs, run, runs, priority, max_attempts, pair)
+	SELECT j.submission, j.key, j.tbox_group, j.series, j.commit, j.tree,
+		j.job, j.needs, have + i, p_runs, j.priority, j.max_attempts,
+		p_pair
+	FROM generate_series(1, p_runs - have) i;
+	PERFORM pg_notify('robot_jobs', j.tbox_group);
+	RETURN p_runs - have;
+END $$;
+
+-- What a pair's comparison starts from (series, base, head, one of its
+-- jobs, the sides' run counts): the first row of the binary values
+-- robotd reads (store_pair_columns()).
+CREATE FUNCTION robot_pair_head(p_series text, p_base text, p_head text)
+RETURNS json LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('series', p_series, 'base', p_base,
+		'head', p_head,
+		'job', (SELECT j.job FROM jobs j WHERE j.series = p_series
+			AND j.commit IN (p_head, p_base) ORDER BY j.id LIMIT 1),
+		'base_runs', robot_side_runs(p_series, p_base),
+		'head_runs', robot_side_runs(p_series, p_head))
+$$;
+
+CREATE FUNCTION robot_pair_next(p_seconds int) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	p pairs;
+BEGIN
+	UPDATE pairs SET state = 'analysing', analyses = analyses + 1,
+		claimed_until = now() + make_interval(secs => p_seconds),
+		updated = now()
+		WHERE id = (SELECT id FROM pairs
+			WHERE state = 'ready' OR (state = 'analysing'
+				AND claimed_until < now())
+			ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+		RETURNING * INTO p;
+	IF NOT FOUND THEN
+		RETURN NULL;
+	END IF;
+	RETURN json_build_object('pair', p.id, 'analyses', p.analyses,
+		'max_runs', p.max_runs, 'series', p.series, 'base', p.base,
+		'head', p.head);
+END $$;
+
+-- Whether a later head's final verdict on a regression's KPI says it is
+-- fixed: unchanged or better, or back within half of the regression's
+-- change from the base, whatever the test says of it.
+CREATE FUNCTION robot_recovered(r regressions, p_verdict text,
+	p_change float8) RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT p_verdict IN ('unchanged', 'improvement') OR
+		(p_change IS NOT NULL AND r.change_pct IS NOT NULL AND
+		sign(r.change_pct) * p_change < abs(r.change_pct) / 2)
+$$;
+
+-- What a final pair records of its KPIs' verdicts (p_kpis: [{kpi,
+-- verdict, change_pct, p_value}]): its regressions and improvements, and
+-- the regressions of its branch that it, a later head, still shows or
+-- fixed.
+CREATE FUNCTION robot_pair_findings(p pairs, p_runs int, p_kpis json)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	k record;
+	r regressions;
+BEGIN
+	FOR k IN SELECT * FROM json_to_recordset(p_kpis) AS x(kpi text,
+		verdict text, change_pct float8, p_value float8) LOOP
+		r := NULL;
+		IF p.branch IS NOT NULL THEN
+			SELECT * INTO r FROM regressions
+				WHERE tree = p.tree AND branch = p.branch
+				AND series = p.series AND kpi = k.kpi
+				AND state NOT IN ('fixed', 'invalid')
+				AND pair < p.id
+				ORDER BY id DESC LIMIT 1;
+		END IF;
+		IF r.id IS NOT NULL AND r.kind = 'regression'
+			AND robot_recovered(r, k.verdict, k.change_pct) THEN
+			UPDATE regressions SET state = 'fixed',
+				fixed_by = p.head, updated = now()
+				WHERE id = r.id;
+		ELSIF r.id IS NOT NULL AND r.kind = k.verdict THEN
+			UPDATE regressions SET last_head = p.head,
+				change_pct = k.change_pct, p_value = k.p_value,
+				runs = p_runs, updated = now()
+				WHERE id = r.id;
+		ELSIF k.verdict IN ('regression', 'improvement') THEN
+			INSERT INTO regressions AS x (kind, tree, branch,
+				commit, base, series, kpi, change_pct,
+				p_value, runs, pair, last_head)
+			VALUES (k.verdict, p.tree, p.branch, p.head, p.base,
+				p.series, k.kpi, k.change_pct, k.p_value,
+				p_runs, p.id, p.head)
+			ON CONFLICT (series, kpi, base, commit, kind) DO
+			UPDATE SET change_pct = EXCLUDED.change_pct,
+				p_value = EXCLUDED.p_value,
+				runs = EXCLUDED.runs, updated = now();
+		END IF;
+	END LOOP;
+END $$;
+
+-- The end of an analysis of pair p_pair under claim p_analyses: with
+-- p_more > 0, more runs until each side has p_more (the pair waits for
+-- them); else the pair is final, keeps its KPIs' verdicts and records
+-- its findings.  A pair a bisection made records no findings and wakes
+-- the bisections.  A claim that another robotd took over meanwhile
+-- changes nothing: 'stale'.
+CREATE FUNCTION robot_pair_done(p_pair bigint, p_analyses int,
+	p_verdict text, p_kpi text, p_runs int, p_comparison json,
+	p_table text, p_more int, p_kpis json) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	p pairs;
+BEGIN
+	SELECT * INTO p FROM pairs WHERE id = p_pair FOR UPDATE;
+	IF NOT FOUND OR p.state <> 'analysing' OR p.analyses <> p_analyses
+	THEN
+		RETURN 'stale';
+	END IF;
+	UPDATE pairs SET verdict = p_verdict, kpi = p_kpi, runs = p_runs,
+		comparison = p_comparison, table_text = p_table,
+		kpis = p_kpis, claimed_until = NULL, updated = now(),
+		state = CASE WHEN p_more > 0 THEN 'waiting' ELSE 'final' END
+		WHERE id = p_pair;
+	IF p_more > 0 THEN
+		PERFORM robot_side_more(p_pair, p.series, p.base, p_more);
+		PERFORM robot_side_more(p_pair, p.series, p.head, p_more);
+		IF (SELECT robot_pair_ended(x) FROM pairs x WHERE x.id = p_pair)
+		THEN
+			UPDATE pairs SET state = 'final' WHERE id = p_pair;
+		ELSE
+			RETURN 'more';
+		END IF;
+	END IF;
+	IF p.bisection IS NOT NULL THEN
+		PERFORM pg_notify('robot_jobs', ':bisect');
+		RETURN 'final';
+	END IF;
+	PERFORM robot_pair_findings(p, p_runs, p_kpis);
+	-- The last pair of a commit may make its report due; a bisection
+	-- may wait for it.
+	PERFORM pg_notify('robot_jobs', ':reports');
+	PERFORM pg_notify('robot_jobs', ':bisect');
+	RETURN 'final';
+END $$;
+
+CREATE FUNCTION robot_run_setting(p_series text, p_commit text)
+RETURNS json LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('sysctl', doc->'sysctl',
+		'provision', doc->'provision')
+	FROM results WHERE series = p_series AND commit = p_commit
+		AND status = 'ok'
+	ORDER BY id LIMIT 1
+$$;
+
+-- Every run's values of p_metrics of a series at two commits:
+-- {metric: {"base": [...], "head": [...]}}.
+CREATE FUNCTION robot_side_values(p_series text, p_base text, p_head text,
+	p_metrics text[]) RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT coalesce(json_object_agg(x.metric, json_build_object(
+		'base', x.b, 'head', x.h)), '{}')
+	FROM (SELECT k.metric,
+		(SELECT vals FROM metric_values WHERE series = p_series
+			AND commit = p_base AND metric = k.metric) AS b,
+		(SELECT vals FROM metric_values WHERE series = p_series
+			AND commit = p_head AND metric = k.metric) AS h
+		FROM unnest(p_metrics) AS k(metric)) x
+$$;
+
+CREATE FUNCTION robot_compare_extras(p_series text, p_base text,
+	p_head text, p_metrics text[]) RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT json_build_object(
+		'values', robot_side_values(p_series, p_base, p_head, p_metrics),
+		'runs', json_build_object(
+			'base', robot_run_setting(p_series, p_base),
+			'head', robot_run_setting(p_series, p_head)))
+$$;

@@ -1,0 +1,122 @@
+-- jobs.sql: the queue of runs: what a box can run, submissions, cancels.
+
+-- The number at key in facts when it is a non-negative number, else 0.
+CREATE FUNCTION robot_fact_num(f jsonb, key text) RETURNS numeric
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE WHEN jsonb_typeof(f->key) = 'number'
+		AND (f->>key)::numeric >= 0 THEN (f->>key)::numeric ELSE 0 END
+$$;
+
+-- n bytes: the largest unit (K, M, G, T, P, E) that divides it, else B.
+CREATE FUNCTION robot_size(n numeric) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+	units text[] := ARRAY['K', 'M', 'G', 'T', 'P', 'E'];
+	u int := 0;
+BEGIN
+	IF n IS NULL THEN
+		RETURN NULL;
+	END IF;
+	WHILE n <> 0 AND mod(n, 1024) = 0 AND u < 6 LOOP
+		n := div(n, 1024);
+		u := u + 1;
+	END LOOP;
+	RETURN trunc(n)::text || CASE WHEN u = 0 THEN 'B' ELSE units[u] END;
+END $$;
+
+-- Why a box with facts f cannot run a job with needs n, or NULL when it
+-- can.  Needs (jobs/needs.c): ram (bytes of RAM disks), hdd and ssd
+-- (partitions), fs (a filesystem to make), fs2 and md (never supported).
+-- Facts: ram_disk_limit, hdd, ssd, fs (the mkfs it has), read without
+-- casts that fail (facts from another robotd must not make every submit
+-- to their group fail); sizes as the job files write them.
+CREATE FUNCTION robot_unfit(n jsonb, f jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE
+	WHEN robot_fact_num(n, 'ram') > robot_fact_num(f, 'ram_disk_limit')
+		THEN format('needs %s of RAM disks, allows %s',
+			robot_size(robot_fact_num(n, 'ram')),
+			robot_size(robot_fact_num(f, 'ram_disk_limit')))
+	WHEN robot_fact_num(n, 'hdd') > robot_fact_num(f, 'hdd')
+		THEN format('needs %s HDD partitions, has %s',
+			robot_fact_num(n, 'hdd'), robot_fact_num(f, 'hdd'))
+	WHEN robot_fact_num(n, 'ssd') > robot_fact_num(f, 'ssd')
+		THEN format('needs %s SSD partitions, has %s',
+			robot_fact_num(n, 'ssd'), robot_fact_num(f, 'ssd'))
+	WHEN n->>'fs' IS NOT NULL AND NOT (jsonb_typeof(f->'fs') = 'array'
+		AND f->'fs' ? (n->>'fs'))
+		THEN format('cannot make %s filesystems', n->>'fs')
+	WHEN n->'fs2' = 'true'::jsonb
+		THEN 'cannot export filesystems (fs2)'
+	WHEN n->'md' = 'true'::jsonb
+		THEN 'cannot assemble md RAID'
+	END
+$$;
+
+-- A submission: the runs of its atomic jobs, given as a JSON array of
+-- {key, tbox_group, commit, tree, job, needs, run, runs, priority,
+-- max_attempts}.  A job that no registered box of its group can run is
+-- refused (RB400, one line per job and box); a group without boxes yet
+-- keeps its jobs queued.
+CREATE FUNCTION robot_submit(p_submitter text, p_file text, p_body text,
+	p_jobs json)
+RETURNS TABLE (id bigint, key text, commit text, run int, series text,
+	submission bigint)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+	sub bigint;
+	grp text;
+	why text;
+BEGIN
+	SELECT string_agg(format('%s on %s: %s', x.key, b.name,
+			robot_unfit(x.needs, b.facts)), E'\n'
+			ORDER BY x.key, b.name)
+		INTO why
+		FROM (SELECT DISTINCT y.key, y.tbox_group, y.needs
+			FROM json_to_recordset(p_jobs) AS y(key text,
+				tbox_group text, needs jsonb)) x
+		JOIN boxes b ON b.tbox_group = x.tbox_group
+		WHERE NOT EXISTS (SELECT 1 FROM boxes c
+			WHERE c.tbox_group = x.tbox_group
+			AND robot_unfit(x.needs, c.facts) IS NULL);
+	IF why IS NOT NULL THEN
+		RAISE EXCEPTION 'no box can run these jobs'
+			USING ERRCODE = 'RB400', DETAIL = why;
+	END IF;
+	INSERT INTO submissions (submitter, file_name, body)
+		VALUES (p_submitter, p_file, p_body) RETURNING submissions.id
+		INTO sub;
+	RETURN QUERY INSERT INTO jobs (submission, key, tbox_group, series,
+		commit, tree, job, needs, run, runs, priority, max_attempts)
+		SELECT sub, x.key, x.tbox_group, x.key || '/' || x.tbox_group,
+			x.commit, x.tree, x.job, coalesce(x.needs, '{}'), x.run,
+			x.runs, x.priority, x.max_attempts
+		FROM json_to_recordset(p_jobs) AS x(key text,
+			tbox_group text, commit text, tree text, job json,
+			needs jsonb, run int, runs int, priority int,
+			max_attempts int)
+		RETURNING jobs.id, jobs.key, jobs.commit, jobs.run,
+			jobs.series, jobs.submission;
+	FOR grp IN SELECT DISTINCT x.tbox_group
+		FROM json_to_recordset(p_jobs) AS x(tbox_group text) LOOP
+		PERFORM pg_notify('robot_jobs', grp);
+	END LOOP;
+END $$;
+
+-- Queued runs cancelled by a person: by job, submission or series.
+CREATE FUNCTION robot_cancel(p_job bigint, p_submission bigint,
+	p_series text, p_by text) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	n int;
+BEGIN
+	UPDATE jobs SET state = 'cancelled', updated = now(),
+		error = format('cancelled by %s', p_by)
+		WHERE state = 'queued'
+		AND (p_job IS NULL OR id = p_job)
+		AND (p_submission IS NULL OR submission = p_submission)
+		AND (p_series IS NULL OR series = p_series);
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n;
+END $$;

@@ -1,0 +1,5 @@
+-- 002_hardening.sql: what probing robotd as an attacker and an unlucky
+-- operator found (issue 9).  Its changes were all to functions: facts
+-- read without casts that fail, a box's lost runs counted against it, a
+-- result tied to its lease (sql/functions/lab.sql and jobs.sql).  No
+-- table changed.

@@ -1,0 +1,3 @@
+-- 005_fault.sql: a failed run says whose fault it was (DESIGN.md
+-- section 5, "fault"): robot_upload() in sql/functions/lab.sql.  No
+-- table changed.

@@ -1,0 +1,3 @@
+-- 006_claim_text.sql: what analysis read of a pair as lines of text (a
+-- function of its time, since replaced: docs/analysis.md).  No table
+-- changed.

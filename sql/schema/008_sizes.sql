@@ -1,0 +1,2 @@
+-- 008_sizes.sql: sizes in robotd's refusals as the job files write them
+-- (robot_size() in sql/functions/jobs.sql).  No table changed.

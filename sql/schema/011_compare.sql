@@ -1,0 +1,4 @@
+-- 011_compare.sql: comparisons asked for (GET /api/compare, robot
+-- compare --series) and the analysis' claim read the stored values in
+-- binary: functions only (sql/functions/analysis.sql).  No table
+-- changed.
