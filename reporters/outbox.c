@@ -27,14 +27,17 @@
 #include "reporters/outbox.h"
 #include "reporters/report.h"
 #include "reporters/crypto.h"
+#include "robot/core/backoff.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
-#define OUTBOX_INFLIGHT 16 /* rows being delivered at once */
-#define OUTBOX_TICK     5  /* seconds between looks for rows due */
-#define OUTBOX_ATTEMPTS 48 /* tries before a row fails (about 2 days) */
+#define OUTBOX_INFLIGHT  16   /* rows being delivered at once */
+#define OUTBOX_TICK      5    /* seconds between looks for rows due */
+#define OUTBOX_ATTEMPTS  48   /* tries before a row fails (about 2 days) */
+#define OUTBOX_RETRY     10   /* seconds before the second try, doubling */
+#define OUTBOX_RETRY_MAX 3600 /* at most between two tries */
 
 enum outbox_state {
 	OUTBOX_IDLE,
@@ -67,7 +70,8 @@ struct delivery {
 	enum delivery_state state;
 	struct outbox *o;
 	long long id;
-	char *what; /* "mail to x", "webhook http://...", for the log */
+	int attempts; /* this one included */
+	char *what;   /* "mail to x", "webhook http://...", for the log */
 	bool ok, permanent;
 	char *error;
 	struct delivery *prev, *next;
@@ -113,11 +117,25 @@ delivery_on_marked(const char *text, const struct problem *p, void *arg)
 	outbox_drive(o);
 }
 
+const char *
+outbox_outcome(bool ok, bool permanent, int attempts, int *retry_in)
+{
+	*retry_in = (int)backoff_delay(OUTBOX_RETRY, OUTBOX_RETRY_MAX,
+				       attempts > 0 ? attempts : 1);
+	if (ok)
+		return "sent";
+	if (permanent || attempts >= OUTBOX_ATTEMPTS)
+		return "failed";
+	return "pending";
+}
+
 static void
 delivery_mark(struct delivery *d)
 {
-	struct store_outbox_done done = {d->id, d->ok, d->permanent, d->error,
-					 OUTBOX_ATTEMPTS};
+	struct store_outbox_done done = {d->id, NULL, d->error, 0};
+
+	done.state = outbox_outcome(d->ok, d->permanent, d->attempts,
+				    &done.retry_in);
 
 	d->state = DELIVERY_MARKING;
 	if (d->ok)
@@ -288,6 +306,7 @@ delivery_start(struct outbox *o, json_t *row)
 	d->state = DELIVERY_SENDING;
 	d->o = o;
 	d->id = json_integer_value(json_object_get(row, "id"));
+	d->attempts = (int)json_integer_value(json_object_get(row, "attempts"));
 	d->what = xasprintf("%s %s", channel ? channel : "?",
 			    rjson_get_str(row, "recipient"));
 	d->next = o->list;

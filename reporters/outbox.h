@@ -24,5 +24,13 @@ void outbox_stop(struct outbox *o);
 void outbox_free(struct outbox *o);
 void outbox_counts(const struct outbox *o, unsigned long long *sent,
 		   unsigned long long *failed);
+/*
+ * What becomes of a row after its try number attempts: "sent" (ok),
+ * "failed" for good (permanent: the server refused it; or its last try,
+ * about two days of them), else "pending", tried again in *retry_in
+ * seconds: 10 after the first try, doubling, at most an hour.
+ */
+const char *outbox_outcome(bool ok, bool permanent, int attempts,
+			   int *retry_in);
 
 #endif

@@ -25,6 +25,7 @@
 
 #include "jobs/catalog.h"
 #include "robot/analysis/decide.h"
+#include "robot/analysis/findings.h"
 #include "robot/analysis/series.h"
 #include "robot/analysis/table.h"
 #include "robot/core/log.h"
@@ -63,7 +64,8 @@ struct pair_work {
 	char *comparison;
 	char *table;
 	char *kpis;
-	char *summary; /* for the log */
+	char *findings; /* what a final pair records (a claim's only) */
+	char *summary;  /* for the log */
 };
 
 /* One pair in hand: slots work side by side, so that the database's part
@@ -143,6 +145,7 @@ pair_work_free(struct pair_work *w)
 	free(w->comparison);
 	free(w->table);
 	free(w->kpis);
+	free(w->findings);
 	free(w->summary);
 	free(w);
 }
@@ -177,6 +180,73 @@ kpis_json(const struct comparison *c)
 				"p_value",
 				isfinite(m->r.p_value) ? json_real(m->r.p_value)
 						       : json_null()));
+	}
+	s = rjson_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return s;
+}
+
+/* The open finding of kpi among the claim's (robot_pair_next()'s
+ * "open"), or NULL; *id gets its id. */
+static const struct finding_open *
+open_finding(json_t *open, const char *kpi, struct finding_open *f,
+	     long long *id)
+{
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(open, i, o)
+	{
+		json_t *change = json_object_get(o, "change_pct");
+		const char *kind = rjson_get_str(o, "kind");
+
+		if (kind == NULL || strcmp(rjson_get_str(o, "kpi") ?: "", kpi))
+			continue;
+		f->regression = strcmp(kind, "regression") == 0;
+		f->change_defined = json_is_number(change);
+		f->change_pct = json_number_value(change);
+		*id = json_integer_value(json_object_get(o, "id"));
+		return f;
+	}
+	return NULL;
+}
+
+/* What the pair records of each KPI, given its branch's open findings
+ * (robot/analysis/findings.c), as robot_pair_done() takes it. */
+static char *
+findings_json(const struct comparison *c, json_t *open)
+{
+	json_t *a = json_array();
+	char *s;
+
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		const struct comparison_metric *m = &c->metrics[i];
+		bool defined = m->r.change_defined && isfinite(m->r.change_pct);
+		struct finding_open f;
+		long long id = 0;
+		const struct finding_open *r =
+			open_finding(open, m->name, &f, &id);
+		enum finding_action act = finding_decide(
+			r, m->r.verdict, defined, m->r.change_pct);
+
+		if (!m->kpi || act == FINDING_NONE)
+			continue;
+		json_array_append_new(
+			a, json_pack("{s:s, s:s, s:o, s:o, s:s, s:o}", "kpi",
+				     m->name, "verdict",
+				     compare_verdict_name(m->r.verdict),
+				     "change_pct",
+				     defined ? json_real(m->r.change_pct)
+					     : json_null(),
+				     "p_value",
+				     isfinite(m->r.p_value)
+					     ? json_real(m->r.p_value)
+					     : json_null(),
+				     "action", finding_action_name(act),
+				     "regression",
+				     r != NULL && act != FINDING_NEW
+					     ? json_integer(id)
+					     : json_null()));
 	}
 	s = rjson_dumps(a, JSON_COMPACT);
 	json_decref(a);
@@ -258,6 +328,9 @@ pair_compare(void *arg)
 	w->comparison = buf_detach(&text);
 	w->table = table_text(c);
 	w->kpis = kpis_json(c);
+	if (w->claim != NULL)
+		w->findings =
+			findings_json(c, json_object_get(w->claim, "open"));
 	kpi_change(c, d.kpi, change, sizeof change);
 	if (w->more > 0)
 		w->summary = xasprintf("%s inconclusive with %d runs a side: "
@@ -316,7 +389,8 @@ slot_on_compared(void *arg)
 		w->comparison,
 		w->table,
 		w->more,
-		w->kpis};
+		w->kpis,
+		w->findings ? w->findings : "[]"};
 
 	if (w->verdict == NULL) { /* a bug: the values were not theirs */
 		log_warnx("analysis of pair %lld: its values cannot be read",

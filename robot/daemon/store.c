@@ -519,9 +519,9 @@ store_pair_done(struct store *s, const struct store_pair_done *d,
 		store_text_cb cb, void *arg)
 {
 	char pair[32], analyses[32], runs[32], more[32];
-	const char *params[9] = {pair,     analyses, d->verdict,
-				 d->kpi,   runs,     d->comparison,
-				 d->table, more,     d->kpis};
+	const char *params[10] = {pair,    analyses,      d->verdict, d->kpi,
+				  runs,    d->comparison, d->table,   more,
+				  d->kpis, d->findings};
 
 	snprintf(pair, sizeof pair, "%lld", d->pair);
 	snprintf(analyses, sizeof analyses, "%d", d->analyses);
@@ -529,8 +529,8 @@ store_pair_done(struct store *s, const struct store_pair_done *d,
 	snprintf(more, sizeof more, "%d", d->more);
 	store_text(s,
 		   "SELECT robot_pair_done($1::bigint, $2::int, $3, $4, "
-		   "$5::int, $6::json, $7, $8::int, $9::json)",
-		   9, params, cb, arg);
+		   "$5::int, $6::json, $7, $8::int, $9::json, $10::json)",
+		   10, params, cb, arg);
 }
 
 struct store_values {
@@ -861,11 +861,14 @@ store_tree_claim(struct store *s, int seconds, store_text_cb cb, void *arg)
 
 void
 store_tree_failed(struct store *s, const char *name, const char *error,
-		  store_text_cb cb, void *arg)
+		  int retry_in, store_text_cb cb, void *arg)
 {
-	const char *params[2] = {name, error};
+	char retry[32];
+	const char *params[3] = {name, error, retry};
 
-	store_text(s, "SELECT robot_tree_failed($1, $2)", 2, params, cb, arg);
+	snprintf(retry, sizeof retry, "%d", retry_in);
+	store_text(s, "SELECT robot_tree_failed($1, $2, $3::int)", 3, params,
+		   cb, arg);
 }
 
 void
@@ -982,17 +985,13 @@ void
 store_outbox_done(struct store *s, const struct store_outbox_done *d,
 		  store_text_cb cb, void *arg)
 {
-	char id[32], max[32];
-	const char *params[5] = {id, d->ok ? "true" : "false",
-				 d->permanent ? "true" : "false", d->error,
-				 max};
+	char id[32], retry[32];
+	const char *params[4] = {id, d->state, d->error, retry};
 
 	snprintf(id, sizeof id, "%lld", d->id);
-	snprintf(max, sizeof max, "%d", d->max_attempts);
-	store_text(s,
-		   "SELECT robot_outbox_done($1::bigint, $2::boolean, "
-		   "$3::boolean, $4, $5::int)",
-		   5, params, cb, arg);
+	snprintf(retry, sizeof retry, "%d", d->retry_in);
+	store_text(s, "SELECT robot_outbox_done($1::bigint, $2, $3, $4::int)",
+		   4, params, cb, arg);
 }
 
 void

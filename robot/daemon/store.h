@@ -96,9 +96,10 @@ void store_cancel(struct store *s, long long job, long long submission,
  * branches, base_ref, heads: {branch: sha}}, or NULL. */
 void store_tree_claim(struct store *s, int seconds, store_text_cb cb,
 		      void *arg);
-/* A fetch failed: the error kept, the next try after a backoff. */
+/* A fetch failed: the error kept, the next try in retry_in seconds;
+ * {error, retry_in}. */
 void store_tree_failed(struct store *s, const char *name, const char *error,
-		       store_text_cb cb, void *arg);
+		       int retry_in, store_text_cb cb, void *arg);
 /* A fetch went well: heads ([{branch, sha, base, forced}]) and commits
  * ([{sha, parents, author, date, subject}]) recorded; the answer: {name,
  * jobs, tbox_groups, runs, max_runs, heads: the new ones, newest first}. */
@@ -212,6 +213,9 @@ struct store_pair_done {
 	const char *table;      /* LKP's table, or NULL */
 	int more;               /* > 0: runs per side to have; 0: final */
 	const char *kpis;       /* JSON [{kpi, verdict, change_pct, p_value}] */
+	const char *findings;   /* JSON [{kpi, verdict, change_pct, p_value,
+				   action, regression}]: what a final pair
+				   records (robot/analysis/findings.h) */
 };
 /* "final", "more" or "stale" (another robotd took the claim over). */
 void store_pair_done(struct store *s, const struct store_pair_done *d,
@@ -291,9 +295,9 @@ void store_outbox_next(struct store *s, int limit, int seconds,
 		       store_text_cb cb, void *arg);
 struct store_outbox_done {
 	long long id;
-	bool ok, permanent; /* sent; refused for good */
-	const char *error;  /* NULL when sent */
-	int max_attempts;
+	const char *state; /* sent, pending (tried again), failed (for good) */
+	const char *error; /* NULL when sent */
+	int retry_in;      /* pending: seconds until the next try */
 };
 /* The row's new state: sent, pending (tried again later), failed. */
 void store_outbox_done(struct store *s, const struct store_outbox_done *d,

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 
 #include "jobs/jobfile.h"
+#include "robot/core/backoff.h"
 #include "robot/core/buf.h"
 #include "robot/core/errlist.h"
 #include "robot/core/log.h"
@@ -536,6 +537,19 @@ watch_on_stored(const char *text, const struct problem *p, void *arg)
 	watch_queue(t);
 }
 
+/* After a failed fetch: the poll interval doubled at each failure in a
+ * row (this one counted), at most an hour. */
+static int
+watch_retry_in(const struct trees *t)
+{
+	int poll = (int)json_integer_value(json_object_get(t->claim, "poll"));
+	int failures =
+		(int)json_integer_value(json_object_get(t->claim, "failures"));
+
+	return (int)backoff_delay(2.0 * (poll > 0 ? poll : 1), 3600,
+				  failures + 1);
+}
+
 /* FAILING: the error is stored; when the tree is tried again. */
 static void
 watch_on_failed(const char *text, const struct problem *p, void *arg)
@@ -668,8 +682,8 @@ watch_drive(struct trees *t)
 	case WATCH_QUEUEING:
 		return;
 	case WATCH_FAILING:
-		store_tree_failed(t->store, t->name, t->error, watch_on_failed,
-				  t);
+		store_tree_failed(t->store, t->name, t->error,
+				  watch_retry_in(t), watch_on_failed, t);
 		return;
 	}
 }

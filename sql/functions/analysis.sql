@@ -128,75 +128,80 @@ RETURNS json LANGUAGE sql STABLE AS $$
 		'head_runs', robot_side_runs(p_series, p_head))
 $$;
 
+-- The next pair to analyse, claimed for p_seconds: {pair, analyses,
+-- max_runs, series, base, head, open}; robotd then reads its values in
+-- binary (store_pair_columns()).  open: the findings its branch recorded
+-- for the series at earlier heads and did not close, the newest of each
+-- KPI ([{id, kpi, kind, change_pct}]), from which robotd decides what
+-- the pair records (robot/analysis/findings.c).  So that they are still
+-- so when it is done, claims take turns, and a pair of a branch is not
+-- handed out while another of its branch and series is analysed.  NULL
+-- when no pair is ready.
 CREATE FUNCTION robot_pair_next(p_seconds int) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
 	p pairs;
 BEGIN
+	PERFORM pg_advisory_xact_lock(hashtext('robot_pair_next'));
 	UPDATE pairs SET state = 'analysing', analyses = analyses + 1,
 		claimed_until = now() + make_interval(secs => p_seconds),
 		updated = now()
-		WHERE id = (SELECT id FROM pairs
-			WHERE state = 'ready' OR (state = 'analysing'
-				AND claimed_until < now())
-			ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+		WHERE id = (SELECT x.id FROM pairs x
+			WHERE (x.state = 'ready' OR (x.state = 'analysing'
+				AND x.claimed_until < now()))
+			AND (x.branch IS NULL OR NOT EXISTS (SELECT 1
+				FROM pairs o WHERE o.series = x.series
+				AND o.tree = x.tree AND o.branch = x.branch
+				AND o.id <> x.id AND o.state = 'analysing'
+				AND o.claimed_until >= now()))
+			ORDER BY x.id LIMIT 1 FOR UPDATE SKIP LOCKED)
 		RETURNING * INTO p;
 	IF NOT FOUND THEN
 		RETURN NULL;
 	END IF;
 	RETURN json_build_object('pair', p.id, 'analyses', p.analyses,
 		'max_runs', p.max_runs, 'series', p.series, 'base', p.base,
-		'head', p.head);
+		'head', p.head,
+		'open', (SELECT coalesce(json_agg(json_build_object('id', r.id,
+			'kpi', r.kpi, 'kind', r.kind,
+			'change_pct', r.change_pct) ORDER BY r.kpi), '[]')
+			FROM (SELECT DISTINCT ON (x.kpi) x.* FROM regressions x
+			WHERE p.branch IS NOT NULL AND x.tree = p.tree
+			AND x.branch = p.branch AND x.series = p.series
+			AND x.state NOT IN ('fixed', 'invalid')
+			AND x.pair < p.id ORDER BY x.kpi, x.id DESC) r));
 END $$;
 
--- Whether a later head's final verdict on a regression's KPI says it is
--- fixed: unchanged or better, or back within half of the regression's
--- change from the base, whatever the test says of it.
-CREATE FUNCTION robot_recovered(r regressions, p_verdict text,
-	p_change float8) RETURNS boolean
-LANGUAGE sql IMMUTABLE AS $$
-	SELECT p_verdict IN ('unchanged', 'improvement') OR
-		(p_change IS NOT NULL AND r.change_pct IS NOT NULL AND
-		sign(r.change_pct) * p_change < abs(r.change_pct) / 2)
-$$;
-
--- What a final pair records of its KPIs' verdicts (p_kpis: [{kpi,
--- verdict, change_pct, p_value}]): its regressions and improvements, and
--- the regressions of its branch that it, a later head, still shows or
--- fixed.
-CREATE FUNCTION robot_pair_findings(p pairs, p_runs int, p_kpis json)
+-- What a final pair records of its KPIs, as robotd decided it
+-- (p_findings: [{kpi, verdict, change_pct, p_value, action,
+-- regression}]): a new regression or improvement, or one of its branch
+-- (regression: the id) still there at its head, or fixed by it.  An
+-- open finding closed meanwhile (marked invalid) is left as it is.
+CREATE FUNCTION robot_pair_findings(p pairs, p_runs int, p_findings json)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-	k record;
-	r regressions;
+	f record;
 BEGIN
-	FOR k IN SELECT * FROM json_to_recordset(p_kpis) AS x(kpi text,
-		verdict text, change_pct float8, p_value float8) LOOP
-		r := NULL;
-		IF p.branch IS NOT NULL THEN
-			SELECT * INTO r FROM regressions
-				WHERE tree = p.tree AND branch = p.branch
-				AND series = p.series AND kpi = k.kpi
-				AND state NOT IN ('fixed', 'invalid')
-				AND pair < p.id
-				ORDER BY id DESC LIMIT 1;
-		END IF;
-		IF r.id IS NOT NULL AND r.kind = 'regression'
-			AND robot_recovered(r, k.verdict, k.change_pct) THEN
+	FOR f IN SELECT * FROM json_to_recordset(p_findings) AS x(kpi text,
+		verdict text, change_pct float8, p_value float8, action text,
+		regression bigint) LOOP
+		IF f.action = 'fixed' THEN
 			UPDATE regressions SET state = 'fixed',
 				fixed_by = p.head, updated = now()
-				WHERE id = r.id;
-		ELSIF r.id IS NOT NULL AND r.kind = k.verdict THEN
+				WHERE id = f.regression
+				AND state NOT IN ('fixed', 'invalid');
+		ELSIF f.action = 'still' THEN
 			UPDATE regressions SET last_head = p.head,
-				change_pct = k.change_pct, p_value = k.p_value,
+				change_pct = f.change_pct, p_value = f.p_value,
 				runs = p_runs, updated = now()
-				WHERE id = r.id;
-		ELSIF k.verdict IN ('regression', 'improvement') THEN
+				WHERE id = f.regression
+				AND state NOT IN ('fixed', 'invalid');
+		ELSIF f.action = 'new' THEN
 			INSERT INTO regressions AS x (kind, tree, branch,
 				commit, base, series, kpi, change_pct,
 				p_value, runs, pair, last_head)
-			VALUES (k.verdict, p.tree, p.branch, p.head, p.base,
-				p.series, k.kpi, k.change_pct, k.p_value,
+			VALUES (f.verdict, p.tree, p.branch, p.head, p.base,
+				p.series, f.kpi, f.change_pct, f.p_value,
 				p_runs, p.id, p.head)
 			ON CONFLICT (series, kpi, base, commit, kind) DO
 			UPDATE SET change_pct = EXCLUDED.change_pct,
@@ -208,13 +213,14 @@ END $$;
 
 -- The end of an analysis of pair p_pair under claim p_analyses: with
 -- p_more > 0, more runs until each side has p_more (the pair waits for
--- them); else the pair is final, keeps its KPIs' verdicts and records
--- its findings.  A pair a bisection made records no findings and wakes
--- the bisections.  A claim that another robotd took over meanwhile
--- changes nothing: 'stale'.
+-- them); else the pair is final, keeps its KPIs' verdicts (p_kpis:
+-- [{kpi, verdict, change_pct, p_value}]) and records its findings.  A
+-- pair a bisection made records no findings and wakes the bisections.
+-- A claim that another robotd took over meanwhile changes nothing:
+-- 'stale'.
 CREATE FUNCTION robot_pair_done(p_pair bigint, p_analyses int,
 	p_verdict text, p_kpi text, p_runs int, p_comparison json,
-	p_table text, p_more int, p_kpis json) RETURNS text
+	p_table text, p_more int, p_kpis json, p_findings json) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
 	p pairs;
@@ -243,7 +249,7 @@ BEGIN
 		PERFORM pg_notify('robot_jobs', ':bisect');
 		RETURN 'final';
 	END IF;
-	PERFORM robot_pair_findings(p, p_runs, p_kpis);
+	PERFORM robot_pair_findings(p, p_runs, p_findings);
 	-- The last pair of a commit may make its report due; a bisection
 	-- may wait for it.
 	PERFORM pg_notify('robot_jobs', ':reports');
@@ -251,6 +257,10 @@ BEGIN
 	RETURN 'final';
 END $$;
 
+-- What one ok run of a side says of its setting: the job's tunables
+-- ("sysctl") and its provisioning (the commit's subject, the tunables
+-- the hook set), so that robot compare --series prints what it prints
+-- of result files without fetching them.
 CREATE FUNCTION robot_run_setting(p_series text, p_commit text)
 RETURNS json LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('sysctl', doc->'sysctl',
@@ -275,6 +285,8 @@ LANGUAGE sql STABLE AS $$
 		FROM unnest(p_metrics) AS k(metric)) x
 $$;
 
+-- What a comparison asked for (GET /api/compare) adds: the values of
+-- its KPIs and each side's setting.
 CREATE FUNCTION robot_compare_extras(p_series text, p_base text,
 	p_head text, p_metrics text[]) RETURNS json
 LANGUAGE sql STABLE AS $$

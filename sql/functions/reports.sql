@@ -294,23 +294,17 @@ BEGIN
 		WHERE o.id = ANY (ids));
 END $$;
 
--- The end of one delivery: sent, or failed for now (tried again after a
--- backoff that doubles from 10 s to an hour; given up after p_max
--- attempts), or failed for good (p_permanent: the server refused the
--- recipient).
-CREATE FUNCTION robot_outbox_done(p_id bigint, p_ok boolean,
-	p_permanent boolean, p_error text, p_max int) RETURNS text
+-- The end of one delivery, as robotd decided it (p_state): sent,
+-- pending (tried again in p_retry_in seconds) or failed (for good).
+CREATE FUNCTION robot_outbox_done(p_id bigint, p_state text, p_error text,
+	p_retry_in int) RETURNS text
 LANGUAGE sql AS $$
-	UPDATE outbox SET claimed_until = NULL,
-		state = CASE WHEN p_ok THEN 'sent'
-			WHEN p_permanent OR attempts >= p_max THEN 'failed'
-			ELSE 'pending' END,
-		sent = CASE WHEN p_ok THEN now() END,
-		last_error = CASE WHEN p_ok THEN NULL ELSE p_error END,
-		next_try = CASE WHEN p_ok THEN next_try ELSE now() +
-			make_interval(secs => least(3600,
-				10 * power(2, least(attempts - 1, 12))))
-			END
+	UPDATE outbox SET claimed_until = NULL, state = p_state,
+		sent = CASE WHEN p_state = 'sent' THEN now() END,
+		last_error = CASE WHEN p_state = 'sent' THEN NULL
+			ELSE p_error END,
+		next_try = CASE WHEN p_state = 'sent' THEN next_try
+			ELSE now() + make_interval(secs => p_retry_in) END
 		WHERE id = p_id
 		RETURNING state
 $$;

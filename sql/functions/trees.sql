@@ -1,7 +1,8 @@
 -- trees.sql: the trees robotd watches.
 
 -- The next tree due for a fetch, claimed for p_seconds: its name, url,
--- branches, base ref and known heads; NULL when none is due.
+-- branches, base ref and known heads, its poll interval and the fetches
+-- that failed in a row (robotd's backoff); NULL when none is due.
 CREATE FUNCTION robot_tree_claim(p_seconds int) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -18,19 +19,19 @@ BEGIN
 	END IF;
 	RETURN json_build_object('name', t.name, 'url', t.url,
 		'branches', t.branches, 'base_ref', t.base_ref,
+		'poll', t.poll, 'failures', t.fetch_failures,
 		'heads', (SELECT coalesce(json_object_agg(branch, sha), '{}')
 			FROM tree_heads WHERE tree = t.name));
 END $$;
 
 -- A fetch that failed: the error kept for `robot tree list`, the next
--- try after a backoff (the poll interval doubling at each failure, at
--- most an hour).  Returns {error, retry_in: seconds}.
-CREATE FUNCTION robot_tree_failed(p_name text, p_error text) RETURNS json
-LANGUAGE sql AS $$
+-- try in p_retry_in seconds (robotd's backoff).  Returns {error,
+-- retry_in}.
+CREATE FUNCTION robot_tree_failed(p_name text, p_error text, p_retry_in int)
+RETURNS json LANGUAGE sql AS $$
 	UPDATE trees SET fetch_error = p_error,
 		fetch_failures = fetch_failures + 1, fetching_until = NULL,
-		next_fetch = now() + make_interval(secs => least(3600,
-			poll * power(2, least(fetch_failures + 1, 12))))
+		next_fetch = now() + make_interval(secs => p_retry_in)
 		WHERE name = p_name
 		RETURNING json_build_object('error', fetch_error, 'retry_in',
 			round(extract(epoch FROM next_fetch - now())))

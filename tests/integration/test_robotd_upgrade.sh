@@ -57,7 +57,7 @@ rows() {
 	done
 }
 
-echo "1..28"
+echo "1..30"
 
 # A fresh install.
 q postgres "CREATE DATABASE fresh" >/dev/null
@@ -153,6 +153,33 @@ q v11 "UPDATE robot_functions_loaded SET sha256 = '$(q fresh "SELECT sha256 FROM
 migrate v11
 check $([ $? = 0 ] && [ "$(q v11 "SELECT count(*) FROM pg_proc WHERE proname = 'robot_status'")" = 1 ]; echo $?) \
 	"set right again, it starts, and the function dropped by hand is back"
+
+# The analysis' claim, on the fresh database with no robotd running: two
+# pairs of one branch and series are never analysed at once (what the
+# second records depends on what the first found), and a claim names the
+# findings its branch left open.
+S=dd/x/lab
+q fresh "INSERT INTO pairs (series, base, head, tree, branch, state) VALUES
+	('$S', 'a', 'b', 't', 'master', 'ready'), ('$S', 'a', 'c', 't', 'master', 'ready'),
+	('other/x/lab', 'a', 'c', 't', 'master', 'ready')" >/dev/null
+first=$(q fresh "SELECT robot_functions.robot_pair_next(60)->>'head'")
+second=$(q fresh "SELECT robot_functions.robot_pair_next(60)->>'series'")
+third=$(q fresh "SELECT robot_functions.robot_pair_next(60) IS NULL")
+check $([ "$first" = b ] && [ "$second" = other/x/lab ] && [ "$third" = t ]; echo $?) \
+	"a pair of a branch and series waits while another of them is analysed ($first, $second, $third)"
+q fresh "SELECT robot_functions.robot_pair_done(id, 1, 'regression',
+	'dd.write_bytes_per_sec', 3, '[]', '', 0, '[]', '[{\"kpi\":
+	\"dd.write_bytes_per_sec\", \"verdict\": \"regression\", \"change_pct\": -80,
+	\"p_value\": 0.001, \"action\": \"new\", \"regression\": null}]')
+	FROM pairs WHERE head = 'b' AND series = '$S'" >/dev/null
+claim=$(q fresh "SELECT robot_functions.robot_pair_next(60)")
+check $(echo "$claim" | python3 -c "
+import json, sys
+c = json.load(sys.stdin)
+assert c['head'] == 'c' and c['series'] == '$S', c
+assert [(o['kpi'], o['kind'], o['change_pct']) for o in c['open']] == \\
+    [('dd.write_bytes_per_sec', 'regression', -80)], c['open']"; echo $?) \
+	"once it is final, the other is claimed, with the regression it found open"
 
 # Two robotd on one new database at once: one migrates, the other waits
 # for it under the lock and finds it done.
