@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_robotd_upgrade.sh ROBOTD ROBOT_BOX ROBOT SOURCE_DIR: databases that
-# earlier robotd made (tests/fixtures/db/schema-NN.sql, with their data)
+# earlier robotd made (tests/fixtures/db/schema-NN.dump, with their data)
 # upgrade to the database as this robotd builds it: the table migrations
 # they lack applied, each migration's sha256 recorded, and their
 # functions, triggers and tables exactly a fresh install's, their rows
@@ -75,8 +75,8 @@ tables fresh >"$T/fresh.tables"
 # Each earlier database upgrades to the same, its rows kept.
 for v in 09 10 11; do
 	q postgres "CREATE DATABASE v$v" >/dev/null
-	psql -h "$T/sock" -U postgres -d "v$v" -Xq -v ON_ERROR_STOP=1 \
-		-f "$SRC/tests/fixtures/db/schema-$v.sql" >/dev/null 2>"$T/restore-$v.err"
+	pg_restore -h "$T/sock" -U postgres -d "v$v" --exit-on-error \
+		"$SRC/tests/fixtures/db/schema-$v.dump" 2>"$T/restore-$v.err"
 	rows "v$v" | grep -v '^tokens ' >"$T/v$v.before"
 	tokens=$(q "v$v" "SELECT count(*) FROM tokens")
 	migrate "v$v"
