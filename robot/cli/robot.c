@@ -1,17 +1,11 @@
 /*
  * robot.c: the user's command line tool.  Each subcommand lives in its own
- * cmd_<name>.c; this file only dispatches.
+ * file, robot/cli/<name>.c (commands.h); this file only dispatches.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "robot/cli/cmd_compare.h"
-#include "robot/cli/cmd_bisect.h"
-#include "robot/cli/cmd_findings.h"
-#include "robot/cli/cmd_reports.h"
-#include "robot/cli/cmd_server.h"
-#include "robot/cli/cmd_split.h"
-#include "robot/cli/cmd_trees.h"
+#include "robot/cli/commands.h"
 #include "robot/core/log.h"
 #include "robot/core/banned.h"
 

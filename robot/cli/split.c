@@ -1,5 +1,5 @@
 /*
- * cmd_split.c: the split command.
+ * split.c: the split command.
  *
  * Every file is split before anything is written: one bad file means
  * exit status 2, every problem of every file on stderr, and no output.
@@ -15,7 +15,6 @@
 
 #include "jobs/emit.h"
 #include "jobs/jobfile.h"
-#include "robot/cli/cmd_split.h"
 #include "robot/core/buf.h"
 #include "robot/core/errlist.h"
 #include "robot/core/log.h"
@@ -23,26 +22,25 @@
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
+#include "robot/cli/cli.h"
+#include "robot/cli/commands.h"
 #include "robot/core/banned.h"
 
-static void
-split_usage(FILE *fp)
-{
-	fprintf(fp,
-		"usage: robot split [--json] [--yaml] [-o DIR] [--max-jobs N] "
-		"FILE...\n"
-		"\n"
-		"Splits LKP job files into atomic jobs and prints their keys.\n"
-		"  --json        print one JSON array of the atomic jobs\n"
-		"  --yaml        print the atomic jobs as YAML documents\n"
-		"  -o DIR        write one YAML file per atomic job into DIR,\n"
-		"                named <file>-<path_params>[-<commit>].yaml as "
-		"LKP does\n"
-		"  --max-jobs N  refuse files that give more than N atomic "
-		"jobs\n"
-		"                (default %d)\n",
-		JOBFILE_DEFAULT_MAX_JOBS);
-}
+#define SPLIT_STR(x)  #x
+#define SPLIT_XSTR(x) SPLIT_STR(x)
+
+static const char split_usage[] =
+	"usage: robot split [--json] [--yaml] [-o DIR] [--max-jobs N] "
+	"FILE...\n"
+	"\n"
+	"Splits LKP job files into atomic jobs and prints their keys.\n"
+	"  --json        print one JSON array of the atomic jobs\n"
+	"  --yaml        print the atomic jobs as YAML documents\n"
+	"  -o DIR        write one YAML file per atomic job into DIR,\n"
+	"                named <file>-<path_params>[-<commit>].yaml as LKP "
+	"does\n"
+	"  --max-jobs N  refuse files that give more than N atomic jobs\n"
+	"                (default " SPLIT_XSTR(JOBFILE_DEFAULT_MAX_JOBS) ")\n";
 
 /* "dir/fsmark.yaml" -> "fsmark" */
 static char *
@@ -158,60 +156,69 @@ print_json(struct jobfile **files, size_t nfiles)
 	return status;
 }
 
+/* What split's options give. */
+struct split_args {
+	struct jobfile_options opt;
+	bool yaml;
+	const char *outdir;
+};
+
+static bool
+split_option(int c, const char *arg, void *ctx)
+{
+	struct split_args *sa = ctx;
+	char *end;
+	long v;
+
+	switch (c) {
+	case 'y':
+		sa->yaml = true;
+		return true;
+	case 'o':
+		sa->outdir = arg;
+		return true;
+	default: /* --max-jobs */
+		v = strtol(arg, &end, 10);
+		if (*end != '\0' || v <= 0) {
+			log_warnx("--max-jobs wants a number above zero, not "
+				  "'%s'",
+				  arg);
+			return false;
+		}
+		sa->opt.max_jobs = (size_t)v;
+		return true;
+	}
+}
+
 int
 cmd_split(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
+	static const struct option own[] = {
 		{"yaml", no_argument, NULL, 'y'},
 		{"max-jobs", required_argument, NULL, 'm'},
-		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
-	struct jobfile_options opt = {JOBFILE_AUTO, 0};
-	bool json = false, yaml = false;
-	const char *outdir = NULL;
+	static const struct cli_command cmd = {split_usage, CLI_JSON, own,
+					       "o:", split_option};
+	struct split_args sa = {{JOBFILE_AUTO, 0}, false, NULL};
+	struct jobfile_options opt;
+	bool json, yaml;
+	const char *outdir;
+	struct cli_args ca;
 	struct jobfile **files;
 	struct errlist el;
 	size_t nfiles, total = 0;
-	int c, status = 0;
+	int status = cli_options(argc, argv, &cmd, &sa, &ca);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'y':
-			yaml = true;
-			break;
-		case 'o':
-			outdir = optarg;
-			break;
-		case 'm': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end != '\0' || v <= 0) {
-				log_warnx("--max-jobs wants a number above "
-					  "zero, not '%s'",
-					  optarg);
-				return 2;
-			}
-			opt.max_jobs = (size_t)v;
-			break;
-		}
-		case 'h':
-			split_usage(stdout);
-			return 0;
-		default:
-			split_usage(stderr);
-			return 2;
-		}
-	}
-	if (optind >= argc) {
-		split_usage(stderr);
-		return 2;
-	}
+	json = ca.json;
+	cli_args_release(&ca);
+	if (status != -1)
+		return status;
+	opt = sa.opt;
+	yaml = sa.yaml;
+	outdir = sa.outdir;
+	status = 0;
+	if (optind >= argc)
+		return cli_usage_error(&cmd);
 	nfiles = (size_t)(argc - optind);
 	files = xcalloc(nfiles, sizeof *files);
 	errlist_init(&el);

@@ -1,5 +1,5 @@
 /*
- * cmd_compare.c: the compare command.
+ * compare.c: the compare command.
  *
  * Result documents come from files or directories (every *.json below
  * them), grouped by series (key and box group).  Each series that both
@@ -20,8 +20,6 @@
 #include "robot/analysis/result.h"
 #include "robot/analysis/series.h"
 #include "robot/analysis/table.h"
-#include "robot/cli/cmd_compare.h"
-#include "robot/cli/cmd_server.h"
 #include "robot/core/buf.h"
 #include "robot/core/client.h"
 #include "robot/core/errlist.h"
@@ -29,43 +27,36 @@
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
+#include "robot/cli/cli.h"
+#include "robot/cli/commands.h"
 #include "robot/core/banned.h"
 
-static void
-compare_usage(FILE *fp)
-{
-	fprintf(fp,
-		"usage: robot compare [--json] [--method robust|lkp] [--all]\n"
-		"                     --base FILE|DIR... --head FILE|DIR...\n"
-		"       robot compare [options] [--server URL] --series KEY\n"
-		"                     --base SHA --head SHA\n"
-		"\n"
-		"Compares the runs of two commits, series by series, and "
-		"prints\n"
-		"LKP's table of the metrics that changed.\n"
-		"  --base, --head  result documents (files, or directories of\n"
-		"                  *.json); repeat them or list several paths\n"
-		"  --series KEY    robotd compares the runs of KEY/TBOX_GROUP "
-		"it holds\n"
-		"                  instead: --base and --head are commits\n"
-		"  --server URL    robotd (else $ROBOT_SERVER, else server: "
-		"in\n"
-		"                  ~/.config/robot/config)\n"
-		"  --method M      robust (default): a test with 0.3%% false\n"
-		"                  alarms per metric (measured, "
-		"docs/statistics.md);\n"
-		"                  lkp: LKP's changed rule\n"
-		"  --all           every metric, not only those that changed\n"
-		"  --kpi-only      the workload's own rows of the table only "
-		"(no monitors)\n"
-		"  --json          the comparison as JSON (every metric)\n"
-		"  --min-effect P  the smallest change that counts, in %% (2, "
-		"or 2%%)\n"
-		"  --directions F  more metric directions, before the "
-		"built-in\n"
-		"                  ones (format: robot/directions; files "
-		"only)\n");
-}
+static const char compare_usage[] =
+	"usage: robot compare [--json] [--method robust|lkp] [--all]\n"
+	"                     --base FILE|DIR... --head FILE|DIR...\n"
+	"       robot compare [options] [--server URL] --series KEY\n"
+	"                     --base SHA --head SHA\n"
+	"\n"
+	"Compares the runs of two commits, series by series, and prints\n"
+	"LKP's table of the metrics that changed.\n"
+	"  --base, --head  result documents (files, or directories of\n"
+	"                  *.json); repeat them or list several paths\n"
+	"  --series KEY    robotd compares the runs of KEY/TBOX_GROUP it "
+	"holds\n"
+	"                  instead: --base and --head are commits\n"
+	"  --server URL    robotd (else $ROBOT_SERVER, else server: in\n"
+	"                  ~/.config/robot/config)\n"
+	"  --method M      robust (default): a test with 0.3% false\n"
+	"                  alarms per metric (measured, docs/statistics.md);\n"
+	"                  lkp: LKP's changed rule\n"
+	"  --all           every metric, not only those that changed\n"
+	"  --kpi-only      the workload's own rows of the table only (no "
+	"monitors)\n"
+	"  --json          the comparison as JSON (every metric)\n"
+	"  --min-effect P  the smallest change that counts, in % (2, or 2%)\n"
+	"  --directions F  more metric directions, before the built-in\n"
+	"                  ones (format: robot/directions; files only)\n";
+
 /* The verdict block above the table: each KPI's verdict, %change, p and
  * runs a side, so that the table's dozens of rows need not be read to
  * learn what happened. */
@@ -261,6 +252,10 @@ struct compare_args {
 	const char **base, **head; /* paths, or one commit each */
 	size_t nbase, nhead;
 	struct result_names *names; /* of the runs read from files */
+	/* while parsing */
+	struct errlist *el;
+	int which; /* 1 after --base, 2 after --head: its paths follow */
+	bool bad;  /* an option was (said) */
 };
 
 static void
@@ -310,12 +305,66 @@ compare_parse_value(struct compare_args *a, int c, const char *arg,
 	return ok;
 }
 
+/* An option of compare's own, or (c 1) an operand: a path after --base
+ * P or --head P.  A bad one is said and parsing goes on, so that every
+ * problem is told at once. */
+static bool
+compare_option(int c, const char *arg, void *ctx)
+{
+	struct compare_args *a = ctx;
+
+	switch (c) {
+	case 'a':
+		a->all = true;
+		break;
+	case 'k':
+		a->kpi_only = true;
+		break;
+	case 'm':
+		if (strcmp(arg, "robust") == 0)
+			a->opt.method = COMPARE_ROBUST;
+		else if (strcmp(arg, "lkp") == 0)
+			a->opt.method = COMPARE_LKP;
+		else {
+			log_warnx("unknown method '%s' (robust or lkp)", arg);
+			a->bad = true;
+		}
+		break;
+	case 'b':
+	case 'H':
+		a->which = c == 'b' ? 1 : 2;
+		/* FALLTHROUGH */
+	case 1:
+		if (a->which == 1)
+			add_path(&a->base, &a->nbase, arg);
+		else if (a->which == 2)
+			add_path(&a->head, &a->nhead, arg);
+		else {
+			log_warnx("'%s': say whether it is --base or --head",
+				  arg);
+			a->bad = true;
+		}
+		break;
+	case 'e':
+	case 'd':
+		if (!compare_parse_value(a, c, arg, a->el))
+			a->bad = true;
+		a->dt_added |= c == 'd';
+		break;
+	case 'S':
+		a->series = arg;
+		break;
+	}
+	if (c != 'b' && c != 'H' && c != 1)
+		a->which = 0;
+	return true;
+}
+
 /* Parses the options; returns -1 to go on, else the exit status. */
 static int
 compare_parse(int argc, char **argv, struct compare_args *a, struct errlist *el)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
+	static const struct option own[] = {
 		{"all", no_argument, NULL, 'a'},
 		{"kpi-only", no_argument, NULL, 'k'},
 		{"method", required_argument, NULL, 'm'},
@@ -323,91 +372,39 @@ compare_parse(int argc, char **argv, struct compare_args *a, struct errlist *el)
 		{"head", required_argument, NULL, 'H'},
 		{"min-effect", required_argument, NULL, 'e'},
 		{"directions", required_argument, NULL, 'd'},
-		{"server", required_argument, NULL, 's'},
 		{"series", required_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
-	int c, status = -1, which = 0; /* 1 after --base, 2 after --head */
+	/* "-": the paths after --base or --head, in order, until the next
+	 * option. */
+	static const struct cli_command cmd = {
+		compare_usage, CLI_SERVER | CLI_JSON, own, "-", compare_option};
+	struct cli_args ca;
+	int status;
 
-	optind = 1;
-	/* Paths after --base or --head belong to it until the next option. */
-	while ((c = getopt_long(argc, argv, "-h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			a->json = true;
-			break;
-		case 'a':
-			a->all = true;
-			break;
-		case 'k':
-			a->kpi_only = true;
-			break;
-		case 'm':
-			if (strcmp(optarg, "robust") == 0)
-				a->opt.method = COMPARE_ROBUST;
-			else if (strcmp(optarg, "lkp") == 0)
-				a->opt.method = COMPARE_LKP;
-			else {
-				log_warnx("unknown method '%s' (robust or lkp)",
-					  optarg);
-				status = 2;
-			}
-			break;
-		case 'b':
-		case 'H':
-			which = c == 'b' ? 1 : 2;
-			/* fall through */
-		case 1: /* a path after --base P or --head P */
-			if (which == 1)
-				add_path(&a->base, &a->nbase, optarg);
-			else if (which == 2)
-				add_path(&a->head, &a->nhead, optarg);
-			else {
-				log_warnx("'%s': say whether it is --base or "
-					  "--head",
-					  optarg);
-				status = 2;
-			}
-			break;
-		case 'e':
-		case 'd':
-			if (!compare_parse_value(a, c, optarg, el))
-				status = 2;
-			a->dt_added |= c == 'd';
-			break;
-		case 's':
-			free(a->server);
-			a->server = xstrdup(optarg);
-			break;
-		case 'S':
-			a->series = optarg;
-			break;
-		case 'h':
-			compare_usage(stdout);
-			return 0;
-		default:
-			compare_usage(stderr);
-			return 2;
-		}
-		if (c != 'b' && c != 'H' && c != 1)
-			which = 0;
-	}
-	if (status == -1 && (a->nbase == 0 || a->nhead == 0)) {
+	a->el = el;
+	status = cli_options(argc, argv, &cmd, a, &ca);
+	a->json = ca.json;
+	a->server = ca.server;
+	ca.server = NULL;
+	cli_args_release(&ca);
+	if (status != -1)
+		return status;
+	if (a->bad)
+		return 2;
+	if (a->nbase == 0 || a->nhead == 0) {
 		log_warnx("give the runs of both commits: --base and --head");
-		compare_usage(stderr);
-		status = 2;
+		return cli_usage_error(&cmd);
 	}
-	if (status == -1 && a->series != NULL &&
-	    (a->nbase != 1 || a->nhead != 1)) {
+	if (a->series != NULL && (a->nbase != 1 || a->nhead != 1)) {
 		log_warnx("with --series, --base and --head are one commit "
 			  "each");
-		status = 2;
+		return 2;
 	}
-	if (status == -1 && a->series == NULL && a->server != NULL) {
+	if (a->series == NULL && a->server != NULL) {
 		log_warnx("--server needs --series KEY/TBOX_GROUP");
-		status = 2;
+		return 2;
 	}
-	return status;
+	return -1;
 }
 
 /* Loads the runs of both sides from result files; returns -1 to go on,
@@ -578,7 +575,7 @@ server_missing(const struct compare_args *a, const struct client_resp *r)
 {
 	json_t *j = client_resp_json(r);
 	const char *e = json_string_value(json_object_get(j, "error"));
-	char *why = cmd_explain_missing(
+	char *why = cli_explain_missing(
 		a->server, a->series,
 		e != NULL && strstr(e, "head side") ? a->head[0] : a->base[0]);
 
@@ -603,7 +600,7 @@ compare_server(struct compare_args *a)
 			  "with its own directions");
 		return 2;
 	}
-	if (!cmd_server_endpoint(&a->server))
+	if (!cli_server_endpoint(&a->server))
 		return 2;
 	path = server_query(a);
 	url = xasprintf("%s%s", a->server, path);

@@ -1,0 +1,62 @@
+/*
+ * box.c: robot box reset: a broken box back to work.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/cli/cli.h"
+#include "robot/cli/commands.h"
+#include "robot/core/client.h"
+#include "robot/core/log.h"
+#include "robot/core/rjson.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
+
+static const char box_usage[] =
+	"usage: robot box reset NAME [--server URL] [--token T]\n"
+	"Makes a broken box take work again.\n" CLI_HELP_SERVER CLI_HELP_TOKEN
+	"                 (an admin token)\n";
+
+int
+cmd_box(int argc, char **argv)
+{
+	static const struct cli_command cmd = {box_usage,
+					       CLI_SERVER | CLI_TOKEN};
+	struct cli_args a = {NULL, NULL, false};
+	char *path, *e;
+	const char *name;
+	json_t *j;
+	int status;
+
+	if (argc > 1 &&
+	    (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0)) {
+		fputs(box_usage, stdout);
+		return 0;
+	}
+	if (argc < 2 || strcmp(argv[1], "reset") != 0)
+		return cli_usage_error(&cmd);
+	/* After "reset", as a command of its own. */
+	status = cli_options(argc - 1, argv + 1, &cmd, NULL, &a);
+	if (status == -1 && optind + 1 != argc - 1)
+		status = cli_usage_error(&cmd);
+	if (status == -1 && !cli_endpoint(&a.server, &a.token, true))
+		status = 2;
+	if (status == -1) {
+		name = argv[1 + optind];
+		e = client_escape(name);
+		path = xasprintf("/api/boxes/%s/reset", e);
+		free(e);
+		status = 1;
+		if ((j = cli_call("POST", a.server, path, a.token, NULL, 0, 200,
+				  name)) != NULL) {
+			printf("box %s reset: it takes work again\n", name);
+			json_decref(j);
+			status = 0;
+		}
+		free(path);
+	}
+	cli_args_release(&a);
+	return status;
+}

@@ -1,0 +1,94 @@
+/*
+ * regression.c: robot regression: one regression with its comparison.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/cli/cli.h"
+#include "robot/cli/commands.h"
+#include "robot/core/log.h"
+#include "robot/core/rjson.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
+
+static void
+print_regression(json_t *r, void *ctx)
+{
+	(void)ctx;
+	char buf[32];
+	const char *table = rjson_get_str(r, "table");
+	json_t *p = json_object_get(r, "p_value");
+
+	printf("%s %lld (%s): %s %s", cli_shown(r, "kind"),
+	       (long long)json_integer_value(json_object_get(r, "id")),
+	       cli_shown(r, "state"), cli_shown(r, "kpi"),
+	       cli_pct(r, "change_pct", buf, sizeof buf));
+	if (json_is_number(p))
+		printf(" (p %.2g, %lld runs a side)", json_number_value(p),
+		       (long long)json_integer_value(
+			       json_object_get(r, "runs")));
+	printf("\nseries  %s\ncommit  %s (base %s)\n", cli_shown(r, "series"),
+	       cli_shown(r, "commit"), cli_shown(r, "base"));
+	if (rjson_get_str(r, "tree") != NULL)
+		printf("tree    %s, branch %s, still at %s\n",
+		       cli_shown(r, "tree"), cli_shown(r, "branch"),
+		       cli_shown(r, "last_head"));
+	if (rjson_get_str(r, "fixed_by") != NULL)
+		printf("fixed   by %s\n", cli_shown(r, "fixed_by"));
+	if (json_is_object(json_object_get(r, "bisected_to"))) {
+		json_t *c = json_object_get(r, "bisected_to");
+
+		printf("bisected to %s", cli_shown(c, "sha"));
+		if (rjson_get_str(c, "subject") != NULL)
+			printf(" (\"%s\")", cli_shown(c, "subject"));
+		printf("\n");
+	} else if (json_is_object(json_object_get(r, "bisection"))) {
+		json_t *b = json_object_get(r, "bisection");
+
+		printf("bisection %lld: %s%s%s\n",
+		       (long long)json_integer_value(json_object_get(b, "id")),
+		       cli_shown(b, "state"),
+		       rjson_get_str(b, "reason") ? ": " : "",
+		       rjson_get_str(b, "reason") ? cli_shown(b, "reason")
+						  : "");
+	}
+	printf("found   %.19s, updated %.19s\n\n", cli_shown(r, "created"),
+	       cli_shown(r, "updated"));
+	if (table != NULL)
+		fputs(table, stdout);
+}
+
+static const char regression_usage[] =
+	"usage: robot regression [--server URL] [--json] ID\n"
+	"One regression (or improvement) with its "
+	"comparison.\n" CLI_HELP_SERVER;
+
+int
+cmd_regression(int argc, char **argv)
+{
+	struct cli_args a;
+	char *path;
+	long long id;
+	static const struct cli_command cmd = {regression_usage,
+					       CLI_SERVER | CLI_JSON};
+	int status = cli_options(argc, argv, &cmd, NULL, &a);
+
+	if (status == -1 && optind + 1 != argc) {
+		log_warnx("regression wants one ID (robot regressions lists "
+			  "them)");
+		status = 2;
+	} else if (status == -1 && !cli_id(argv[optind], &id)) {
+		log_warnx("'%s' is not a regression's ID (a number)",
+			  argv[optind]);
+		status = 2;
+	}
+	if (status == -1) {
+		path = xasprintf("/api/regressions/%lld", id);
+		status = cli_get_print(&a, path, print_regression, NULL);
+		free(path);
+	}
+	cli_args_release(&a);
+	return status;
+}

@@ -1,0 +1,262 @@
+/*
+ * submit.c: robot submit: queues a job file's runs on robotd, and with --wait follows them.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "robot/cli/cli.h"
+#include "robot/cli/commands.h"
+#include "robot/core/buf.h"
+#include "robot/core/client.h"
+#include "robot/core/log.h"
+#include "robot/core/rjson.h"
+#include "robot/core/str.h"
+#include "robot/core/xmalloc.h"
+#include "robot/core/banned.h"
+
+static const char submit_usage[] =
+	"usage: robot submit [--server URL] [--token T] FILE\n"
+	"                    [--tree NAME] [--commit REV]... [--repeat N]\n"
+	"                    [--priority P] [--tbox-group G] [--wait]\n"
+	"Queues a job file's atomic jobs at each commit and prints them.\n"
+	"  --tree NAME    the watched tree the commits belong to (else the\n"
+	"                 file's tree:); robotd resolves them there to full "
+	"SHAs\n"
+	"  --commit REV   a commit to run (repeat it; the first is the "
+	"base):\n"
+	"                 a SHA, a prefix, a tag or a branch of the tree; a "
+	"full\n"
+	"                 SHA without a tree; else the file's\n"
+	"  --repeat N     runs per commit (else the file's repeat, else 3)\n"
+	"  --priority P   higher runs first (-1000 to 1000)\n"
+	"  --tbox-group G the box group (else the file's, else robotd's "
+	"default)\n"
+	"  --wait         show progress until every run is "
+	"done\n" CLI_HELP_SERVER CLI_HELP_TOKEN "                 (a submit "
+	"token)\n";
+
+/* Polls the submission's runs until none is queued or leased. */
+static int
+submit_wait(const char *server, long long submission, size_t total)
+{
+	char *path =
+		xasprintf("/api/jobs?submission=%lld&limit=10000", submission);
+	char last[256] = "";
+	int status = 0;
+	bool down = false;
+
+	for (;;) {
+		/* robotd down: said once, and its return. */
+		json_t *j = cli_get_json(server, path, down), *jobs, *x;
+		size_t n[4] = {0, 0, 0, 0}, i;
+		static const char *const states[] = {"queued", "leased", "done",
+						     "failed"};
+		char line[256];
+
+		if (j == NULL) {
+			if (!down)
+				log_warnx("waiting for robotd to answer again "
+					  "(the runs go on without it)");
+			down = true;
+			sleep(2);
+			continue;
+		}
+		if (down)
+			log_info("robotd answers again");
+		down = false;
+		jobs = json_object_get(j, "jobs");
+		json_array_foreach(jobs, i, x)
+		{
+			const char *st = rjson_get_str(x, "state");
+
+			for (size_t k = 0; k < 4; k++)
+				if (st != NULL && strcmp(st, states[k]) == 0)
+					n[k]++;
+		}
+		snprintf(line, sizeof line,
+			 "%zu of %zu runs done, %zu running, %zu queued, %zu "
+			 "failed",
+			 n[2], total, n[1], n[0], n[3]);
+		if (strcmp(line, last) != 0) {
+			log_info("%s", line);
+			snprintf(last, sizeof last, "%s", line);
+		}
+		if (n[0] + n[1] == 0) {
+			/* Why each failed run failed. */
+			json_array_foreach(jobs, i, x)
+			{
+				if (strcmp(cli_shown(x, "state"), "failed") !=
+				    0)
+					continue;
+				log_warnx("run %lld (%s at %.12s) failed: %s",
+					  (long long)json_integer_value(
+						  json_object_get(x, "id")),
+					  cli_shown(x, "series"),
+					  cli_shown(x, "commit"),
+					  cli_shown(x, "error"));
+			}
+			json_decref(j);
+			status = n[3] > 0 ? 1 : 0;
+			break;
+		}
+		json_decref(j);
+		sleep(2);
+	}
+	free(path);
+	return status;
+}
+
+/* Sends the job file; robotd's answer, or NULL after saying why. */
+static json_t *
+submit_send(const char *server, const char *token, const char *file,
+	    const char *query)
+{
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	struct buf body;
+	json_t *j = NULL;
+	char *path, *e;
+
+	buf_init(&body);
+	if (!cli_read_jobfile(file, &body)) {
+		buf_release(&body);
+		return NULL;
+	}
+	e = client_escape(base);
+	path = xasprintf("/api/jobs?name=%s%s", e, query);
+	free(e);
+	j = cli_call("POST", server, path, token, body.data, body.len, 201,
+		     file);
+	free(path);
+	buf_release(&body);
+	return j;
+}
+
+/* The queued runs, the file's warnings and the groups without boxes. */
+static void
+print_submitted(json_t *j)
+{
+	json_t *jobs = json_object_get(j, "jobs");
+	json_t *warnings = json_object_get(j, "warnings");
+	json_t *waiting = json_object_get(j, "waiting");
+	json_t *sha;
+	const char *name;
+
+	for (size_t i = 0; i < json_array_size(warnings); i++) {
+		const char *w = json_string_value(json_array_get(warnings, i));
+		char *p = str_printable(w ? w : "", w ? strlen(w) : 0, 1000);
+
+		log_warnx("warning: %s", p);
+		free(p);
+	}
+	json_object_foreach(json_object_get(j, "resolved"), name, sha)
+	{
+		const char *v = json_string_value(sha);
+
+		if (v != NULL && strcmp(name, v) != 0) {
+			char *p = str_printable(name, strlen(name), 100);
+
+			printf("%s is %s\n", p, v);
+			free(p);
+		}
+	}
+	printf("queued %zu runs (submission %lld):\n", json_array_size(jobs),
+	       (long long)json_integer_value(json_object_get(j, "submission")));
+	for (size_t i = 0; i < json_array_size(jobs); i++) {
+		json_t *x = json_array_get(jobs, i);
+		const char *commit = rjson_get_str(x, "commit");
+
+		printf("  %-8lld %s  %s  run %lld\n",
+		       (long long)json_integer_value(json_object_get(x, "id")),
+		       cli_shown(x, "series"),
+		       commit ? cli_shown(x, "commit") : "(no commit)",
+		       (long long)json_integer_value(
+			       json_object_get(x, "run")));
+	}
+	for (size_t i = 0; i < json_array_size(waiting); i++) {
+		const char *w = json_string_value(json_array_get(waiting, i));
+		char *p = str_printable(w ? w : "", w ? strlen(w) : 0, 1000);
+
+		printf("note: %s\n", p);
+		free(p);
+	}
+	fflush(stdout);
+}
+
+/* What submit's own options give: the query, and --wait. */
+struct submit_args {
+	struct buf query; /* "&commit=...&repeat=..." */
+	bool wait;
+};
+
+static bool
+submit_option(int c, const char *arg, void *ctx)
+{
+	struct submit_args *sa = ctx;
+	char *e;
+
+	if (c == 'w') {
+		sa->wait = true;
+		return true;
+	}
+	e = client_escape(arg);
+	buf_addf(&sa->query, "&%s=%s",
+		 c == 'c'   ? "commit"
+		 : c == 'r' ? "repeat"
+		 : c == 'p' ? "priority"
+		 : c == 'T' ? "tree"
+			    : "tbox_group",
+		 e);
+	free(e);
+	return true;
+}
+
+int
+cmd_submit(int argc, char **argv)
+{
+	static const struct option own[] = {
+		{"commit", required_argument, NULL, 'c'},
+		{"repeat", required_argument, NULL, 'r'},
+		{"priority", required_argument, NULL, 'p'},
+		{"tbox-group", required_argument, NULL, 'g'},
+		{"tree", required_argument, NULL, 'T'},
+		{"wait", no_argument, NULL, 'w'},
+		{NULL, 0, NULL, 0},
+	};
+	static const struct cli_command cmd = {
+		submit_usage, CLI_SERVER | CLI_TOKEN, own, NULL, submit_option};
+	struct submit_args sa = {{0}, false};
+	struct cli_args a;
+	json_t *j = NULL;
+	int status;
+
+	buf_init(&sa.query);
+	status = cli_options(argc, argv, &cmd, &sa, &a);
+	if (status == -1 && optind != argc - 1)
+		status = cli_usage_error(&cmd);
+	if (status == -1 && !cli_endpoint(&a.server, &a.token, true))
+		status = 2;
+	if (status == -1) {
+		status = 1;
+		j = submit_send(a.server, a.token, argv[optind],
+				sa.query.data ? sa.query.data : "");
+	}
+	if (j != NULL) {
+		print_submitted(j);
+		fflush(stdout);
+		status = 0;
+		if (sa.wait)
+			status = submit_wait(
+				a.server,
+				(long long)json_integer_value(
+					json_object_get(j, "submission")),
+				json_array_size(json_object_get(j, "jobs")));
+	}
+	json_decref(j);
+	cli_args_release(&a);
+	buf_release(&sa.query);
+	return status;
+}
