@@ -1,19 +1,17 @@
 /*
- * builder.c: reports built, as a state machine driven by builder_drive():
+ * builder.c: reports built, a worker of the drain engine (drain.h), one
+ * at a time.  Its claim looks for a commit due for its report
+ * (robot_report_next()), and when there is none for a thread with news
+ * (robot_followup_next()); each claimed is rendered and stored:
  *
- *   IDLE       --(woken, or the timer)------------------> REPORT
- *   REPORT     --(a commit due: rendered)---------------> STORING
- *   REPORT     --(none due)-----------------------------> FOLLOWUP
- *   FOLLOWUP   --(a thread with news: rendered)---------> STORING
- *   FOLLOWUP   --(none)---------------------------------> IDLE
- *   STORING    --(stored, or stale: another robotd did)--> REPORT
- *   any        --(the database failed)------------------> IDLE (the timer
- *                                                         tries again)
+ *   (claimed: rendered)---------------------------------> STORING
+ *   (claimed: cannot be rendered; left to its claim)---> ended
+ *   STORING    --(stored, or stale: another robotd did)--> ended
  *
- * A claim holds its regressions (or events) for report_claim seconds:
- * a robotd killed meanwhile leaves them to another, and a second robotd
- * never builds the same report (robot_report_store() refuses what was
- * told already).
+ * and the engine claims the next.  A claim holds its regressions (or
+ * events) for report_claim seconds: a robotd killed meanwhile leaves
+ * them to another, and a second robotd never builds the same report
+ * (robot_report_store() refuses what was told already).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,255 +19,212 @@
 #include <jansson.h>
 
 #include "reporters/builder.h"
+#include "reporters/channel.h"
 #include "reporters/mail.h"
 #include "reporters/report.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/reports.h"
 #include "robot/core/banned.h"
 
 #define BUILDER_TICK 5 /* seconds between looks when nothing woke it */
 
-enum builder_state {
-	BUILDER_IDLE,
-	BUILDER_REPORT,
-	BUILDER_FOLLOWUP,
-	BUILDER_STORING,
-};
-
 struct builder {
-	enum builder_state state;
-	struct event_base *base;
 	struct store *store;
 	const struct settings *set;
 	const char *(*url)(void *);
 	void *url_arg;
-	struct event *timer;
-	bool again; /* woken while busy: look once more */
-	bool stopping;
-	char *what; /* the report being stored, for the log */
+	struct drain_worker *w;
 	unsigned long long count;
 };
 
-static void builder_drive(struct builder *b);
+/* A claimed report being stored. */
+struct build {
+	struct builder *b;
+	struct store_report_claim *c;
+	char *what; /* for the log */
+};
 
-static const char *
-builder_state_name(enum builder_state s)
+static void
+build_free(void *arg)
 {
-	switch (s) {
-	case BUILDER_IDLE:
-		return "idle";
-	case BUILDER_REPORT:
-		return "report";
-	case BUILDER_FOLLOWUP:
-		return "followup";
-	case BUILDER_STORING:
-		return "storing";
-	}
-	return "?";
+	struct build *k = arg;
+
+	store_report_claim_free(k->c);
+	free(k->what);
+	free(k);
 }
 
 static void
-builder_set_state(struct builder *b, enum builder_state s)
+build_on_stored(const char *text, const struct problem *p, void *arg)
 {
-	log_debug("reports: %s -> %s", builder_state_name(b->state),
-		  builder_state_name(s));
-	b->state = s;
-}
-
-static void
-builder_on_stored(const char *text, const struct problem *p, void *arg)
-{
-	struct builder *b = arg;
+	struct build *k = arg;
 
 	if (p != NULL) {
 		log_warnx("reports: cannot store %s: %s (tried again later)",
-			  b->what, p->message);
-		builder_set_state(b, BUILDER_IDLE);
+			  k->what, p->message);
 	} else if (text != NULL && strcmp(text, "\"stale\"") == 0) {
 		log_info("reports: %s: told by another robotd already",
-			 b->what);
-		builder_set_state(b, BUILDER_REPORT);
+			 k->what);
 	} else {
 		json_t *j = text ? json_loads(text, 0, NULL) : NULL;
 
-		b->count++;
+		k->b->count++;
 		log_info(
-			"reports: %s: report %lld %s", b->what,
+			"reports: %s: report %lld %s", k->what,
 			(long long)json_integer_value(json_object_get(j, "id")),
 			rjson_get_str(j, "message_id")
 				? rjson_get_str(j, "message_id")
 				: "");
 		json_decref(j);
-		builder_set_state(b, BUILDER_REPORT);
 	}
-	free(b->what);
-	b->what = NULL;
-	builder_drive(b);
+	drain_done(k->b->w, k);
 }
 
-/* Renders a claim and stores it; false when it cannot be rendered (it
- * is left to its claim running out, and logged). */
-static bool
-builder_store(struct builder *b, json_t *claim)
+/* The recipients every report has, the channels' from the settings:
+ * "webhook", URL, ..., NULL. */
+static const char **
+fixed_recipients(const struct settings *set)
 {
+	const char **v = xcalloc(2 * 8 + 1, sizeof *v);
+	size_t n = 0;
+
+	for (size_t i = 0; channels[i] != NULL && n < 16; i++) {
+		const char *to = channels[i]->recipient
+					 ? channels[i]->recipient(set)
+					 : NULL;
+
+		if (to != NULL) {
+			v[n++] = channels[i]->name;
+			v[n++] = to;
+		}
+	}
+	return v;
+}
+
+/* The engine's: renders a claim and stores it; one that cannot be
+ * rendered is left to its claim running out, and logged. */
+static void
+build_start(struct drain_worker *w, void *work)
+{
+	struct build *k = work;
+	struct builder *b = drain_ctx(w);
+	const char **fixed = fixed_recipients(b->set);
 	struct report_config cfg = {b->url(b->url_arg), b->set->mail_from,
-				    b->set->webhook, b->set->chat_webhook};
+				    fixed};
 	struct report_out out;
-	json_t *commit = json_object_get(claim, "commit"), *first, *thread;
 	json_t *stored;
 	char *text;
 
-	if (!report_render(claim, &cfg, &out)) {
+	if (!report_render(k->c->doc, &cfg, &out)) {
 		log_warnx("reports: a claim that cannot be rendered: %.200s",
-			  rjson_get_str(commit, "sha"));
-		return false;
+			  k->c->commit);
+		free(fixed);
+		drain_done(w, k);
+		return;
 	}
-	first = json_array_get(json_object_get(claim, "findings"), 0);
-	thread = json_object_get(claim, "thread");
-	stored = json_pack(
-		"{s:O, s:O?, s:O?, s:O?, s:O?, s:O?, s:s, s:s, s:O, s:O, s:O, "
-		"s:O}",
-		"kind", json_object_get(claim, "kind"), "tree",
-		json_object_get(claim, "tree"), "branch",
-		first ? json_object_get(first, "branch")
-		      : json_object_get(claim, "branch"),
-		"commit", json_object_get(commit, "sha"), "base",
-		first ? json_object_get(first, "base")
-		      : json_object_get(claim, "base"),
-		"thread", json_object_get(thread, "id"), "subject", out.subject,
-		"body", out.body, "doc", out.doc, "regressions",
-		json_object_get(claim, "regressions"), "events",
-		json_object_get(claim, "events"), "outbox", out.outbox);
-	if (stored == NULL) {
-		log_warnx("reports: a claim without its parts");
-		report_out_release(&out);
-		return false;
-	}
+	free(fixed);
+	stored = json_pack("{s:s, s:s?, s:s?, s:s, s:s?, s:o, s:s, s:s, s:O, "
+			   "s:O, s:O, s:O}",
+			   "kind", k->c->followup ? "followup" : "report",
+			   "tree", k->c->tree, "branch", k->c->branch, "commit",
+			   k->c->commit, "base", k->c->base, "thread",
+			   k->c->thread ? json_integer(k->c->thread)
+					: json_null(),
+			   "subject", out.subject, "body", out.body, "doc",
+			   out.doc, "regressions", k->c->regressions, "events",
+			   k->c->events, "outbox", out.outbox);
 	text = rjson_dumps(stored, JSON_COMPACT);
-	b->what = xasprintf(
-		"%s of %.12s (%zu recipients)", rjson_get_str(claim, "kind"),
-		rjson_get_str(commit, "sha"), json_array_size(out.outbox));
-	builder_set_state(b, BUILDER_STORING);
+	k->what = xasprintf("%s of %.12s (%zu recipients)",
+			    k->c->followup ? "followup" : "report",
+			    k->c->commit, json_array_size(out.outbox));
 	store_report_store(b->store, text, mail_domain(b->set->mail_from),
-			   builder_on_stored, b);
+			   build_on_stored, k);
 	free(text);
 	json_decref(stored);
 	report_out_release(&out);
-	return true;
 }
 
 static void
-builder_on_claimed(const char *text, const struct problem *p, void *arg)
+build_claimed(struct builder *b, struct store_report_claim *c,
+	      const struct problem *p)
+{
+	struct build *k;
+
+	if (p != NULL)
+		log_warnx("reports: cannot claim: %s", p->message);
+	if (c == NULL) {
+		drain_claimed(b->w, NULL, 0, p != NULL);
+		return;
+	}
+	k = xcalloc(1, sizeof *k);
+	k->b = b;
+	k->c = c;
+	drain_claimed(b->w, (void *const *)&k, 1, false);
+}
+
+static void
+builder_on_followup(struct store_report_claim *c, const struct problem *p,
+		    void *arg)
+{
+	build_claimed(arg, c, p);
+}
+
+/* No report due: a thread with news, then. */
+static void
+builder_on_report(struct store_report_claim *c, const struct problem *p,
+		  void *arg)
 {
 	struct builder *b = arg;
-	json_t *claim;
 
-	if (p != NULL) {
-		log_warnx("reports: cannot claim: %s", p->message);
-		builder_set_state(b, BUILDER_IDLE);
-		return;
-	}
-	if (text == NULL || b->stopping) {
-		/* Nothing here: the follow-ups, then rest. */
-		builder_set_state(b, b->state == BUILDER_REPORT && !b->stopping
-					     ? BUILDER_FOLLOWUP
-					     : BUILDER_IDLE);
-		if (b->state == BUILDER_IDLE && b->again && !b->stopping) {
-			b->again = false;
-			builder_set_state(b, BUILDER_REPORT);
-		}
-		builder_drive(b);
-		return;
-	}
-	claim = json_loads(text, 0, NULL);
-	if (claim == NULL || !builder_store(b, claim)) {
-		/* The next state looks further; this claim runs out. */
-		builder_set_state(b, b->state == BUILDER_REPORT
-					     ? BUILDER_FOLLOWUP
-					     : BUILDER_IDLE);
-		builder_drive(b);
-	}
-	json_decref(claim);
-}
-
-static void
-builder_drive(struct builder *b)
-{
-	if (b->stopping)
-		return;
-	switch (b->state) {
-	case BUILDER_IDLE:
-		return;
-	case BUILDER_REPORT:
-		if (!store_up(b->store)) {
-			builder_set_state(b, BUILDER_IDLE);
-			return;
-		}
-		store_report_next(b->store, b->set->report_window,
-				  b->set->report_claim, builder_on_claimed, b);
-		return;
-	case BUILDER_FOLLOWUP:
+	if (c == NULL && p == NULL) {
 		store_followup_next(b->store, b->set->report_claim,
-				    builder_on_claimed, b);
-		return;
-	case BUILDER_STORING:
-		return; /* builder_on_stored() drives on */
-	}
-}
-
-void
-builder_wake(struct builder *b)
-{
-	if (b->state != BUILDER_IDLE) {
-		b->again = true;
+				    builder_on_followup, b);
 		return;
 	}
-	b->again = false;
-	builder_set_state(b, BUILDER_REPORT);
-	builder_drive(b);
+	build_claimed(b, c, p);
 }
 
 static void
-builder_on_timer(evutil_socket_t fd, short what, void *arg)
+builder_claim(struct drain_worker *w, int n)
 {
-	(void)fd;
-	(void)what;
-	builder_wake(arg);
+	struct builder *b = drain_ctx(w);
+
+	(void)n;
+	store_report_next(b->store, b->set->report_window, b->set->report_claim,
+			  builder_on_report, b);
 }
+
+static const struct drain_ops builder_ops = {
+	.name = "reports",
+	.topic = ":reports",
+	.tick = BUILDER_TICK,
+	.slots = 1,
+	.batch = 1,
+	.look_after_each = true,
+	.claim = builder_claim,
+	.start = build_start,
+	.free = build_free,
+};
 
 struct builder *
-builder_new(struct event_base *base, struct store *store,
-	    const struct settings *set, const char *(*url)(void *),
-	    void *url_arg)
+builder_new(struct drain *d, struct store *store, const struct settings *set,
+	    const char *(*url)(void *), void *url_arg)
 {
 	struct builder *b = xcalloc(1, sizeof *b);
-	struct timeval tv = {BUILDER_TICK, 0};
 
-	b->state = BUILDER_IDLE;
-	b->base = base;
 	b->store = store;
 	b->set = set;
 	b->url = url;
 	b->url_arg = url_arg;
-	b->timer = event_new(base, -1, EV_PERSIST, builder_on_timer, b);
-	event_add(b->timer, &tv);
+	b->w = drain_add(d, &builder_ops, b);
 	return b;
-}
-
-void
-builder_stop(struct builder *b)
-{
-	b->stopping = true;
 }
 
 void
 builder_free(struct builder *b)
 {
-	if (b == NULL)
-		return;
-	event_free(b->timer);
-	free(b->what);
 	free(b);
 }
 

@@ -5,7 +5,8 @@
  * sockets (read, write, both, or none: removed), and, through the timer
  * callback, for one timeout; each event calls curl_multi_socket_action()
  * and then reads which transfers ended.  A transfer is a small state
- * machine: RUNNING (in curl's hands) --> DONE (its callback ran; freed).
+ * machine: RUNNING (in curl's hands) --> DONE (its callback ran; freed
+ * after the loop iteration).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "reporters/curl.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/drain.h"
 #include "robot/core/banned.h"
 
 struct curlm {
@@ -84,8 +86,9 @@ transfer_discard(char *buf, size_t size, size_t n, void *arg)
 	return size * n;
 }
 
+/* Takes t out of curl's hands and off the list of transfers. */
 static void
-transfer_free(struct transfer *t)
+transfer_unlink(struct transfer *t)
 {
 	struct curlm *m = t->m;
 
@@ -95,7 +98,16 @@ transfer_free(struct transfer *t)
 		m->list = t->next;
 	if (t->next != NULL)
 		t->next->prev = t->prev;
+	t->prev = t->next = NULL;
 	curl_multi_remove_handle(m->multi, t->easy);
+}
+
+/* Frees an unlinked transfer. */
+static void
+transfer_free(void *arg)
+{
+	struct transfer *t = arg;
+
 	curl_easy_cleanup(t->easy);
 	curl_slist_free_all(t->rcpt);
 	curl_slist_free_all(t->headers);
@@ -133,9 +145,10 @@ curlm_reap(struct curlm *m)
 			why = xasprintf("the server answered %ld", code);
 		t->state = TRANSFER_DONE;
 		m->running--;
+		transfer_unlink(t);
 		t->cb(code, why, t->arg);
 		free(why);
-		transfer_free(t);
+		drain_defer(m->base, transfer_free, t);
 	}
 }
 
@@ -238,8 +251,12 @@ curlm_free(struct curlm *m)
 {
 	if (m == NULL)
 		return;
-	while (m->list != NULL)
-		transfer_free(m->list);
+	while (m->list != NULL) {
+		struct transfer *t = m->list;
+
+		transfer_unlink(t);
+		transfer_free(t);
+	}
 	/* curl_multi_cleanup() closes the kept connections and removes
 	 * their sockets (the socket callback frees their events). */
 	curl_multi_cleanup(m->multi);

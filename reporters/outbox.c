@@ -1,16 +1,13 @@
 /*
- * outbox.c: the outbox delivered.
- *
- * The outbox claims due rows (robot_outbox_next(): FOR UPDATE SKIP
- * LOCKED, for report_claim seconds; one delivery may take half of that) up to OUTBOX_INFLIGHT at a time:
- *
- *   IDLE      --(woken, the timer, or a full batch came)--> CLAIMING
- *   CLAIMING  --(rows: each a delivery)-------------------> IDLE
- *
- * and each row is a delivery:
+ * outbox.c: the outbox delivered, a worker of the drain engine
+ * (drain.h): the engine claims due rows (robot_outbox_next(): FOR UPDATE
+ * SKIP LOCKED, for report_claim seconds; one delivery may take half of
+ * that), as many as there is room for of OUTBOX_INFLIGHT, and claims
+ * again when a batch came full and a delivery ends.  Each row is a
+ * delivery through its channel (channel.h):
  *
  *   SENDING   --(the server answered, or did not)--> MARKING
- *   MARKING   --(robot_outbox_done() stored it)----> freed
+ *   MARKING   --(robot_outbox_done() stored it)----> ended
  *
  * A robotd killed between the server's answer and MARKING leaves the row
  * claimed; when the claim runs out it is sent again, with the same
@@ -18,19 +15,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include <jansson.h>
-
+#include "reporters/channel.h"
 #include "reporters/curl.h"
-#include "reporters/mail.h"
 #include "reporters/outbox.h"
-#include "reporters/report.h"
-#include "reporters/crypto.h"
 #include "robot/core/backoff.h"
 #include "robot/core/log.h"
-#include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/reports.h"
 #include "robot/core/banned.h"
 
 #define OUTBOX_INFLIGHT  16   /* rows being delivered at once */
@@ -39,25 +31,13 @@
 #define OUTBOX_RETRY     10   /* seconds before the second try, doubling */
 #define OUTBOX_RETRY_MAX 3600 /* at most between two tries */
 
-enum outbox_state {
-	OUTBOX_IDLE,
-	OUTBOX_CLAIMING,
-};
-
 struct outbox {
-	enum outbox_state state;
-	struct event_base *base;
 	struct store *store;
 	const struct settings *set;
 	const char *(*url)(void *);
 	void *url_arg;
 	struct curlm *curl;
-	struct event *timer;
-	int inflight;
-	int asked;             /* rows the claim under way asked for */
-	bool dirty;            /* rows may be due: claim when there is room */
-	bool stopping;         /* robotd stops: nothing new starts */
-	struct delivery *list; /* the deliveries under way */
+	struct drain_worker *w;
 	unsigned long long sent, failed;
 };
 
@@ -69,52 +49,33 @@ enum delivery_state {
 struct delivery {
 	enum delivery_state state;
 	struct outbox *o;
+	const struct channel_ops *channel;
 	long long id;
 	int attempts; /* this one included */
 	char *what;   /* "mail to x", "webhook http://...", for the log */
 	bool ok, permanent;
 	char *error;
-	struct delivery *prev, *next;
+	struct store_outbox_row row; /* borrowed: until the claim's callback
+				      * returns */
 };
 
 static void
-delivery_free(struct delivery *d)
+delivery_free(void *arg)
 {
-	struct outbox *o = d->o;
+	struct delivery *d = arg;
 
-	if (d->prev != NULL)
-		d->prev->next = d->next;
-	else
-		o->list = d->next;
-	if (d->next != NULL)
-		d->next->prev = d->prev;
-	o->inflight--;
 	free(d->what);
 	free(d->error);
 	free(d);
 }
 
-static void outbox_drive(struct outbox *o);
-
 static void
-delivery_on_marked(const char *text, const struct problem *p, void *arg)
+delivery_set_state(struct delivery *d, enum delivery_state s)
 {
-	struct delivery *d = arg;
-	struct outbox *o = d->o;
-
-	if (p != NULL)
-		log_warnx("outbox %lld: %s (it is sent again when its claim "
-			  "runs out)",
-			  d->id, p->message);
-	else if (!d->ok)
-		log_warnx("outbox %lld: %s: %s (%s)", d->id, d->what, d->error,
-			  text != NULL && strcmp(text, "failed") == 0
-				  ? "given up"
-				  : "tried again later");
-	else
-		log_info("outbox %lld: %s: sent", d->id, d->what);
-	delivery_free(d);
-	outbox_drive(o);
+	log_debug("outbox %lld: %s -> %s", d->id,
+		  d->state == DELIVERY_SENDING ? "sending" : "marking",
+		  s == DELIVERY_SENDING ? "sending" : "marking");
+	d->state = s;
 }
 
 const char *
@@ -130,14 +91,32 @@ outbox_outcome(bool ok, bool permanent, int attempts, int *retry_in)
 }
 
 static void
+delivery_on_marked(const char *text, const struct problem *p, void *arg)
+{
+	struct delivery *d = arg;
+
+	if (p != NULL)
+		log_warnx("outbox %lld: %s (it is sent again when its claim "
+			  "runs out)",
+			  d->id, p->message);
+	else if (!d->ok)
+		log_warnx("outbox %lld: %s: %s (%s)", d->id, d->what, d->error,
+			  text != NULL && strcmp(text, "failed") == 0
+				  ? "given up"
+				  : "tried again later");
+	else
+		log_info("outbox %lld: %s: sent", d->id, d->what);
+	drain_done(d->o->w, d);
+}
+
+static void
 delivery_mark(struct delivery *d)
 {
 	struct store_outbox_done done = {d->id, NULL, d->error, 0};
 
 	done.state = outbox_outcome(d->ok, d->permanent, d->attempts,
 				    &done.retry_in);
-
-	d->state = DELIVERY_MARKING;
+	delivery_set_state(d, DELIVERY_MARKING);
 	if (d->ok)
 		d->o->sent++;
 	else
@@ -145,263 +124,125 @@ delivery_mark(struct delivery *d)
 	store_outbox_done(d->o->store, &done, delivery_on_marked, d);
 }
 
-/* SMTP: a 5xx refuses the recipient for good; anything else (4xx, no
- * server, a timeout) is tried again. */
+/* The transfer's end: the channel says whether a failure is for good. */
 static void
-delivery_on_mailed(long code, const char *error, void *arg)
+delivery_on_sent(long code, const char *error, void *arg)
 {
 	struct delivery *d = arg;
 
 	d->ok = error == NULL;
-	d->permanent = code >= 500 && code < 600;
-	d->error = error ? xstrdup(error) : NULL;
-	delivery_mark(d);
-}
-
-/* HTTP: a 4xx other than 408 and 429 is for good; 5xx and no answer are
- * tried again. */
-static void
-delivery_on_posted(long code, const char *error, void *arg)
-{
-	struct delivery *d = arg;
-
-	d->ok = error == NULL;
-	d->permanent = code >= 400 && code < 500 && code != 408 && code != 429;
+	d->permanent = error != NULL && d->channel->permanent(code);
 	d->error = error ? xstrdup(error) : NULL;
 	delivery_mark(d);
 }
 
 /* A failure before anything was sent. */
 static void
-delivery_fail(struct delivery *d, bool permanent, const char *why)
+delivery_on_failed(bool permanent, const char *why, void *arg)
 {
+	struct delivery *d = arg;
+
 	d->ok = false;
 	d->permanent = permanent;
 	d->error = xstrdup(why);
 	delivery_mark(d);
 }
 
+/* The engine's: a row claimed, to deliver. */
 static void
-delivery_mail(struct delivery *d, json_t *row)
+outbox_start(struct drain_worker *w, void *work)
 {
-	struct outbox *o = d->o;
-	const char *to = rjson_get_str(row, "recipient");
-	const char *token = rjson_get_str(row, "token");
-	const char *from = o->set->mail_from, *url = o->url(o->url_arg);
-	char *mid = NULL, *unsub = NULL, *footer, *text, *rcpt, *mfrom;
-	char *list_id = xasprintf("<reports.%s>", mail_domain(from));
-	struct curlm_request rq;
-	struct mail m;
-
-	if (mail_address_check(to) != NULL) {
-		delivery_fail(d, true, mail_address_check(to));
-		free(list_id);
-		return;
-	}
-	if (o->set->smtp == NULL) {
-		delivery_fail(d, false,
-			      "no smtp: in robotd's settings: the mail "
-			      "waits");
-		free(list_id);
-		return;
-	}
-	if (rjson_get_str(row, "message_id") == NULL)
-		mid = xasprintf("<robot.mail.%lld@%s>", d->id,
-				mail_domain(from));
-	if (token != NULL)
-		unsub = xasprintf("%s/subscriptions/unsubscribe?t=%s", url,
-				  token);
-	footer =
-		unsub ? xasprintf("robot, a performance test robot: %s\n"
-				  "No more mail from robot: %s\n",
-				  url, unsub)
-		      : xasprintf("robot, a performance test robot: %s\n", url);
-	m = (struct mail){
-		from,
-		"robot",
-		to,
-		rjson_get_str(row, "subject"),
-		mid ? mid : rjson_get_str(row, "message_id"),
-		rjson_get_str(row, "thread"),
-		list_id,
-		unsub,
-		NULL,
-		time(NULL),
-		rjson_get_str(row, "body") ? rjson_get_str(row, "body") : "",
-		footer};
-	text = mail_format(&m);
-	rcpt = xasprintf("<%s>", to);
-	mfrom = xasprintf("<%s>", from);
-	rq = (struct curlm_request){o->set->smtp,
-				    mfrom,
-				    rcpt,
-				    o->set->smtp_user,
-				    o->set->smtp_password,
-				    o->set->smtp_starttls != 0,
-				    NULL,
-				    text,
-				    strlen(text),
-				    o->set->report_claim / 2};
-	curlm_send(o->curl, &rq, delivery_on_mailed, d);
-	free(mid);
-	free(unsub);
-	free(footer);
-	free(text);
-	free(rcpt);
-	free(mfrom);
-	free(list_id);
-}
-
-static void
-delivery_post(struct delivery *d, json_t *row, bool chat)
-{
-	struct outbox *o = d->o;
-	json_t *doc = json_object_get(row, "doc"), *body;
-	char ts[32], *text, *sig = NULL, *h[6];
-	const char *kind = rjson_get_str(doc, "kind");
-	struct curlm_request rq;
-	size_t n = 0;
-
-	if (!json_is_object(doc)) {
-		delivery_fail(d, true, "only reports are posted");
-		return;
-	}
-	body = chat ? report_chat(doc) : json_incref(doc);
-	text = rjson_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(body);
-	snprintf(ts, sizeof ts, "%lld", (long long)time(NULL));
-	h[n++] = xstrdup("Content-Type: application/json");
-	h[n++] = xasprintf("X-Robot-Event: %s", kind ? kind : "report");
-	h[n++] = xasprintf("X-Robot-Delivery: %lld", d->id);
-	h[n++] = xasprintf("X-Robot-Timestamp: %s", ts);
-	if (!chat && o->set->webhook_secret != NULL) {
-		sig = crypto_signature(o->set->webhook_secret, ts, text,
-				       strlen(text));
-		h[n++] = xasprintf("X-Robot-Signature: %s", sig);
-	}
-	h[n] = NULL;
-	rq = (struct curlm_request){rjson_get_str(row, "recipient"),
-				    NULL,
-				    NULL,
-				    NULL,
-				    NULL,
-				    false,
-				    (const char *const *)h,
-				    text,
-				    strlen(text),
-				    o->set->report_claim / 2};
-	curlm_send(o->curl, &rq, delivery_on_posted, d);
-	for (size_t i = 0; i < n; i++)
-		free(h[i]);
-	free(sig);
-	free(text);
-}
-
-static void
-delivery_start(struct outbox *o, json_t *row)
-{
-	struct delivery *d = xcalloc(1, sizeof *d);
-	const char *channel = rjson_get_str(row, "channel");
+	struct delivery *d = work;
+	struct outbox *o = drain_ctx(w);
+	struct channel_send cs = {o->curl,
+				  o->set,
+				  o->url(o->url_arg),
+				  delivery_on_sent,
+				  delivery_on_failed,
+				  d};
 
 	d->state = DELIVERY_SENDING;
-	d->o = o;
-	d->id = json_integer_value(json_object_get(row, "id"));
-	d->attempts = (int)json_integer_value(json_object_get(row, "attempts"));
-	d->what = xasprintf("%s %s", channel ? channel : "?",
-			    rjson_get_str(row, "recipient"));
-	d->next = o->list;
-	if (o->list != NULL)
-		o->list->prev = d;
-	o->list = d;
-	o->inflight++;
-	if (channel != NULL && strcmp(channel, "mail") == 0)
-		delivery_mail(d, row);
-	else if (channel != NULL && strcmp(channel, "webhook") == 0)
-		delivery_post(d, row, false);
-	else if (channel != NULL && strcmp(channel, "chat") == 0)
-		delivery_post(d, row, true);
+	if (d->channel == NULL)
+		delivery_on_failed(true, "an unknown channel", d);
 	else
-		delivery_fail(d, true, "an unknown channel");
+		d->channel->deliver(&cs, &d->row);
+	memset(&d->row, 0, sizeof d->row); /* the claim's, gone after */
 }
 
 static void
-outbox_on_claimed(const char *text, const struct problem *p, void *arg)
+outbox_on_claimed(const struct store_outbox_row *rows, size_t n,
+		  const struct problem *p, void *arg)
 {
 	struct outbox *o = arg;
-	json_t *rows = NULL, *row;
-	size_t i;
+	struct delivery **ds = xcalloc(n + 1, sizeof *ds);
 
-	o->state = OUTBOX_IDLE;
 	if (p != NULL)
 		log_warnx("outbox: cannot claim: %s", p->message);
-	else if (o->stopping)
-		; /* the rows claimed are sent when their claims run out */
-	else if (text != NULL && (rows = json_loads(text, 0, NULL)) != NULL) {
-		json_array_foreach(rows, i, row)
-		{
-			delivery_start(o, row);
-		}
-		/* A full batch: more may be due. */
-		if ((int)json_array_size(rows) >= o->asked)
-			o->dirty = true;
-		json_decref(rows);
+	for (size_t i = 0; i < n; i++) {
+		struct delivery *d = xcalloc(1, sizeof *d);
+
+		d->o = o;
+		d->row = rows[i];
+		d->id = rows[i].id;
+		d->attempts = rows[i].attempts;
+		d->channel = channel_find(rows[i].channel);
+		d->what =
+			xasprintf("%s %s", rows[i].channel, rows[i].recipient);
+		ds[i] = d;
 	}
-	outbox_drive(o);
+	/* The rows are borrowed for this call: the deliveries start now,
+	 * inside drain_claimed(). */
+	drain_claimed(o->w, (void *const *)ds, n, p != NULL);
+	free(ds);
 }
 
 static void
-outbox_drive(struct outbox *o)
+outbox_claim(struct drain_worker *w, int n)
 {
-	switch (o->state) {
-	case OUTBOX_IDLE:
-		if (o->stopping || !o->dirty ||
-		    o->inflight >= OUTBOX_INFLIGHT || !store_up(o->store))
-			return;
-		o->dirty = false;
-		o->state = OUTBOX_CLAIMING;
-		o->asked = OUTBOX_INFLIGHT - o->inflight;
-		store_outbox_next(o->store, o->asked, o->set->report_claim,
-				  outbox_on_claimed, o);
-		return;
-	case OUTBOX_CLAIMING:
-		return; /* outbox_on_claimed() drives again */
-	}
+	struct outbox *o = drain_ctx(w);
+
+	store_outbox_next(o->store, n, o->set->report_claim, outbox_on_claimed,
+			  o);
 }
 
+/* robotd stops: deliveries still sending end with their transfers (their
+ * rows stay claimed and are sent again when the claims run out); those
+ * being marked end with their queries. */
 static void
-outbox_on_timer(evutil_socket_t fd, short what, void *arg)
+outbox_halt(struct drain_worker *w)
 {
-	(void)fd;
-	(void)what;
-	outbox_wake(arg);
+	struct outbox *o = drain_ctx(w);
+
+	curlm_free(o->curl);
+	o->curl = NULL;
 }
+
+static const struct drain_ops outbox_ops = {
+	.name = "outbox",
+	.topic = ":outbox",
+	.tick = OUTBOX_TICK,
+	.slots = OUTBOX_INFLIGHT,
+	.batch = 0,
+	.claim = outbox_claim,
+	.start = outbox_start,
+	.free = delivery_free,
+	.stop = outbox_halt,
+};
 
 struct outbox *
-outbox_new(struct event_base *base, struct store *store,
+outbox_new(struct drain *d, struct event_base *base, struct store *store,
 	   const struct settings *set, const char *(*url)(void *),
 	   void *url_arg)
 {
 	struct outbox *o = xcalloc(1, sizeof *o);
-	struct timeval tv = {OUTBOX_TICK, 0};
 
-	o->state = OUTBOX_IDLE;
-	o->base = base;
 	o->store = store;
 	o->set = set;
 	o->url = url;
 	o->url_arg = url_arg;
 	o->curl = curlm_new(base);
-	o->timer = event_new(base, -1, EV_PERSIST, outbox_on_timer, o);
-	event_add(o->timer, &tv);
-	o->dirty = true;
+	o->w = drain_add(d, &outbox_ops, o);
 	return o;
-}
-
-void
-outbox_wake(struct outbox *o)
-{
-	o->dirty = true;
-	outbox_drive(o);
 }
 
 void
@@ -413,32 +254,10 @@ outbox_counts(const struct outbox *o, unsigned long long *sent,
 }
 
 void
-outbox_stop(struct outbox *o)
-{
-	struct delivery *d, *next;
-
-	o->stopping = true;
-	/* Deliveries still sending end with their transfers: their rows
-	 * stay claimed and are sent again when the claims run out.  Those
-	 * being marked end with their queries. */
-	for (d = o->list; d != NULL; d = next) {
-		next = d->next;
-		if (d->state == DELIVERY_SENDING)
-			delivery_free(d);
-	}
-	curlm_free(o->curl);
-	o->curl = NULL;
-}
-
-void
 outbox_free(struct outbox *o)
 {
 	if (o == NULL)
 		return;
-	if (!o->stopping)
-		outbox_stop(o);
-	while (o->list != NULL)
-		delivery_free(o->list);
-	event_free(o->timer);
+	curlm_free(o->curl);
 	free(o);
 }

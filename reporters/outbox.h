@@ -1,26 +1,27 @@
 /*
  * outbox.h: the outbox delivered (reporters.h's second half): rows
- * claimed in batches, each sent by mail or posted to a webhook through
- * curl.h, and its end stored: sent, tried again later, or failed.
+ * claimed in batches, each sent through its channel (channel.h: mail,
+ * webhook, chat), and its end stored: sent, tried again later, or
+ * failed.
  */
 #ifndef ROBOT_OUTBOX_H
 #define ROBOT_OUTBOX_H
 
+#include <stdbool.h>
+
 #include <event2/event.h>
 
+#include "robot/daemon/drain.h"
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
 
 struct outbox;
 
-/* url() gives the base of the links in mails (public_url or robotd's). */
-struct outbox *outbox_new(struct event_base *base, struct store *store,
-			  const struct settings *set,
+/* A worker of d, woken by ":outbox"; url() gives the base of the links
+ * in mails (public_url or robotd's). */
+struct outbox *outbox_new(struct drain *d, struct event_base *base,
+			  struct store *store, const struct settings *set,
 			  const char *(*url)(void *), void *url_arg);
-/* Rows may be due: claim them if there is room. */
-void outbox_wake(struct outbox *o);
-/* robotd stops (before the database goes): nothing new is sent. */
-void outbox_stop(struct outbox *o);
 void outbox_free(struct outbox *o);
 void outbox_counts(const struct outbox *o, unsigned long long *sent,
 		   unsigned long long *failed);

@@ -400,6 +400,16 @@ outbox_add(json_t *outbox, const char *channel, const char *recipient)
 }
 
 /* The addresses of a job's mail_to or mail_cc (a string, or a list). */
+/* The recipients every report has (a webhook's URL, ...). */
+static void
+outbox_fixed(json_t *outbox, const struct report_config *cfg)
+{
+	for (size_t i = 0; cfg->fixed != NULL && cfg->fixed[i] != NULL &&
+			   cfg->fixed[i + 1] != NULL;
+	     i += 2)
+		outbox_add(outbox, cfg->fixed[i], cfg->fixed[i + 1]);
+}
+
 static void
 outbox_job_mail(json_t *outbox, json_t *v)
 {
@@ -488,10 +498,7 @@ report_recipients(json_t *claim, const struct report_config *cfg)
 			outbox_add(outbox, "mail", a);
 		free(a);
 	}
-	if (cfg->webhook != NULL)
-		outbox_add(outbox, "webhook", cfg->webhook);
-	if (cfg->chat != NULL)
-		outbox_add(outbox, "chat", cfg->chat);
+	outbox_fixed(outbox, cfg);
 	return outbox;
 }
 
@@ -726,10 +733,7 @@ render_followup(json_t *claim, const struct report_config *cfg,
 	{
 		outbox_add(out->outbox, "mail", json_string_value(r));
 	}
-	if (cfg->webhook != NULL)
-		outbox_add(out->outbox, "webhook", cfg->webhook);
-	if (cfg->chat != NULL)
-		outbox_add(out->outbox, "chat", cfg->chat);
+	outbox_fixed(out->outbox, cfg);
 	return true;
 }
 
@@ -758,18 +762,6 @@ report_out_release(struct report_out *out)
 	json_decref(out->doc);
 	json_decref(out->outbox);
 	memset(out, 0, sizeof *out);
-}
-
-json_t *
-report_chat(json_t *doc)
-{
-	char *text = xasprintf(
-		"%s\n%s", str(doc, "subject") ? str(doc, "subject") : "robot",
-		str(doc, "url") ? str(doc, "url") : "");
-	json_t *j = json_pack("{s:s}", "text", text);
-
-	free(text);
-	return j;
 }
 
 char *

@@ -18,8 +18,9 @@
 struct report_config {
 	const char *public_url; /* "http://host:port", no trailing '/' */
 	const char *mail_from;  /* robot@example.org */
-	const char *webhook;    /* a URL for the JSON, or NULL */
-	const char *chat;       /* a URL for {"text": ...}, or NULL */
+	/* The recipients every report has, in pairs: a channel, its
+	 * recipient ("webhook", URL, ...), ending with NULL; or NULL. */
+	const char *const *fixed;
 };
 
 struct report_out {
@@ -44,9 +45,6 @@ void report_out_release(struct report_out *out);
  */
 char *report_confirmation(const struct report_config *cfg, json_t *sub,
 			  const char *link, char **subject);
-
-/* The chat form of a stored report's JSON: {"text": headline and link}. */
-json_t *report_chat(json_t *doc);
 
 /* The subsystem of a commit subject: its prefix before ": " ("xfs",
  * "mm/page-writeback"), when it is one; else NULL.  The caller frees it. */

@@ -41,33 +41,16 @@ reporters_set_url(struct reporters *r, const char *url)
 }
 
 struct reporters *
-reporters_new(struct event_base *base, struct store *store,
+reporters_new(struct drain *d, struct event_base *base, struct store *store,
 	      const struct settings *set)
 {
 	struct reporters *r = xcalloc(1, sizeof *r);
 
 	r->set = set;
 	r->default_url = xstrdup("http://127.0.0.1:8420");
-	r->builder = builder_new(base, store, set, reporters_url, r);
-	r->outbox = outbox_new(base, store, set, reporters_url, r);
+	r->builder = builder_new(d, store, set, reporters_url, r);
+	r->outbox = outbox_new(d, base, store, set, reporters_url, r);
 	return r;
-}
-
-/* Both look once the loop runs (robotd listens, its URL known). */
-void
-reporters_wake(struct reporters *r, const char *payload)
-{
-	if (payload == NULL || strcmp(payload, ":reports") == 0)
-		builder_wake(r->builder);
-	if (payload == NULL || strcmp(payload, ":outbox") == 0)
-		outbox_wake(r->outbox);
-}
-
-void
-reporters_stop(struct reporters *r)
-{
-	builder_stop(r->builder);
-	outbox_stop(r->outbox);
 }
 
 void

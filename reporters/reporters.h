@@ -10,22 +10,20 @@
 
 #include <event2/event.h>
 
+#include "robot/daemon/drain.h"
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
 
 struct reporters;
 
-/* set is live: SIGHUP changes it. */
-struct reporters *reporters_new(struct event_base *base, struct store *store,
+/* Two workers of d (woken by ":reports" and ":outbox"); set is live:
+ * SIGHUP changes it. */
+struct reporters *reporters_new(struct drain *d, struct event_base *base,
+				struct store *store,
 				const struct settings *set);
 /* robotd's own address ("http://127.0.0.1:8420"), for the links in mails
  * when set->public_url is not set; known once robotd listens. */
 void reporters_set_url(struct reporters *r, const char *url);
-/* News from the database: ":reports" (regressions to tell), ":outbox"
- * (rows to deliver), or NULL (a reconnect: both). */
-void reporters_wake(struct reporters *r, const char *payload);
-/* robotd stops (before the database goes): nothing new starts. */
-void reporters_stop(struct reporters *r);
 void reporters_free(struct reporters *r);
 
 /* What this robotd did, for /metrics. */

@@ -9,6 +9,8 @@
 
 #include "robot/core/buf.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/jobs.h"
+#include "robot/daemon/store/pages.h"
 #include "robot/daemon/submit.h"
 #include "web/api.h"
 #include "robot/core/banned.h"

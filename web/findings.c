@@ -8,6 +8,9 @@
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/analysis.h"
+#include "robot/daemon/store/bisect.h"
+#include "robot/daemon/store/pages.h"
 #include "web/findings.h"
 #include "robot/core/banned.h"
 

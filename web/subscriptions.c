@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reporters/report.h"
-#include "reporters/crypto.h"
+#include "reporters/subscribe.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/reports.h"
 #include "web/html.h"
 #include "web/subscriptions.h"
 #include "robot/core/banned.h"
@@ -59,6 +59,28 @@ struct asked {
 	bool html; /* the subscribe form's: a page, not JSON */
 };
 
+/* The faults of a subscription asked for from the form, as a page. */
+static void
+reply_faults(struct http_req *req, const struct problem *p)
+{
+	struct buf b;
+	json_t *f;
+	size_t i;
+
+	buf_init(&b);
+	buf_adds(&b, "<ul>");
+	json_array_foreach(p->details, i, f)
+	{
+		buf_adds(&b, "<li>");
+		html_text(&b, json_string_value(f));
+		buf_adds(&b, "</li>");
+	}
+	buf_adds(&b, "</ul><p><a href=\"/subscribe\">Back to "
+		     "the form</a></p>");
+	reply_page(req, 400, "Not subscribed", b.data);
+	buf_release(&b);
+}
+
 static void
 subscriptions_on_added(const char *text, const struct problem *p, void *arg)
 {
@@ -68,7 +90,10 @@ subscriptions_on_added(const char *text, const struct problem *p, void *arg)
 			      "follow its link to start the reports",
 			      a->email);
 
-	if (p != NULL && a->html) {
+	if (p != NULL && a->html && p->kind == PROBLEM_INVALID &&
+	    json_array_size(p->details) > 0) {
+		reply_faults(a->req, p);
+	} else if (p != NULL && a->html) {
 		struct buf b;
 
 		buf_init(&b);
@@ -101,62 +126,18 @@ subscriptions_on_added(const char *text, const struct problem *p, void *arg)
 void
 subscriptions_ask(struct web *w, struct http_req *req, json_t *sub, bool html)
 {
-	json_t *faults;
-	struct report_config cfg = {NULL, w->d.set->mail_from, NULL, NULL};
-	struct store_subscribe ss;
-	struct asked *a;
-	char *token, *hash, *url, *link, *subject, *message, *text;
+	struct asked *a = xcalloc(1, sizeof *a);
+	char *url = base_url(w, req);
+	const char *email;
 
-	if ((faults = report_subscription_check(sub)) != NULL) {
-		const char *why =
-			json_array_size(faults) == 1
-				? json_string_value(json_array_get(faults, 0))
-				: "a subscription with faults";
-
-		if (html) {
-			struct buf b;
-			json_t *f;
-			size_t i;
-
-			buf_init(&b);
-			buf_adds(&b, "<ul>");
-			json_array_foreach(faults, i, f)
-			{
-				buf_adds(&b, "<li>");
-				html_text(&b, json_string_value(f));
-				buf_adds(&b, "</li>");
-			}
-			buf_adds(&b, "</ul><p><a href=\"/subscribe\">Back to "
-				     "the form</a></p>");
-			reply_page(req, 400, "Not subscribed", b.data);
-			buf_release(&b);
-			json_decref(faults);
-		} else {
-			http_req_reply_error(req, 400, why, faults);
-		}
-		return;
-	}
-	token = crypto_token();
-	hash = crypto_sha256(token);
-	url = base_url(w, req);
-	link = xasprintf("%s/subscriptions/confirm?t=%s", url, token);
-	cfg.public_url = url;
-	message = report_confirmation(&cfg, sub, link, &subject);
-	text = rjson_dumps(sub, JSON_COMPACT);
-	ss = (struct store_subscribe){text, hash, subject, message};
-	a = xcalloc(1, sizeof *a);
 	a->req = req;
-	a->email = xstrdup(rjson_get_str(sub, "email"));
 	a->html = html;
-	log_info("subscription asked for %s", a->email);
-	store_subscribe(w->d.store, &ss, subscriptions_on_added, a);
-	free(token);
-	free(hash);
+	subscribe_ask(w->d.base, w->d.store, w->d.set, url, sub,
+		      subscriptions_on_added, a);
+	/* After the check, which writes it in lowercase. */
+	email = rjson_get_str(sub, "email");
+	a->email = xstrdup(email ? email : "");
 	free(url);
-	free(link);
-	free(subject);
-	free(message);
-	free(text);
 }
 
 void
@@ -245,7 +226,6 @@ subscriptions_confirm(struct web *w, struct http_req *req,
 {
 	const char *t = token_arg(req);
 	struct linked *l;
-	char *hash;
 
 	(void)call;
 	if (t == NULL)
@@ -253,10 +233,7 @@ subscriptions_confirm(struct web *w, struct http_req *req,
 	l = xcalloc(1, sizeof *l);
 	l->w = w;
 	l->req = req;
-	hash = crypto_sha256(t);
-	store_subscription_confirm(w->d.store, hash, subscriptions_on_confirmed,
-				   l);
-	free(hash);
+	subscribe_confirm(w->d.store, t, subscriptions_on_confirmed, l);
 }
 
 void
@@ -327,7 +304,7 @@ subscriptions_unsubscribe(struct web *w, struct http_req *req,
 	l = xcalloc(1, sizeof *l);
 	l->w = w;
 	l->req = req;
-	store_unsubscribe(w->d.store, t, subscriptions_on_unsubscribed, l);
+	subscribe_end(w->d.store, t, subscriptions_on_unsubscribed, l);
 }
 
 void

@@ -8,6 +8,8 @@
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/jobs.h"
+#include "robot/daemon/store/trees.h"
 #include "robot/daemon/trees.h"
 #include "web/trees.h"
 #include "robot/core/banned.h"

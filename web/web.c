@@ -8,6 +8,7 @@
 
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/pages.h"
 #include "web/web.h"
 #include "robot/core/banned.h"
 

@@ -1,17 +1,17 @@
 /*
- * analysis.c: pairs analysed by ANALYSIS_SLOTS slots side by side (the
- * database's part of one overlaps the comparison of another), each a
- * state machine driven by slot_drive():
+ * analysis.c: pairs analysed, a worker of the drain engine (drain.h)
+ * with ANALYSIS_SLOTS pairs in hand at once (the database's part of one
+ * overlaps the comparison of another).  The engine claims them
+ * (robot_pair_next(), decoded: store/analysis.h); each is a state
+ * machine driven by pair_drive():
  *
- *   IDLE       --(woken, or the 5 s timer)--------> CLAIMING
- *   CLAIMING   --(no pair ready)------------------> IDLE
- *   CLAIMING   --(a pair claimed)-----------------> VALUES
- *   VALUES     --(its values, in binary)----------> COMPARING (worker)
- *   COMPARING  --(compared and decided)-----------> STORING
- *   STORING    --(stored: final, more or stale)---> CLAIMING (the next)
- *   CLAIMING, VALUES, STORING --(the database failed)--> IDLE (the timer
- *                                                   tries again; a claim
- *                                                   left runs out)
+ *   VALUES     --(its values, in binary)------------> COMPARING (worker)
+ *   COMPARING  --(compared and decided)--------------> STORING
+ *   STORING    --(stored: final, more or stale)------> ended
+ *   VALUES, COMPARING, STORING --(the database failed, or values that
+ *              cannot be read)-----------------------> ended (the claim
+ *                                                      runs out; taken
+ *                                                      again)
  *
  * The comparison runs on the worker thread: it touches only the pair's
  * values and the results it fills in, which the loop does not touch
@@ -32,23 +32,26 @@
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/analysis.h"
+#include "robot/daemon/store/analysis.h"
 #include "robot/core/banned.h"
 
-#define ANALYSIS_TICK 5 /* seconds between looks when nothing woke it */
+#define ANALYSIS_TICK  5 /* seconds between looks when nothing woke it */
+#define ANALYSIS_SLOTS 4 /* pairs in hand at once */
 
-enum analysis_state {
-	ANALYSIS_IDLE,
-	ANALYSIS_CLAIMING,
-	ANALYSIS_VALUES,
-	ANALYSIS_COMPARING,
-	ANALYSIS_STORING,
+/* A claimed pair's steps (a comparison asked for has its own). */
+enum pair_state {
+	PAIR_VALUES,
+	PAIR_COMPARING,
+	PAIR_STORING,
 };
 
 /* One pair's analysis: the claim, and what the worker made of it. */
 struct pair_work {
-	json_t *claim; /* robot_pair_next()'s, or NULL for an ask */
-	json_t *in;    /* robot_pair_head()'s, with the values */
-	struct store_values *values; /* which the columns' names are of */
+	enum pair_state state;
+	struct analysis *a;
+	struct store_pair_claim *claim; /* or NULL for an ask */
+	struct store_pair_head *in;     /* what its comparison starts from */
+	struct store_values *values;    /* which the columns' names are of */
 	struct comparison_column *cols;
 	size_t ncols;
 	double *block; /* the columns' values */
@@ -68,55 +71,36 @@ struct pair_work {
 	char *summary;  /* for the log */
 };
 
-/* One pair in hand: slots work side by side, so that the database's part
- * of one pair overlaps the comparison of another. */
-struct analysis_slot {
-	enum analysis_state state;
-	struct analysis *a;
-	int index;
-	bool again; /* woken while busy: look once more */
-	struct pair_work *work;
-};
-
-#define ANALYSIS_SLOTS 4
-
 struct analysis {
-	struct analysis_slot slots[ANALYSIS_SLOTS];
 	struct event_base *base;
 	struct store *store;
+	struct drain_worker *w;
 	struct worker *worker;
 	const struct settings *set;
 	struct direction_table *dt; /* read by the worker only */
-	struct event *timer;
 	unsigned long long count;
 };
 
-static void slot_drive(struct analysis_slot *sl);
-
 static const char *
-analysis_state_name(enum analysis_state s)
+pair_state_name(enum pair_state s)
 {
 	switch (s) {
-	case ANALYSIS_IDLE:
-		return "idle";
-	case ANALYSIS_CLAIMING:
-		return "claiming";
-	case ANALYSIS_VALUES:
+	case PAIR_VALUES:
 		return "values";
-	case ANALYSIS_COMPARING:
+	case PAIR_COMPARING:
 		return "comparing";
-	case ANALYSIS_STORING:
+	case PAIR_STORING:
 		return "storing";
 	}
 	return "?";
 }
 
 static void
-slot_set_state(struct analysis_slot *sl, enum analysis_state s)
+pair_set_state(struct pair_work *w, enum pair_state s)
 {
-	log_debug("analysis %d: %s -> %s", sl->index,
-		  analysis_state_name(sl->state), analysis_state_name(s));
-	sl->state = s;
+	log_debug("analysis of pair %lld: %s -> %s", w->claim->pair,
+		  pair_state_name(w->state), pair_state_name(s));
+	w->state = s;
 }
 
 /* A pair's work with analysis' directions, runs and options. */
@@ -125,6 +109,7 @@ pair_work_new(struct analysis *a)
 {
 	struct pair_work *w = xcalloc(1, sizeof *w);
 
+	w->a = a;
 	w->dt = a->dt;
 	w->max_runs = a->set->max_runs;
 	compare_options_init(&w->opt);
@@ -132,15 +117,17 @@ pair_work_new(struct analysis *a)
 }
 
 static void
-pair_work_free(struct pair_work *w)
+pair_work_free(void *arg)
 {
+	struct pair_work *w = arg;
+
 	if (w == NULL)
 		return;
 	free(w->cols);
 	free(w->block);
 	store_values_free(w->values);
-	json_decref(w->claim);
-	json_decref(w->in);
+	store_pair_claim_free(w->claim);
+	store_pair_head_free(w->in);
 	free(w->kpi);
 	free(w->comparison);
 	free(w->table);
@@ -148,12 +135,6 @@ pair_work_free(struct pair_work *w)
 	free(w->findings);
 	free(w->summary);
 	free(w);
-}
-
-static int
-json_int(json_t *o, const char *key)
-{
-	return (int)json_integer_value(json_object_get(o, key));
 }
 
 /* The KPIs' verdicts as robot_pair_done() takes them. */
@@ -186,35 +167,10 @@ kpis_json(const struct comparison *c)
 	return s;
 }
 
-/* The open finding of kpi among the claim's (robot_pair_next()'s
- * "open"), or NULL; *id gets its id. */
-static const struct finding_open *
-open_finding(json_t *open, const char *kpi, struct finding_open *f,
-	     long long *id)
-{
-	size_t i;
-	json_t *o;
-
-	json_array_foreach(open, i, o)
-	{
-		json_t *change = json_object_get(o, "change_pct");
-		const char *kind = rjson_get_str(o, "kind");
-
-		if (kind == NULL || strcmp(rjson_get_str(o, "kpi") ?: "", kpi))
-			continue;
-		f->regression = strcmp(kind, "regression") == 0;
-		f->change_defined = json_is_number(change);
-		f->change_pct = json_number_value(change);
-		*id = json_integer_value(json_object_get(o, "id"));
-		return f;
-	}
-	return NULL;
-}
-
 /* What the pair records of each KPI, given its branch's open findings
  * (robot/analysis/findings.c), as robot_pair_done() takes it. */
 static char *
-findings_json(const struct comparison *c, json_t *open)
+findings_json(const struct comparison *c, const struct store_pair_claim *cl)
 {
 	json_t *a = json_array();
 	char *s;
@@ -222,12 +178,11 @@ findings_json(const struct comparison *c, json_t *open)
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct comparison_metric *m = &c->metrics[i];
 		bool defined = m->r.change_defined && isfinite(m->r.change_pct);
-		struct finding_open f;
-		long long id = 0;
-		const struct finding_open *r =
-			open_finding(open, m->name, &f, &id);
-		enum finding_action act = finding_decide(
-			r, m->r.verdict, defined, m->r.change_pct);
+		const struct store_open_finding *o =
+			store_pair_claim_open(cl, m->name);
+		enum finding_action act =
+			finding_decide(o ? &o->f : NULL, m->r.verdict, defined,
+				       m->r.change_pct);
 
 		if (!m->kpi || act == FINDING_NONE)
 			continue;
@@ -244,8 +199,8 @@ findings_json(const struct comparison *c, json_t *open)
 					     : json_null(),
 				     "action", finding_action_name(act),
 				     "regression",
-				     r != NULL && act != FINDING_NEW
-					     ? json_integer(id)
+				     o != NULL && act != FINDING_NEW
+					     ? json_integer(o->id)
 					     : json_null()));
 	}
 	s = rjson_dumps(a, JSON_COMPACT);
@@ -278,25 +233,20 @@ kpi_change(const struct comparison *c, const char *kpi, char *buf, size_t len)
 				 c->metrics[i].r.change_pct);
 }
 
-/* On the worker thread: compares the claim's values and decides. */
+/* On the worker thread: compares the pair's values and decides. */
 static void
-pair_compare(void *arg)
+pair_compare(struct pair_work *w)
 {
-	struct pair_work *w = arg;
-	json_t *in = w->in, *br = json_object_get(in, "base_runs"),
-	       *hr = json_object_get(in, "head_runs");
-	const char *series = rjson_get_str(in, "series");
-	struct comparison_side bs = {rjson_get_str(in, "base"),
-				     (size_t)json_int(br, "ok"),
-				     (size_t)json_int(br, "failed"), 0};
-	struct comparison_side hs = {rjson_get_str(in, "head"),
-				     (size_t)json_int(hr, "ok"),
-				     (size_t)json_int(hr, "failed"), 0};
+	const struct store_pair_head *in = w->in;
+	struct comparison_side bs = {in->base, (size_t)in->base_runs.ok,
+				     (size_t)in->base_runs.failed, 0};
+	struct comparison_side hs = {in->head, (size_t)in->head_runs.ok,
+				     (size_t)in->head_runs.failed, 0};
 	/* The side with the fewest: a base shared with another head may
 	 * have had more runs asked for already. */
-	int asked = json_int(br, "asked") < json_int(hr, "asked")
-			    ? json_int(br, "asked")
-			    : json_int(hr, "asked");
+	int asked = in->base_runs.asked < in->head_runs.asked
+			    ? in->base_runs.asked
+			    : in->head_runs.asked;
 	struct comparison *c;
 	struct decision d;
 	char prefix[128], change[32];
@@ -311,8 +261,8 @@ pair_compare(void *arg)
 		return;
 	}
 	c = comparison_of_columns(
-		series, &bs, &hs, w->cols, w->ncols, &w->opt, w->dt,
-		series_kpi_prefix_of(json_object_get(in, "job"), series,
+		in->series, &bs, &hs, w->cols, w->ncols, &w->opt, w->dt,
+		series_kpi_prefix_of(in->job, in->series,
 				     catalog_testcase_workload, prefix,
 				     sizeof prefix)
 			? prefix
@@ -329,8 +279,7 @@ pair_compare(void *arg)
 	w->table = table_text(c);
 	w->kpis = kpis_json(c);
 	if (w->claim != NULL)
-		w->findings =
-			findings_json(c, json_object_get(w->claim, "open"));
+		w->findings = findings_json(c, w->claim);
 	kpi_change(c, d.kpi, change, sizeof change);
 	if (w->more > 0)
 		w->summary = xasprintf("%s inconclusive with %d runs a side: "
@@ -345,165 +294,135 @@ pair_compare(void *arg)
 	comparison_free(c);
 }
 
+/* A claimed pair's analysis ended (done, or left to its claim). */
 static void
-slot_on_stored(const char *text, const struct problem *p, void *arg)
+pair_end(struct pair_work *w)
 {
-	struct analysis_slot *sl = arg;
-	struct pair_work *w = sl->work;
-
-	if (p != NULL) {
-		log_warnx("analysis of pair %lld: %s (tried again later)",
-			  (long long)json_integer_value(
-				  json_object_get(w->claim, "pair")),
-			  p->message);
-		sl->again = false;
-		slot_set_state(sl, ANALYSIS_IDLE);
-	} else {
-		if (text != NULL && strcmp(text, "stale") != 0)
-			sl->a->count++;
-		log_info("analysis: %s %.12s..%.12s: %s%s",
-			 rjson_get_str(w->in, "series"),
-			 rjson_get_str(w->in, "base"),
-			 rjson_get_str(w->in, "head"), w->summary,
-			 text != NULL && strcmp(text, "stale") == 0
-				 ? " (stale: another robotd took it over)"
-				 : "");
-		slot_set_state(sl, ANALYSIS_CLAIMING);
-	}
-	pair_work_free(w);
-	sl->work = NULL;
-	slot_drive(sl);
+	drain_done(w->a->w, w);
 }
 
 static void
-slot_on_compared(void *arg)
+pair_on_stored(const char *text, const struct problem *p, void *arg)
 {
-	struct analysis_slot *sl = arg;
-	struct pair_work *w = sl->work;
+	struct pair_work *w = arg;
+	bool stale = text != NULL && strcmp(text, "stale") == 0;
+
+	if (p != NULL) {
+		log_warnx("analysis of pair %lld: %s (tried again later)",
+			  w->claim->pair, p->message);
+	} else {
+		if (text != NULL && !stale)
+			w->a->count++;
+		log_info("analysis: %s %.12s..%.12s: %s%s", w->claim->series,
+			 w->claim->base, w->claim->head, w->summary,
+			 stale ? " (stale: another robotd took it over)" : "");
+	}
+	pair_end(w);
+}
+
+static void
+pair_on_compared(void *arg)
+{
+	struct pair_work *w = arg;
 	struct store_pair_done d = {
-		json_integer_value(json_object_get(w->claim, "pair")),
-		json_int(w->claim, "analyses"),
-		w->verdict,
-		w->kpi,
-		w->runs,
-		w->comparison,
-		w->table,
-		w->more,
-		w->kpis,
-		w->findings ? w->findings : "[]"};
+		w->claim->pair, w->claim->analyses,
+		w->verdict,     w->kpi,
+		w->runs,        w->comparison,
+		w->table,       w->more,
+		w->kpis,        w->findings ? w->findings : "[]"};
 
 	if (w->verdict == NULL) { /* a bug: the values were not theirs */
 		log_warnx("analysis of pair %lld: its values cannot be read",
-			  (long long)d.pair);
-		pair_work_free(w);
-		sl->work = NULL;
-		slot_set_state(sl, ANALYSIS_IDLE);
+			  w->claim->pair);
+		pair_end(w);
 		return;
 	}
-	slot_set_state(sl, ANALYSIS_STORING);
-	store_pair_done(sl->a->store, &d, slot_on_stored, sl);
+	pair_set_state(w, PAIR_STORING);
+	store_pair_done(w->a->store, &d, pair_on_stored, w);
 }
 
 /* On the worker thread: reads the pair's values, compares and decides. */
 static void
-slot_compare_work(void *arg)
+pair_compare_work(void *arg)
 {
-	struct analysis_slot *sl = arg;
-	struct pair_work *w = sl->work;
+	struct pair_work *w = arg;
 
-	if (!store_values_read(w->values, rjson_get_str(w->claim, "base"),
-			       rjson_get_str(w->claim, "head"), &w->in,
-			       &w->cols, &w->ncols, &w->block))
-		return; /* slot_on_compared() says so */
-	if (json_is_integer(json_object_get(w->claim, "max_runs")))
-		w->max_runs = json_int(w->claim, "max_runs");
+	if (!store_values_read(w->values, w->claim->base, w->claim->head,
+			       &w->in, &w->cols, &w->ncols, &w->block))
+		return; /* pair_on_compared() says so */
+	if (w->claim->max_runs > 0)
+		w->max_runs = w->claim->max_runs;
 	pair_compare(w);
 }
 
 static void
-slot_on_values(struct store_values *v, const struct problem *p, void *arg)
+pair_on_values(struct store_values *v, const struct problem *p, void *arg)
 {
-	struct analysis_slot *sl = arg;
+	struct pair_work *w = arg;
 
 	if (p != NULL) {
 		log_warnx("analysis of pair %lld: %s (tried again later)",
-			  (long long)json_integer_value(
-				  json_object_get(sl->work->claim, "pair")),
-			  p->message);
-		pair_work_free(sl->work);
-		sl->work = NULL;
-		slot_set_state(sl, ANALYSIS_IDLE);
+			  w->claim->pair, p->message);
+		pair_end(w);
 		return;
 	}
-	sl->work->values = v;
-	slot_set_state(sl, ANALYSIS_COMPARING);
-	worker_run(sl->a->worker, slot_compare_work, slot_on_compared, sl);
+	w->values = v;
+	pair_set_state(w, PAIR_COMPARING);
+	worker_run(w->a->worker, pair_compare_work, pair_on_compared, w);
 }
 
+/* The engine's: a pair claimed, to analyse. */
 static void
-slot_on_claimed(const char *text, const struct problem *p, void *arg)
+analysis_start(struct drain_worker *dw, void *work)
 {
-	struct analysis_slot *sl = arg;
-	json_t *claim;
+	struct pair_work *w = work;
 
-	if (p != NULL || text == NULL) {
-		if (p != NULL)
-			log_warnx("analysis: cannot claim a pair: %s",
-				  p->message);
-		slot_set_state(sl, ANALYSIS_IDLE);
-		if (p == NULL && sl->again) {
-			sl->again = false;
-			slot_drive(sl);
-		}
-		return;
-	}
-	if ((claim = json_loads(text, 0, NULL)) == NULL ||
-	    rjson_get_str(claim, "series") == NULL ||
-	    rjson_get_str(claim, "base") == NULL ||
-	    rjson_get_str(claim, "head") == NULL) {
-		log_warnx("analysis: a claim that is not one: %.80s", text);
-		json_decref(claim);
-		slot_set_state(sl, ANALYSIS_IDLE);
-		return;
-	}
-	sl->work = pair_work_new(sl->a);
-	sl->work->claim = claim;
-	slot_set_state(sl, ANALYSIS_VALUES);
-	store_pair_columns(sl->a->store, rjson_get_str(claim, "series"),
-			   rjson_get_str(claim, "base"),
-			   rjson_get_str(claim, "head"), slot_on_values, sl);
+	(void)dw;
+	w->state = PAIR_VALUES;
+	store_pair_columns(w->a->store, w->claim->series, w->claim->base,
+			   w->claim->head, pair_on_values, w);
 }
 
 static void
-slot_drive(struct analysis_slot *sl)
-{
-	switch (sl->state) {
-	case ANALYSIS_IDLE:
-		if (!store_up(sl->a->store))
-			return;
-		slot_set_state(sl, ANALYSIS_CLAIMING);
-		/* FALLTHROUGH */
-	case ANALYSIS_CLAIMING:
-		sl->again = false;
-		store_pair_next(sl->a->store, sl->a->set->analysis_claim,
-				slot_on_claimed, sl);
-		return;
-	case ANALYSIS_VALUES:
-	case ANALYSIS_COMPARING:
-	case ANALYSIS_STORING:
-		return; /* slot_on_stored() claims the next */
-	}
-}
-
-static void
-analysis_on_timer(evutil_socket_t fd, short what, void *arg)
+analysis_on_claimed(struct store_pair_claim *c, const struct problem *p,
+		    void *arg)
 {
 	struct analysis *a = arg;
+	struct pair_work *w;
 
-	(void)fd;
-	(void)what;
-	analysis_wake(a);
+	if (p != NULL)
+		log_warnx("analysis: cannot claim a pair: %s", p->message);
+	if (c == NULL) {
+		drain_claimed(a->w, NULL, 0, p != NULL);
+		return;
+	}
+	w = pair_work_new(a);
+	w->claim = c;
+	drain_claimed(a->w, (void *const *)&w, 1, false);
 }
+
+/* The engine's: claims the next pair ready (one a claim). */
+static void
+analysis_claim(struct drain_worker *dw, int n)
+{
+	struct analysis *a = drain_ctx(dw);
+
+	(void)n;
+	store_pair_next(a->store, a->set->analysis_claim, analysis_on_claimed,
+			a);
+}
+
+static const struct drain_ops analysis_ops = {
+	.name = "analysis",
+	.topic = ":analysis",
+	.tick = ANALYSIS_TICK,
+	.slots = ANALYSIS_SLOTS,
+	.batch = 1,
+	.look_after_each = true,
+	.claim = analysis_claim,
+	.start = analysis_start,
+	.free = pair_work_free,
+};
 
 /*
  * A comparison asked for (GET /api/compare), a state machine:
@@ -531,12 +450,10 @@ struct ask {
 };
 
 static void
-ask_on_free(evutil_socket_t fd, short what, void *arg)
+ask_free(void *arg)
 {
 	struct ask *k = arg;
 
-	(void)fd;
-	(void)what;
 	pair_work_free(k->work);
 	free(k->series);
 	free(k->base);
@@ -548,12 +465,10 @@ ask_on_free(evutil_socket_t fd, short what, void *arg)
 static void
 ask_finish(struct ask *k, json_t *answer, const struct problem *p)
 {
-	static const struct timeval now = {0, 0};
-
 	log_debug("compare %s %s..%s: -> done", k->series, k->base, k->head);
 	k->state = ASK_DONE;
 	k->cb(answer, p, k->arg);
-	event_base_once(k->a->base, -1, EV_TIMEOUT, ask_on_free, k, &now);
+	drain_defer(k->a->base, ask_free, k);
 }
 
 static void
@@ -681,15 +596,11 @@ analysis_compare(struct analysis *a, const char *series, const char *base,
 }
 
 struct analysis *
-analysis_new(struct event_base *base, struct store *store,
+analysis_new(struct drain *d, struct event_base *base, struct store *store,
 	     const struct settings *set)
 {
 	struct analysis *a = xcalloc(1, sizeof *a);
-	struct timeval tv = {ANALYSIS_TICK, 0};
 
-	for (int i = 0; i < ANALYSIS_SLOTS; i++)
-		a->slots[i] = (struct analysis_slot){ANALYSIS_IDLE, a, i, false,
-						     NULL};
 	a->base = base;
 	a->store = store;
 	/* A thread of its own: analysis and uploads do not wait for each
@@ -697,22 +608,8 @@ analysis_new(struct event_base *base, struct store *store,
 	a->worker = worker_new(base);
 	a->set = set;
 	a->dt = direction_table_new();
-	a->timer = event_new(base, -1, EV_PERSIST, analysis_on_timer, a);
-	event_add(a->timer, &tv);
+	a->w = drain_add(d, &analysis_ops, a);
 	return a;
-}
-
-void
-analysis_wake(struct analysis *a)
-{
-	for (int i = 0; i < ANALYSIS_SLOTS; i++) {
-		struct analysis_slot *sl = &a->slots[i];
-
-		if (sl->state == ANALYSIS_IDLE)
-			slot_drive(sl);
-		else
-			sl->again = true; /* in hand: it looks again after */
-	}
 }
 
 void
@@ -732,10 +629,7 @@ analysis_free(struct analysis *a)
 {
 	if (a == NULL)
 		return;
-	event_free(a->timer);
 	worker_free(a->worker);
 	direction_table_free(a->dt);
-	for (int i = 0; i < ANALYSIS_SLOTS; i++)
-		pair_work_free(a->slots[i].work);
 	free(a);
 }

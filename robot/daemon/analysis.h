@@ -5,10 +5,10 @@
  * values stored per series, commit and metric (the same code as `robot
  * compare`), and decided on (robot/analysis/decide.h): more runs on both
  * sides while a KPI is inconclusive, up to max_runs; then final, its
- * regressions and improvements recorded.  One pair at a time, one after
- * another while there are any; woken by the database's notification
- * when a pair is ready, and every few seconds for claims that a robotd
- * killed meanwhile left behind.
+ * regressions and improvements recorded.  A few pairs at a time, one
+ * after another while there are any; woken by the database's
+ * notification when a pair is ready, and every few seconds for claims
+ * that a robotd killed meanwhile left behind.
  */
 #ifndef ROBOT_ANALYSIS_H
 #define ROBOT_ANALYSIS_H
@@ -19,6 +19,7 @@
 
 #include "robot/analysis/compare.h"
 
+#include "robot/daemon/drain.h"
 #include "robot/daemon/problem.h"
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
@@ -26,14 +27,13 @@
 
 struct analysis;
 
-/* The comparisons run on a thread of analysis' own (worker.h). */
-struct analysis *analysis_new(struct event_base *base, struct store *store,
-			      const struct settings *set);
+/* A worker of d (woken by ":analysis"); the comparisons run on a
+ * thread of analysis' own (worker.h). */
+struct analysis *analysis_new(struct drain *d, struct event_base *base,
+			      struct store *store, const struct settings *set);
 /* Stops the thread (what it has ends; later work runs at once): before
  * the database goes, at robotd's stop. */
 void analysis_stop(struct analysis *a);
-/* A pair may be ready: look. */
-void analysis_wake(struct analysis *a);
 typedef void (*analysis_cb)(json_t *answer, const struct problem *p, void *arg);
 
 /* How a comparison asked for is made (GET /api/compare's options). */

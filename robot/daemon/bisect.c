@@ -1,26 +1,27 @@
 /*
- * bisect.c: the bisections' driver, one bisection at a time, as a state
- * machine driven by bisect_drive():
+ * bisect.c: the bisections' driver, a worker of the drain engine
+ * (drain.h), one bisection in hand at a time.  The engine claims a
+ * bisection whose step has its answer (robot_bisect_next(), decoded:
+ * store/bisect.h); each is a state machine driven from its answers:
  *
- *   IDLE      --(woken, or the 5 s timer)----------------> CLAIMING
- *   CLAIMING  --(no step has its answer)-----------------> IDLE
- *   CLAIMING  --(a step answered, not yet decided)-------> MARKING
- *   CLAIMING  --(a step decided before a robotd died)----> LISTING
- *   CLAIMING  --(a midpoint too noisy to tell)-----------> MORE
- *   MORE      --(more runs queued, or stale)-------------> CLAIMING
+ *   DECIDING  --(a step answered, not yet decided)-------> MARKING
+ *   DECIDING  --(a step decided before a robotd died)----> LISTING
+ *   DECIDING  --(a midpoint too noisy to tell)-----------> MORE
+ *   MORE      --(more runs queued, or stale)-------------> ended
  *   MORE      --(none of its pairs was the bisection's)--> MARKING
- *   MARKING   --(stored; the bisection ended, or stale)--> CLAIMING
+ *   MARKING   --(stored; the bisection ended, or stale)--> ended
  *   MARKING   --(stored; it goes on)---------------------> LISTING
  *   LISTING   --(git named the next midpoint)------------> STEPPING
  *   LISTING   --(nothing left to test)-------------------> MARKING (end)
- *   STEPPING  --(stored)---------------------------------> CLAIMING
- *   any       --(the database or git failed)-------------> IDLE (the
+ *   STEPPING  --(stored)---------------------------------> ended
+ *   any       --(the database or git failed)-------------> ended (the
  *                           claim runs out and is taken again)
  *
- * The runs of a step and their comparison are analysis' (analysis.c):
- * a step's pairs are ordinary pairs, more runs and all.  The claim is
- * the database's (robot_bisect_next()), with a count that makes the
- * stores of a robotd that lost it change nothing.
+ * An ended bisection makes the engine claim the next.  The runs of a
+ * step and their comparison are analysis' (analysis.c): a step's pairs
+ * are ordinary pairs, more runs and all.  The claim is the database's,
+ * with a count that makes the stores of a robotd that lost it change
+ * nothing.
  */
 #include <math.h>
 #include <stdio.h>
@@ -37,170 +38,169 @@
 #include "robot/daemon/bisect.h"
 #include "robot/daemon/proc.h"
 #include "robot/daemon/resolve.h"
+#include "robot/daemon/store/bisect.h"
 #include "robot/core/banned.h"
 
 #define BISECT_TICK     5          /* seconds between looks */
 #define BISECT_LIST_MAX (8u << 20) /* of git's listing */
 
-enum bisect_state {
-	BISECT_IDLE,
-	BISECT_CLAIMING,
-	BISECT_MORE,
-	BISECT_MARKING,
-	BISECT_LISTING,
-	BISECT_STEPPING,
+enum step_state {
+	STEP_DECIDING,
+	STEP_MORE,
+	STEP_MARKING,
+	STEP_LISTING,
+	STEP_STEPPING,
 };
 
 struct bisect {
-	enum bisect_state state;
 	struct event_base *base;
 	struct store *store;
 	const struct settings *set;
-	struct event *timer;
-	bool again, stopped;
-	json_t *claim; /* the bisection in hand (robot_bisect_next()) */
-	long long id;
-	int claims;
-	struct proc *proc;
-	bool no_more; /* the claim's step can get no more runs */
+	struct drain_worker *w;
+	struct walk *walk; /* the bisection in hand, or NULL */
 };
 
-static void bisect_drive(struct bisect *b);
+/* A bisection in hand: its claim and where its step is. */
+struct walk {
+	enum step_state state;
+	struct bisect *b;
+	struct store_bisect_claim *c;
+	struct proc *proc; /* LISTING: git rev-list */
+	bool no_more;      /* the claim's step can get no more runs */
+};
 
 static const char *
-bisect_state_name(enum bisect_state s)
+step_state_name(enum step_state s)
 {
 	switch (s) {
-	case BISECT_IDLE:
-		return "idle";
-	case BISECT_CLAIMING:
-		return "claiming";
-	case BISECT_MORE:
+	case STEP_DECIDING:
+		return "deciding";
+	case STEP_MORE:
 		return "more";
-	case BISECT_MARKING:
+	case STEP_MARKING:
 		return "marking";
-	case BISECT_LISTING:
+	case STEP_LISTING:
 		return "listing";
-	case BISECT_STEPPING:
+	case STEP_STEPPING:
 		return "stepping";
 	}
 	return "?";
 }
 
 static void
-bisect_set_state(struct bisect *b, enum bisect_state s)
+walk_set_state(struct walk *k, enum step_state s)
 {
-	log_debug("bisect: %s -> %s", bisect_state_name(b->state),
-		  bisect_state_name(s));
-	b->state = s;
+	log_debug("bisection %lld: %s -> %s", k->c->id,
+		  step_state_name(k->state), step_state_name(s));
+	k->state = s;
 }
 
 static void
-bisect_drop(struct bisect *b)
+walk_free(void *arg)
 {
-	json_decref(b->claim);
-	b->claim = NULL;
+	struct walk *k = arg;
+
+	if (k->proc != NULL)
+		proc_cancel(k->proc);
+	store_bisect_claim_free(k->c);
+	free(k);
 }
 
-/* After a failure: idle, the claim left to run out. */
+/* The bisection in hand ended: the engine claims the next. */
 static void
-bisect_fail(struct bisect *b, const char *what)
+walk_end(struct walk *k)
+{
+	k->b->walk = NULL;
+	drain_done(k->b->w, k);
+}
+
+/* After a failure: the claim left to run out. */
+static void
+walk_fail(struct walk *k, const char *what)
 {
 	log_warnx("bisection %lld: %s (tried again when its claim runs out)",
-		  b->id, what);
-	bisect_drop(b);
-	bisect_set_state(b, BISECT_IDLE);
-}
-
-static const char *
-str(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
-/* The verdict entry of kpi in a pair's KPIs ([{kpi, verdict, change_pct,
- * p_value}]), or NULL. */
-static json_t *
-kpi_entry(json_t *pair, const char *kpi)
-{
-	json_t *k;
-	size_t i;
-
-	if (kpi == NULL)
-		return NULL;
-	json_array_foreach(json_object_get(pair, "kpis"), i, k)
-	{
-		if (str(k, "kpi") != NULL && strcmp(str(k, "kpi"), kpi) == 0)
-			return k;
-	}
-	return NULL;
+		  k->c->id, what);
+	walk_end(k);
 }
 
 /* The KPI that regressed most between the ends, or NULL. */
 static const char *
-worst_kpi(json_t *pair)
+worst_kpi(const struct store_bisect_pair *pair)
 {
-	json_t *k;
-	size_t i;
 	const char *best = NULL;
 	double most = -1;
 
-	json_array_foreach(json_object_get(pair, "kpis"), i, k)
-	{
-		double c = json_number_value(json_object_get(k, "change_pct"));
+	for (size_t i = 0; i < pair->nkpis; i++) {
+		const struct store_bisect_kpi *k = &pair->kpis[i];
+		double c = k->change_defined ? k->change_pct : 0;
 
-		if (str(k, "verdict") != NULL &&
-		    strcmp(str(k, "verdict"), "regression") == 0 &&
-		    fabs(c) > most) {
+		if (k->verdict != NULL &&
+		    strcmp(k->verdict, "regression") == 0 && fabs(c) > most) {
 			most = fabs(c);
-			best = str(k, "kpi");
+			best = k->kpi;
 		}
 	}
 	return best;
 }
 
 static void
-side_of(json_t *pair, const char *kpi, struct bisect_side *s)
+side_of(const struct store_bisect_pair *pair, const char *kpi,
+	struct bisect_side *s)
 {
-	json_t *k = kpi_entry(pair, kpi), *c = json_object_get(k, "change_pct");
+	const struct store_bisect_kpi *k = store_bisect_pair_kpi(pair, kpi);
 
-	s->pair_verdict = str(pair, "verdict");
-	s->verdict = str(k, "verdict");
-	s->change_pct = json_is_number(c) ? json_number_value(c) : NAN;
-	s->runs = (int)json_integer_value(json_object_get(pair, "runs"));
+	s->pair_verdict = pair->verdict;
+	s->verdict = k ? k->verdict : NULL;
+	s->change_pct = k != NULL && k->change_defined ? k->change_pct : NAN;
+	s->runs = pair->runs;
 }
 
-/* "-83.8% (p 2e-05, 3 runs a side)" of side s. */
+/* "-83.8% (p 2e-05, 3 runs a side)" of pair's kpi. */
 static void
-side_text(char *buf, size_t len, json_t *pair, const char *kpi)
+side_text(char *buf, size_t len, const struct store_bisect_pair *pair,
+	  const char *kpi)
 {
-	json_t *k = kpi_entry(pair, kpi);
-	json_t *c = json_object_get(k, "change_pct");
-	json_t *pv = json_object_get(k, "p_value");
+	const struct store_bisect_kpi *k = store_bisect_pair_kpi(pair, kpi);
 	char p[32] = "";
 
-	if (json_is_number(pv))
-		snprintf(p, sizeof p, "p %.2g, ", json_number_value(pv));
-	if (json_is_number(c))
-		snprintf(buf, len, "%+.1f%% (%s%lld runs a side)",
-			 json_number_value(c), p,
-			 (long long)json_integer_value(
-				 json_object_get(pair, "runs")));
+	if (k != NULL && k->p_defined)
+		snprintf(p, sizeof p, "p %.2g, ", k->p_value);
+	if (k != NULL && k->change_defined)
+		snprintf(buf, len, "%+.1f%% (%s%d runs a side)", k->change_pct,
+			 p, pair->runs);
 	else
 		snprintf(buf, len, "%s",
-			 str(pair, "verdict") != NULL ? str(pair, "verdict")
-						      : "not compared");
+			 pair->verdict != NULL ? pair->verdict
+					       : "not compared");
 }
 
-static void bisect_on_marked(const char *text, const struct problem *p,
-			     void *arg);
-static void bisect_decide(struct bisect *b);
+/* The verdict of pair's kpi ("not compared" when it has none). */
+static const char *
+kpi_verdict(const struct store_bisect_pair *pair, const char *kpi,
+	    const char *none)
+{
+	const struct store_bisect_kpi *k = store_bisect_pair_kpi(pair, kpi);
+
+	return k != NULL && k->verdict != NULL ? k->verdict : none;
+}
+
+static bool
+kpi_is(const struct store_bisect_pair *pair, const char *kpi,
+       const char *verdict)
+{
+	return strcmp(kpi_verdict(pair, kpi, ""), verdict) == 0;
+}
+
+static void walk_on_marked(const struct store_bisect_marked *m,
+			   const struct problem *p, void *arg);
+static void walk_decide(struct walk *k);
+static void walk_list(struct walk *k);
 
 /* Stores the step's verdict (and, with end_state, the end). */
 static void
-bisect_mark(struct bisect *b, const char *verdict, const char *reason,
-	    const char *kpi, const char *end_state, const char *first_bad,
-	    const char *end_reason)
+walk_mark(struct walk *k, const char *verdict, const char *reason,
+	  const char *kpi, const char *end_state, const char *first_bad,
+	  const char *end_reason)
 {
 	json_t *m = json_pack("{s:s?, s:s?, s:s?}", "verdict", verdict,
 			      "reason", reason, "kpi", kpi);
@@ -213,31 +213,29 @@ bisect_mark(struct bisect *b, const char *verdict, const char *reason,
 					      "reason", end_reason));
 	text = rjson_dumps(m, JSON_COMPACT);
 	json_decref(m);
-	bisect_set_state(b, BISECT_MARKING);
-	store_bisect_mark(b->store, b->id, b->claims, text, bisect_on_marked,
-			  b);
+	walk_set_state(k, STEP_MARKING);
+	store_bisect_mark(k->b->store, k->c, text, walk_on_marked, k);
 	free(text);
 }
 
 static void
-bisect_on_more(const char *text, const struct problem *p, void *arg)
+walk_on_more(const char *text, const struct problem *p, void *arg)
 {
-	struct bisect *b = arg;
+	struct walk *k = arg;
 
 	if (p != NULL) {
-		bisect_fail(b, p->message);
+		walk_fail(k, p->message);
 		return;
 	}
 	if (text != NULL && strcmp(text, "0") == 0) {
 		/* The step's pairs are not the bisection's own (a head's,
 		 * reused): they get no runs from it.  Decided as they are. */
-		b->no_more = true;
-		bisect_decide(b);
+		k->no_more = true;
+		walk_set_state(k, STEP_DECIDING);
+		walk_decide(k);
 		return;
 	}
-	bisect_drop(b);
-	bisect_set_state(b, BISECT_CLAIMING);
-	bisect_drive(b);
+	walk_end(k);
 }
 
 /*
@@ -246,184 +244,157 @@ bisect_on_more(const char *text, const struct problem *p, void *arg)
  * most; false at the cap.
  */
 static bool
-bisect_more(struct bisect *b, int have, const char *why)
+walk_more(struct walk *k, int have, const char *why)
 {
-	int cap =
-		(int)json_integer_value(json_object_get(b->claim, "max_runs"));
+	int cap = k->c->max_runs;
 	int want = have * 2 < cap ? have * 2 : cap;
 
-	if (want <= have || b->no_more)
+	if (want <= have || k->no_more)
 		return false;
 	log_info("bisection %lld: %.12s is unsure (%s): more runs, to %d",
-		 b->id, str(json_object_get(b->claim, "step"), "commit"), why,
-		 want);
-	bisect_set_state(b, BISECT_MORE);
-	store_bisect_more(b->store, b->id, b->claims, want, bisect_on_more, b);
+		 k->c->id, k->c->step.commit, why, want);
+	walk_set_state(k, STEP_MORE);
+	store_bisect_more(k->b->store, k->c->id, k->c->claims, want,
+			  walk_on_more, k);
 	return true;
 }
 
-/* Whether pair's verdict of kpi is inconclusive. */
-static bool
-inconclusive(json_t *pair, const char *kpi)
+/* Decides a step "ends": do the ends differ on the KPI? */
+static void
+decide_ends(struct walk *k)
 {
-	json_t *k = kpi_entry(pair, kpi);
+	const struct store_bisect_pair *gp = &k->c->step.good;
+	const char *kpi = k->c->kpi ? k->c->kpi : worst_kpi(gp);
+	const struct store_bisect_kpi *e = store_bisect_pair_kpi(gp, kpi);
+	char reason[512], t[128];
 
-	return k != NULL && str(k, "verdict") != NULL &&
-	       strcmp(str(k, "verdict"), "inconclusive") == 0;
+	side_text(t, sizeof t, gp, kpi);
+	if (kpi_is(gp, kpi, "regression")) {
+		snprintf(reason, sizeof reason,
+			 "%s regressed from good to bad: %s", kpi, t);
+		walk_mark(k, "differ", reason, kpi, NULL, NULL, NULL);
+	} else if (e == NULL && k->c->of_regression && gp->present &&
+		   !gp->kpis_kept) {
+		/* A pair analysed before its KPIs were kept: its
+		 * regression's record says that the ends differ. */
+		walk_mark(k, "differ", "the regression's comparison", kpi, NULL,
+			  NULL, NULL);
+	} else if (kpi == NULL) {
+		snprintf(reason, sizeof reason,
+			 "the ends do not differ: no KPI regressed from good "
+			 "to bad (%s, %d runs a side)",
+			 gp->verdict != NULL ? gp->verdict : "not compared",
+			 gp->runs);
+		walk_mark(k, "same", reason, kpi, "failed", NULL, reason);
+	} else if (kpi_is(gp, kpi, "inconclusive") &&
+		   walk_more(k, gp->runs, "the ends are inconclusive")) {
+		return;
+	} else {
+		snprintf(reason, sizeof reason,
+			 "the ends do not differ: %s is %s from good to bad, "
+			 "%s",
+			 kpi, kpi_verdict(gp, kpi, "not measured"), t);
+		walk_mark(k, "same", reason, kpi, "failed", NULL, reason);
+	}
 }
 
-static int
-runs_of(json_t *pair)
+/* Decides a step "mid": is the midpoint like good, like bad, or
+ * neither? */
+static void
+decide_mid(struct walk *k)
 {
-	return (int)json_integer_value(json_object_get(pair, "runs"));
+	struct bisect_side g, d;
+	enum bisect_class c;
+	char reason[512];
+
+	side_of(&k->c->step.good, k->c->kpi, &g);
+	side_of(&k->c->step.bad, k->c->kpi, &d);
+	c = bisect_classify(&g, &d, reason, sizeof reason);
+	if (c == BISECT_UNSURE) {
+		size_t n = strlen(reason);
+
+		if (walk_more(k, g.runs > d.runs ? g.runs : d.runs, reason))
+			return;
+		snprintf(reason + n, sizeof reason - n,
+			 ", inconclusive at the most runs");
+		c = BISECT_SKIP;
+	}
+	if (c == BISECT_SKIP && k->c->step.error != NULL) {
+		size_t n = strlen(reason);
+
+		snprintf(reason + n, sizeof reason - n, ": %s",
+			 k->c->step.error);
+	}
+	log_info("bisection %lld: %.12s is %s: %s", k->c->id, k->c->step.commit,
+		 bisect_class_name(c), reason);
+	walk_mark(k, bisect_class_name(c), reason, NULL, NULL, NULL, NULL);
+}
+
+/* Decides a step "confirm": does the first bad commit differ from its
+ * parent? */
+static void
+decide_confirm(struct walk *k)
+{
+	const struct store_bisect_pair *gp = &k->c->step.good;
+	const char *kpi = k->c->kpi, *commit = k->c->step.commit;
+	const char *against = k->c->step.against ? k->c->step.against : "";
+	char reason[512], t[128], end[1024];
+
+	side_text(t, sizeof t, gp, kpi);
+	if (kpi_is(gp, kpi, "regression")) {
+		snprintf(reason, sizeof reason,
+			 "%s regressed from its parent: %s", kpi, t);
+		snprintf(end, sizeof end,
+			 "%.12s is the first bad commit: %s %s against its "
+			 "parent %.12s",
+			 commit, kpi, t, against);
+		walk_mark(k, "confirmed", reason, NULL, "bisected", commit,
+			  end);
+	} else if (kpi_is(gp, kpi, "inconclusive") &&
+		   walk_more(k, gp->runs, "inconclusive against its parent")) {
+		return;
+	} else {
+		snprintf(reason, sizeof reason,
+			 "%s is %s against its parent: %s", kpi,
+			 kpi_verdict(gp, kpi, "not compared"), t);
+		snprintf(end, sizeof end,
+			 "could not bisect: the last candidate %.12s does not "
+			 "differ from its parent %.12s (%s); the change may be "
+			 "spread over several commits",
+			 commit, against, reason);
+		walk_mark(k, "unconfirmed", reason, NULL, "failed", NULL, end);
+	}
 }
 
 /* Decides the step in hand of the claim. */
 static void
-bisect_decide(struct bisect *b)
+walk_decide(struct walk *k)
 {
-	json_t *step = json_object_get(b->claim, "step");
-	json_t *gp = json_object_get(step, "good_pair");
-	json_t *bp = json_object_get(step, "bad_pair");
-	const char *kind = str(step, "kind"), *commit = str(step, "commit");
-	const char *kpi = str(b->claim, "kpi");
-	char reason[512], t[128];
+	const char *kind = k->c->step.kind;
 
-	if (strcmp(kind, "ends") == 0) {
-		json_t *k;
-
-		if (kpi == NULL)
-			kpi = worst_kpi(gp);
-		k = kpi_entry(gp, kpi);
-		side_text(t, sizeof t, gp, kpi);
-		if (k != NULL && str(k, "verdict") != NULL &&
-		    strcmp(str(k, "verdict"), "regression") == 0) {
-			snprintf(reason, sizeof reason,
-				 "%s regressed from good to bad: %s", kpi, t);
-			bisect_mark(b, "differ", reason, kpi, NULL, NULL, NULL);
-		} else if (k == NULL &&
-			   json_is_integer(
-				   json_object_get(b->claim, "regression")) &&
-			   json_object_get(gp, "kpis") != NULL &&
-			   json_is_null(json_object_get(gp, "kpis"))) {
-			/* A pair analysed before its KPIs were kept: its
-			 * regression's record says that the ends differ. */
-			bisect_mark(b, "differ", "the regression's comparison",
-				    kpi, NULL, NULL, NULL);
-		} else if (kpi == NULL) {
-			snprintf(
-				reason, sizeof reason,
-				"the ends do not differ: no KPI regressed from "
-				"good to bad (%s, %lld runs a side)",
-				str(gp, "verdict") != NULL ? str(gp, "verdict")
-							   : "not compared",
-				(long long)json_integer_value(
-					json_object_get(gp, "runs")));
-			bisect_mark(b, "same", reason, kpi, "failed", NULL,
-				    reason);
-		} else if (inconclusive(gp, kpi) &&
-			   bisect_more(b, runs_of(gp),
-				       "the ends are "
-				       "inconclusive")) {
-			return;
-		} else {
-			snprintf(
-				reason, sizeof reason,
-				"the ends do not differ: %s is %s from good to "
-				"bad, %s",
-				kpi,
-				k != NULL && str(k, "verdict") != NULL
-					? str(k, "verdict")
-					: "not measured",
-				t);
-			bisect_mark(b, "same", reason, kpi, "failed", NULL,
-				    reason);
-		}
-	} else if (strcmp(kind, "mid") == 0) {
-		struct bisect_side g, d;
-		enum bisect_class c;
-		json_t *errors = json_object_get(step, "errors");
-
-		side_of(gp, kpi, &g);
-		side_of(bp, kpi, &d);
-		c = bisect_classify(&g, &d, reason, sizeof reason);
-		if (c == BISECT_UNSURE) {
-			size_t n = strlen(reason);
-
-			if (bisect_more(b, g.runs > d.runs ? g.runs : d.runs,
-					reason))
-				return;
-			snprintf(reason + n, sizeof reason - n,
-				 ", inconclusive at the most runs");
-			c = BISECT_SKIP;
-		}
-		if (c == BISECT_SKIP && json_array_size(errors) > 0) {
-			size_t n = strlen(reason);
-
-			snprintf(reason + n, sizeof reason - n, ": %s",
-				 json_string_value(json_array_get(errors, 0)));
-		}
-		log_info("bisection %lld: %.12s is %s: %s", b->id, commit,
-			 bisect_class_name(c), reason);
-		bisect_mark(b, bisect_class_name(c), reason, NULL, NULL, NULL,
-			    NULL);
-	} else { /* confirm */
-		json_t *k = kpi_entry(gp, kpi);
-		char end[1024];
-
-		side_text(t, sizeof t, gp, kpi);
-		if (k != NULL && str(k, "verdict") != NULL &&
-		    strcmp(str(k, "verdict"), "regression") == 0) {
-			snprintf(reason, sizeof reason,
-				 "%s regressed from its parent: %s", kpi, t);
-			snprintf(end, sizeof end,
-				 "%.12s is the first bad commit: %s %s against "
-				 "its parent %.12s",
-				 commit, kpi, t, str(step, "against"));
-			bisect_mark(b, "confirmed", reason, NULL, "bisected",
-				    commit, end);
-		} else if (inconclusive(gp, kpi) &&
-			   bisect_more(b, runs_of(gp),
-				       "inconclusive against "
-				       "its parent")) {
-			return;
-		} else {
-			snprintf(reason, sizeof reason,
-				 "%s is %s against its parent: %s", kpi,
-				 k != NULL && str(k, "verdict") != NULL
-					 ? str(k, "verdict")
-					 : "not compared",
-				 t);
-			snprintf(
-				end, sizeof end,
-				"could not bisect: the last candidate %.12s "
-				"does not differ from its parent %.12s (%s); "
-				"the change may be spread over several commits",
-				commit, str(step, "against"), reason);
-			bisect_mark(b, "unconfirmed", reason, NULL, "failed",
-				    NULL, end);
-		}
-	}
+	if (strcmp(kind, "ends") == 0)
+		decide_ends(k);
+	else if (strcmp(kind, "mid") == 0)
+		decide_mid(k);
+	else
+		decide_confirm(k);
 }
 
 static void
-bisect_on_stepped(const char *text, const struct problem *p, void *arg)
+walk_on_stepped(const char *text, const struct problem *p, void *arg)
 {
-	struct bisect *b = arg;
+	struct walk *k = arg;
 
 	(void)text; /* the bisection, or "stale": claim the next either way */
-	if (p != NULL) {
-		bisect_fail(b, p->message);
-		return;
-	}
-	bisect_drop(b);
-	bisect_set_state(b, BISECT_CLAIMING);
-	bisect_drive(b);
+	if (p != NULL)
+		walk_fail(k, p->message);
+	else
+		walk_end(k);
 }
 
 static void
-bisect_step(struct bisect *b, const char *kind, const char *commit,
-	    const char *against, size_t candidates)
+walk_step(struct walk *k, const char *kind, const char *commit,
+	  const char *against, size_t candidates)
 {
 	json_t *s = json_pack("{s:s, s:s, s:s?, s:I}", "kind", kind, "commit",
 			      commit, "against", against, "candidates",
@@ -431,44 +402,37 @@ bisect_step(struct bisect *b, const char *kind, const char *commit,
 	char *text = rjson_dumps(s, JSON_COMPACT);
 
 	json_decref(s);
-	log_info("bisection %lld: %s %.12s next (%zu commits left)", b->id,
+	log_info("bisection %lld: %s %.12s next (%zu commits left)", k->c->id,
 		 strcmp(kind, "mid") == 0 ? "testing" : "confirming", commit,
 		 candidates);
-	bisect_set_state(b, BISECT_STEPPING);
-	store_bisect_step(b->store, b->id, b->claims, text, bisect_on_stepped,
-			  b);
+	walk_set_state(k, STEP_STEPPING);
+	store_bisect_step(k->b->store, k->c->id, k->c->claims, text,
+			  walk_on_stepped, k);
 	free(text);
 }
 
 static void
-bisect_on_listed(int status, const char *out, size_t len, const char *err,
-		 void *arg)
+walk_on_listed(int status, const char *out, size_t len, const char *err,
+	       void *arg)
 {
-	struct bisect *b = arg;
-	json_t *skipped = json_object_get(b->claim, "skipped"), *v;
-	const char **skip = xcalloc(json_array_size(skipped) + 1, sizeof *skip);
-	const char *bad = str(b->claim, "bad_now");
+	struct walk *k = arg;
+	const char *bad = k->c->bad_now;
 	struct bisect_pick pick;
 	char why[1024];
-	size_t i, n = 0;
 
 	(void)len;
-	b->proc = NULL;
-	json_array_foreach(skipped, i, v)
-	{
-		skip[n++] = json_string_value(v);
-	}
-	if (status != 0 || !bisect_pick(out, bad, skip, n, &pick)) {
+	k->proc = NULL;
+	if (status != 0 ||
+	    !bisect_pick(out, bad, (const char *const *)k->c->skipped,
+			 k->c->nskipped, &pick)) {
 		snprintf(why, sizeof why, "git rev-list failed: %.200s",
 			 status == -1 ? "it did not answer in time" : err);
-		free(skip);
-		bisect_fail(b, why);
+		walk_fail(k, why);
 		return;
 	}
-	free(skip);
 	switch (pick.next) {
 	case BISECT_MID:
-		bisect_step(b, "mid", pick.commit, NULL, pick.candidates);
+		walk_step(k, "mid", pick.commit, NULL, pick.candidates);
 		break;
 	case BISECT_FIRST_BAD:
 		if (pick.parent[0] == '\0') {
@@ -476,9 +440,9 @@ bisect_on_listed(int status, const char *out, size_t len, const char *err,
 				 "could not bisect: %.12s, the first bad "
 				 "commit, has no parent to confirm it against",
 				 bad);
-			bisect_mark(b, NULL, NULL, NULL, "failed", NULL, why);
+			walk_mark(k, NULL, NULL, NULL, "failed", NULL, why);
 		} else {
-			bisect_step(b, "confirm", bad, pick.parent, 1);
+			walk_step(k, "confirm", bad, pick.parent, 1);
 		}
 		break;
 	case BISECT_ALL_SKIPPED:
@@ -486,14 +450,14 @@ bisect_on_listed(int status, const char *out, size_t len, const char *err,
 			 "could not bisect: every commit left was skipped; the "
 			 "first bad commit is one of %s",
 			 pick.left);
-		bisect_mark(b, NULL, NULL, NULL, "failed", NULL, why);
+		walk_mark(k, NULL, NULL, NULL, "failed", NULL, why);
 		break;
 	case BISECT_NONE:
 		snprintf(why, sizeof why,
 			 "could not bisect: git lists no commit between the "
 			 "good commits and %.12s",
 			 bad);
-		bisect_mark(b, NULL, NULL, NULL, "failed", NULL, why);
+		walk_mark(k, NULL, NULL, NULL, "failed", NULL, why);
 		break;
 	}
 	free(pick.left);
@@ -501,12 +465,11 @@ bisect_on_listed(int status, const char *out, size_t len, const char *err,
 
 /* Asks the tree's mirror for the commits left, best midpoint first. */
 static void
-bisect_list(struct bisect *b)
+walk_list(struct walk *k)
 {
-	json_t *goods = json_object_get(b->claim, "goods"), *g;
-	char *mirror = settings_mirror(b->set, str(b->claim, "tree"));
-	size_t i, n = 0, ngoods = json_array_size(goods);
-	char **argv = xcalloc(ngoods + 10, sizeof *argv);
+	char *mirror = settings_mirror(k->b->set, k->c->tree);
+	size_t n = 0;
+	char **argv = xcalloc(k->c->ngoods + 10, sizeof *argv);
 
 	argv[n++] = "git";
 	argv[n++] = "-C";
@@ -514,164 +477,128 @@ bisect_list(struct bisect *b)
 	argv[n++] = "rev-list";
 	argv[n++] = "--bisect-all";
 	argv[n++] = "--parents";
-	argv[n++] = (char *)str(b->claim, "bad_now");
+	argv[n++] = k->c->bad_now;
 	argv[n++] = "--not";
-	json_array_foreach(goods, i, g)
-	{
-		argv[n++] = (char *)json_string_value(g);
-	}
+	for (size_t i = 0; i < k->c->ngoods; i++)
+		argv[n++] = k->c->goods[i];
 	argv[n] = NULL;
-	bisect_set_state(b, BISECT_LISTING);
-	b->proc = proc_run(b->base, argv, b->set->tree_fetch_timeout,
-			   BISECT_LIST_MAX, bisect_on_listed, b);
+	walk_set_state(k, STEP_LISTING);
+	k->proc = proc_run(k->b->base, argv, k->b->set->tree_fetch_timeout,
+			   BISECT_LIST_MAX, walk_on_listed, k);
 	free(argv);
 	free(mirror);
 }
 
 static void
-bisect_on_marked(const char *text, const struct problem *p, void *arg)
+walk_on_marked(const struct store_bisect_marked *m, const struct problem *p,
+	       void *arg)
 {
-	struct bisect *b = arg;
-	json_t *j;
+	struct walk *k = arg;
 
 	if (p != NULL) {
-		bisect_fail(b, p->message);
+		walk_fail(k, p->message);
 		return;
 	}
-	if (text == NULL || strcmp(text, "\"stale\"") == 0 ||
-	    (j = json_loads(text, 0, NULL)) == NULL) {
-		bisect_drop(b);
-		bisect_set_state(b, BISECT_CLAIMING);
-		bisect_drive(b);
+	if (m->stale) {
+		walk_end(k);
 		return;
 	}
-	if (strcmp(str(j, "state"), "running") != 0) {
-		log_info("bisection %lld %s: %s", b->id, str(j, "state"),
-			 str(j, "reason") != NULL ? str(j, "reason") : "");
-		json_decref(j);
-		bisect_drop(b);
-		bisect_set_state(b, BISECT_CLAIMING);
-		bisect_drive(b);
+	if (!m->running) {
+		log_info("bisection %lld %s: %s", k->c->id, m->state,
+			 m->reason != NULL ? m->reason : "");
+		walk_end(k);
 		return;
 	}
-	/* The known good, bad and skipped commits as the mark left them. */
-	json_object_set(b->claim, "goods", json_object_get(j, "goods"));
-	json_object_set(b->claim, "bad_now", json_object_get(j, "bad_now"));
-	json_object_set(b->claim, "skipped", json_object_get(j, "skipped"));
-	json_object_set(b->claim, "kpi", json_object_get(j, "kpi"));
-	json_decref(j);
-	bisect_list(b);
+	/* The claim has the known good, bad and skipped commits as the
+	 * mark left them. */
+	walk_list(k);
+}
+
+/* The engine's: a bisection claimed, whose step has its answer. */
+static void
+bisect_begin(struct drain_worker *w, void *work)
+{
+	struct walk *k = work;
+
+	(void)w;
+	k->b->walk = k;
+	k->state = STEP_DECIDING;
+	if (k->c->step.verdict != NULL)
+		walk_list(k); /* decided by a robotd that died since */
+	else
+		walk_decide(k);
 }
 
 static void
-bisect_on_claimed(const char *text, const struct problem *p, void *arg)
+bisect_on_claimed(struct store_bisect_claim *c, const struct problem *p,
+		  void *arg)
 {
 	struct bisect *b = arg;
-	json_t *step;
+	struct walk *k;
 
-	if (p != NULL || text == NULL) {
-		if (p != NULL)
-			log_warnx("bisect: cannot claim a bisection: %s",
-				  p->message);
-		bisect_set_state(b, BISECT_IDLE);
-		if (p == NULL && b->again) {
-			b->again = false;
-			bisect_drive(b);
-		}
+	if (p != NULL)
+		log_warnx("bisect: cannot claim a bisection: %s", p->message);
+	if (c == NULL) {
+		drain_claimed(b->w, NULL, 0, p != NULL);
 		return;
 	}
-	if ((b->claim = json_loads(text, 0, NULL)) == NULL ||
-	    !json_is_object(step = json_object_get(b->claim, "step")) ||
-	    str(step, "kind") == NULL || str(b->claim, "tree") == NULL ||
-	    str(b->claim, "bad_now") == NULL) {
-		bisect_fail(b, "a claim that robotd cannot read");
-		return;
-	}
-	b->id = json_integer_value(json_object_get(b->claim, "id"));
-	b->claims =
-		(int)json_integer_value(json_object_get(b->claim, "claims"));
-	b->no_more = false;
-	if (str(step, "verdict") != NULL)
-		bisect_list(b); /* decided by a robotd that died since */
-	else
-		bisect_decide(b);
+	k = xcalloc(1, sizeof *k);
+	k->b = b;
+	k->c = c;
+	drain_claimed(b->w, (void *const *)&k, 1, false);
 }
 
 static void
-bisect_drive(struct bisect *b)
+bisect_claim(struct drain_worker *w, int n)
 {
-	if (b->stopped)
-		return;
-	switch (b->state) {
-	case BISECT_IDLE:
-		if (!store_up(b->store))
-			return;
-		bisect_set_state(b, BISECT_CLAIMING);
-		/* FALLTHROUGH */
-	case BISECT_CLAIMING:
-		b->again = false;
-		store_bisect_next(b->store, b->set->analysis_claim,
-				  bisect_on_claimed, b);
-		return;
-	case BISECT_MORE:
-	case BISECT_MARKING:
-	case BISECT_LISTING:
-	case BISECT_STEPPING:
-		b->again = true;
-		return;
+	struct bisect *b = drain_ctx(w);
+
+	(void)n;
+	store_bisect_next(b->store, b->set->analysis_claim, bisect_on_claimed,
+			  b);
+}
+
+/* robotd stops: git is not waited for. */
+static void
+bisect_halt(struct drain_worker *w)
+{
+	struct bisect *b = drain_ctx(w);
+
+	if (b->walk != NULL && b->walk->proc != NULL) {
+		proc_cancel(b->walk->proc);
+		b->walk->proc = NULL;
 	}
 }
 
-static void
-bisect_on_timer(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	bisect_wake(arg);
-}
+static const struct drain_ops bisect_ops = {
+	.name = "bisect",
+	.topic = ":bisect",
+	.tick = BISECT_TICK,
+	.slots = 1,
+	.batch = 1,
+	.look_after_each = true,
+	.claim = bisect_claim,
+	.start = bisect_begin,
+	.free = walk_free,
+	.stop = bisect_halt,
+};
 
 struct bisect *
-bisect_new(struct event_base *base, struct store *store,
+bisect_new(struct drain *d, struct event_base *base, struct store *store,
 	   const struct settings *set)
 {
 	struct bisect *b = xcalloc(1, sizeof *b);
-	struct timeval tv = {BISECT_TICK, 0};
 
-	b->state = BISECT_IDLE;
 	b->base = base;
 	b->store = store;
 	b->set = set;
-	b->timer = event_new(base, -1, EV_PERSIST, bisect_on_timer, b);
-	event_add(b->timer, &tv);
+	b->w = drain_add(d, &bisect_ops, b);
 	return b;
-}
-
-void
-bisect_wake(struct bisect *b)
-{
-	if (b->state == BISECT_IDLE)
-		bisect_drive(b);
-	else
-		b->again = true;
-}
-
-void
-bisect_stop(struct bisect *b)
-{
-	b->stopped = true;
-	if (b->proc != NULL) {
-		proc_cancel(b->proc);
-		b->proc = NULL;
-	}
 }
 
 void
 bisect_free(struct bisect *b)
 {
-	if (b == NULL)
-		return;
-	event_free(b->timer);
-	json_decref(b->claim);
 	free(b);
 }
 
@@ -698,9 +625,17 @@ struct start {
 	void *arg;
 };
 
-static void
-start_free(struct start *s)
+static const char *
+str(json_t *o, const char *key)
 {
+	return json_string_value(json_object_get(o, key));
+}
+
+static void
+start_free(void *arg)
+{
+	struct start *s = arg;
+
 	json_decref(s->req);
 	free(s->by);
 	problem_free(s->fail);
@@ -716,7 +651,7 @@ start_on_stored(const char *text, const struct problem *p, void *arg)
 	if (p == NULL && text != NULL)
 		log_info("%s starts bisection %s", s->by, text);
 	s->cb(text, p, s->arg);
-	start_free(s);
+	drain_defer(s->b->base, start_free, s);
 }
 
 static void
@@ -737,7 +672,7 @@ start_on_resolved(char *const *shas, const struct problem *p, void *arg)
 	if (p != NULL) {
 		s->state = START_DONE;
 		s->cb(NULL, p, s->arg);
-		start_free(s);
+		drain_defer(s->b->base, start_free, s);
 		return;
 	}
 	json_object_set_new(s->req, "good", json_string(shas[0]));
@@ -745,16 +680,15 @@ start_on_resolved(char *const *shas, const struct problem *p, void *arg)
 	start_store(s);
 }
 
+/* A start refused before anything ran: answered from the loop. */
 static void
-start_on_failed(evutil_socket_t fd, short what, void *arg)
+start_refused(void *arg)
 {
 	struct start *s = arg;
 
-	(void)fd;
-	(void)what;
 	s->state = START_DONE;
 	s->cb(NULL, s->fail, s->arg);
-	start_free(s);
+	drain_defer(s->b->base, start_free, s);
 }
 
 /* Checks member key of req as a name of kind (optional unless need). */
@@ -786,7 +720,6 @@ void
 bisect_start(struct bisect *b, json_t *req, const char *by, store_text_cb cb,
 	     void *arg)
 {
-	static const struct timeval now = {0, 0};
 	static const char *const known[] = {
 		"regression", "series", "good", "bad", "tree", "kpi", NULL};
 	struct start *s = xcalloc(1, sizeof *s);
@@ -843,8 +776,7 @@ bisect_start(struct bisect *b, json_t *req, const char *by, store_text_cb cb,
 				? json_string_value(json_array_get(faults, 0))
 				: "the bisection cannot start");
 		json_decref(faults);
-		event_base_once(b->base, -1, EV_TIMEOUT, start_on_failed, s,
-				&now);
+		drain_defer(b->base, start_refused, s);
 		return;
 	}
 	json_decref(faults);
@@ -866,8 +798,7 @@ bisect_start(struct bisect *b, json_t *req, const char *by, store_text_cb cb,
 					      "(robot tree show %s)",
 					      tree, tree);
 			free(mirror);
-			event_base_once(b->base, -1, EV_TIMEOUT,
-					start_on_failed, s, &now);
+			drain_defer(b->base, start_refused, s);
 			return;
 		}
 		s->state = START_RESOLVING;

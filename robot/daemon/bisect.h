@@ -13,17 +13,17 @@
 #include <event2/event.h>
 #include <jansson.h>
 
+#include "robot/daemon/drain.h"
 #include "robot/daemon/problem.h"
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
 
 struct bisect;
 
-struct bisect *bisect_new(struct event_base *base, struct store *store,
-			  const struct settings *set);
-/* Looks for bisections to drive (a ":bisect" notification, the start). */
-void bisect_wake(struct bisect *b);
-void bisect_stop(struct bisect *b);
+/* A worker of d, woken by ":bisect" (a bisection's step may have its
+ * answer). */
+struct bisect *bisect_new(struct drain *d, struct event_base *base,
+			  struct store *store, const struct settings *set);
 void bisect_free(struct bisect *b);
 
 /*

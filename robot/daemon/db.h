@@ -4,7 +4,7 @@
  * backoff when the server goes away, and LISTEN on a connection of its
  * own; and, for the work before the loop starts (migrations, token
  * commands), plain blocking connections.  db.c is the only file that
- * includes libpq-fe.h; the SQL itself is store.c's.
+ * includes libpq-fe.h; the SQL itself is the store's (store.h).
  *
  * A query's callback runs exactly once, from the loop, never from inside
  * db_query().  It gets the result: its rows when db_ok(), else the

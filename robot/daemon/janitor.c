@@ -1,6 +1,7 @@
 /*
- * janitor.c: the sweep.  IDLE -> SWEEPING when the timer fires and the
- * database is up; SWEEPING -> IDLE when the sweep's query answers.
+ * janitor.c: the sweep, a worker of the drain engine (drain.h): its
+ * claim expires the leases past their deadline and brings no work, so
+ * the engine's IDLE -> CLAIMING -> IDLE is the whole of it, once a tick.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -8,60 +9,54 @@
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/janitor.h"
+#include "robot/daemon/store/leases.h"
 #include "robot/core/banned.h"
-
-enum janitor_state {
-	JANITOR_IDLE,
-	JANITOR_SWEEPING,
-};
 
 struct janitor {
 	struct store *store;
-	enum janitor_state state;
-	struct event *timer;
+	struct drain_worker *w;
 };
 
 static void
 janitor_on_expired(const char *text, const struct problem *p, void *arg)
 {
-	struct janitor *j = arg;
+	struct drain_worker *w = arg;
 
-	j->state = JANITOR_IDLE;
 	if (p == NULL && text != NULL && atoi(text) > 0)
 		log_info("%s lease%s expired: back to the queue", text,
 			 strcmp(text, "1") == 0 ? "" : "s");
+	drain_claimed(w, NULL, 0, p != NULL);
 }
 
 static void
-janitor_on_timer(evutil_socket_t fd, short what, void *arg)
+janitor_claim(struct drain_worker *w, int n)
 {
-	struct janitor *j = arg;
+	struct janitor *j = drain_ctx(w);
 
-	(void)fd;
-	(void)what;
-	if (j->state != JANITOR_IDLE || !store_up(j->store))
-		return;
-	j->state = JANITOR_SWEEPING;
-	store_expire(j->store, janitor_on_expired, j);
+	(void)n;
+	store_expire(j->store, janitor_on_expired, w);
 }
 
+static const struct drain_ops janitor_ops = {
+	.name = "janitor",
+	.tick = 1,
+	.slots = 1,
+	.batch = 1,
+	.claim = janitor_claim,
+};
+
 struct janitor *
-janitor_new(struct event_base *base, struct store *store)
+janitor_new(struct drain *d, struct store *store)
 {
 	struct janitor *j = xcalloc(1, sizeof *j);
-	struct timeval tv = {1, 0};
 
 	j->store = store;
-	j->timer = event_new(base, -1, EV_PERSIST, janitor_on_timer, j);
-	event_add(j->timer, &tv);
+	j->w = drain_add(d, &janitor_ops, j);
 	return j;
 }
 
 void
 janitor_free(struct janitor *j)
 {
-	if (j == NULL)
-		return;
-	event_free(j->timer);
 	free(j);
 }

@@ -34,10 +34,12 @@
 #include "robot/core/errlist.h"
 #include "robot/core/log.h"
 #include "robot/core/name.h"
-#include "robot/core/str.h"
 #include "robot/core/rjson.h"
+#include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/lab.h"
+#include "robot/daemon/store/boxes.h"
+#include "robot/daemon/store/leases.h"
 #include "robot/core/banned.h"
 
 enum waiter_state {

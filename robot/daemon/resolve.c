@@ -3,7 +3,7 @@
  *
  *   RUNNING  --(git rev-parse of the next name answered)--> RUNNING
  *   RUNNING  --(every name asked)--------------------------> DONE (cb;
- *                                                   freed after it)
+ *                              freed after the loop iteration)
  *
  * Without a mirror there is no git to ask: RUNNING checks every name is
  * a full SHA and ends through the loop, so that cb never runs inside
@@ -17,6 +17,7 @@
 
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/drain.h"
 #include "robot/daemon/proc.h"
 #include "robot/daemon/resolve.h"
 #include "robot/core/banned.h"
@@ -62,8 +63,10 @@ lower(const char *s)
 }
 
 static void
-resolve_free(struct resolve *r)
+resolve_free(void *arg)
 {
+	struct resolve *r = arg;
+
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->names[i]);
 		free(r->shas[i]);
@@ -144,10 +147,8 @@ resolve_on_git(int status, const char *out, size_t len, const char *err,
 }
 
 static void
-resolve_on_checked(evutil_socket_t fd, short what, void *arg)
+resolve_checked(void *arg)
 {
-	(void)fd;
-	(void)what;
 	resolve_drive(arg);
 }
 
@@ -193,7 +194,7 @@ resolve_drive(struct resolve *r)
 					: "commits that cannot be resolved");
 		r->cb(p != NULL ? NULL : r->shas, p, r->arg);
 		problem_free(p);
-		resolve_free(r);
+		drain_defer(r->base, resolve_free, r);
 		return;
 	case RESOLVE_DONE:
 		return;
@@ -205,7 +206,6 @@ resolve_start(struct event_base *base, const char *tree, const char *mirror,
 	      const char *const *names, size_t n, int timeout, resolve_cb cb,
 	      void *arg)
 {
-	static const struct timeval now = {0, 0};
 	struct resolve *r = xcalloc(1, sizeof *r);
 
 	r->state = RESOLVE_RUNNING;
@@ -224,6 +224,5 @@ resolve_start(struct event_base *base, const char *tree, const char *mirror,
 	if (mirror != NULL)
 		resolve_drive(r); /* proc_run() answers through the loop */
 	else
-		event_base_once(base, -1, EV_TIMEOUT, resolve_on_checked, r,
-				&now);
+		drain_defer(base, resolve_checked, r);
 }

@@ -22,6 +22,7 @@
 #include <event2/event.h>
 #include <jansson.h>
 
+#include "reporters/reporters.h"
 #include "robot/core/errlist.h"
 #include "robot/core/log.h"
 #include "robot/core/name.h"
@@ -30,6 +31,7 @@
 #include "robot/daemon/analysis.h"
 #include "robot/daemon/bisect.h"
 #include "robot/daemon/db.h"
+#include "robot/daemon/drain.h"
 #include "robot/daemon/janitor.h"
 #include "robot/daemon/lab.h"
 #include "robot/daemon/pgembed.h"
@@ -37,10 +39,10 @@
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
 #include "robot/daemon/store/schema.h"
+#include "robot/daemon/store/tokens.h"
 #include "robot/daemon/tokens.h"
 #include "robot/daemon/trees.h"
 #include "robot/daemon/worker.h"
-#include "reporters/reporters.h"
 #include "web/router.h"
 #include "robot/core/banned.h"
 
@@ -60,6 +62,7 @@ struct robotd {
 	struct db *db;
 	struct store *store;
 	struct tokens *tokens;
+	struct drain *drain; /* the background work's engine */
 	struct lab *lab;
 	struct analysis *analysis;
 	struct bisect *bisect;
@@ -104,21 +107,13 @@ robotd_on_notify(const char *payload, void *arg)
 {
 	struct robotd *d = arg;
 
-	/* A payload starting with ':' cannot be a group (a label has no
-	 * ':'): ":analysis" (a pair is ready), ":reports" (regressions to
-	 * tell), ":outbox" (mail to send), ":bisect" (a bisection's step
-	 * may have its answer).  NULL (a reconnect) is news for all. */
-	if (d->analysis != NULL &&
-	    (payload == NULL || strcmp(payload, ":analysis") == 0))
-		analysis_wake(d->analysis);
-	if (d->bisect != NULL &&
-	    (payload == NULL || strcmp(payload, ":bisect") == 0))
-		bisect_wake(d->bisect);
-	if (d->reporters != NULL &&
-	    (payload == NULL || strcmp(payload, ":reports") == 0 ||
-	     strcmp(payload, ":outbox") == 0))
-		reporters_wake(d->reporters, payload);
-	if (d->lab != NULL && (payload == NULL || payload[0] != ':'))
+	/* A worker's topic (":analysis", ":reports", ...: the engine's
+	 * table) wakes it; anything else is a box group with work for
+	 * the lab.  NULL (a reconnect) is news for all. */
+	if (d->drain != NULL && drain_notify(d->drain, payload) &&
+	    payload != NULL)
+		return;
+	if (d->lab != NULL)
 		lab_on_notify(d->lab, payload);
 }
 
@@ -239,10 +234,12 @@ robotd_serve(struct robotd *d)
 	json_object_seed(0);
 	d->worker = worker_new(d->base);
 	d->lab = lab_new(d->base, d->store, d->worker, &d->set);
-	d->analysis = analysis_new(d->base, d->store, &d->set);
-	d->bisect = bisect_new(d->base, d->store, &d->set);
-	d->trees = trees_new(d->base, d->store, &d->set);
-	d->reporters = reporters_new(d->base, d->store, &d->set);
+	d->drain = drain_new(d->base, d->store);
+	d->analysis = analysis_new(d->drain, d->base, d->store, &d->set);
+	d->bisect = bisect_new(d->drain, d->base, d->store, &d->set);
+	d->trees = trees_new(d->drain, d->base, d->store, &d->set);
+	d->reporters = reporters_new(d->drain, d->base, d->store, &d->set);
+	d->janitor = janitor_new(d->drain, d->store);
 	wd = (struct web_deps){d->base,     d->store,  d->tokens,    d->lab,
 			       d->analysis, d->bisect, d->reporters, &d->set};
 	d->router = router_new(&wd, &err);
@@ -255,9 +252,9 @@ robotd_serve(struct robotd *d)
 			router_port(d->router));
 	reporters_set_url(d->reporters, url);
 	free(url);
-	reporters_wake(d->reporters, NULL);
-	bisect_wake(d->bisect);
-	d->janitor = janitor_new(d->base, d->store);
+	/* Every worker looks once the loop runs (robotd listens, its URL
+	 * known). */
+	drain_notify(d->drain, NULL);
 	if (d->embedded)
 		d->pgwatch = pgwatch_new(d->base, d->set.state_dir);
 	d->sigterm = evsignal_new(d->base, SIGTERM, robotd_on_stop, d);
@@ -277,9 +274,7 @@ robotd_serve(struct robotd *d)
 	 * once. */
 	worker_stop(d->worker);
 	analysis_stop(d->analysis);
-	bisect_stop(d->bisect);
-	trees_stop(d->trees);
-	reporters_stop(d->reporters);
+	drain_stop(d->drain);
 	db_free(d->db);
 	d->db = NULL;
 	lab_free(d->lab);
@@ -299,6 +294,8 @@ robotd_serve(struct robotd *d)
 		event_base_dispatch(d->base);
 	}
 	router_free(d->router);
+	/* The works still in hand, then their workers. */
+	drain_free(d->drain);
 	janitor_free(d->janitor);
 	pgwatch_free(d->pgwatch);
 	tokens_free(d->tokens);
@@ -308,6 +305,9 @@ robotd_serve(struct robotd *d)
 	event_free(d->sighup);
 	if (d->stopper != NULL)
 		event_free(d->stopper);
+	/* What was deferred (drain_defer()) runs before the loop goes. */
+	for (int i = 0; i < 4; i++)
+		event_base_loop(d->base, EVLOOP_NONBLOCK);
 	event_base_free(d->base);
 	log_info("stopped");
 	return 0;

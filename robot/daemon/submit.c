@@ -28,6 +28,8 @@
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/resolve.h"
+#include "robot/daemon/store/jobs.h"
+#include "robot/daemon/store/trees.h"
 #include "robot/daemon/submit.h"
 #include "robot/core/banned.h"
 

@@ -11,6 +11,7 @@
 
 #include "robot/core/strmap.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/tokens.h"
 #include "robot/daemon/tokens.h"
 #include "robot/core/banned.h"
 

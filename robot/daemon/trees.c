@@ -1,22 +1,25 @@
 /*
- * trees.c: the trees' watcher, one tree at a time, a state machine driven
- * by watch_drive():
+ * trees.c: the trees' watcher, a worker of the drain engine (drain.h),
+ * one tree in hand at a time.  The engine claims a tree due for a fetch
+ * (robot_tree_claim(), decoded: store/trees.h); each fetch is a state
+ * machine driven by fetch_drive():
  *
- *   IDLE      --(the 1 s timer)--------------------------> CLAIMING
- *   CLAIMING  --(no tree due)----------------------------> IDLE
- *   CLAIMING  --(a tree; its mirror is missing)----------> INIT
- *   CLAIMING, INIT --(the mirror is there)---------------> FETCHING
+ *   (claimed; its mirror is missing)---------------------> INIT
+ *   (claimed), INIT --(the mirror is there)--------------> FETCHING
  *   FETCHING  --(fetched)--------------------------------> REFS
  *   REFS      --(heads and base read)--------------------> HEADS
  *   HEADS     --(each changed head: its merge-base with
  *               the base, whether it was force-pushed)---> LOG
  *   LOG       --(the new commits read)-------------------> STORING
  *   STORING   --(recorded; the new heads come back)------> QUEUEING
- *   QUEUEING  --(each new head's jobs submitted)---------> CLAIMING (next)
+ *   QUEUEING  --(each new head's jobs submitted)---------> ended
  *   any git step --(failed, or killed at its deadline)---> FAILING
- *   FAILING   --(the error stored for robot tree list)---> CLAIMING
+ *   FAILING   --(the error stored for robot tree list)---> ended
+ *   STORING, FAILING --(the database failed)-------------> ended (the
+ *                                         claim runs out; taken again)
  *
- * Every git command is a child (proc.h): the loop never waits for one.
+ * A fetch that ended makes the engine claim the next tree due.  Every
+ * git command is a child (proc.h): the loop never waits for one.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -36,6 +39,7 @@
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/proc.h"
+#include "robot/daemon/store/trees.h"
 #include "robot/daemon/submit.h"
 #include "robot/daemon/trees.h"
 #include "robot/core/banned.h"
@@ -45,17 +49,15 @@
 #define TREES_MAX_REFS    (16u << 20) /* bytes of for-each-ref and log */
 #define TREES_GIT_SHORT   60          /* seconds for a git step but the fetch */
 
-enum watch_state {
-	WATCH_IDLE,
-	WATCH_CLAIMING,
-	WATCH_INIT,
-	WATCH_FETCHING,
-	WATCH_REFS,
-	WATCH_HEADS,
-	WATCH_LOG,
-	WATCH_STORING,
-	WATCH_QUEUEING,
-	WATCH_FAILING,
+enum fetch_state {
+	FETCH_INIT,
+	FETCH_FETCHING,
+	FETCH_REFS,
+	FETCH_HEADS,
+	FETCH_LOG,
+	FETCH_STORING,
+	FETCH_QUEUEING,
+	FETCH_FAILING,
 };
 
 /* A watched branch's head as this fetch found it. */
@@ -69,77 +71,85 @@ struct head {
 };
 
 struct trees {
-	enum watch_state state;
 	struct event_base *base;
 	struct store *store;
 	const struct settings *set;
-	struct event *timer;
+	struct drain_worker *w;
+	struct fetch *fetch; /* the tree in hand, or NULL */
+};
+
+/* A tree in hand: its claim and what its fetch found so far. */
+struct fetch {
+	enum fetch_state state;
+	struct trees *t;
+	struct store_tree_claim *c;
 	struct proc *proc; /* the git command running, or NULL */
-	/* the tree in hand */
-	json_t *claim;
-	char *name;
 	char *mirror;
 	char *base_sha; /* the base ref's commit, or NULL */
 	struct head *heads;
 	size_t nheads;
 	size_t step; /* HEADS: the head being asked about */
 	json_t *commits;
-	json_t *fresh;  /* STORING's answer: what to test */
-	int submitting; /* QUEUEING: submits in flight */
-	bool stopped;   /* robotd stops: nothing more is started */
-	char *error;    /* FAILING: why */
+	struct store_tree_fetched *fresh; /* STORING's answer: what to test */
+	int submitting;                   /* QUEUEING: submits in flight */
+	char *error;                      /* FAILING: why */
 };
 
-static void watch_drive(struct trees *t);
+static void fetch_drive(struct fetch *f);
 
 static const char *
-watch_state_name(enum watch_state s)
+fetch_state_name(enum fetch_state s)
 {
-	static const char *const names[] = {
-		"idle",  "claiming", "init",    "fetching", "refs",
-		"heads", "log",      "storing", "queueing", "failing"};
+	static const char *const names[] = {"init",     "fetching", "refs",
+					    "heads",    "log",      "storing",
+					    "queueing", "failing"};
 
 	return (size_t)s < sizeof names / sizeof names[0] ? names[s] : "?";
 }
 
 static void
-watch_set_state(struct trees *t, enum watch_state s)
+fetch_set_state(struct fetch *f, enum fetch_state s)
 {
-	log_debug("trees%s%s: %s -> %s", t->name ? " " : "",
-		  t->name ? t->name : "", watch_state_name(t->state),
-		  watch_state_name(s));
-	t->state = s;
+	log_debug("tree %s: %s -> %s", f->c->name, fetch_state_name(f->state),
+		  fetch_state_name(s));
+	f->state = s;
 }
 
-/* Forgets the tree in hand. */
 static void
-watch_release(struct trees *t)
+fetch_free(void *arg)
 {
-	for (size_t i = 0; i < t->nheads; i++) {
-		free(t->heads[i].branch);
-		free(t->heads[i].sha);
-		free(t->heads[i].old);
-		free(t->heads[i].base);
+	struct fetch *f = arg;
+
+	if (f->proc != NULL)
+		proc_cancel(f->proc);
+	for (size_t i = 0; i < f->nheads; i++) {
+		free(f->heads[i].branch);
+		free(f->heads[i].sha);
+		free(f->heads[i].old);
+		free(f->heads[i].base);
 	}
-	free(t->heads);
-	t->heads = NULL;
-	t->nheads = 0;
-	json_decref(t->claim);
-	json_decref(t->commits);
-	json_decref(t->fresh);
-	t->claim = t->commits = t->fresh = NULL;
-	free(t->name);
-	free(t->mirror);
-	free(t->base_sha);
-	free(t->error);
-	t->name = t->mirror = t->base_sha = t->error = NULL;
-	t->step = 0;
+	free(f->heads);
+	json_decref(f->commits);
+	store_tree_fetched_free(f->fresh);
+	store_tree_claim_free(f->c);
+	free(f->mirror);
+	free(f->base_sha);
+	free(f->error);
+	free(f);
+}
+
+/* The tree in hand is done with: the engine claims the next. */
+static void
+fetch_end(struct fetch *f)
+{
+	f->t->fetch = NULL;
+	drain_done(f->t->w, f);
 }
 
 /* The git step failed: why (its first "fatal:" or "error:" line, else
  * its last line of stderr) goes to the tree. */
 static void
-watch_fail(struct trees *t, const char *what, int status, const char *err)
+fetch_fail(struct fetch *f, const char *what, int status, const char *err)
 {
 	const char *line = strstr(err, "fatal: ");
 	size_t len;
@@ -158,50 +168,45 @@ watch_fail(struct trees *t, const char *what, int status, const char *err)
 		len = (size_t)(err + len - line);
 	}
 	q = str_printable(line, len, 300);
-	t->error = status == -1 && strstr(err, "deadline") != NULL
+	f->error = status == -1 && strstr(err, "deadline") != NULL
 			   ? xasprintf("%s: no answer within %d s", what,
-				       t->set->tree_fetch_timeout)
+				       f->t->set->tree_fetch_timeout)
 			   : xasprintf("%s: %s", what,
 				       *q ? q : "failed with no message");
 	free(q);
-	watch_set_state(t, WATCH_FAILING);
-	watch_drive(t);
+	fetch_set_state(f, FETCH_FAILING);
+	fetch_drive(f);
 }
 
-static void watch_on_git(int status, const char *out, size_t len,
+static void fetch_on_git(int status, const char *out, size_t len,
 			 const char *err, void *arg);
 
 /* Runs git with args after "git -C MIRROR" (or alone, for init). */
 static void
-watch_git(struct trees *t, int timeout, const char *const *args)
+fetch_git(struct fetch *f, int timeout, const char *const *args)
 {
 	char *argv[32];
 	size_t n = 0;
 
 	argv[n++] = "git";
-	if (t->state != WATCH_INIT) {
+	if (f->state != FETCH_INIT) {
 		argv[n++] = "-C";
-		argv[n++] = t->mirror;
+		argv[n++] = f->mirror;
 	}
 	for (size_t i = 0; args[i] != NULL && n < 31; i++)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
-	t->proc = proc_run(t->base, argv, timeout, TREES_MAX_REFS, watch_on_git,
-			   t);
+	f->proc = proc_run(f->t->base, argv, timeout, TREES_MAX_REFS,
+			   fetch_on_git, f);
 }
 
 /* Whether branch is one of the tree's watched globs. */
 static bool
-watched(json_t *globs, const char *branch)
+watched(const struct store_tree_claim *c, const char *branch)
 {
-	json_t *g;
-	size_t i;
-
-	json_array_foreach(globs, i, g)
-	{
-		if (fnmatch(json_string_value(g), branch, 0) == 0)
+	for (size_t i = 0; i < c->nbranches; i++)
+		if (fnmatch(c->branches[i], branch, 0) == 0)
 			return true;
-	}
 	return false;
 }
 
@@ -216,48 +221,46 @@ has_glob(const char *s)
  * date): the watched branches' heads and the base ref's commit.
  */
 static void
-watch_read_refs(struct trees *t, const char *out)
+fetch_read_refs(struct fetch *f, const char *out)
 {
-	json_t *globs = json_object_get(t->claim, "branches");
-	json_t *known = json_object_get(t->claim, "heads");
-	const char *base_ref = rjson_get_str(t->claim, "base_ref");
+	const char *base_ref = f->c->base_ref;
 	long long newest = -1;
 	char *copy = xstrdup(out), *save = NULL;
 
 	for (char *line = strtok_r(copy, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char *f[4] = {NULL, NULL, NULL, NULL}, *p = line;
+		char *fl[4] = {NULL, NULL, NULL, NULL}, *p = line;
 		const char *ref, *sha, *short_name;
 
 		for (int i = 0; i < 4; i++)
-			f[i] = strsep(&p, "\t");
-		if (f[1] == NULL)
+			fl[i] = strsep(&p, "\t");
+		if (fl[1] == NULL)
 			continue;
-		ref = f[0];
-		sha = f[2] != NULL && f[2][0] != '\0' ? f[2] : f[1];
+		ref = fl[0];
+		sha = fl[2] != NULL && fl[2][0] != '\0' ? fl[2] : fl[1];
 		if (str_has_prefix(ref, "refs/heads/")) {
 			short_name = ref + strlen("refs/heads/");
 			if (!has_glob(base_ref) &&
 			    strcmp(short_name, base_ref) == 0) {
-				free(t->base_sha);
-				t->base_sha = xstrdup(sha);
+				free(f->base_sha);
+				f->base_sha = xstrdup(sha);
 			}
-			if (watched(globs, short_name)) {
+			if (watched(f->c, short_name)) {
 				struct head *h;
 				const char *old =
-					rjson_get_str(known, short_name);
+					store_tree_claim_head(f->c, short_name);
 
-				t->heads =
-					xreallocarray(t->heads, t->nheads + 1,
-						      sizeof *t->heads);
-				h = &t->heads[t->nheads++];
+				f->heads =
+					xreallocarray(f->heads, f->nheads + 1,
+						      sizeof *f->heads);
+				h = &f->heads[f->nheads++];
 				memset(h, 0, sizeof *h);
 				h->branch = xstrdup(short_name);
 				h->sha = xstrdup(sha);
 				h->old = old ? xstrdup(old) : NULL;
 			}
 		} else if (str_has_prefix(ref, "refs/tags/")) {
-			long long date = f[3] ? atoll(f[3]) : 0;
+			long long date = fl[3] ? atoll(fl[3]) : 0;
 
 			short_name = ref + strlen("refs/tags/");
 			if (has_glob(base_ref)
@@ -265,34 +268,34 @@ watch_read_refs(struct trees *t, const char *out)
 					      date > newest
 				    : strcmp(short_name, base_ref) == 0) {
 				newest = date;
-				free(t->base_sha);
-				t->base_sha = xstrdup(sha);
+				free(f->base_sha);
+				f->base_sha = xstrdup(sha);
 			}
 		}
 	}
 	free(copy);
 	/* A base given as a commit id. */
-	if (t->base_sha == NULL && strlen(base_ref) == 40 &&
+	if (f->base_sha == NULL && strlen(base_ref) == 40 &&
 	    strspn(base_ref, "0123456789abcdef") == 40)
-		t->base_sha = xstrdup(base_ref);
+		f->base_sha = xstrdup(base_ref);
 }
 
 /* HEADS: the next question about a changed head, or false when all are
  * answered. */
 static bool
-watch_ask_head(struct trees *t)
+fetch_ask_head(struct fetch *f)
 {
-	for (; t->step < t->nheads; t->step++) {
-		struct head *h = &t->heads[t->step];
+	for (; f->step < f->nheads; f->step++) {
+		struct head *h = &f->heads[f->step];
 
 		if (h->old != NULL && strcmp(h->old, h->sha) == 0)
 			continue; /* unchanged */
-		if (!h->asked_base && t->base_sha != NULL) {
-			const char *args[] = {"merge-base", h->sha, t->base_sha,
+		if (!h->asked_base && f->base_sha != NULL) {
+			const char *args[] = {"merge-base", h->sha, f->base_sha,
 					      NULL};
 
 			h->asked_base = true;
-			watch_git(t, TREES_GIT_SHORT, args);
+			fetch_git(f, TREES_GIT_SHORT, args);
 			return true;
 		}
 		if (!h->asked_forced && h->old != NULL) {
@@ -300,7 +303,7 @@ watch_ask_head(struct trees *t)
 					      h->old, h->sha, NULL};
 
 			h->asked_forced = true;
-			watch_git(t, TREES_GIT_SHORT, args);
+			fetch_git(f, TREES_GIT_SHORT, args);
 			return true;
 		}
 	}
@@ -311,112 +314,112 @@ watch_ask_head(struct trees *t)
  * what it knew (the heads that did not move or moved forward) and the
  * base. */
 static void
-watch_ask_log(struct trees *t)
+fetch_ask_log(struct fetch *f)
 {
-	const char **args = xcalloc(2 * t->nheads + 12, sizeof *args);
+	const char **args = xcalloc(2 * f->nheads + 12, sizeof *args);
 	char *max = xasprintf("--max-count=%d", TREES_MAX_COMMITS);
 	char *base_parents =
-		t->base_sha ? xasprintf("%s^@", t->base_sha) : NULL;
+		f->base_sha ? xasprintf("%s^@", f->base_sha) : NULL;
 	size_t n = 0;
 	bool any = false;
 
 	args[n++] = "log";
 	args[n++] = "--format=%H%x09%P%x09%an <%ae>%x09%aI%x09%s";
 	args[n++] = max;
-	for (size_t i = 0; i < t->nheads; i++)
-		if (t->heads[i].old == NULL ||
-		    strcmp(t->heads[i].old, t->heads[i].sha) != 0) {
-			args[n++] = t->heads[i].sha;
+	for (size_t i = 0; i < f->nheads; i++)
+		if (f->heads[i].old == NULL ||
+		    strcmp(f->heads[i].old, f->heads[i].sha) != 0) {
+			args[n++] = f->heads[i].sha;
 			any = true;
 		}
-	if (t->base_sha != NULL)
-		args[n++] = t->base_sha;
+	if (f->base_sha != NULL)
+		args[n++] = f->base_sha;
 	args[n++] = "--not";
 	if (base_parents != NULL)
 		args[n++] = base_parents;
-	for (size_t i = 0; i < t->nheads; i++)
-		if (t->heads[i].old != NULL && !t->heads[i].forced)
-			args[n++] = t->heads[i].old;
+	for (size_t i = 0; i < f->nheads; i++)
+		if (f->heads[i].old != NULL && !f->heads[i].forced)
+			args[n++] = f->heads[i].old;
 	args[n] = NULL;
-	if (!any && t->base_sha == NULL) {
-		t->commits = json_array();
+	if (!any && f->base_sha == NULL) {
+		f->commits = json_array();
 		free(args);
 		free(max);
 		free(base_parents);
-		watch_set_state(t, WATCH_STORING);
-		watch_drive(t);
+		fetch_set_state(f, FETCH_STORING);
+		fetch_drive(f);
 		return;
 	}
-	watch_git(t, TREES_GIT_SHORT, args);
+	fetch_git(f, TREES_GIT_SHORT, args);
 	free(args);
 	free(max);
 	free(base_parents);
 }
 
 static void
-watch_read_log(struct trees *t, const char *out)
+fetch_read_log(struct fetch *f, const char *out)
 {
 	char *copy = xstrdup(out), *save = NULL;
 
-	t->commits = json_array();
+	f->commits = json_array();
 	for (char *line = strtok_r(copy, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char *f[5], *p = line;
+		char *fl[5], *p = line;
 		json_t *parents = json_array();
 
 		for (int i = 0; i < 4; i++)
-			f[i] = strsep(&p, "\t");
-		f[4] = p;
-		if (f[3] == NULL || f[4] == NULL) {
+			fl[i] = strsep(&p, "\t");
+		fl[4] = p;
+		if (fl[3] == NULL || fl[4] == NULL) {
 			json_decref(parents);
 			continue;
 		}
-		for (char *q = f[1], *par; (par = strsep(&q, " ")) != NULL;)
+		for (char *q = fl[1], *par; (par = strsep(&q, " ")) != NULL;)
 			if (*par != '\0')
 				json_array_append_new(parents,
 						      json_string(par));
-		json_array_append_new(t->commits,
-				      json_pack("{s:s, s:o, s:s%, s:s, s:s%}",
-						"sha", f[0], "parents", parents,
-						"author", f[2], strlen(f[2]),
-						"date", f[3], "subject", f[4],
-						strlen(f[4])));
+		json_array_append_new(
+			f->commits,
+			json_pack("{s:s, s:o, s:s%, s:s, s:s%}", "sha", fl[0],
+				  "parents", parents, "author", fl[2],
+				  strlen(fl[2]), "date", fl[3], "subject",
+				  fl[4], strlen(fl[4])));
 	}
 	free(copy);
 }
 
 static void
-watch_on_git(int status, const char *out, size_t len, const char *err,
+fetch_on_git(int status, const char *out, size_t len, const char *err,
 	     void *arg)
 {
-	struct trees *t = arg;
+	struct fetch *f = arg;
 	struct head *h;
 
 	(void)len;
-	t->proc = NULL;
-	switch (t->state) {
-	case WATCH_INIT:
+	f->proc = NULL;
+	switch (f->state) {
+	case FETCH_INIT:
 		if (status != 0)
-			return watch_fail(t, "git init", status, err);
-		watch_set_state(t, WATCH_FETCHING);
+			return fetch_fail(f, "git init", status, err);
+		fetch_set_state(f, FETCH_FETCHING);
 		break;
-	case WATCH_FETCHING:
+	case FETCH_FETCHING:
 		if (status != 0)
-			return watch_fail(t, "git fetch", status, err);
-		watch_set_state(t, WATCH_REFS);
+			return fetch_fail(f, "git fetch", status, err);
+		fetch_set_state(f, FETCH_REFS);
 		break;
-	case WATCH_REFS:
+	case FETCH_REFS:
 		if (status != 0)
-			return watch_fail(t, "git for-each-ref", status, err);
-		watch_read_refs(t, out);
-		if (t->base_sha == NULL)
+			return fetch_fail(f, "git for-each-ref", status, err);
+		fetch_read_refs(f, out);
+		if (f->base_sha == NULL)
 			log_warnx("tree %s: the base ref '%s' names no "
 				  "commit: its heads are recorded, not tested",
-				  t->name, rjson_get_str(t->claim, "base_ref"));
-		watch_set_state(t, WATCH_HEADS);
+				  f->c->name, f->c->base_ref);
+		fetch_set_state(f, FETCH_HEADS);
 		break;
-	case WATCH_HEADS:
-		h = &t->heads[t->step];
+	case FETCH_HEADS:
+		h = &f->heads[f->step];
 		if (h->asked_base && h->base == NULL && !h->asked_forced) {
 			/* the merge-base's answer */
 			if (status == 0 && len >= 40)
@@ -427,156 +430,133 @@ watch_on_git(int status, const char *out, size_t len, const char *err,
 			h->forced = status != 0;
 		}
 		break;
-	case WATCH_LOG:
+	case FETCH_LOG:
 		if (status != 0)
-			return watch_fail(t, "git log", status, err);
-		watch_read_log(t, out);
-		watch_set_state(t, WATCH_STORING);
+			return fetch_fail(f, "git log", status, err);
+		fetch_read_log(f, out);
+		fetch_set_state(f, FETCH_STORING);
 		break;
 	default:
 		return;
 	}
-	watch_drive(t);
+	fetch_drive(f);
 }
 
 static void
-watch_on_submitted(json_t *answer, const struct problem *p, void *arg)
+fetch_on_submitted(json_t *answer, const struct problem *p, void *arg)
 {
-	struct trees *t = arg;
+	struct fetch *f = arg;
 
 	if (p != NULL)
-		log_warnx("tree %s: its jobs were not queued: %s", t->name,
+		log_warnx("tree %s: its jobs were not queued: %s", f->c->name,
 			  p->message);
 	else if (answer != NULL)
-		log_info("tree %s: %zu runs queued", t->name,
+		log_info("tree %s: %zu runs queued", f->c->name,
 			 json_array_size(json_object_get(answer, "jobs")));
 	json_decref(answer);
-	if (--t->submitting == 0) {
-		watch_release(t);
-		watch_set_state(t, WATCH_CLAIMING);
-		watch_drive(t);
-	}
+	if (--f->submitting == 0)
+		fetch_end(f);
 }
 
 /* QUEUEING: each new head's jobs, on each group, with its base. */
 static void
-watch_queue(struct trees *t)
+fetch_queue(struct fetch *f)
 {
-	json_t *heads = json_object_get(t->fresh, "heads");
-	json_t *jobs = json_object_get(t->fresh, "jobs");
-	json_t *groups = json_object_get(t->fresh, "tbox_groups");
-	json_t *h, *j, *g;
-	size_t i, k, m;
-	char *submitter = xasprintf("tree:%s", t->name);
+	const struct store_tree_fetched *fr = f->fresh;
+	char *submitter = xasprintf("tree:%s", f->c->name);
 
-	t->submitting = 1; /* held until every submit is made */
-	json_array_foreach(heads, i, h)
-	{
-		const char *sha = rjson_get_str(h, "sha");
-		const char *base = rjson_get_str(h, "base");
-		const char *commits[2] = {base, sha};
+	f->submitting = 1; /* held until every submit is made */
+	for (size_t i = 0; i < fr->nheads; i++) {
+		const struct store_tree_new_head *h = &fr->heads[i];
+		const char *commits[2] = {h->base, h->sha};
 
-		if (base == NULL || strcmp(base, sha) == 0) {
-			log_info("tree %s: %s is at %.12s%s", t->name,
-				 rjson_get_str(h, "branch"), sha,
-				 base ? ", its base: nothing to compare"
-				      : ", no base: not tested");
+		if (h->base == NULL || strcmp(h->base, h->sha) == 0) {
+			log_info("tree %s: %s is at %.12s%s", f->c->name,
+				 h->branch, h->sha,
+				 h->base ? ", its base: nothing to compare"
+					 : ", no base: not tested");
 			continue;
 		}
-		log_info("tree %s: new head of %s: %.12s (base %.12s)", t->name,
-			 rjson_get_str(h, "branch"), sha, base);
-		json_array_foreach(jobs, k, j)
-		{
-			json_array_foreach(groups, m, g)
-			{
+		log_info("tree %s: new head of %s: %.12s (base %.12s)",
+			 f->c->name, h->branch, h->sha, h->base);
+		for (size_t k = 0; k < fr->njobs; k++) {
+			for (size_t m = 0; m < fr->ngroups; m++) {
 				struct submit_request rq = {
 					.submitter = submitter,
-					.file_name = rjson_get_str(j, "name"),
-					.body = rjson_get_str(j, "text"),
-					.len = strlen(rjson_get_str(j, "text")),
+					.file_name = fr->jobs[k].name,
+					.body = fr->jobs[k].text,
+					.len = strlen(fr->jobs[k].text),
 					.commits = commits,
 					.ncommits = 2,
-					.repeat = json_integer_value(
-						json_object_get(t->fresh,
-								"runs")),
+					.repeat = fr->runs,
 					.priority = LONG_MIN,
-					.group = json_string_value(g),
-					.tree = t->name,
-					.branch = rjson_get_str(h, "branch"),
-					.max_runs = (int)json_integer_value(
-						json_object_get(t->fresh,
-								"max_runs"))};
+					.group = fr->groups[m],
+					.tree = f->c->name,
+					.branch = h->branch,
+					.max_runs = fr->max_runs};
 
-				t->submitting++;
-				submit_start(t->base, t->store, t->set, &rq,
-					     watch_on_submitted, t);
+				f->submitting++;
+				submit_start(f->t->base, f->t->store, f->t->set,
+					     &rq, fetch_on_submitted, f);
 			}
 		}
 	}
 	free(submitter);
-	watch_on_submitted(NULL, NULL, t); /* the hold */
+	fetch_on_submitted(NULL, NULL, f); /* the hold */
 }
 
 static void
-watch_on_stored(const char *text, const struct problem *p, void *arg)
+fetch_on_stored(struct store_tree_fetched *fr, const struct problem *p,
+		void *arg)
 {
-	struct trees *t = arg;
+	struct fetch *f = arg;
 
-	if (p != NULL || text == NULL) {
+	if (p != NULL || fr == NULL) {
 		if (p != NULL)
-			log_warnx("tree %s: %s", t->name ? t->name : "?",
-				  p->message);
-		watch_release(t);
-		watch_set_state(t, p != NULL ? WATCH_IDLE : WATCH_CLAIMING);
-		if (p == NULL)
-			watch_drive(t);
+			log_warnx("tree %s: %s", f->c->name, p->message);
+		fetch_end(f);
 		return;
 	}
-	t->fresh = json_loads(text, 0, NULL);
-	watch_set_state(t, WATCH_QUEUEING);
-	watch_queue(t);
+	f->fresh = fr;
+	fetch_set_state(f, FETCH_QUEUEING);
+	fetch_queue(f);
 }
 
 /* After a failed fetch: the poll interval doubled at each failure in a
  * row (this one counted), at most an hour. */
 static int
-watch_retry_in(const struct trees *t)
+fetch_retry_in(const struct fetch *f)
 {
-	int poll = (int)json_integer_value(json_object_get(t->claim, "poll"));
-	int failures =
-		(int)json_integer_value(json_object_get(t->claim, "failures"));
-
-	return (int)backoff_delay(2.0 * (poll > 0 ? poll : 1), 3600,
-				  failures + 1);
+	return (int)backoff_delay(2.0 * (f->c->poll > 0 ? f->c->poll : 1), 3600,
+				  f->c->failures + 1);
 }
 
 /* FAILING: the error is stored; when the tree is tried again. */
 static void
-watch_on_failed(const char *text, const struct problem *p, void *arg)
+fetch_on_failed(const char *text, const struct problem *p, void *arg)
 {
-	struct trees *t = arg;
+	struct fetch *f = arg;
 	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
 
 	if (j != NULL)
-		log_warnx("tree %s: %s; next try in %lld s", t->name, t->error,
+		log_warnx("tree %s: %s; next try in %lld s", f->c->name,
+			  f->error,
 			  (long long)json_number_value(
 				  json_object_get(j, "retry_in")));
 	json_decref(j);
-	watch_release(t);
-	watch_set_state(t, p != NULL ? WATCH_IDLE : WATCH_CLAIMING);
-	if (p == NULL)
-		watch_drive(t);
+	(void)p;
+	fetch_end(f);
 }
 
 /* STORING: the heads and commits to the database. */
 static void
-watch_store(struct trees *t)
+fetch_store(struct fetch *f)
 {
 	json_t *heads = json_array();
 	char *hs, *cs;
 
-	for (size_t i = 0; i < t->nheads; i++) {
-		struct head *h = &t->heads[i];
+	for (size_t i = 0; i < f->nheads; i++) {
+		struct head *h = &f->heads[i];
 
 		json_array_append_new(
 			heads,
@@ -586,154 +566,160 @@ watch_store(struct trees *t)
 				  "forced", h->forced));
 	}
 	hs = rjson_dumps(heads, JSON_COMPACT);
-	cs = rjson_dumps(t->commits, JSON_COMPACT);
-	log_debug("tree %s: %zu heads, %zu new commits", t->name, t->nheads,
-		  json_array_size(t->commits));
-	store_tree_fetched(t->store, t->name, hs, cs, watch_on_stored, t);
+	cs = rjson_dumps(f->commits, JSON_COMPACT);
+	log_debug("tree %s: %zu heads, %zu new commits", f->c->name, f->nheads,
+		  json_array_size(f->commits));
+	store_tree_fetched(f->t->store, f->c->name, hs, cs, fetch_on_stored, f);
 	json_decref(heads);
 	free(hs);
 	free(cs);
 }
 
 static void
-watch_on_claimed(const char *text, const struct problem *p, void *arg)
-{
-	struct trees *t = arg;
-	struct stat st;
-
-	if (p != NULL || text == NULL ||
-	    (t->claim = json_loads(text, 0, NULL)) == NULL) {
-		watch_set_state(t, WATCH_IDLE);
-		return;
-	}
-	t->name = xstrdup(rjson_get_str(t->claim, "name"));
-	t->mirror = settings_mirror(t->set, t->name);
-	if (stat(t->mirror, &st) == 0)
-		watch_set_state(t, WATCH_FETCHING);
-	else
-		watch_set_state(t, WATCH_INIT);
-	watch_drive(t);
-}
-
-static void
-watch_drive(struct trees *t)
+fetch_drive(struct fetch *f)
 {
 	char *dir;
+	const struct settings *set = f->t->set;
 
-	if (t->stopped)
-		return;
-	switch (t->state) {
-	case WATCH_IDLE:
-		if (!store_up(t->store))
-			return;
-		watch_set_state(t, WATCH_CLAIMING);
-		/* FALLTHROUGH */
-	case WATCH_CLAIMING:
-		store_tree_claim(t->store, t->set->tree_fetch_timeout + 60,
-				 watch_on_claimed, t);
-		return;
-	case WATCH_INIT: {
-		const char *args[] = {"init", "--bare", "-q", t->mirror, NULL};
+	switch (f->state) {
+	case FETCH_INIT: {
+		const char *args[] = {"init", "--bare", "-q", f->mirror, NULL};
 
 		/* The state directory too: with --db it may be new. */
-		dir = xasprintf("%s/trees", t->set->state_dir);
-		if ((mkdir(t->set->state_dir, 0755) == -1 && errno != EEXIST) ||
+		dir = xasprintf("%s/trees", set->state_dir);
+		if ((mkdir(set->state_dir, 0755) == -1 && errno != EEXIST) ||
 		    (mkdir(dir, 0755) == -1 && errno != EEXIST))
 			log_warn("mkdir %s", dir);
 		free(dir);
-		watch_git(t, TREES_GIT_SHORT, args);
+		fetch_git(f, TREES_GIT_SHORT, args);
 		return;
 	}
-	case WATCH_FETCHING: {
+	case FETCH_FETCHING: {
 		const char *args[] = {"fetch",
 				      "-q",
 				      "--prune",
 				      "--force",
 				      "--no-tags",
-				      rjson_get_str(t->claim, "url"),
+				      f->c->url,
 				      "+refs/heads/*:refs/heads/*",
 				      "+refs/tags/*:refs/tags/*",
 				      NULL};
 
-		watch_git(t, t->set->tree_fetch_timeout, args);
+		fetch_git(f, set->tree_fetch_timeout, args);
 		return;
 	}
-	case WATCH_REFS: {
+	case FETCH_REFS: {
 		const char *args[] = {
 			"for-each-ref",
 			"--format=%(refname)%09%(objectname)%09%(*objectname)"
 			"%09%(creatordate:unix)",
 			"refs/heads", "refs/tags", NULL};
 
-		watch_git(t, TREES_GIT_SHORT, args);
+		fetch_git(f, TREES_GIT_SHORT, args);
 		return;
 	}
-	case WATCH_HEADS:
-		if (watch_ask_head(t))
+	case FETCH_HEADS:
+		if (fetch_ask_head(f))
 			return;
-		watch_set_state(t, WATCH_LOG);
-		watch_ask_log(t);
+		fetch_set_state(f, FETCH_LOG);
+		fetch_ask_log(f);
 		return;
-	case WATCH_LOG:
+	case FETCH_LOG:
 		return;
-	case WATCH_STORING:
-		watch_store(t);
+	case FETCH_STORING:
+		fetch_store(f);
 		return;
-	case WATCH_QUEUEING:
+	case FETCH_QUEUEING:
 		return;
-	case WATCH_FAILING:
-		store_tree_failed(t->store, t->name, t->error,
-				  watch_retry_in(t), watch_on_failed, t);
+	case FETCH_FAILING:
+		store_tree_failed(f->t->store, f->c->name, f->error,
+				  fetch_retry_in(f), fetch_on_failed, f);
 		return;
 	}
+}
+
+/* The engine's: a tree claimed, to fetch. */
+static void
+trees_start(struct drain_worker *w, void *work)
+{
+	struct fetch *f = work;
+	struct stat st;
+
+	(void)w;
+	f->t->fetch = f;
+	f->mirror = settings_mirror(f->t->set, f->c->name);
+	f->state = stat(f->mirror, &st) == 0 ? FETCH_FETCHING : FETCH_INIT;
+	fetch_drive(f);
 }
 
 static void
-trees_on_timer(evutil_socket_t fd, short what, void *arg)
+trees_on_claimed(struct store_tree_claim *c, const struct problem *p, void *arg)
 {
 	struct trees *t = arg;
+	struct fetch *f;
 
-	(void)fd;
-	(void)what;
-	if (t->state == WATCH_IDLE)
-		watch_drive(t);
+	if (p != NULL)
+		log_warnx("trees: cannot claim a tree: %s", p->message);
+	if (c == NULL) {
+		drain_claimed(t->w, NULL, 0, p != NULL);
+		return;
+	}
+	f = xcalloc(1, sizeof *f);
+	f->t = t;
+	f->c = c;
+	drain_claimed(t->w, (void *const *)&f, 1, false);
 }
 
+static void
+trees_claim(struct drain_worker *w, int n)
+{
+	struct trees *t = drain_ctx(w);
+
+	(void)n;
+	store_tree_claim(t->store, t->set->tree_fetch_timeout + 60,
+			 trees_on_claimed, t);
+}
+
+/* robotd stops: git is not waited for. */
+static void
+trees_halt(struct drain_worker *w)
+{
+	struct trees *t = drain_ctx(w);
+
+	if (t->fetch != NULL && t->fetch->proc != NULL) {
+		proc_cancel(t->fetch->proc);
+		t->fetch->proc = NULL;
+	}
+}
+
+static const struct drain_ops trees_ops = {
+	.name = "trees",
+	.tick = TREES_TICK,
+	.slots = 1,
+	.batch = 1,
+	.look_after_each = true,
+	.claim = trees_claim,
+	.start = trees_start,
+	.free = fetch_free,
+	.stop = trees_halt,
+};
+
 struct trees *
-trees_new(struct event_base *base, struct store *store,
+trees_new(struct drain *d, struct event_base *base, struct store *store,
 	  const struct settings *set)
 {
 	struct trees *t = xcalloc(1, sizeof *t);
-	struct timeval tv = {TREES_TICK, 0};
 
-	t->state = WATCH_IDLE;
 	t->base = base;
 	t->store = store;
 	t->set = set;
-	t->timer = event_new(base, -1, EV_PERSIST, trees_on_timer, t);
-	event_add(t->timer, &tv);
+	t->w = drain_add(d, &trees_ops, t);
 	return t;
-}
-
-void
-trees_stop(struct trees *t)
-{
-	if (t == NULL)
-		return;
-	t->stopped = true;
-	event_del(t->timer);
-	proc_cancel(t->proc);
-	t->proc = NULL;
 }
 
 void
 trees_free(struct trees *t)
 {
-	if (t == NULL)
-		return;
-	trees_stop(t);
-	event_free(t->timer);
-	watch_release(t);
 	free(t);
 }
 

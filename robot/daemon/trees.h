@@ -22,16 +22,16 @@
 #include <event2/event.h>
 #include <jansson.h>
 
+#include "robot/daemon/drain.h"
 #include "robot/daemon/problem.h"
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
 
 struct trees;
 
-struct trees *trees_new(struct event_base *base, struct store *store,
-			const struct settings *set);
-/* Stops a fetch in flight: before the database goes, at robotd's stop. */
-void trees_stop(struct trees *t);
+/* A worker of d: a tree due is fetched every second it is looked at. */
+struct trees *trees_new(struct drain *d, struct event_base *base,
+			struct store *store, const struct settings *set);
 void trees_free(struct trees *t);
 
 /*

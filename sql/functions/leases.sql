@@ -113,16 +113,8 @@ END $$;
 CREATE FUNCTION robot_lease_check(p_lease bigint, p_box text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
-	l leases;
+	l leases := robot_own_lease(p_lease, p_box);
 BEGIN
-	SELECT * INTO l FROM leases WHERE id = p_lease;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'no lease %', p_lease USING ERRCODE = 'RB404';
-	END IF;
-	IF l.box <> p_box THEN
-		RAISE EXCEPTION 'lease % is not yours', p_lease
-			USING ERRCODE = 'RB403';
-	END IF;
 	IF EXISTS (SELECT 1 FROM results WHERE lease = p_lease) THEN
 		RETURN 'stored';
 	END IF;

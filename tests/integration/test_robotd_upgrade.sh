@@ -62,7 +62,7 @@ echo "1..30"
 # A fresh install.
 q postgres "CREATE DATABASE fresh" >/dev/null
 migrate fresh
-check $? "robotd makes a fresh database: schema version 12"
+check $? "robotd makes a fresh database: schema version $(ls "$SRC/sql/schema" | grep -c "\.sql$")"
 check $([ "$(q fresh "SELECT string_agg(version || ' ' || name || ' ' || sha256, ',' ORDER BY version) FROM robot_schema")" = \
 	"$(cd "$SRC/sql/schema" && for f in *.sql; do echo "$(echo "$f" | sed 's/^0*\([0-9]*\)_.*/\1/') $f $(sha256sum <"$f" | cut -d' ' -f1)"; done | paste -sd,)" ]; echo $?) \
 	"each migration is recorded with its file's sha256"

@@ -12,6 +12,7 @@
 
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/pages.h"
 #include "web/findings.h"
 #include "web/html.h"
 #include "web/pages/page.h"

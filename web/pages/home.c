@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "robot/core/rjson.h"
+#include "robot/daemon/store/pages.h"
 #include "web/findings.h"
 #include "web/html.h"
 #include "web/pages/page.h"

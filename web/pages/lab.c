@@ -12,6 +12,9 @@
 
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/bisect.h"
+#include "robot/daemon/store/jobs.h"
+#include "robot/daemon/store/trees.h"
 #include "web/html.h"
 #include "web/pages/page.h"
 #include "web/pages/pages.h"

@@ -11,6 +11,7 @@
 
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/jobs.h"
 #include "web/html.h"
 #include "web/pages/page.h"
 #include "web/pages/pages.h"

@@ -23,6 +23,7 @@
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/db.h"
+#include "robot/daemon/store/call.h"
 #include "robot/daemon/store/migrations.h"
 #include "robot/daemon/store/schema.h"
 #include "robot/core/banned.h"
@@ -43,20 +44,6 @@ store_functions_version(void)
 	return functions_version;
 }
 
-/* Runs sql; false with *err when it fails. */
-static bool
-exec_ok(struct db_conn *c, const char *sql, int n, const char *const *params,
-	char **err)
-{
-	struct db_result *r = db_exec(c, sql, n, params);
-	bool ok = db_ok(r);
-
-	if (!ok)
-		*err = xstrdup(db_message(r));
-	db_result_free(r);
-	return ok;
-}
-
 static const struct migration *
 migration_find(int version)
 {
@@ -72,20 +59,20 @@ migration_find(int version)
 static bool
 schema_book(struct db_conn *c, char **err)
 {
-	return exec_ok(c,
-		       "CREATE TABLE IF NOT EXISTS robot_schema "
-		       "(version int NOT NULL, name text NOT NULL, "
-		       "applied timestamptz NOT NULL DEFAULT now())",
-		       0, NULL, err) &&
-	       exec_ok(c,
-		       "ALTER TABLE robot_schema ADD COLUMN IF NOT EXISTS "
-		       "sha256 text",
-		       0, NULL, err) &&
-	       exec_ok(c,
-		       "CREATE TABLE IF NOT EXISTS robot_functions_loaded "
-		       "(version int NOT NULL, sha256 text NOT NULL, "
-		       "loaded timestamptz NOT NULL DEFAULT now())",
-		       0, NULL, err);
+	return store_exec(c,
+			  "CREATE TABLE IF NOT EXISTS robot_schema "
+			  "(version int NOT NULL, name text NOT NULL, "
+			  "applied timestamptz NOT NULL DEFAULT now())",
+			  0, NULL, err) &&
+	       store_exec(c,
+			  "ALTER TABLE robot_schema ADD COLUMN IF NOT EXISTS "
+			  "sha256 text",
+			  0, NULL, err) &&
+	       store_exec(c,
+			  "CREATE TABLE IF NOT EXISTS robot_functions_loaded "
+			  "(version int NOT NULL, sha256 text NOT NULL, "
+			  "loaded timestamptz NOT NULL DEFAULT now())",
+			  0, NULL, err);
 }
 
 /*
@@ -125,10 +112,10 @@ schema_check(struct db_conn *c, int *have, char **err)
 			snprintf(vbuf, sizeof vbuf, "%d", v);
 			params[0] = vbuf;
 			params[1] = m->sha256;
-			ok = exec_ok(c,
-				     "UPDATE robot_schema SET sha256 = $2 "
-				     "WHERE version = $1::int",
-				     2, params, err);
+			ok = store_exec(c,
+					"UPDATE robot_schema SET sha256 = $2 "
+					"WHERE version = $1::int",
+					2, params, err);
 			recorded++;
 		} else if (strcmp(sum, m->sha256) != 0) {
 			*err = xasprintf(
@@ -200,7 +187,7 @@ schema_apply(struct db_conn *c, int *have, char **err)
 		if (m->version <= *have)
 			continue;
 		log_info("applying schema migration %s", m->name);
-		if (!exec_ok(c, m->sql, 0, NULL, err)) {
+		if (!store_exec(c, m->sql, 0, NULL, err)) {
 			char *e = *err;
 
 			*err = xasprintf("migration %s failed: %s", m->name, e);
@@ -211,10 +198,11 @@ schema_apply(struct db_conn *c, int *have, char **err)
 		params[0] = vbuf;
 		params[1] = m->name;
 		params[2] = m->sha256;
-		if (!exec_ok(c,
-			     "INSERT INTO robot_schema (version, name, sha256) "
-			     "VALUES ($1::int, $2, $3)",
-			     3, params, err))
+		if (!store_exec(
+			    c,
+			    "INSERT INTO robot_schema (version, name, sha256) "
+			    "VALUES ($1::int, $2, $3)",
+			    3, params, err))
 			return false;
 		*have = m->version;
 	}
@@ -228,15 +216,18 @@ functions_load(struct db_conn *c, char **err)
 	char vbuf[16];
 	const char *params[2] = {vbuf, functions_sha256};
 
-	if (!exec_ok(c, "DROP SCHEMA IF EXISTS " DB_FUNCTIONS_SCHEMA " CASCADE",
-		     0, NULL, err) ||
-	    !exec_ok(c, "CREATE SCHEMA " DB_FUNCTIONS_SCHEMA, 0, NULL, err) ||
-	    !exec_ok(c,
-		     "SET LOCAL search_path = " DB_FUNCTIONS_SCHEMA ", public",
-		     0, NULL, err))
+	if (!store_exec(c,
+			"DROP SCHEMA IF EXISTS " DB_FUNCTIONS_SCHEMA " CASCADE",
+			0, NULL, err) ||
+	    !store_exec(c, "CREATE SCHEMA " DB_FUNCTIONS_SCHEMA, 0, NULL,
+			err) ||
+	    !store_exec(c,
+			"SET LOCAL search_path = " DB_FUNCTIONS_SCHEMA
+			", public",
+			0, NULL, err))
 		return false;
 	for (size_t i = 0; function_files[i].name != NULL; i++) {
-		if (!exec_ok(c, function_files[i].sql, 0, NULL, err)) {
+		if (!store_exec(c, function_files[i].sql, 0, NULL, err)) {
 			char *e = *err;
 
 			*err = xasprintf("sql/functions/%s failed: %s",
@@ -246,9 +237,11 @@ functions_load(struct db_conn *c, char **err)
 		}
 	}
 	snprintf(vbuf, sizeof vbuf, "%d", functions_version);
-	return exec_ok(c, "SET LOCAL search_path = public", 0, NULL, err) &&
-	       exec_ok(c, "DELETE FROM robot_functions_loaded", 0, NULL, err) &&
-	       exec_ok(c,
+	return store_exec(c, "SET LOCAL search_path = public", 0, NULL, err) &&
+	       store_exec(c, "DELETE FROM robot_functions_loaded", 0, NULL,
+			  err) &&
+	       store_exec(
+		       c,
 		       "INSERT INTO robot_functions_loaded (version, sha256) "
 		       "VALUES ($1::int, $2)",
 		       2, params, err);
@@ -265,13 +258,14 @@ store_migrate(const char *conninfo, int *version, char **err)
 	if (c == NULL)
 		return false;
 	*err = NULL;
-	if (exec_ok(c, "BEGIN", 0, NULL, err) &&
-	    exec_ok(c, "SELECT pg_advisory_xact_lock(727272)", 0, NULL, err) &&
-	    exec_ok(c, "SET LOCAL search_path = public", 0, NULL, err) &&
+	if (store_exec(c, "BEGIN", 0, NULL, err) &&
+	    store_exec(c, "SELECT pg_advisory_xact_lock(727272)", 0, NULL,
+		       err) &&
+	    store_exec(c, "SET LOCAL search_path = public", 0, NULL, err) &&
 	    schema_book(c, err) && schema_check(c, &have, err) &&
 	    functions_check(c, err) && schema_apply(c, &have, err) &&
 	    functions_load(c, err))
-		ok = exec_ok(c, "COMMIT", 0, NULL, err);
+		ok = store_exec(c, "COMMIT", 0, NULL, err);
 	if (!ok)
 		db_result_free(db_exec(c, "ROLLBACK", 0, NULL));
 	db_disconnect(c);

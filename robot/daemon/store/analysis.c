@@ -1,0 +1,394 @@
+/*
+ * analysis.c: the store's pairs (analysis.h).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/core/rjson.h"
+#include "robot/core/strmap.h"
+#include "robot/core/xmalloc.h"
+#include "robot/daemon/store/analysis.h"
+#include "robot/daemon/store/call.h"
+#include "robot/core/banned.h"
+
+void
+store_pair_claim_free(struct store_pair_claim *c)
+{
+	if (c == NULL)
+		return;
+	for (size_t i = 0; i < c->nopen; i++)
+		free(c->open[i].kpi);
+	free(c->open);
+	free(c->series);
+	free(c->base);
+	free(c->head);
+	free(c);
+}
+
+/* robot_pair_next()'s JSON, decoded; NULL when it is not one. */
+static void *
+pair_claim_decode(const char *text)
+{
+	json_t *j = json_loads(text, 0, NULL), *open, *o;
+	struct store_pair_claim *c;
+	size_t i;
+
+	if (j == NULL || rjson_get_str(j, "series") == NULL ||
+	    rjson_get_str(j, "base") == NULL ||
+	    rjson_get_str(j, "head") == NULL ||
+	    !json_is_integer(json_object_get(j, "pair"))) {
+		json_decref(j);
+		return NULL;
+	}
+	c = xcalloc(1, sizeof *c);
+	c->pair = json_integer_value(json_object_get(j, "pair"));
+	c->analyses = (int)json_integer_value(json_object_get(j, "analyses"));
+	c->max_runs = (int)json_integer_value(json_object_get(j, "max_runs"));
+	c->series = xstrdup(rjson_get_str(j, "series"));
+	c->base = xstrdup(rjson_get_str(j, "base"));
+	c->head = xstrdup(rjson_get_str(j, "head"));
+	open = json_object_get(j, "open");
+	c->open = xcalloc(json_array_size(open) + 1, sizeof *c->open);
+	json_array_foreach(open, i, o)
+	{
+		struct store_open_finding *f = &c->open[c->nopen];
+		json_t *change = json_object_get(o, "change_pct");
+		const char *kpi = rjson_get_str(o, "kpi");
+		const char *kind = rjson_get_str(o, "kind");
+
+		if (kpi == NULL || kind == NULL)
+			continue;
+		f->id = json_integer_value(json_object_get(o, "id"));
+		f->kpi = xstrdup(kpi);
+		f->f.regression = strcmp(kind, "regression") == 0;
+		f->f.change_defined = json_is_number(change);
+		f->f.change_pct = json_number_value(change);
+		c->nopen++;
+	}
+	json_decref(j);
+	return c;
+}
+
+const struct store_open_finding *
+store_pair_claim_open(const struct store_pair_claim *c, const char *kpi)
+{
+	for (size_t i = 0; i < c->nopen; i++)
+		if (strcmp(c->open[i].kpi, kpi) == 0)
+			return &c->open[i];
+	return NULL;
+}
+
+static void
+read_pair_claim(const struct db_result *r, const struct problem *p, store_fn cb,
+		void *arg)
+{
+	void *c;
+	struct problem *q = store_decode(r, p, pair_claim_decode, &c);
+
+	((store_pair_claim_cb)cb)(c, q, arg);
+	store_decoded_free(q, p);
+}
+
+static const struct store_stmt pair_next = {"SELECT robot_pair_next($1::int)",
+					    "i", read_pair_claim, false};
+
+void
+store_pair_next(struct store *s, int seconds, store_pair_claim_cb cb, void *arg)
+{
+	store_call(s, &pair_next, STORE_FN(cb), arg, seconds);
+}
+
+static const struct store_stmt pair_done = {
+	"SELECT robot_pair_done($1::bigint, $2::int, $3, $4, $5::int, "
+	"$6::json, $7, $8::int, $9::json, $10::json)",
+	"lissississ", store_read_text, false};
+
+void
+store_pair_done(struct store *s, const struct store_pair_done *d,
+		store_text_cb cb, void *arg)
+{
+	store_call(s, &pair_done, STORE_FN(cb), arg, d->pair, d->analyses,
+		   d->verdict, d->kpi, d->runs, d->comparison, d->table,
+		   d->more, d->kpis, d->findings);
+}
+
+struct store_values {
+	struct db_result *rows;
+};
+
+static void
+read_values(const struct db_result *r, const struct problem *p, store_fn cb,
+	    void *arg)
+{
+	struct store_values *v = NULL;
+
+	if (p == NULL) {
+		v = xcalloc(1, sizeof *v);
+		v->rows = db_result_take(r);
+	}
+	((store_values_cb)cb)(v, p, arg);
+}
+
+/* Row 0: the head's JSON; then a row per side and metric: 1 for the
+ * base's, 2 for the head's, by metric. */
+static const struct store_stmt pair_columns = {
+	"SELECT 0, robot_pair_head($1, $2, $3)::text, NULL::float8[] "
+	"UNION ALL SELECT CASE WHEN commit = $2 THEN 1 ELSE 2 END, "
+	"metric, vals FROM metric_values WHERE series = $1 AND commit "
+	"IN ($2, $3) ORDER BY 1, 2",
+	"sss", read_values, true};
+
+void
+store_pair_columns(struct store *s, const char *series, const char *base,
+		   const char *head, store_values_cb cb, void *arg)
+{
+	store_call(s, &pair_columns, STORE_FN(cb), arg, series, base, head);
+}
+
+static uint32_t
+be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A float8[]'s send format: ndim, has-nulls, element type, then each
+ * dimension's size and lower bound, then each element's length (-1 for
+ * NULL) and its 8 big-endian bytes.  Appends the finite ones to out;
+ * false when it is not one. */
+static bool
+float8_array(const unsigned char *p, size_t len, double *out, size_t *n)
+{
+	const unsigned char *end = p + len;
+	uint32_t ndim, count;
+
+	*n = 0;
+	if (len < 12)
+		return false;
+	ndim = be32(p);
+	if (ndim == 0)
+		return true;
+	if (ndim != 1 || len < 20)
+		return false;
+	count = be32(p + 12);
+	p += 20;
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t bits = 0;
+		double d;
+
+		if (end - p < 4)
+			return false;
+		if (be32(p) == 0xffffffffu) {
+			p += 4;
+			continue;
+		}
+		if (be32(p) != 8 || end - p < 12)
+			return false;
+		for (int k = 0; k < 8; k++)
+			bits = bits << 8 | p[4 + k];
+		memcpy(&d, &bits, sizeof d);
+		if (isfinite(d))
+			out[(*n)++] = d;
+		p += 12;
+	}
+	return true;
+}
+
+/* The elements a float8[] in send format says it has. */
+static size_t
+float8_count(const unsigned char *p, size_t len)
+{
+	return len >= 20 && be32(p) == 1 ? be32(p + 12) : 0;
+}
+
+void
+store_pair_head_free(struct store_pair_head *h)
+{
+	if (h == NULL)
+		return;
+	free(h->series);
+	free(h->base);
+	free(h->head);
+	json_decref(h->job);
+	free(h);
+}
+
+static void
+side_runs(json_t *j, struct store_side_runs *r)
+{
+	r->asked = (int)json_integer_value(json_object_get(j, "asked"));
+	r->ok = (int)json_integer_value(json_object_get(j, "ok"));
+	r->failed = (int)json_integer_value(json_object_get(j, "failed"));
+}
+
+/* robot_pair_head()'s JSON, decoded; NULL when it is not one. */
+static struct store_pair_head *
+pair_head_decode(const char *text, size_t len)
+{
+	json_t *j = json_loadb(text, len, 0, NULL);
+	struct store_pair_head *h;
+
+	if (j == NULL || rjson_get_str(j, "series") == NULL ||
+	    rjson_get_str(j, "base") == NULL ||
+	    rjson_get_str(j, "head") == NULL) {
+		json_decref(j);
+		return NULL;
+	}
+	h = xcalloc(1, sizeof *h);
+	h->series = xstrdup(rjson_get_str(j, "series"));
+	h->base = xstrdup(rjson_get_str(j, "base"));
+	h->head = xstrdup(rjson_get_str(j, "head"));
+	h->job = json_incref(json_object_get(j, "job"));
+	side_runs(json_object_get(j, "base_runs"), &h->base_runs);
+	side_runs(json_object_get(j, "head_runs"), &h->head_runs);
+	json_decref(j);
+	return h;
+}
+
+bool
+store_values_read(const struct store_values *v, const char *base,
+		  const char *head, struct store_pair_head **in,
+		  struct comparison_column **cols, size_t *ncols,
+		  double **block)
+{
+	const struct db_result *r = v->rows;
+	size_t rows = db_rows(r), total = 0, used = 0, n = 0;
+	bool same = strcmp(base, head) == 0;
+	struct strmap *index;
+
+	*in = NULL;
+	*cols = NULL;
+	*block = NULL;
+	*ncols = 0;
+	if (rows == 0 || be32((const unsigned char *)db_value(r, 0, 0)) != 0)
+		return false;
+	*in = pair_head_decode(db_value(r, 0, 1), db_length(r, 0, 1));
+	if (*in == NULL)
+		return false;
+	for (size_t i = 1; i < rows; i++)
+		total += float8_count((const unsigned char *)db_value(r, i, 2),
+				      db_length(r, i, 2));
+	/* room for the head's copy of the base's when they are one */
+	*block = xreallocarray(NULL, 2 * total + 1, sizeof **block);
+	*cols = xcalloc(rows, sizeof **cols);
+	index = strmap_new(rows);
+	for (size_t i = 1; i < rows; i++) {
+		uint32_t side = be32((const unsigned char *)db_value(r, i, 0));
+		const char *name = db_value(r, i, 1);
+		struct comparison_column *c;
+		double *vals = *block + used;
+		size_t k, got;
+
+		if (name == NULL ||
+		    !float8_array((const unsigned char *)db_value(r, i, 2),
+				  db_length(r, i, 2), vals, &got)) {
+			strmap_free(index);
+			return false;
+		}
+		used += got;
+		if (!strmap_get(index, name, &k)) {
+			k = n++;
+			strmap_put(index, name, k);
+			(*cols)[k] = (struct comparison_column){name, NULL, 0,
+								NULL, 0};
+		}
+		c = &(*cols)[k];
+		if (side == 1 && c->base == NULL) {
+			c->base = vals;
+			c->nb = got;
+		} else if (side == 2 && c->head == NULL) {
+			c->head = vals;
+			c->nh = got;
+		}
+	}
+	strmap_free(index);
+	for (size_t k = 0; k < n; k++) {
+		struct comparison_column *c = &(*cols)[k];
+
+		if (same && c->head == NULL && c->base != NULL) {
+			memcpy(*block + used, c->base, c->nb * sizeof(double));
+			c->head = *block + used;
+			c->nh = c->nb;
+			used += c->nb;
+		}
+		if (c->base == NULL)
+			c->base = *block;
+		if (c->head == NULL)
+			c->head = *block;
+	}
+	*ncols = n;
+	return true;
+}
+
+void
+store_values_free(struct store_values *v)
+{
+	if (v == NULL)
+		return;
+	db_result_free(v->rows);
+	free(v);
+}
+
+static const struct store_stmt pair = {
+	"SELECT json_build_object('pair', id, 'state', state, "
+	"'verdict', verdict, 'kpi', kpi, 'runs', runs, "
+	"'comparison', comparison, 'table', table_text) FROM pairs "
+	"WHERE series = $1 AND base = $2 AND head = $3 AND "
+	"comparison IS NOT NULL",
+	"sss", store_read_text, false};
+
+void
+store_pair(struct store *s, const char *series, const char *base,
+	   const char *head, store_text_cb cb, void *arg)
+{
+	store_call(s, &pair, STORE_FN(cb), arg, series, base, head);
+}
+
+static const struct store_stmt side_values = {
+	"SELECT robot_compare_extras($1, $2, $3, ARRAY(SELECT "
+	"json_array_elements_text($4::json)))",
+	"ssss", store_read_text, false};
+
+void
+store_side_values(struct store *s, const char *series, const char *base,
+		  const char *head, const char *metrics, store_text_cb cb,
+		  void *arg)
+{
+	store_call(s, &side_values, STORE_FN(cb), arg, series, base, head,
+		   metrics);
+}
+
+static const struct store_stmt regressions = {
+	"SELECT json_build_object('regressions', "
+	"coalesce(json_agg(x ORDER BY x.id DESC), '[]')) FROM "
+	"(SELECT id, kind, tree, branch, commit, base, series, kpi, "
+	"change_pct, p_value, runs, state, last_head, fixed_by, "
+	"created, updated FROM regressions WHERE ($1::text IS NULL "
+	"OR tree = $1) AND ($2::text IS NULL OR state = $2) AND "
+	"($3::timestamptz IS NULL OR updated >= $3::timestamptz) "
+	"AND ($4::text IS NULL OR kind = $4) ORDER BY id DESC LIMIT "
+	"$5::int) x",
+	"ssssl", store_read_text, false};
+
+void
+store_regressions(struct store *s, const struct store_regressions_filter *f,
+		  store_text_cb cb, void *arg)
+{
+	store_call(s, &regressions, STORE_FN(cb), arg, f->tree, f->state,
+		   f->since, f->kind, (long long)f->limit);
+}
+
+static const struct store_stmt regression_set = {
+	"UPDATE regressions SET state = $2, updated = now() WHERE "
+	"id = $1::bigint RETURNING json_build_object('id', id, "
+	"'state', state, 'updated', updated)",
+	"ls", store_read_text, false};
+
+void
+store_regression_set(struct store *s, long long id, const char *state,
+		     store_text_cb cb, void *arg)
+{
+	store_call(s, &regression_set, STORE_FN(cb), arg, id, state);
+}

@@ -1,0 +1,124 @@
+/*
+ * analysis.h: the store's pairs (sql/functions/analysis.sql): a pair
+ * claimed for analysis and its end, the values a comparison reads, the
+ * stored comparisons and the regressions found.
+ */
+#ifndef ROBOT_STORE_ANALYSIS_H
+#define ROBOT_STORE_ANALYSIS_H
+
+#include <jansson.h>
+
+#include "robot/analysis/comparison.h"
+#include "robot/analysis/findings.h"
+#include "robot/daemon/store.h"
+
+/* A finding the pair's branch left open for its series. */
+struct store_open_finding {
+	long long id;
+	char *kpi;
+	struct finding_open f;
+};
+
+/* A pair claimed for analysis (robot_pair_next()), decoded. */
+struct store_pair_claim {
+	long long pair;
+	int analyses; /* the claim's token */
+	int max_runs; /* the pair's cap on runs per side; 0: robotd's */
+	char *series, *base, *head;
+	struct store_open_finding *open;
+	size_t nopen;
+};
+/* c is the callback's to keep (store_pair_claim_free()); NULL with no
+ * problem when no pair is ready. */
+typedef void (*store_pair_claim_cb)(struct store_pair_claim *c,
+				    const struct problem *p, void *arg);
+void store_pair_claim_free(struct store_pair_claim *c);
+/* The next pair to analyse, claimed for seconds; its values come from
+ * store_pair_columns(). */
+void store_pair_next(struct store *s, int seconds, store_pair_claim_cb cb,
+		     void *arg);
+/* The open finding of kpi among c's, or NULL. */
+const struct store_open_finding *
+store_pair_claim_open(const struct store_pair_claim *c, const char *kpi);
+
+struct store_pair_done {
+	long long pair;
+	int analyses;           /* the claim */
+	const char *verdict;    /* regression, improvement, ... */
+	const char *kpi;        /* the KPI that decided, or NULL */
+	int runs;               /* ok runs per side compared */
+	const char *comparison; /* JSON, or NULL */
+	const char *table;      /* LKP's table, or NULL */
+	int more;               /* > 0: runs per side to have; 0: final */
+	const char *kpis;       /* JSON [{kpi, verdict, change_pct, p_value}] */
+	const char *findings;   /* JSON [{kpi, verdict, change_pct, p_value,
+				   action, regression}]: what a final pair
+				   records (robot/analysis/findings.h) */
+};
+/* "final", "more" or "stale" (another robotd took the claim over). */
+void store_pair_done(struct store *s, const struct store_pair_done *d,
+		     store_text_cb cb, void *arg);
+/*
+ * A pair's values, any series, base and head (nothing claimed):
+ * robot_pair_head()'s JSON and every metric's values of both sides, in
+ * binary (hundreds of thousands of numbers, which the server would take
+ * longer to print than robotd to compare).  cb gets them (its to free)
+ * or the problem; store_values_read() reads them, on any thread.
+ */
+struct store_values;
+typedef void (*store_values_cb)(struct store_values *v, const struct problem *p,
+				void *arg);
+void store_pair_columns(struct store *s, const char *series, const char *base,
+			const char *head, store_values_cb cb, void *arg);
+/* The runs of one side of a pair. */
+struct store_side_runs {
+	int asked; /* queued, but the cancelled ones */
+	int ok, failed;
+};
+/* What a pair's comparison starts from (robot_pair_head()). */
+struct store_pair_head {
+	char *series, *base, *head;
+	json_t *job; /* one of its atomic jobs (for the KPIs' prefix) */
+	struct store_side_runs base_runs, head_runs;
+};
+void store_pair_head_free(struct store_pair_head *h);
+/*
+ * The pair's head into *in, and a column per metric into *cols, whose
+ * values are in *block (the caller frees the three).  When base and head
+ * are one commit, the head's values are the base's.  False when the
+ * values are not what robot_pair_head() and metric_values give.
+ */
+bool store_values_read(const struct store_values *v, const char *base,
+		       const char *head, struct store_pair_head **in,
+		       struct comparison_column **cols, size_t *ncols,
+		       double **block) __attribute__((warn_unused_result));
+void store_values_free(struct store_values *v);
+/* The stored comparison of a pair: {"pair", "state", "verdict", "kpi",
+ * "runs", "comparison", "table"}, or NULL when there is none. */
+void store_pair(struct store *s, const char *series, const char *base,
+		const char *head, store_text_cb cb, void *arg);
+/* Every run's values of metrics (a JSON array of names) at base and
+ * head, and what one ok run of each side says of its setting:
+ * {"values": {metric: {"base": [...], "head": [...]}}, "runs": {"base":
+ * {"sysctl", "provision"}, "head": ...}}. */
+void store_side_values(struct store *s, const char *series, const char *base,
+		       const char *head, const char *metrics, store_text_cb cb,
+		       void *arg);
+
+struct store_regressions_filter {
+	const char *tree;  /* NULL: any */
+	const char *state; /* NULL: any */
+	const char *since; /* an ISO date; NULL: any */
+	const char *kind;  /* regression or improvement; NULL: any */
+	long limit;        /* newest first */
+};
+/* {"regressions": [...]}, newest first. */
+void store_regressions(struct store *s,
+		       const struct store_regressions_filter *f,
+		       store_text_cb cb, void *arg);
+/* Sets a regression's state (new, reported, invalid, ...): the record,
+ * or NULL when there is no such regression. */
+void store_regression_set(struct store *s, long long id, const char *state,
+			  store_text_cb cb, void *arg);
+
+#endif

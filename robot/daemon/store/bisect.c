@@ -1,0 +1,298 @@
+/*
+ * bisect.c: the store's bisections (bisect.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "robot/core/rjson.h"
+#include "robot/core/xmalloc.h"
+#include "robot/daemon/store/bisect.h"
+#include "robot/daemon/store/call.h"
+#include "robot/core/banned.h"
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* The strings of array a, copied (ending with NULL); *n gets how many. */
+static char **
+strings(json_t *a, size_t *n)
+{
+	char **v = xcalloc(json_array_size(a) + 1, sizeof *v);
+	json_t *x;
+	size_t i;
+
+	*n = 0;
+	json_array_foreach(a, i, x)
+	{
+		if (json_is_string(x))
+			v[(*n)++] = xstrdup(json_string_value(x));
+	}
+	return v;
+}
+
+static void
+strings_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void
+pair_release(struct store_bisect_pair *p)
+{
+	for (size_t i = 0; i < p->nkpis; i++) {
+		free(p->kpis[i].kpi);
+		free(p->kpis[i].verdict);
+	}
+	free(p->kpis);
+	free(p->verdict);
+}
+
+void
+store_bisect_claim_free(struct store_bisect_claim *c)
+{
+	if (c == NULL)
+		return;
+	free(c->tree);
+	free(c->kpi);
+	free(c->bad_now);
+	strings_free(c->goods, c->ngoods);
+	strings_free(c->skipped, c->nskipped);
+	free(c->step.kind);
+	free(c->step.commit);
+	free(c->step.against);
+	free(c->step.verdict);
+	free(c->step.error);
+	pair_release(&c->step.good);
+	pair_release(&c->step.bad);
+	free(c);
+}
+
+const struct store_bisect_kpi *
+store_bisect_pair_kpi(const struct store_bisect_pair *pair, const char *kpi)
+{
+	for (size_t i = 0; kpi != NULL && i < pair->nkpis; i++)
+		if (strcmp(pair->kpis[i].kpi, kpi) == 0)
+			return &pair->kpis[i];
+	return NULL;
+}
+
+/* robot_bisect_pair_info()'s JSON (or null) into p. */
+static void
+pair_decode(json_t *j, struct store_bisect_pair *p)
+{
+	json_t *kpis = json_object_get(j, "kpis"), *k;
+	size_t i;
+
+	memset(p, 0, sizeof *p);
+	if (!json_is_object(j))
+		return;
+	p->present = true;
+	p->verdict = dup_or_null(rjson_get_str(j, "verdict"));
+	p->runs = (int)json_integer_value(json_object_get(j, "runs"));
+	p->kpis_kept = !json_is_null(kpis);
+	p->kpis = xcalloc(json_array_size(kpis) + 1, sizeof *p->kpis);
+	json_array_foreach(kpis, i, k)
+	{
+		struct store_bisect_kpi *e = &p->kpis[p->nkpis];
+		json_t *c = json_object_get(k, "change_pct");
+		json_t *pv = json_object_get(k, "p_value");
+
+		if (rjson_get_str(k, "kpi") == NULL)
+			continue;
+		e->kpi = xstrdup(rjson_get_str(k, "kpi"));
+		e->verdict = dup_or_null(rjson_get_str(k, "verdict"));
+		e->change_defined = json_is_number(c);
+		e->change_pct = json_number_value(c);
+		e->p_defined = json_is_number(pv);
+		e->p_value = json_number_value(pv);
+		p->nkpis++;
+	}
+}
+
+/* robot_bisect_next()'s JSON, decoded; NULL when it is not one. */
+static void *
+bisect_claim_decode(const char *text)
+{
+	json_t *j = json_loads(text, 0, NULL);
+	json_t *step = json_object_get(j, "step");
+	struct store_bisect_claim *c;
+
+	if (j == NULL || !json_is_object(step) ||
+	    rjson_get_str(step, "kind") == NULL ||
+	    rjson_get_str(step, "commit") == NULL ||
+	    rjson_get_str(j, "tree") == NULL ||
+	    rjson_get_str(j, "bad_now") == NULL) {
+		json_decref(j);
+		return NULL;
+	}
+	c = xcalloc(1, sizeof *c);
+	c->id = json_integer_value(json_object_get(j, "id"));
+	c->claims = (int)json_integer_value(json_object_get(j, "claims"));
+	c->of_regression = json_is_integer(json_object_get(j, "regression"));
+	c->tree = xstrdup(rjson_get_str(j, "tree"));
+	c->kpi = dup_or_null(rjson_get_str(j, "kpi"));
+	c->bad_now = xstrdup(rjson_get_str(j, "bad_now"));
+	c->goods = strings(json_object_get(j, "goods"), &c->ngoods);
+	c->skipped = strings(json_object_get(j, "skipped"), &c->nskipped);
+	c->max_runs = (int)json_integer_value(json_object_get(j, "max_runs"));
+	c->step.kind = xstrdup(rjson_get_str(step, "kind"));
+	c->step.commit = xstrdup(rjson_get_str(step, "commit"));
+	c->step.against = dup_or_null(rjson_get_str(step, "against"));
+	c->step.verdict = dup_or_null(rjson_get_str(step, "verdict"));
+	c->step.error = dup_or_null(json_string_value(
+		json_array_get(json_object_get(step, "errors"), 0)));
+	pair_decode(json_object_get(step, "good_pair"), &c->step.good);
+	pair_decode(json_object_get(step, "bad_pair"), &c->step.bad);
+	json_decref(j);
+	return c;
+}
+
+static void
+read_bisect_claim(const struct db_result *r, const struct problem *p,
+		  store_fn cb, void *arg)
+{
+	void *c;
+	struct problem *q = store_decode(r, p, bisect_claim_decode, &c);
+
+	((store_bisect_claim_cb)cb)(c, q, arg);
+	store_decoded_free(q, p);
+}
+
+static const struct store_stmt next = {"SELECT robot_bisect_next($1::int)", "i",
+				       read_bisect_claim, false};
+
+void
+store_bisect_next(struct store *s, int seconds, store_bisect_claim_cb cb,
+		  void *arg)
+{
+	store_call(s, &next, STORE_FN(cb), arg, seconds);
+}
+
+/* A mark in flight: the claim it updates, and the caller's. */
+struct mark_call {
+	struct store_bisect_claim *c;
+	store_bisect_marked_cb cb;
+	void *arg;
+};
+
+/* robot_bisect_mark()'s answer: "stale", or the bisection, whose known
+ * commits and KPI the claim takes when it goes on. */
+static void
+read_marked(const struct db_result *r, const struct problem *p, store_fn cb,
+	    void *arg)
+{
+	struct mark_call *mc = arg;
+	const char *text =
+		p == NULL && db_rows(r) > 0 ? db_value(r, 0, 0) : NULL;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	struct store_bisect_marked m = {true, false, NULL, NULL};
+	struct store_bisect_claim *c = mc->c;
+
+	(void)cb;
+	if (json_is_object(j) && rjson_get_str(j, "state") != NULL) {
+		m.stale = false;
+		m.state = rjson_get_str(j, "state");
+		m.reason = rjson_get_str(j, "reason");
+		m.running = strcmp(m.state, "running") == 0;
+	}
+	if (m.running) {
+		strings_free(c->goods, c->ngoods);
+		strings_free(c->skipped, c->nskipped);
+		c->goods = strings(json_object_get(j, "goods"), &c->ngoods);
+		c->skipped =
+			strings(json_object_get(j, "skipped"), &c->nskipped);
+		if (rjson_get_str(j, "bad_now") != NULL) {
+			free(c->bad_now);
+			c->bad_now = xstrdup(rjson_get_str(j, "bad_now"));
+		}
+		free(c->kpi);
+		c->kpi = dup_or_null(rjson_get_str(j, "kpi"));
+	}
+	mc->cb(p == NULL ? &m : NULL, p, mc->arg);
+	json_decref(j);
+	free(mc);
+}
+
+static const struct store_stmt mark = {
+	"SELECT robot_bisect_mark($1::bigint, $2::int, $3::json)", "lis",
+	read_marked, false};
+
+void
+store_bisect_mark(struct store *s, struct store_bisect_claim *c,
+		  const char *json, store_bisect_marked_cb cb, void *arg)
+{
+	struct mark_call *mc = xmalloc(sizeof *mc);
+
+	*mc = (struct mark_call){c, cb, arg};
+	store_call(s, &mark, NULL, mc, c->id, c->claims, json);
+}
+
+static const struct store_stmt step = {
+	"SELECT robot_bisect_step($1::bigint, $2::int, $3::json)", "lis",
+	store_read_text, false};
+
+void
+store_bisect_step(struct store *s, long long id, int claims, const char *json,
+		  store_text_cb cb, void *arg)
+{
+	store_call(s, &step, STORE_FN(cb), arg, id, claims, json);
+}
+
+static const struct store_stmt more = {
+	"SELECT robot_bisect_more($1::bigint, $2::int, $3::int)", "lii",
+	store_read_text, false};
+
+void
+store_bisect_more(struct store *s, long long id, int claims, int runs,
+		  store_text_cb cb, void *arg)
+{
+	store_call(s, &more, STORE_FN(cb), arg, id, claims, runs);
+}
+
+static const struct store_stmt start = {
+	"SELECT robot_bisect_start($1::json, $2)", "ss", store_read_text,
+	false};
+
+void
+store_bisect_start(struct store *s, const char *json, const char *by,
+		   store_text_cb cb, void *arg)
+{
+	store_call(s, &start, STORE_FN(cb), arg, json, by);
+}
+
+static const struct store_stmt cancel = {
+	"SELECT robot_bisect_cancel($1::bigint, $2)", "ls", store_read_text,
+	false};
+
+void
+store_bisect_cancel(struct store *s, long long id, const char *by,
+		    store_text_cb cb, void *arg)
+{
+	store_call(s, &cancel, STORE_FN(cb), arg, id, by);
+}
+
+static const struct store_stmt bisections = {
+	"SELECT json_build_object('bisections', robot_bisections($1::int))",
+	"i", store_read_text, false};
+
+void
+store_bisections(struct store *s, int limit, store_text_cb cb, void *arg)
+{
+	store_call(s, &bisections, STORE_FN(cb), arg, limit);
+}
+
+static const struct store_stmt bisection = {
+	"SELECT robot_bisection($1::bigint)", "l", store_read_text, false};
+
+void
+store_bisection(struct store *s, long long id, store_text_cb cb, void *arg)
+{
+	store_call(s, &bisection, STORE_FN(cb), arg, id);
+}

@@ -1,0 +1,26 @@
+/*
+ * boxes.c: the store's boxes (boxes.h).
+ */
+#include "robot/daemon/store/boxes.h"
+#include "robot/daemon/store/call.h"
+#include "robot/core/banned.h"
+
+static const struct store_stmt reg = {
+	"SELECT robot_register($1, $2, $3::jsonb, $4::int)", "sssi",
+	store_read_text, false};
+
+void
+store_register(struct store *s, const char *box, const char *group,
+	       const char *facts, int broken_after, store_text_cb cb, void *arg)
+{
+	store_call(s, &reg, STORE_FN(cb), arg, box, group, facts, broken_after);
+}
+
+static const struct store_stmt reset = {"SELECT robot_reset($1)", "s",
+					store_read_text, false};
+
+void
+store_reset(struct store *s, const char *box, store_text_cb cb, void *arg)
+{
+	store_call(s, &reset, STORE_FN(cb), arg, box);
+}

@@ -1,0 +1,63 @@
+/*
+ * call.h: what the store's domain files share (only they include it).
+ * A statement is data: its SQL, the kinds of its parameters and the
+ * reader of its answer; store_call() packs the parameters as the
+ * statement says, runs it on the pool and hands the rows, or the
+ * problem, to the reader, which calls the caller's typed callback.
+ */
+#ifndef ROBOT_STORE_CALL_H
+#define ROBOT_STORE_CALL_H
+
+#include <stdbool.h>
+
+#include "robot/daemon/db.h"
+#include "robot/daemon/problem.h"
+
+struct store;
+
+/* A typed callback, as the statement's reader casts it back. */
+typedef void (*store_fn)(void);
+#define STORE_FN(f) ((store_fn)(f))
+
+/* Reads a statement's answer (rows, or p) and calls cb with what it
+ * makes of it, once. */
+typedef void (*store_read_fn)(const struct db_result *r,
+			      const struct problem *p, store_fn cb, void *arg);
+
+struct store_stmt {
+	const char *sql;
+	/* A letter per parameter $1, $2...: 's' text (const char *; NULL
+	 * is SQL NULL), 'i' int, 'l' long long, 'z' long long (0 is SQL
+	 * NULL), 'b' bool. */
+	const char *params;
+	store_read_fn read;
+	bool binary; /* the rows in PostgreSQL's binary format */
+};
+
+/* Runs st with the parameters that follow arg, of the kinds
+ * st->params gives; st->read gets the answer. */
+void store_call(struct store *s, const struct store_stmt *st, store_fn cb,
+		void *arg, ...);
+
+/* Readers: row 0, column 0 as text (NULL when there is no row) to a
+ * store_text_cb; nothing to a NULL cb. */
+void store_read_text(const struct db_result *r, const struct problem *p,
+		     store_fn cb, void *arg);
+
+/*
+ * For a reader of a claim: row 0, column 0 decoded by decode into *obj
+ * (NULL when there is no row, or p).  Returns the problem to hand on:
+ * p, or one made when decode refuses the text (a claim robotd cannot
+ * read), which the caller frees with problem_free() after its callback.
+ */
+struct problem *store_decode(const struct db_result *r, const struct problem *p,
+			     void *(*decode)(const char *text), void **obj);
+void store_decoded_free(struct problem *made, const struct problem *p);
+
+/* Blocking, before the loop: runs sql (with text parameters); false
+ * with *err (the caller frees it) when it fails. */
+bool store_exec(struct db_conn *c, const char *sql, int n,
+		const char *const *params, char **err)
+	__attribute__((warn_unused_result));
+
+#endif

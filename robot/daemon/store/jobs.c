@@ -1,0 +1,131 @@
+/*
+ * jobs.c: the store's queue of runs (jobs.h).
+ */
+#include <stdlib.h>
+
+#include "robot/core/xmalloc.h"
+#include "robot/daemon/store/call.h"
+#include "robot/daemon/store/jobs.h"
+#include "robot/core/banned.h"
+
+static void
+read_groups(const struct db_result *r, const struct problem *p, store_fn cb,
+	    void *arg)
+{
+	size_t n = p == NULL ? db_rows(r) : 0;
+	const char **v = xcalloc(n + 1, sizeof *v);
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = db_value(r, i, 0);
+	((store_groups_cb)cb)(v, n, p, arg);
+	free(v);
+}
+
+static const struct store_stmt groups = {
+	"SELECT DISTINCT tbox_group FROM boxes ORDER BY tbox_group", "",
+	read_groups, false};
+
+void
+store_groups(struct store *s, store_groups_cb cb, void *arg)
+{
+	store_call(s, &groups, STORE_FN(cb), arg);
+}
+
+/* The runs a submit queued (from fn, robot_submit() or
+ * robot_tree_submit()): {"submission", "jobs": [{id, key, commit, run,
+ * series, state}]}. */
+#define SUBMITTED(fn)                                                          \
+	"SELECT json_build_object('submission', "                              \
+	"coalesce(max(x.submission), 0), 'jobs', "                             \
+	"coalesce(json_agg(json_build_object('id', x.id, 'key', "              \
+	"x.key, 'commit', x.commit, 'run', x.run, 'series', "                  \
+	"x.series, 'state', 'queued') ORDER BY x.id), '[]')) FROM " fn " x"
+
+static const struct store_stmt submit = {
+	SUBMITTED("robot_submit($1, $2, $3, $4)"), "ssss", store_read_text,
+	false};
+
+void
+store_submit(struct store *s, const char *submitter, const char *file,
+	     const char *body, const char *runs, store_text_cb cb, void *arg)
+{
+	store_call(s, &submit, STORE_FN(cb), arg, submitter, file, body, runs);
+}
+
+static const struct store_stmt tree_submit = {
+	SUBMITTED("robot_tree_submit($1, $2, $3, $4, $5, $6, $7, $8, $9::int)"),
+	"ssssssssi", store_read_text, false};
+
+void
+store_tree_submit(struct store *s, const struct store_tree_submit *t,
+		  store_text_cb cb, void *arg)
+{
+	store_call(s, &tree_submit, STORE_FN(cb), arg, t->submitter, t->file,
+		   t->body, t->runs, t->tree, t->branch, t->base, t->head,
+		   t->max_runs);
+}
+
+static const struct store_stmt cancel = {
+	"SELECT robot_cancel($1::bigint, $2::bigint, $3, $4)", "zzss",
+	store_read_text, false};
+
+void
+store_cancel(struct store *s, long long job, long long submission,
+	     const char *series, const char *by, store_text_cb cb, void *arg)
+{
+	store_call(s, &cancel, STORE_FN(cb), arg, job, submission, series, by);
+}
+
+static const struct store_stmt jobs = {
+	"SELECT json_build_object('jobs', coalesce(json_agg(x ORDER "
+	"BY x.id DESC), '[]')) FROM (SELECT id, state, key, series, "
+	"commit, run, runs, attempts, box, error, priority, "
+	"submission, created, updated FROM jobs WHERE ($1::text IS "
+	"NULL OR state = $1) AND ($2::bigint IS NULL OR submission = "
+	"$2) AND ($3::text IS NULL OR series = $3) AND ($5::bigint IS "
+	"NULL OR id < $5) ORDER BY id DESC LIMIT $4::int) x",
+	"szslz", store_read_text, false};
+
+void
+store_jobs(struct store *s, const struct store_jobs_filter *f, store_text_cb cb,
+	   void *arg)
+{
+	store_call(s, &jobs, STORE_FN(cb), arg, f->state, f->submission,
+		   f->series, (long long)f->limit, f->before);
+}
+
+static const struct store_stmt job = {
+	"SELECT json_build_object('id', j.id, 'state', j.state, "
+	"'key', j.key, 'series', j.series, 'commit', j.commit, "
+	"'run', j.run, 'runs', j.runs, 'attempts', j.attempts, "
+	"'max_attempts', j.max_attempts, 'box', j.box, 'error', "
+	"j.error, 'priority', j.priority, 'submission', "
+	"j.submission, 'created', j.created, 'updated', j.updated, "
+	"'job', j.job, 'needs', j.needs, 'leases', (SELECT "
+	"coalesce(json_agg(json_build_object('id', l.id, 'box', "
+	"l.box, 'state', l.state, 'created', l.created, "
+	"'deadline', l.deadline) ORDER BY l.id), '[]') FROM leases "
+	"l WHERE l.job = j.id), 'result', (SELECT r.doc FROM "
+	"results r WHERE r.job = j.id)) FROM jobs j WHERE j.id = "
+	"$1::bigint",
+	"l", store_read_text, false};
+
+void
+store_job(struct store *s, long long id, store_text_cb cb, void *arg)
+{
+	store_call(s, &job, STORE_FN(cb), arg, id);
+}
+
+static const struct store_stmt results = {
+	"SELECT json_build_object('series', $1::text, 'commit', "
+	"$2::text, 'results', coalesce(json_agg(doc ORDER BY id), "
+	"'[]')) FROM results WHERE series = $1 AND commit IS NOT "
+	"DISTINCT FROM $2",
+	"ss", store_read_text, false};
+
+void
+store_results(struct store *s, const char *series, const char *commit,
+	      store_text_cb cb, void *arg)
+{
+	store_call(s, &results, STORE_FN(cb), arg, series, commit);
+}

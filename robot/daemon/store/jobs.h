@@ -1,0 +1,56 @@
+/*
+ * jobs.h: the store's queue of runs (sql/functions/jobs.sql): submits,
+ * cancels, and the jobs and results as the API lists them.
+ */
+#ifndef ROBOT_STORE_JOBS_H
+#define ROBOT_STORE_JOBS_H
+
+#include "robot/daemon/store.h"
+
+/* The tbox_groups that have registered boxes, sorted. */
+typedef void (*store_groups_cb)(const char *const *groups, size_t n,
+				const struct problem *p, void *arg);
+void store_groups(struct store *s, store_groups_cb cb, void *arg);
+/*
+ * Queues runs (a JSON array of {key, tbox_group, commit, tree, job,
+ * needs, run, runs, priority, max_attempts}) as one submission of the
+ * file body; refused (PROBLEM_INVALID, one detail per job and box) when
+ * no registered box of a job's group can run it.  The answer is
+ * {"submission": id, "jobs": [{id, key, commit, run, series, state}]}.
+ */
+void store_submit(struct store *s, const char *submitter, const char *file,
+		  const char *body, const char *runs, store_text_cb cb,
+		  void *arg);
+/* A tree head's runs (robot_tree_submit()): the runs a side has already
+ * are left out, each series gets its pair; the answer as store_submit's. */
+struct store_tree_submit {
+	const char *submitter, *file, *body, *runs;
+	const char *tree, *branch, *base, *head;
+	int max_runs;
+};
+void store_tree_submit(struct store *s, const struct store_tree_submit *t,
+		       store_text_cb cb, void *arg);
+
+/* Queued runs cancelled (by job id, submission or series; 0 and NULL for
+ * any): how many. */
+void store_cancel(struct store *s, long long job, long long submission,
+		  const char *series, const char *by, store_text_cb cb,
+		  void *arg);
+
+struct store_jobs_filter {
+	const char *state;    /* NULL: any */
+	long long submission; /* 0: any */
+	const char *series;   /* NULL: any */
+	long limit;           /* newest first */
+	long long before;     /* 0: from the newest; else ids below it */
+};
+/* {"jobs": [...]}, newest first. */
+void store_jobs(struct store *s, const struct store_jobs_filter *f,
+		store_text_cb cb, void *arg);
+/* One job with its leases and result, or NULL. */
+void store_job(struct store *s, long long id, store_text_cb cb, void *arg);
+/* {"series", "commit", "results": [the documents]}. */
+void store_results(struct store *s, const char *series, const char *commit,
+		   store_text_cb cb, void *arg);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * pages.h: what the pages, their JSON twins and /metrics read
+ * (sql/functions/pages.sql), each one query.
+ */
+#ifndef ROBOT_STORE_PAGES_H
+#define ROBOT_STORE_PAGES_H
+
+#include "robot/daemon/store.h"
+
+/* {"queue": {counts}, "boxes": [...], "running": [...]}. */
+void store_status(struct store *s, store_text_cb cb, void *arg);
+
+struct store_counts {
+	long long jobs[4];   /* queued, leased, done, failed */
+	long long boxes[3];  /* idle, busy, broken */
+	long long leases;    /* active */
+	long long outbox[4]; /* mails and posts: pending, sent, failed,
+			      * cancelled */
+};
+typedef void (*store_counts_cb)(const struct store_counts *c,
+				const struct problem *p, void *arg);
+void store_counts(struct store *s, store_counts_cb cb, void *arg);
+
+/* The home page's: the newest regressions by commit (limit commits), the
+ * queue, the lab, the trees. */
+void store_home(struct store *s, int limit, store_text_cb cb, void *arg);
+/* A metric of a series over its newest limit commits, oldest first,
+ * with every run's value and the metric's regressions. */
+void store_series_history(struct store *s, const char *series,
+			  const char *metric, int limit, store_text_cb cb,
+			  void *arg);
+/* One regression with its pair's comparison and table, its report, its
+ * news and its bisection, or NULL. */
+void store_regression(struct store *s, long long id, store_text_cb cb,
+		      void *arg);
+/* {"series": [{"series", "commits", "runs", "last"}]}: the series whose
+ * name holds match (NULL: all), by name. */
+void store_series(struct store *s, const char *match, long limit,
+		  store_text_cb cb, void *arg);
+/* {"series", "commits": [{"commit", "runs", "ok", "first", "last"}]}
+ * newest first, or NULL when the series has no runs. */
+void store_series_commits(struct store *s, const char *series, store_text_cb cb,
+			  void *arg);
+
+#endif
