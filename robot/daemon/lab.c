@@ -37,6 +37,7 @@
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/drain.h"
 #include "robot/daemon/lab.h"
 #include "robot/daemon/store/boxes.h"
 #include "robot/daemon/store/leases.h"
@@ -619,7 +620,7 @@ upload_release(void *arg)
 }
 
 static void
-upload_on_released(void *arg)
+upload_free(void *arg)
 {
 	struct upload *u = arg;
 
@@ -627,6 +628,16 @@ upload_on_released(void *arg)
 	free(u->outcome);
 	free(u->box);
 	free(u);
+}
+
+/* Its document released on the worker: the upload is freed after this
+ * loop iteration. */
+static void
+upload_on_released(void *arg)
+{
+	struct upload *u = arg;
+
+	drain_defer(u->lab->base, upload_free, u);
 }
 
 static void
