@@ -1,10 +1,13 @@
 /*
  * janitor.c: the sweep, a worker of the drain engine (drain.h): its
- * claim expires the leases past their deadline and brings no work, so
- * the engine's IDLE -> CLAIMING -> IDLE is the whole of it, once a tick.
+ * claim expires the leases past their deadline, mends the pairs left
+ * waiting for runs that are over, and brings no work, so the engine's
+ * IDLE -> CLAIMING -> IDLE is the whole of it, once a tick.
  */
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
@@ -18,13 +21,23 @@ struct janitor {
 };
 
 static void
-janitor_on_expired(const char *text, const struct problem *p, void *arg)
+janitor_on_swept(const char *text, const struct problem *p, void *arg)
 {
 	struct drain_worker *w = arg;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *v;
+	json_int_t n = json_integer_value(json_object_get(j, "expired"));
+	size_t i;
 
-	if (p == NULL && text != NULL && atoi(text) > 0)
-		log_info("%s lease%s expired: back to the queue", text,
-			 strcmp(text, "1") == 0 ? "" : "s");
+	if (n > 0)
+		log_info("%lld lease%s expired: back to the queue",
+			 (long long)n, n == 1 ? "" : "s");
+	json_array_foreach(json_object_get(j, "mended"), i, v)
+	{
+		log_warnx("pair %lld waited for runs that had all ended: "
+			  "ready now",
+			  (long long)json_integer_value(v));
+	}
+	json_decref(j);
 	drain_claimed(w, NULL, 0, p != NULL);
 }
 
@@ -34,7 +47,7 @@ janitor_claim(struct drain_worker *w, int n)
 	struct janitor *j = drain_ctx(w);
 
 	(void)n;
-	store_expire(j->store, janitor_on_expired, w);
+	store_sweep(j->store, janitor_on_swept, w);
 }
 
 static const struct drain_ops janitor_ops = {

@@ -1,7 +1,8 @@
 /*
  * janitor.h: robotd's periodic sweep (STYLE.md rule 9: exact deadlines
  * on timers, loose checks in one sweep).  Once a second it sends leases
- * past their deadline back to the queue; one sweep at a time.  A worker
+ * past their deadline back to the queue and makes ready the pairs left
+ * waiting for runs that have all ended; one sweep at a time.  A worker
  * of the drain engine whose claim is the whole sweep.
  */
 #ifndef ROBOT_JANITOR_H

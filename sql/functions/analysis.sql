@@ -30,17 +30,28 @@ LANGUAGE sql STABLE AS $$
 		AND j.state IN ('queued', 'leased'))
 $$;
 
--- A run ended: its pairs whose runs have all ended are ready.
+-- A run ended: its pairs waiting for runs whose runs have all ended
+-- are ready.  The pairs are locked first, and only then are their runs
+-- looked at, each with a snapshot taken after the lock: the last runs of
+-- two sides that end at once on two boxes, or a run that ends while its
+-- pair is being decided (or given more runs), each see the other's end,
+-- where a check made without the lock saw the other's run still leased
+-- and the pair waited forever.
 CREATE FUNCTION robot_job_ended() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
-	n int;
+	p pairs;
+	n int := 0;
 BEGIN
-	UPDATE pairs p SET state = 'ready', updated = now(), ready_at = now()
-		WHERE p.series = NEW.series
-		AND (p.base = NEW.commit OR p.head = NEW.commit)
-		AND p.state = 'waiting' AND robot_pair_ended(p);
-	GET DIAGNOSTICS n = ROW_COUNT;
+	FOR p IN SELECT * FROM pairs WHERE series = NEW.series
+		AND (base = NEW.commit OR head = NEW.commit)
+		ORDER BY id FOR UPDATE LOOP
+		IF p.state = 'waiting' AND robot_pair_ended(p) THEN
+			UPDATE pairs SET state = 'ready', updated = now(),
+				ready_at = now() WHERE id = p.id;
+			n := n + 1;
+		END IF;
+	END LOOP;
 	IF n > 0 THEN
 		PERFORM pg_notify('robot_jobs', ':analysis');
 	END IF;
@@ -296,3 +307,26 @@ LANGUAGE sql STABLE AS $$
 			'base', robot_run_setting(p_series, p_base),
 			'head', robot_run_setting(p_series, p_head)))
 $$;
+
+-- Pairs left waiting for runs that have all ended, made ready (at most
+-- 100 a call): robot_job_ended()'s locking should leave none, so each
+-- one found is a bug to log.  Those that changed in the last 10 seconds
+-- are left to what changes them.  Returns their ids.
+CREATE FUNCTION robot_pairs_mend() RETURNS bigint[]
+LANGUAGE plpgsql AS $$
+DECLARE
+	ids bigint[];
+BEGIN
+	WITH x AS (UPDATE pairs SET state = 'ready', ready_at = now(),
+		updated = now()
+		WHERE id IN (SELECT q.id FROM pairs q WHERE q.state = 'waiting'
+			AND q.updated < now() - interval '10 seconds'
+			AND robot_pair_ended(q)
+			ORDER BY q.id LIMIT 100 FOR UPDATE SKIP LOCKED)
+		RETURNING id)
+	SELECT array_agg(id ORDER BY id) INTO ids FROM x;
+	IF ids IS NOT NULL THEN
+		PERFORM pg_notify('robot_jobs', ':analysis');
+	END IF;
+	RETURN coalesce(ids, '{}');
+END $$;

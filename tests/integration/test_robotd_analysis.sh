@@ -21,7 +21,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 SUB=$(token submit alice)
 B1=$(token box b1)
-echo "1..21"
+echo "1..22"
 
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
@@ -176,5 +176,33 @@ after=$(sql "SELECT string_agg(analyses::text, ',' ORDER BY id) FROM pairs WHERE
 check $([ "$after" = "$before" ]; echo $?) \
 	"robotd killed -9 and started again analyses the pairs left ready, once each ($after)"
 check $([ "$(sql "SELECT count(*) FROM regressions")" = 1 ]; echo $?) "still one regression record ($(sql "SELECT count(*) FROM regressions"))"
+
+# 6. A stream of submits on four boxes, commits shared between them and
+# one noisy (more runs): every pair reaches its verdict, none is left
+# waiting (issue 26: 14 of 300 pairs were), and the janitor never had to
+# mend one.
+U=$URL_d2
+for b in t1 t2 t3 t4; do
+	SIMBOX_GROUP=stream simbox "$b" "$(sha c3)=-6~5" --noise=2 --seed="$(echo $b | cut -c2)"
+done
+sleep 1
+# Eight at a time (a bare wait would wait for the boxes too).
+i=0
+while [ $i -lt 40 ]; do
+	x=$(sha c$((i % 8))) y=$(sha c$(((i * 3 + i / 8 + 1) % 8)))
+	[ "$x" = "$y" ] && y=$(sha c$(((i + 2) % 8)))
+	echo "$U/api/jobs?tbox_group=stream&repeat=3&commit=$x&commit=$y"
+	i=$((i + 1))
+done | xargs -P 8 -n 1 curl -s -o /dev/null -X POST -H "Authorization: Bearer $SUB" \
+	--data-binary @"$T/dd.yaml"
+stream_done() {
+	[ "$(sql "SELECT count(*) FROM jobs WHERE tbox_group = 'stream' AND state IN ('queued', 'leased')")" = 0 ] &&
+		[ "$(sql "SELECT count(*) FROM pairs WHERE series LIKE '%/stream' AND state <> 'final'")" = 0 ]
+}
+wait_for 300 stream_done
+rc=$?
+check $([ $rc = 0 ] && ! grep -q "waited for runs that had all ended" "$T/d2.log"; echo $?) \
+	"40 concurrent submits on four boxes: every pair final, none mended ($(sql "SELECT count(*) || ' pairs: ' || string_agg(DISTINCT state, ',') FROM pairs WHERE series LIKE '%/stream'"), $(sql "SELECT count(*) FROM jobs WHERE tbox_group = 'stream'") runs)"
+for b in t1 t2 t3 t4; do touch "$T/stop-$b"; done
 sanitizer_clean
 exit $((failed > 0))

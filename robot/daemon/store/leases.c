@@ -85,11 +85,13 @@ store_upload(struct store *s, const struct store_upload *u, store_text_cb cb,
 		   u->doc, u->broken_after, (int)u->job_fault);
 }
 
-static const struct store_stmt expire = {"SELECT robot_expire()", "",
-					 store_read_text, false};
+static const struct store_stmt sweep = {
+	"SELECT json_build_object('expired', robot_expire(), 'mended', "
+	"robot_pairs_mend())::text",
+	"", store_read_text, false};
 
 void
-store_expire(struct store *s, store_text_cb cb, void *arg)
+store_sweep(struct store *s, store_text_cb cb, void *arg)
 {
-	store_call(s, &expire, STORE_FN(cb), arg);
+	store_call(s, &sweep, STORE_FN(cb), arg);
 }

@@ -46,7 +46,9 @@ struct store_upload {
  * lease's job, or differs from the one stored for it, is refused. */
 void store_upload(struct store *s, const struct store_upload *u,
 		  store_text_cb cb, void *arg);
-/* Leases past their deadline back to the queue: how many. */
-void store_expire(struct store *s, store_text_cb cb, void *arg);
+/* The janitor's sweep: leases past their deadline back to the queue,
+ * and pairs left waiting for runs that have all ended made ready:
+ * {"expired": how many, "mended": [pair ids]}. */
+void store_sweep(struct store *s, store_text_cb cb, void *arg);
 
 #endif

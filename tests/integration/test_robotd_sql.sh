@@ -1,0 +1,95 @@
+#!/bin/sh
+# test_robotd_sql.sh ROBOTD ROBOT_BOX ROBOT SOURCE_DIR: robotd's SQL functions
+# called directly, in concurrent sessions, on a PostgreSQL cluster of the
+# test's own (the database as robotd builds it): the races that robotd
+# itself makes only now and then, made every time.  TAP output.
+set -u
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+. "$SRC/tests/integration/robotd_lib.sh"
+
+PGBIN=$(dirname "$PGCTL")
+stop_cluster() {
+	runuser -u postgres -- "$PGCTL" stop -m immediate -D "$T/pg" >/dev/null 2>&1
+	finish
+}
+trap stop_cluster EXIT
+install -d -o postgres -g postgres -m 700 "$T/pg"
+install -d -o postgres -g postgres -m 755 "$T/sock"
+runuser -u postgres -- "$PGBIN/initdb" -D "$T/pg" -U postgres -A trust -E UTF8 \
+	--no-locale --no-sync >/dev/null &&
+	runuser -u postgres -- "$PGCTL" -D "$T/pg" -l "$T/pg/server.log" -w \
+		-o "-k $T/sock -c listen_addresses='' -c fsync=off" start >/dev/null ||
+	{ echo "1..0 # the test's PostgreSQL did not start"; exit 1; }
+"$ROBOTD" --db "host=$T/sock user=postgres dbname=postgres" --state-dir "$T/state" \
+	token create --kind submit --name sql >/dev/null 2>"$T/migrate.log" ||
+	{ echo "1..0 # robotd did not make the database"; sed 's/^/# /' "$T/migrate.log"; exit 1; }
+
+# q QUERY: the answer, one value a line.
+q() { psql -h "$T/sock" -U postgres -d postgres -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
+# later SECONDS QUERY...: a session that runs the queries in one
+# transaction, holding it SECONDS at the end, in the background.
+later() {
+	secs=$1
+	shift
+	(printf 'BEGIN;\n'; for x in "$@"; do printf '%s;\n' "$x"; done
+	 printf 'SELECT pg_sleep(%s);\nCOMMIT;\n' "$secs") |
+		psql -h "$T/sock" -U postgres -d postgres -XAtq -v ON_ERROR_STOP=1 >/dev/null &
+}
+# runs SERIES COMMIT STATE N: N runs of SERIES at COMMIT in STATE, of a
+# submission of their own; their ids, a line each.
+SUB=$(q "INSERT INTO submissions (submitter, body) VALUES ('sql', '') RETURNING id")
+runs() {
+	q "INSERT INTO jobs (submission, key, tbox_group, series, commit, job,
+		state, pair) SELECT $SUB, split_part('$1', '/', 1), 'lab', '$1', '$2',
+		'{}', '$3', 0 FROM generate_series(1, $4) RETURNING id"
+}
+# pair SERIES BASE HEAD STATE: a pair; its id.
+pair() {
+	q "INSERT INTO pairs (series, base, head, state, analyses)
+		VALUES ('$1', '$2', '$3', '$4', 1) RETURNING id"
+}
+
+echo "1..3"
+
+# 1. The last run of each side ends at once, on two boxes: each
+# transaction's check sees the other's run still leased.  The pair must
+# be ready all the same.
+P1=$(pair s1/lab a b waiting)
+J1=$(runs s1/lab a leased 1)
+J2=$(runs s1/lab b leased 1)
+later 3 "UPDATE jobs SET state = 'done' WHERE id = $J1"
+sleep 1
+q "UPDATE jobs SET state = 'done' WHERE id = $J2" >/dev/null
+wait
+check $([ "$(q "SELECT state FROM pairs WHERE id = $P1")" = ready ]; echo $?) \
+	"two runs that end at once leave their pair ready ($(q "SELECT state FROM pairs WHERE id = $P1"))"
+
+# 2. A pair's analysis asks for runs it has already, one of them still
+# leased, while that run ends: the analysis sees it leased, the run's
+# end sees the pair still analysing.  The pair must not wait forever.
+P2=$(pair s2/lab a b analysing)
+runs s2/lab a done 2 >/dev/null
+runs s2/lab b done 1 >/dev/null
+J3=$(runs s2/lab b leased 1)
+later 3 "UPDATE jobs SET state = 'done' WHERE id = $J3"
+sleep 1
+got=$(q "SELECT robot_pair_done($P2, 1, 'inconclusive', 'dd.write_bytes_per_sec',
+	1, '[]', '', 2, '[]', '[]')")
+wait
+check $([ "$(q "SELECT state FROM pairs WHERE id = $P2")" = final ] ||
+	[ "$(q "SELECT state FROM pairs WHERE id = $P2")" = ready ]; echo $?) \
+	"a run that ends while its pair asks for more leaves the pair final or ready ($got, $(q "SELECT state FROM pairs WHERE id = $P2"))"
+# 3. A pair left waiting for runs that are all over is found by the
+# janitor's sweep and made ready (each one logged by robotd).
+P3=$(pair s3/lab a b waiting)
+runs s3/lab a done 1 >/dev/null
+runs s3/lab b failed 1 >/dev/null
+P4=$(pair s4/lab a b waiting)
+runs s4/lab a done 1 >/dev/null
+runs s4/lab b leased 1 >/dev/null
+q "UPDATE pairs SET updated = now() - interval '1 minute'" >/dev/null
+swept=$(q "SELECT json_build_object('expired', robot_expire(), 'mended', robot_pairs_mend())")
+check $([ "$(q "SELECT string_agg(state, ' ' ORDER BY id) FROM pairs WHERE id IN ($P3, $P4)")" = "ready waiting" ] &&
+	echo "$swept" | grep -q "\"mended\" : \[$P3\]"; echo $?) \
+	"the sweep makes ready a pair whose runs are all over, and only it ($swept)"
+exit $((failed > 0))
