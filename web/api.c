@@ -27,14 +27,17 @@ api_submit(struct web *w, struct http_req *req, const struct web_call *call)
 {
 	struct submit_request rq;
 	const char **commits = NULL, *c;
+	long max_runs = 0;
 	size_t n = 0;
 
 	memset(&rq, 0, sizeof rq);
 	rq.priority = LONG_MIN;
 	if (!web_int_arg(req, "repeat", 1, SUBMIT_MAX_REPEAT, &rq.repeat) ||
 	    !web_int_arg(req, "priority", -SUBMIT_MAX_PRIORITY,
-			 SUBMIT_MAX_PRIORITY, &rq.priority))
+			 SUBMIT_MAX_PRIORITY, &rq.priority) ||
+	    !web_int_arg(req, "max_runs", 1, SUBMIT_MAX_REPEAT, &max_runs))
 		return;
+	rq.max_runs = (int)max_runs;
 	while (http_req_arg(req, "commit", n) != NULL) {
 		if (!web_name_arg(req, "commit", n, NAME_COMMIT, &c)) {
 			free(commits);

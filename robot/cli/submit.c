@@ -21,7 +21,8 @@
 static const char submit_usage[] =
 	"usage: robot submit [--server URL] [--token T] FILE\n"
 	"                    [--tree NAME] [--commit REV]... [--repeat N]\n"
-	"                    [--priority P] [--tbox-group G] [--wait]\n"
+	"                    [--max-runs N] [--priority P] [--tbox-group G] "
+	"[--wait]\n"
 	"Queues a job file's atomic jobs at each commit and prints them.\n"
 	"  --tree NAME    the watched tree the commits belong to (else the\n"
 	"                 file's tree:); robotd resolves them there to full "
@@ -32,6 +33,9 @@ static const char submit_usage[] =
 	"full\n"
 	"                 SHA without a tree; else the file's\n"
 	"  --repeat N     runs per commit (else the file's repeat, else 3)\n"
+	"  --max-runs N   runs a side robotd may add to, while a KPI is\n"
+	"                 inconclusive (else robotd's max_runs; --repeat "
+	"adds none)\n"
 	"  --priority P   higher runs first (-1000 to 1000)\n"
 	"  --tbox-group G the box group (else the file's, else robotd's "
 	"default)\n"
@@ -135,6 +139,33 @@ submit_send(const char *server, const char *token, const char *file,
 	return j;
 }
 
+/* What robotd may add: runs a side up to the cap while a KPI is
+ * inconclusive, or none when the runs queued are the cap. */
+static void
+print_cap(json_t *j)
+{
+	json_t *jobs = json_object_get(j, "jobs");
+	json_int_t cap = json_integer_value(json_object_get(j, "max_runs"));
+	json_int_t most = 0;
+
+	for (size_t i = 0; i < json_array_size(jobs); i++) {
+		json_int_t run = json_integer_value(
+			json_object_get(json_array_get(jobs, i), "run"));
+
+		most = run > most ? run : most;
+	}
+	if (cap <= 0 || json_array_size(jobs) == 0)
+		return;
+	if (cap <= most)
+		printf("robotd adds no runs: the verdicts are of these "
+		       "(--max-runs %lld)\n",
+		       (long long)cap);
+	else
+		printf("robotd may add runs, up to %lld a side, until each "
+		       "KPI's verdict is final (--max-runs caps it)\n",
+		       (long long)cap);
+}
+
 /* The queued runs, the file's warnings and the groups without boxes. */
 static void
 print_submitted(json_t *j)
@@ -183,6 +214,7 @@ print_submitted(json_t *j)
 		printf("note: %s\n", p);
 		free(p);
 	}
+	print_cap(j);
 	fflush(stdout);
 }
 
@@ -208,6 +240,7 @@ submit_option(int c, const char *arg, void *ctx)
 		 : c == 'r' ? "repeat"
 		 : c == 'p' ? "priority"
 		 : c == 'T' ? "tree"
+		 : c == 'x' ? "max_runs"
 			    : "tbox_group",
 		 e);
 	free(e);
@@ -223,6 +256,7 @@ cmd_submit(int argc, char **argv)
 		{"priority", required_argument, NULL, 'p'},
 		{"tbox-group", required_argument, NULL, 'g'},
 		{"tree", required_argument, NULL, 'T'},
+		{"max-runs", required_argument, NULL, 'x'},
 		{"wait", no_argument, NULL, 'w'},
 		{NULL, 0, NULL, 0},
 	};

@@ -223,6 +223,10 @@ submit_answer(struct submit *s)
 	}
 	json_object_set(answer, "warnings", s->warnings);
 	json_object_set_new(answer, "waiting", waiting);
+	/* How many runs a side analysis may ask for in all. */
+	json_object_set_new(
+		answer, "max_runs",
+		json_integer(s->max_runs > 0 ? s->max_runs : s->set->max_runs));
 	if (s->resolved != NULL)
 		json_object_set(answer, "resolved", s->resolved);
 	log_info("%s submitted %zu runs of %s", s->submitter,
@@ -241,6 +245,18 @@ submit_queue(struct submit *s)
 		if (!submit_dup(s, i))
 			total += (size_t)submit_repeat(s, i) *
 				 (s->ncommits ? s->ncommits : 1);
+	for (size_t i = 0; s->max_runs > 0 && i < s->jf->njobs; i++)
+		if (submit_repeat(s, i) > s->max_runs) {
+			char *msg = xasprintf(
+				"max_runs (%d) is below the runs asked of %s "
+				"(%ld): give --max-runs at least --repeat",
+				s->max_runs, s->jf->jobs[i].key,
+				submit_repeat(s, i));
+
+			submit_fail(s, PROBLEM_INVALID, NULL, msg);
+			free(msg);
+			return false;
+		}
 	if (total > SUBMIT_MAX_RUNS) {
 		char *msg = xasprintf("%zu runs in one submission; the limit "
 				      "is %d",
@@ -301,7 +317,7 @@ submit_queue(struct submit *s)
 		store_tree_submit(s->store, &ts, submit_on_queued, s);
 	} else {
 		store_submit(s->store, s->submitter, s->jf->name, s->body, text,
-			     submit_on_queued, s);
+			     s->max_runs, submit_on_queued, s);
 	}
 	free(text);
 	return true;

@@ -44,11 +44,12 @@ struct submit_request {
 	 * on the branch (robot_tree_submit()). */
 	const char *tree; /* NULL: a person's submit */
 	const char *branch;
-	int max_runs;
+	int max_runs; /* runs per side analysis may ask for; 0: robotd's */
 };
 
 /*
- * The answer is {"submission", "jobs": [...], "warnings", "waiting"}; the
+ * The answer is {"submission", "jobs": [...], "warnings", "waiting",
+ * "max_runs"} (the cap on runs a side that analysis may add to); the
  * callback owns it.  cb may run before submit_start() returns.
  */
 typedef void (*submit_cb)(json_t *answer, const struct problem *p, void *arg);

@@ -65,24 +65,26 @@ CREATE TRIGGER jobs_ended AFTER UPDATE OF state ON jobs FOR EACH ROW
 
 -- A submission of several commits compares each with its first: one
 -- pair per series and later commit.  A pair made again (more runs of the
--- same commits) waits for them.  Not for a tree's submit, which makes its
--- own pairs (base and head on the branch).
+-- same commits) waits for them.  The pair takes the submission's cap on
+-- runs.  Not for a tree's submit, which makes its own pairs (base and
+-- head on the branch).
 CREATE FUNCTION robot_jobs_queued() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
 	IF current_setting('robot.tree_submit', true) = 'on' THEN
 		RETURN NULL;
 	END IF;
-	INSERT INTO pairs AS p (series, base, head, tree)
-	SELECT DISTINCT h.series, b.commit, h.commit, h.tree
+	INSERT INTO pairs AS p (series, base, head, tree, max_runs)
+	SELECT DISTINCT h.series, b.commit, h.commit, h.tree, s.max_runs
 	FROM new_jobs h
 	JOIN LATERAL (SELECT x.commit FROM new_jobs x
 		WHERE x.submission = h.submission AND x.series = h.series
 		ORDER BY x.id LIMIT 1) b ON true
+	JOIN submissions s ON s.id = h.submission
 	WHERE h.pair IS NULL AND h.commit IS NOT NULL
 		AND b.commit IS NOT NULL AND h.commit <> b.commit
 	ON CONFLICT (series, base, head) DO UPDATE SET state = 'waiting',
-		updated = now();
+		max_runs = EXCLUDED.max_runs, updated = now();
 	RETURN NULL;
 END $$;
 CREATE TRIGGER jobs_queued AFTER INSERT ON jobs

@@ -55,11 +55,12 @@ $$;
 
 -- A submission: the runs of its atomic jobs, given as a JSON array of
 -- {key, tbox_group, commit, tree, job, needs, run, runs, priority,
--- max_attempts}.  A job that no registered box of its group can run is
+-- max_attempts}, whose analysis adds runs up to p_max_runs a side (NULL:
+-- robotd's max_runs).  A job that no registered box of its group can run is
 -- refused (RB400, one line per job and box); a group without boxes yet
 -- keeps its jobs queued.
 CREATE FUNCTION robot_submit(p_submitter text, p_file text, p_body text,
-	p_jobs json)
+	p_jobs json, p_max_runs int DEFAULT NULL)
 RETURNS TABLE (id bigint, key text, commit text, run int, series text,
 	submission bigint)
 LANGUAGE plpgsql AS $$
@@ -84,9 +85,9 @@ BEGIN
 		RAISE EXCEPTION 'no box can run these jobs'
 			USING ERRCODE = 'RB400', DETAIL = why;
 	END IF;
-	INSERT INTO submissions (submitter, file_name, body)
-		VALUES (p_submitter, p_file, p_body) RETURNING submissions.id
-		INTO sub;
+	INSERT INTO submissions (submitter, file_name, body, max_runs)
+		VALUES (p_submitter, p_file, p_body, p_max_runs)
+		RETURNING submissions.id INTO sub;
 	RETURN QUERY INSERT INTO jobs (submission, key, tbox_group, series,
 		commit, tree, job, needs, run, runs, priority, max_attempts)
 		SELECT sub, x.key, x.tbox_group, x.key || '/' || x.tbox_group,

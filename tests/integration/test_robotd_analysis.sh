@@ -21,7 +21,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 SUB=$(token submit alice)
 B1=$(token box b1)
-echo "1..22"
+echo "1..23"
 
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
@@ -204,5 +204,26 @@ rc=$?
 check $([ $rc = 0 ] && ! grep -q "waited for runs that had all ended" "$T/d2.log"; echo $?) \
 	"40 concurrent submits on four boxes: every pair final, none mended ($(sql "SELECT count(*) || ' pairs: ' || string_agg(DISTINCT state, ',') FROM pairs WHERE series LIKE '%/stream'"), $(sql "SELECT count(*) FROM jobs WHERE tbox_group = 'stream'") runs)"
 for b in t1 t2 t3 t4; do touch "$T/stop-$b"; done
+
+# 7. The submitter caps the runs analysis adds (issue 26): robot submit
+# says what robotd may add; --max-runs equal to --repeat adds none, even
+# to a noisy head; below it is refused.
+SIMBOX_GROUP=capped simbox t5 "$(sha n2)=-6~8" --noise=1 --seed=5
+ROBOT_SERVER=$U ROBOT_TOKEN=$SUB "$ROBOT" submit "$T/dd.yaml" --tbox-group capped \
+	--commit "$(sha n1)" --commit "$(sha n3)" >"$T/cap1.out" 2>&1
+ROBOT_SERVER=$U ROBOT_TOKEN=$SUB "$ROBOT" submit "$T/dd.yaml" --tbox-group capped \
+	--commit "$(sha n1)" --commit "$(sha n2)" --repeat 3 --max-runs 3 >"$T/cap2.out" 2>&1
+ROBOT_SERVER=$U ROBOT_TOKEN=$SUB "$ROBOT" submit "$T/dd.yaml" --tbox-group capped \
+	--commit "$(sha n1)" --commit "$(sha n4)" --repeat 3 --max-runs 2 >"$T/cap3.out" 2>&1
+rc3=$?
+capped_final() { [ "$(sql "SELECT state FROM pairs WHERE head = '$(sha n2)'")" = final ]; }
+wait_for 60 capped_final
+check $(grep -q "robotd may add runs, up to 10 a side" "$T/cap1.out" &&
+	grep -q "robotd adds no runs" "$T/cap2.out" &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE commit = '$(sha n2)'")" = 3 ] &&
+	[ "$(sql "SELECT max_runs FROM pairs WHERE head = '$(sha n2)'")" = 3 ] &&
+	[ $rc3 = 1 ] && grep -q "max_runs (2) is below the runs asked" "$T/cap3.out"; echo $?) \
+	"--max-runs caps the runs analysis adds, and robot submit says so ($(sql "SELECT verdict || ', ' || runs || ' runs' FROM pairs WHERE head = '$(sha n2)'"); $rc3)"
+touch "$T/stop-t5"
 sanitizer_clean
 exit $((failed > 0))

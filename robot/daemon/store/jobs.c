@@ -42,14 +42,16 @@ store_groups(struct store *s, store_groups_cb cb, void *arg)
 	"x.series, 'state', 'queued') ORDER BY x.id), '[]')) FROM " fn " x"
 
 static const struct store_stmt submit = {
-	SUBMITTED("robot_submit($1, $2, $3, $4)"), "ssss", store_read_text,
-	false};
+	SUBMITTED("robot_submit($1, $2, $3, $4, $5::int)"), "ssssz",
+	store_read_text, false};
 
 void
 store_submit(struct store *s, const char *submitter, const char *file,
-	     const char *body, const char *runs, store_text_cb cb, void *arg)
+	     const char *body, const char *runs, int max_runs, store_text_cb cb,
+	     void *arg)
 {
-	store_call(s, &submit, STORE_FN(cb), arg, submitter, file, body, runs);
+	store_call(s, &submit, STORE_FN(cb), arg, submitter, file, body, runs,
+		   (long long)max_runs);
 }
 
 static const struct store_stmt tree_submit = {

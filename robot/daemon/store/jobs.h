@@ -14,13 +14,14 @@ void store_groups(struct store *s, store_groups_cb cb, void *arg);
 /*
  * Queues runs (a JSON array of {key, tbox_group, commit, tree, job,
  * needs, run, runs, priority, max_attempts}) as one submission of the
- * file body; refused (PROBLEM_INVALID, one detail per job and box) when
+ * file body, whose analysis adds runs up to max_runs a side (0: robotd's
+ * max_runs); refused (PROBLEM_INVALID, one detail per job and box) when
  * no registered box of a job's group can run it.  The answer is
  * {"submission": id, "jobs": [{id, key, commit, run, series, state}]}.
  */
 void store_submit(struct store *s, const char *submitter, const char *file,
-		  const char *body, const char *runs, store_text_cb cb,
-		  void *arg);
+		  const char *body, const char *runs, int max_runs,
+		  store_text_cb cb, void *arg);
 /* A tree head's runs (robot_tree_submit()): the runs a side has already
  * are left out, each series gets its pair; the answer as store_submit's. */
 struct store_tree_submit {
