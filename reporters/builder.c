@@ -125,11 +125,12 @@ build_start(struct drain_worker *w, void *work)
 		return;
 	}
 	free(fixed);
-	stored = json_pack("{s:s, s:s?, s:s?, s:s, s:s?, s:o, s:s, s:s, s:O, "
-			   "s:O, s:O, s:O}",
+	stored = json_pack("{s:s, s:s?, s:s?, s:s, s:s?, s:s?, s:o, s:s, s:s, "
+			   "s:O, s:O, s:O, s:O}",
 			   "kind", k->c->followup ? "followup" : "report",
 			   "tree", k->c->tree, "branch", k->c->branch, "commit",
-			   k->c->commit, "base", k->c->base, "thread",
+			   k->c->commit, "base", k->c->base, "range",
+			   k->c->range, "thread",
 			   k->c->thread ? json_integer(k->c->thread)
 					: json_null(),
 			   "subject", out.subject, "body", out.body, "doc",
@@ -179,8 +180,9 @@ builder_on_report(struct store_report_claim *c, const struct problem *p,
 	struct builder *b = arg;
 
 	if (c == NULL && p == NULL) {
-		store_followup_next(b->store, b->set->report_claim,
-				    builder_on_followup, b);
+		store_followup_next(b->store, b->set->report_window,
+				    b->set->report_claim, builder_on_followup,
+				    b);
 		return;
 	}
 	build_claimed(b, c, p);
@@ -192,7 +194,8 @@ builder_claim(struct drain_worker *w, int n)
 	struct builder *b = drain_ctx(w);
 
 	(void)n;
-	store_report_next(b->store, b->set->report_window, b->set->report_claim,
+	store_report_next(b->store, b->set->report_window,
+			  b->set->report_bisect_wait, b->set->report_claim,
 			  builder_on_report, b);
 }
 

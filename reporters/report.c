@@ -10,6 +10,7 @@
 #include "jobs/emit.h"
 #include "reporters/mail.h"
 #include "reporters/report.h"
+#include "robot/analysis/units.h"
 #include "robot/core/buf.h"
 #include "robot/core/docload.h"
 #include "robot/core/errlist.h"
@@ -261,29 +262,146 @@ job_yaml(json_t *pair)
 	return yaml;
 }
 
-/* The headline: each finding's change, p, runs and verdict. */
+/* "6+3": the ok runs of each side, or the smaller count when the sides'
+ * are not known (a record from before they were kept). */
 static void
-add_headline(struct buf *b, json_t *findings)
+runs_text(char *buf, size_t len, json_t *o)
+{
+	json_t *b = json_object_get(o, "base_runs");
+	json_t *h = json_object_get(o, "head_runs");
+
+	if (json_is_integer(b) && json_is_integer(h))
+		snprintf(buf, len, "%lld+%lld", (long long)json_integer_value(b),
+			 (long long)json_integer_value(h));
+	else
+		snprintf(buf, len, "%lld",
+			 (long long)json_integer_value(
+				 json_object_get(o, "runs")));
+}
+
+/* The KPI's metric in a pair's comparison, or NULL. */
+static json_t *
+kpi_metric(json_t *pair, const char *kpi)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(pair, "comparison"),
+					   "metrics"),
+			   i, m)
+	{
+		if (kpi != NULL && str(m, "metric") != NULL &&
+		    strcmp(str(m, "metric"), kpi) == 0)
+			return m;
+	}
+	return NULL;
+}
+
+/* The pair of the claim's pairs (key: "pairs" or "culprit_pairs") with
+ * id pair, or NULL. */
+static json_t *
+pair_of(json_t *claim, const char *key, json_int_t pair)
+{
+	json_t *p;
+	size_t i;
+
+	json_array_foreach(json_object_get(claim, key), i, p)
+	{
+		if (json_integer_value(json_object_get(p, "pair")) == pair)
+			return p;
+	}
+	return NULL;
+}
+
+/* What a finding says of the commit a report names: its change, p and
+ * runs there.  For a first bad commit a bisection found, its pair
+ * against its parent (cpair); else the finding's own. */
+struct at_fault {
+	double change, p;
+	char runs[32];
+	json_t *pair; /* the pair that shows it, or NULL */
+};
+
+static void
+at_fault(json_t *claim, json_t *f, struct at_fault *a)
+{
+	json_t *bis = json_object_get(f, "bisection");
+	json_t *cpair = pair_of(claim, "culprit_pairs",
+				json_integer_value(json_object_get(bis, "pair")));
+	json_t *k = json_object_get(bis, "kpi");
+
+	if (json_is_true(json_object_get(claim, "culprit")) &&
+	    cpair != NULL && json_is_object(k)) {
+		a->change = num(k, "change_pct");
+		a->p = num(k, "p_value");
+		runs_text(a->runs, sizeof a->runs, cpair);
+		a->pair = cpair;
+		return;
+	}
+	a->change = num(f, "change_pct");
+	a->p = num(f, "p_value");
+	runs_text(a->runs, sizeof a->runs, f);
+	a->pair = pair_of(claim, "pairs",
+			  json_integer_value(json_object_get(f, "pair")));
+}
+
+/* "5.95 GB/s -> 1.11 GB/s": the KPI's means in a pair, in units. */
+static bool
+means_text(char *buf, size_t len, json_t *pair, const char *kpi)
+{
+	json_t *m = kpi_metric(pair, kpi);
+	char b[32], h[32];
+
+	if (m == NULL || !isfinite(num(json_object_get(m, "base"), "mean")) ||
+	    !isfinite(num(json_object_get(m, "head"), "mean")))
+		return false;
+	unit_si(b, sizeof b, num(json_object_get(m, "base"), "mean"),
+		unit_of(kpi));
+	unit_si(h, sizeof h, num(json_object_get(m, "head"), "mean"),
+		unit_of(kpi));
+	snprintf(buf, len, "%s -> %s", b, h);
+	return true;
+}
+
+/* The headline: each finding's change, p, runs a side and verdict at the
+ * commit named, with its KPI's means; and, for a first bad commit that a
+ * bisection found, the change at the head where it was found. */
+static void
+add_headline(struct buf *b, json_t *claim, json_t *findings)
 {
 	json_t *f;
 	size_t i;
 
-	buf_adds(b, "   change          p  runs  verdict      KPI\n");
+	buf_adds(b, "   change          p   runs  verdict      KPI\n");
 	json_array_foreach(findings, i, f)
 	{
-		char c[32], p[32];
+		struct at_fault a;
+		char c[32], p[32], means[80];
 
-		pct(c, sizeof c, num(f, "change_pct"));
-		if (isfinite(num(f, "p_value")))
-			snprintf(p, sizeof p, "%.2g", num(f, "p_value"));
+		at_fault(claim, f, &a);
+		pct(c, sizeof c, a.change);
+		if (isfinite(a.p))
+			snprintf(p, sizeof p, "%.2g", a.p);
 		else
 			snprintf(p, sizeof p, "-");
-		buf_addf(b, "%9s  %9s  %4lld  %-11s  %s\n", c, p,
-			 (long long)json_integer_value(
-				 json_object_get(f, "runs")),
+		buf_addf(b, "%9s  %9s  %5s  %-11s  %s\n", c, p, a.runs,
 			 str(f, "kind") ? str(f, "kind") : "?",
 			 str(f, "kpi") ? str(f, "kpi") : "?");
-		buf_addf(b, "%40s(%s)\n", "", str(f, "series"));
+		buf_addf(b, "%41s(%s)\n", "", str(f, "series"));
+		if (means_text(means, sizeof means, a.pair, str(f, "kpi")))
+			buf_addf(b, "%41s%s\n", "", means);
+		if (a.pair != NULL &&
+		    json_integer_value(json_object_get(a.pair, "pair")) !=
+			    json_integer_value(json_object_get(f, "pair"))) {
+			char hc[32], hr[32], sha[16], base[16];
+
+			pct(hc, sizeof hc, num(f, "change_pct"));
+			runs_text(hr, sizeof hr, f);
+			short_sha(sha, sizeof sha, str(f, "head"));
+			short_sha(base, sizeof base, str(f, "base"));
+			buf_addf(b, "%41s%s from %s to %s (%s runs)\n", "",
+				 hc, base, sha, hr);
+		}
 	}
 }
 
@@ -317,18 +435,63 @@ add_reproduce(struct buf *b, json_t *claim, json_t *pair, const char *file)
 	buf_adds(b, "  robot compare --base base.json --head head.json\n\n");
 }
 
-/* One pair's section: series, machine, parameters, commits, LKP's table,
- * the job file and the commands. */
+/* The commit sha as the claim knows it (sha, subject, author), or NULL. */
+static json_t *
+commit_of(json_t *claim, const char *sha)
+{
+	json_t *f, *c, *bis;
+	size_t i;
+
+	if (sha == NULL)
+		return NULL;
+#define SAME(o) ((o) != NULL && str(o, "sha") != NULL &&                       \
+		 strcmp(str(o, "sha"), sha) == 0)
+	if (SAME(json_object_get(claim, "commit")))
+		return json_object_get(claim, "commit");
+	json_array_foreach(json_object_get(claim, "findings"), i, f)
+	{
+		bis = json_object_get(f, "bisection");
+		if (SAME(json_object_get(f, "head_info")))
+			return json_object_get(f, "head_info");
+		if (SAME(json_object_get(f, "base_info")))
+			return json_object_get(f, "base_info");
+		if (SAME(json_object_get(bis, "parent")))
+			return json_object_get(bis, "parent");
+	}
+	json_array_foreach(json_object_get(claim, "bases"), i, c)
+	{
+		if (SAME(c))
+			return c;
+	}
+#undef SAME
+	return NULL;
+}
+
+/* A commit line: sha ("subject"), or the sha alone when it is unknown. */
 static void
-add_pair(struct buf *b, json_t *claim, json_t *pair, size_t n, size_t npairs)
+add_commit_sha(struct buf *b, json_t *claim, const char *sha, size_t col,
+	       size_t indent)
+{
+	json_t *c = commit_of(claim, sha);
+
+	if (c != NULL)
+		add_commit(b, c, col, indent);
+	else
+		buf_adds(b, sha ? sha : "?");
+}
+
+/* One pair's section: series, machine, parameters, commits, LKP's table,
+ * and unless brief the job file and the commands (job file n of
+ * nfiles). */
+static void
+add_pair(struct buf *b, json_t *claim, json_t *pair, bool brief, size_t n,
+	 size_t nfiles)
 {
 	json_t *job = json_object_get(json_object_get(pair, "job"), "job");
-	json_t *bases = json_object_get(claim, "bases"), *c, *base = NULL;
 	const char *table = str(pair, "table");
 	char *yaml = job_yaml(pair), *tc = testcase_of(str(pair, "series"));
-	char *file = npairs > 1 ? xasprintf("job-%zu.yaml", n + 1)
+	char *file = nfiles > 1 ? xasprintf("job-%zu.yaml", n + 1)
 				: xstrdup("job.yaml");
-	size_t i;
 
 	buf_adds(b, REPORT_RULE "\n");
 	buf_addf(b, "testcase/path_params/tbox_group:\n  %s\n\n",
@@ -338,22 +501,19 @@ add_pair(struct buf *b, json_t *claim, json_t *pair, size_t n, size_t npairs)
 	if (json_is_object(job))
 		add_parameters(b, job);
 	buf_adds(b, "\ncommit:\n  ");
-	json_array_foreach(bases, i, c)
-	{
-		if (str(c, "sha") &&
-		    strcmp(str(c, "sha"), str(pair, "base")) == 0)
-			base = c;
-	}
-	if (base != NULL)
-		add_commit(b, base, 2, 4);
-	else
-		buf_adds(b, str(pair, "base"));
+	add_commit_sha(b, claim, str(pair, "base"), 2, 4);
 	buf_adds(b, "\n  ");
-	add_commit(b, json_object_get(claim, "commit"), 2, 4);
+	add_commit_sha(b, claim, str(pair, "head"), 2, 4);
 	buf_adds(b, "\n\n");
 	if (table != NULL)
 		buf_adds(b, table);
 	buf_addc(b, '\n');
+	if (brief) {
+		free(yaml);
+		free(tc);
+		free(file);
+		return;
+	}
 	if (yaml != NULL) {
 		buf_addf(b, "The job file (save it as %s):\n\n", file);
 		buf_adds(b, yaml);
@@ -365,19 +525,50 @@ add_pair(struct buf *b, json_t *claim, json_t *pair, size_t n, size_t npairs)
 	free(file);
 }
 
+/* A new object of src's members keys (NULL-ended) that it has. */
 static json_t *
-finding_json(json_t *f, const struct report_config *cfg)
+pick(json_t *src, const char *const *keys)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; keys[i] != NULL; i++)
+		if (json_object_get(src, keys[i]) != NULL)
+			json_object_set(o, keys[i],
+					json_object_get(src, keys[i]));
+	return o;
+}
+
+static json_t *
+finding_json(json_t *claim, json_t *f, const struct report_config *cfg)
 {
 	json_int_t id = json_integer_value(json_object_get(f, "id"));
 	char *url = regression_url(cfg, id);
-	json_t *o = json_pack(
-		"{s:I, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:s}", "regression",
-		id, "kind", json_object_get(f, "kind"), "series",
-		json_object_get(f, "series"), "kpi", json_object_get(f, "kpi"),
-		"change_pct", json_object_get(f, "change_pct"), "p_value",
-		json_object_get(f, "p_value"), "runs",
-		json_object_get(f, "runs"), "url", url);
+	struct at_fault a;
+	json_t *o;
 
+	static const char *const keys[] = {
+		"kind",	     "series",	  "kpi",  "change_pct", "p_value",
+		"runs",	     "base_runs", "head_runs", "head", "base", NULL};
+
+	at_fault(claim, f, &a);
+	o = pick(f, keys);
+	json_object_set_new(o, "regression", json_integer(id));
+	json_object_set_new(o, "url", json_string(url));
+	/* The first bad commit's own figures against its parent. */
+	if (a.pair != NULL &&
+	    json_integer_value(json_object_get(a.pair, "pair")) !=
+		    json_integer_value(json_object_get(f, "pair")))
+		json_object_set_new(
+			o, "culprit",
+			json_pack("{s:O?, s:O?, s:f, s:o?, s:O?, s:O?}",
+				  "commit", json_object_get(a.pair, "head"),
+				  "parent", json_object_get(a.pair, "base"),
+				  "change_pct", a.change, "p_value",
+				  isfinite(a.p) ? json_real(a.p) : NULL,
+				  "base_runs",
+				  json_object_get(a.pair, "base_runs"),
+				  "head_runs",
+				  json_object_get(a.pair, "head_runs")));
 	free(url);
 	return o;
 }
@@ -452,8 +643,8 @@ wants(json_t *s, const char *tree, json_t *f)
 }
 
 /* A report's recipients: matching subscribers, the jobs' mail_to and
- * mail_cc and the tree's author switch (for regressions only), and the
- * webhooks. */
+ * mail_cc and, where the tree allows it, the author of the commit at
+ * fault (for regressions only), and the webhooks. */
 static json_t *
 report_recipients(json_t *claim, const struct report_config *cfg)
 {
@@ -487,7 +678,8 @@ report_recipients(json_t *claim, const struct report_config *cfg)
 		outbox_job_mail(outbox, json_object_get(job, "mail_to"));
 		outbox_job_mail(outbox, json_object_get(job, "mail_cc"));
 	}
-	if (regressed &&
+	/* The author of the commit at fault; a range has none. */
+	if (regressed && json_is_true(json_object_get(claim, "culprit")) &&
 	    json_is_true(json_object_get(json_object_get(claim, "tree_info"),
 					 "mail_author"))) {
 		const char *who =
@@ -502,14 +694,16 @@ report_recipients(json_t *claim, const struct report_config *cfg)
 	return outbox;
 }
 
-/* "[robot] [demo:master] [mm] b6aefd0a21: " */
+/* "[robot] [demo:master] [mm] b6aefd0a21: ", or for a range
+ * "[robot] [demo:master] 7e5035bd9e..d539ac2631 (7 commits): ". */
 static void
 add_subject_prefix(struct buf *b, json_t *claim, const char *branch)
 {
 	const char *tree = str(claim, "tree");
+	json_t *range = json_object_get(claim, "range");
 	char *sub = report_subsystem(
 		str(json_object_get(claim, "commit"), "subject"));
-	char sha[16];
+	char sha[16], base[16];
 
 	short_sha(sha, sizeof sha,
 		  str(json_object_get(claim, "commit"), "sha"));
@@ -517,10 +711,138 @@ add_subject_prefix(struct buf *b, json_t *claim, const char *branch)
 	if (tree != NULL)
 		buf_addf(b, "[%s%s%s] ", tree, branch ? ":" : "",
 			 branch ? branch : "");
-	if (sub != NULL)
-		buf_addf(b, "[%s] ", sub);
-	buf_addf(b, "%s: ", sha);
+	if (json_is_object(range)) {
+		short_sha(base, sizeof base,
+			  str(json_object_get(range, "base"), "sha"));
+		buf_addf(b, "%s..%s (%lld commit%s): ", base, sha,
+			 (long long)json_integer_value(
+				 json_object_get(range, "count")),
+			 json_integer_value(json_object_get(range, "count")) ==
+					 1
+				 ? ""
+				 : "s");
+	} else {
+		if (sub != NULL)
+			buf_addf(b, "[%s] ", sub);
+		buf_addf(b, "%s: ", sha);
+	}
 	free(sub);
+}
+
+/* Why a range is reported without the commit at fault: its first
+ * finding's bisection, how it ended or that it runs still. */
+static void
+add_range_reason(struct buf *b, json_t *first)
+{
+	json_t *bis = json_object_get(first, "bisection");
+	const char *state = str(bis, "state"), *reason = str(bis, "reason");
+	size_t col = 0;
+	char *t;
+
+	if (state == NULL)
+		t = xstrdup("The commit at fault is not known: robot does "
+			    "not bisect this tree's regressions.");
+	else if (strcmp(state, "running") == 0)
+		t = xstrdup("The bisection that looks for the commit at fault "
+			    "is still running; the first bad commit will "
+			    "follow in this thread.");
+	else
+		t = xasprintf("The bisection could not name the commit at "
+			      "fault: %s.",
+			      reason ? reason : state);
+	add_wrapped(b, t, &col, 0);
+	buf_addc(b, '\n');
+	free(t);
+}
+
+/* A range's commits, newest first: at most 20, then how many more. */
+static void
+add_range_commits(struct buf *b, json_t *range)
+{
+	json_t *c;
+	size_t i;
+	long long n = json_integer_value(json_object_get(range, "count"));
+
+	buf_addf(b, "\nThe range's %lld commit%s, newest first:\n\n", n,
+		 n == 1 ? "" : "s");
+	json_array_foreach(json_object_get(range, "commits"), i, c)
+	{
+		char sha[16];
+		size_t col;
+
+		short_sha(sha, sizeof sha, str(c, "sha"));
+		buf_addf(b, "  %s ", sha);
+		col = 13;
+		if (str(c, "subject") != NULL)
+			add_wrapped(b, str(c, "subject"), &col, 13);
+		buf_addc(b, '\n');
+	}
+	if (n > (long long)json_array_size(json_object_get(range, "commits")))
+		buf_addf(b, "  and %lld more\n",
+			 n - (long long)json_array_size(
+				     json_object_get(range, "commits")));
+}
+
+/* Where a first bad commit was found: "found at d539ac2631 ("net: tidy a
+ * header"), tested against 7e5035bd9e; bisected in 4 steps", or "found at
+ * this commit, ..." when the head was the first bad commit. */
+static void
+add_found_at(struct buf *b, json_t *claim, json_t *first)
+{
+	json_t *bis = json_object_get(first, "bisection");
+	json_t *head = json_object_get(first, "head_info");
+	char sha[16], base[16];
+	size_t col = 0;
+	struct buf t;
+
+	if (str(bis, "state") == NULL || strcmp(str(bis, "state"), "bisected"))
+		return;
+	short_sha(sha, sizeof sha, str(first, "head"));
+	short_sha(base, sizeof base, str(first, "base"));
+	buf_init(&t);
+	if (str(json_object_get(claim, "commit"), "sha") != NULL &&
+	    str(first, "head") != NULL &&
+	    strcmp(str(json_object_get(claim, "commit"), "sha"),
+		   str(first, "head")) == 0)
+		buf_adds(&t, "found at this commit");
+	else {
+		buf_addf(&t, "found at %s", sha);
+		if (str(head, "subject") != NULL)
+			buf_addf(&t, " (\"%s\")", str(head, "subject"));
+	}
+	buf_addf(&t, ", tested against %s; bisected in %lld step%s", base,
+		 (long long)json_integer_value(json_object_get(bis, "steps")),
+		 json_integer_value(json_object_get(bis, "steps")) == 1 ? ""
+									: "s");
+	buf_addc(&t, '\0');
+	add_wrapped(b, t.data, &col, 0);
+	buf_addc(b, '\n');
+	buf_release(&t);
+}
+
+/* The pairs a report shows: the first bad commit against its parent,
+ * then the heads against their bases; *nfull, the first ones shown in
+ * full (with the job file and the commands): the commit at fault's. */
+static json_t *
+report_pairs(json_t *claim, size_t *nfull)
+{
+	json_t *all = json_array(), *p;
+	size_t i;
+
+	if (json_is_true(json_object_get(claim, "culprit")))
+		json_array_foreach(json_object_get(claim, "culprit_pairs"), i,
+				   p)
+		{
+			json_array_append(all, p);
+		}
+	*nfull = json_array_size(all);
+	json_array_foreach(json_object_get(claim, "pairs"), i, p)
+	{
+		json_array_append(all, p);
+	}
+	if (*nfull == 0)
+		*nfull = json_array_size(all);
+	return all;
 }
 
 static bool
@@ -529,14 +851,16 @@ render_report(json_t *claim, const struct report_config *cfg,
 {
 	json_t *findings = json_object_get(claim, "findings");
 	json_t *first = json_array_get(findings, 0), *commit, *thread;
-	json_t *pairs = json_object_get(claim, "pairs"), *p, *f, *jf;
+	json_t *range = json_object_get(claim, "range"), *pairs, *p, *f;
+	bool is_range = json_is_object(range);
 	const char *author, *branch, *kind, *tree = str(claim, "tree");
+	struct at_fault a;
 	struct buf b;
 	char c[32];
 	char *url, *headline;
-	size_t i, nmore = json_array_size(findings) - 1;
+	size_t i, nfull, nmore = json_array_size(findings) - 1;
 
-	if (first == NULL || !json_is_array(pairs))
+	if (first == NULL || !json_is_array(json_object_get(claim, "pairs")))
 		return false;
 	commit = json_object_get(claim, "commit");
 	thread = json_object_get(claim, "thread");
@@ -545,10 +869,15 @@ render_report(json_t *claim, const struct report_config *cfg,
 	author = str(commit, "author");
 	url = regression_url(cfg,
 			     json_integer_value(json_object_get(first, "id")));
-	pct(c, sizeof c, num(first, "change_pct"));
+	at_fault(claim, first, &a);
+	pct(c, sizeof c, a.change);
+	pairs = report_pairs(claim, &nfull);
 
+	/* A reply in the thread of the same commit told before; the first
+	 * bad commit after its range report is a report of its own there. */
 	buf_init(&b);
-	if (json_is_object(thread))
+	if (json_is_object(thread) &&
+	    json_array_size(json_object_get(claim, "events")) == 0)
 		buf_addf(&b, "Re: %s", str(thread, "subject"));
 	else {
 		add_subject_prefix(&b, claim, branch);
@@ -560,13 +889,23 @@ render_report(json_t *claim, const struct report_config *cfg,
 
 	buf_init(&b);
 	buf_adds(&b, "Hello,\n\n");
-	buf_addf(&b, "robot noticed a %s %s of %s on:\n\n", c, kind,
-		 str(first, "kpi"));
-	buf_adds(&b, "commit: ");
-	add_commit(&b, commit, 8, 8);
-	buf_addc(&b, '\n');
-	if (author != NULL)
-		buf_addf(&b, "author: %s\n", author);
+	if (is_range) {
+		buf_addf(&b, "robot noticed a %s %s of %s in a range:\n\n", c,
+			 kind, str(first, "kpi"));
+		buf_adds(&b, "base: ");
+		add_commit(&b, json_object_get(range, "base"), 6, 6);
+		buf_adds(&b, "\nhead: ");
+		add_commit(&b, json_object_get(range, "head"), 6, 6);
+		buf_addc(&b, '\n');
+	} else {
+		buf_addf(&b, "robot noticed a %s %s of %s on:\n\n", c, kind,
+			 str(first, "kpi"));
+		buf_adds(&b, "commit: ");
+		add_commit(&b, commit, 8, 8);
+		buf_addc(&b, '\n');
+		if (author != NULL)
+			buf_addf(&b, "author: %s\n", author);
+	}
 	if (tree != NULL) {
 		const char *turl =
 			str(json_object_get(claim, "tree_info"), "url");
@@ -578,31 +917,55 @@ render_report(json_t *claim, const struct report_config *cfg,
 			buf_addf(&b, ", branch %s", branch);
 		buf_addc(&b, '\n');
 	}
-	buf_adds(&b, "base: ");
-	jf = json_array_get(json_object_get(claim, "bases"), 0);
-	if (jf != NULL)
-		add_commit(&b, jf, 6, 6);
-	else
-		buf_adds(&b, str(first, "base"));
-	buf_adds(&b, "\n\n");
+	if (!is_range) {
+		/* The first bad commit against its parent; a head against
+		 * its base. */
+		bool bisected = a.pair != NULL &&
+				json_integer_value(json_object_get(
+					a.pair, "pair")) !=
+					json_integer_value(
+						json_object_get(first, "pair"));
+
+		buf_adds(&b, bisected ? "parent: " : "base: ");
+		add_commit_sha(&b, claim,
+			       bisected ? str(a.pair, "base")
+					: str(first, "base"),
+			       bisected ? 8 : 6, bisected ? 8 : 6);
+		buf_addc(&b, '\n');
+		if (bisected) {
+			buf_addc(&b, '\n');
+			add_found_at(&b, claim, first);
+		}
+	} else {
+		buf_addc(&b, '\n');
+		add_range_reason(&b, first);
+		add_range_commits(&b, range);
+	}
+	buf_addc(&b, '\n');
 	if (json_array_size(findings) > 1)
 		buf_addf(&b, "In all, %zu KPIs changed:\n\n",
 			 json_array_size(findings));
-	add_headline(&b, findings);
+	add_headline(&b, claim, findings);
 	buf_adds(&b, "\n(The robust test: a trimmed Welch test on the logs of "
 		     "the runs' values, each\nside measured again until the "
-		     "verdict was final; p is its two-sided p-value.)\n\n");
+		     "verdict was final; p is its two-sided p-value;\nruns are "
+		     "the ok runs of the base and of the head.)\n\n");
 	json_array_foreach(pairs, i, p)
 	{
-		add_pair(&b, claim, p, i, json_array_size(pairs));
+		if (i == nfull)
+			buf_adds(&b, "Where it was found, the head against "
+				     "its base:\n\n");
+		add_pair(&b, claim, p, i >= nfull, i, nfull);
 	}
 	buf_adds(&b, REPORT_RULE "\n\n");
-	buf_addf(&b, "Details: %s\n\n", url);
-	buf_adds(&b, "If you fix the issue in a separate patch/commit (i.e. "
-		     "not just a new version of\nthe same patch/commit), "
-		     "kindly add following tags\n");
-	buf_addf(&b, "| Reported-by: robot <%s>\n", cfg->mail_from);
-	buf_addf(&b, "| Closes: %s\n", url);
+	buf_addf(&b, "Details: %s\n", url);
+	if (!is_range) {
+		buf_adds(&b, "\nIf you fix the issue in a separate patch/commit "
+			     "(i.e. not just a new version of\nthe same "
+			     "patch/commit), kindly add following tags\n");
+		buf_addf(&b, "| Reported-by: robot <%s>\n", cfg->mail_from);
+		buf_addf(&b, "| Closes: %s\n", url);
+	}
 	out->body = buf_detach(&b);
 
 	headline = nmore > 0
@@ -614,29 +977,32 @@ render_report(json_t *claim, const struct report_config *cfg,
 			     "version", 1, "kind", "report", "tree",
 			     json_object_get(claim, "tree"), "branch", branch,
 			     "subject", out->subject, "headline", headline,
-			     "commit", commit, "base", jf, "findings", "series",
-			     "url", url);
+			     "commit", commit, "base",
+			     commit_of(claim, is_range || a.pair == NULL
+						      ? str(first, "base")
+						      : str(a.pair, "base")),
+			     "findings", "series", "url", url);
+	if (is_range)
+		json_object_set(out->doc, "range", range);
+	json_object_set_new(out->doc, "culprit",
+			    json_boolean(!is_range));
 	free(headline);
 	json_array_foreach(findings, i, f)
 	{
 		json_array_append_new(json_object_get(out->doc, "findings"),
-				      finding_json(f, cfg));
+				      finding_json(claim, f, cfg));
 	}
 	json_array_foreach(pairs, i, p)
 	{
-		json_array_append_new(
-			json_object_get(out->doc, "series"),
-			json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
-				  "series", json_object_get(p, "series"),
-				  "tbox_group",
-				  json_object_get(p, "tbox_group"), "base",
-				  json_object_get(p, "base"), "head",
-				  json_object_get(p, "head"), "runs",
-				  json_object_get(p, "runs"), "table",
-				  json_object_get(p, "table"), "comparison",
-				  json_object_get(p, "comparison")));
+		static const char *const keys[] = {
+			"series", "tbox_group", "base",	 "head",       "runs",
+			"base_runs", "head_runs", "table", "comparison", NULL};
+
+		json_array_append_new(json_object_get(out->doc, "series"),
+				      pick(p, keys));
 	}
 	out->outbox = report_recipients(claim, cfg);
+	json_decref(pairs);
 	free(url);
 	return true;
 }
@@ -683,21 +1049,11 @@ render_followup(json_t *claim, const struct report_config *cfg,
 			buf_addf(&b, ": %s with %lld runs a side\n", c,
 				 (long long)json_integer_value(
 					 json_object_get(e, "runs")));
-		} else if (strcmp(kind, "fixed") == 0) {
+		} else {
 			buf_addf(&b, "  is fixed at %s", sha);
 			if (str(head, "subject") != NULL)
 				buf_addf(&b, " (\"%s\")", str(head, "subject"));
 			buf_adds(&b, ": the KPI is back at the base's level\n");
-		} else {
-			buf_addf(&b, "  is bisected to %s", sha);
-			if (str(head, "subject") != NULL)
-				buf_addf(&b, " (\"%s\")", str(head, "subject"));
-			buf_adds(&b, "\n");
-			if (str(head, "author") != NULL)
-				buf_addf(&b, "  by %s\n", str(head, "author"));
-			buf_adds(&b,
-				 "  the first bad commit, confirmed against "
-				 "its parent: the steps are on its page\n");
 		}
 		buf_addf(&b, "  %s\n\n", url);
 		r = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:s}",
@@ -720,9 +1076,7 @@ render_followup(json_t *claim, const struct report_config *cfg,
 				     str(first, "finding"),
 				     strcmp(str(first, "kind"), "still") == 0
 					     ? "still there"
-				     : strcmp(str(first, "kind"), "fixed") == 0
-					     ? "fixed"
-					     : "bisected");
+					     : "fixed");
 		json_object_set_new(out->doc, "headline",
 				    json_string(headline));
 		free(headline);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot/analysis/units.h"
 #include "robot/core/xmalloc.h"
 #include "web/html.h"
 #include "web/svg.h"
@@ -341,43 +342,6 @@ svg_marker(struct svg *s, int c, double x, const char *title)
 	s->elements++;
 }
 
-void
-svg_si(char *buf, size_t len, double v, const char *unit)
-{
-	static const char *const up[] = {"", "k", "M", "G", "T", "P", "E"};
-	static const char *const down[] = {"", "m", "µ", "n", "p"};
-	double a = fabs(v);
-	int i = 0;
-
-	if (unit == NULL)
-		unit = "";
-	if (!isfinite(v)) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	if (a >= 1000) {
-		while (a >= 1000 && i < 6) {
-			a /= 1000;
-			v /= 1000;
-			i++;
-		}
-		snprintf(buf, len, "%.3g %s%s", v, up[i], unit);
-	} else if (a > 0 && a < 1) {
-		while (a < 1 && i < 4) {
-			a *= 1000;
-			v *= 1000;
-			i++;
-		}
-		snprintf(buf, len, "%.3g %s%s", v, down[i], unit);
-	} else {
-		snprintf(buf, len, "%.3g%s%s", v, unit[0] ? " " : "", unit);
-	}
-	/* "12 " without a unit: no trailing space. */
-	len = strlen(buf);
-	if (len > 0 && buf[len - 1] == ' ')
-		buf[len - 1] = '\0';
-}
-
 size_t
 svg_elements(const struct svg *s)
 {
@@ -398,7 +362,7 @@ axes(struct svg *s, struct buf *b)
 	for (double y = s->ymin; y <= s->ymax + s->ystep / 2; y += s->ystep) {
 		double yy = py(s, y);
 
-		svg_si(t, sizeof t, fabs(y) < s->ystep / 1e6 ? 0 : y, s->yunit);
+		unit_si(t, sizeof t, fabs(y) < s->ystep / 1e6 ? 0 : y, s->yunit);
 		buf_addf(b,
 			 "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" "
 			 "stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
@@ -425,7 +389,7 @@ axes(struct svg *s, struct buf *b)
 
 		for (double x = x0; x <= s->xmax + s->xstep / 1e6;
 		     x += s->xstep) {
-			svg_si(t, sizeof t, fabs(x) < s->xstep / 1e6 ? 0 : x,
+			unit_si(t, sizeof t, fabs(x) < s->xstep / 1e6 ? 0 : x,
 			       s->xunit);
 			buf_addf(b,
 				 "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" "

@@ -53,7 +53,5 @@ void svg_finish(struct svg *s, struct buf *b);
 /* Elements drawn so far (for tests). */
 size_t svg_elements(const struct svg *s);
 
-/* v with an SI prefix and unit: "1.23 GB/s", "512 k", "0.5 ms". */
-void svg_si(char *buf, size_t len, double v, const char *unit);
 
 #endif

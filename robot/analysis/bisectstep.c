@@ -18,7 +18,7 @@ is(const char *v, const char *name)
 }
 
 static void
-change(char *buf, size_t len, const struct bisect_side *s)
+change_text(char *buf, size_t len, const struct bisect_side *s)
 {
 	if (isfinite(s->change_pct))
 		snprintf(buf, len, "%+.1f%%", s->change_pct);
@@ -26,17 +26,23 @@ change(char *buf, size_t len, const struct bisect_side *s)
 		snprintf(buf, len, "?");
 }
 
+const char *
+bisect_changed(const char *change)
+{
+	return is(change, "improvement") ? "improved" : "regressed";
+}
+
 enum bisect_class
 bisect_classify(const struct bisect_side *good, const struct bisect_side *bad,
-		char *reason, size_t len)
+		const char *change, char *reason, size_t len)
 {
-	bool gr = is(good->verdict, "regression");
-	bool br = is(bad->verdict, "regression");
+	bool gr = is(good->verdict, change);
+	bool br = is(bad->verdict, change);
 	char gc[32], bc[32];
 	int runs = good->runs < bad->runs ? good->runs : bad->runs;
 
-	change(gc, sizeof gc, good);
-	change(bc, sizeof bc, bad);
+	change_text(gc, sizeof gc, good);
+	change_text(bc, sizeof bc, bad);
 	if (is(good->pair_verdict, "failed") ||
 	    is(bad->pair_verdict, "failed")) {
 		snprintf(reason, len, "no run of it ended ok");
@@ -63,9 +69,10 @@ bisect_classify(const struct bisect_side *good, const struct bisect_side *bad,
 			fabs(good->change_pct) >= fabs(bad->change_pct);
 
 		snprintf(reason, len,
-			 "regressed from good (%s) and to bad (%s): nearer %s, "
+			 "%s from good (%s) and to bad (%s): nearer %s, "
 			 "%d runs",
-			 gc, bc, nearer_bad ? "bad" : "good", runs);
+			 bisect_changed(change), gc, bc,
+			 nearer_bad ? "bad" : "good", runs);
 		return nearer_bad ? BISECT_BAD : BISECT_GOOD;
 	}
 	if (is(good->verdict, "unchanged") && !is(bad->verdict, "unchanged")) {

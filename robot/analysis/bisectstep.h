@@ -27,17 +27,22 @@ enum bisect_class {
 };
 
 /*
- * Classifies midpoint M from (good, M) and (M, bad): like bad when M
- * regressed from good and not further to bad, like good when bad
- * regressed from M and M not from good; with no regression either way,
- * the end it is shown unchanged from; when both regressed (the change
- * came in steps), the end it is nearer.  Unsure when a comparison is
- * inconclusive and none of that says; skipped when M has no ok run, or
- * is shown unchanged from both.  reason gets why, for the step's record.
+ * Classifies midpoint M from (good, M) and (M, bad), for a bisection of
+ * change ("regression", or "improvement": the verdict the ends show):
+ * like bad when M changed so from good and not further to bad, like good
+ * when bad changed so from M and M not from good; with no such change
+ * either way, the end it is shown unchanged from; when both changed (the
+ * change came in steps), the end it is nearer.  Unsure when a comparison
+ * is inconclusive and none of that says; skipped when M has no ok run,
+ * or is shown unchanged from both.  reason gets why, for the step's
+ * record.
  */
 enum bisect_class bisect_classify(const struct bisect_side *good,
-				  const struct bisect_side *bad, char *reason,
+				  const struct bisect_side *bad,
+				  const char *change, char *reason,
 				  size_t len);
+/* "regressed" or "improved": what a change did, for people. */
+const char *bisect_changed(const char *change);
 const char *bisect_class_name(enum bisect_class c);
 
 enum bisect_next {

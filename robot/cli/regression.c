@@ -25,26 +25,37 @@ print_regression(json_t *r, void *ctx)
 	       (long long)json_integer_value(json_object_get(r, "id")),
 	       cli_shown(r, "state"), cli_shown(r, "kpi"),
 	       cli_pct(r, "change_pct", buf, sizeof buf));
-	if (json_is_number(p))
+	if (json_is_number(p) &&
+	    json_is_integer(json_object_get(r, "base_runs")))
+		printf(" (p %.2g, %lld+%lld runs)", json_number_value(p),
+		       (long long)json_integer_value(
+			       json_object_get(r, "base_runs")),
+		       (long long)json_integer_value(
+			       json_object_get(r, "head_runs")));
+	else if (json_is_number(p))
 		printf(" (p %.2g, %lld runs a side)", json_number_value(p),
 		       (long long)json_integer_value(
 			       json_object_get(r, "runs")));
-	printf("\nseries  %s\ncommit  %s (base %s)\n", cli_shown(r, "series"),
-	       cli_shown(r, "commit"), cli_shown(r, "base"));
+	printf("\nseries  %s\n", cli_shown(r, "series"));
+	/* The commit at fault once known, with where it was found. */
+	if (json_is_object(json_object_get(r, "culprit"))) {
+		json_t *c = json_object_get(r, "culprit");
+
+		printf("commit  %s", cli_shown(c, "sha"));
+		if (rjson_get_str(c, "subject") != NULL)
+			printf(" (\"%s\")", cli_shown(c, "subject"));
+		printf("\nfound   at %s (base %s)\n", cli_shown(r, "commit"),
+		       cli_shown(r, "base"));
+	} else
+		printf("range   %s..%s (not bisected to one commit)\n",
+		       cli_shown(r, "base"), cli_shown(r, "commit"));
 	if (rjson_get_str(r, "tree") != NULL)
 		printf("tree    %s, branch %s, still at %s\n",
 		       cli_shown(r, "tree"), cli_shown(r, "branch"),
 		       cli_shown(r, "last_head"));
 	if (rjson_get_str(r, "fixed_by") != NULL)
 		printf("fixed   by %s\n", cli_shown(r, "fixed_by"));
-	if (json_is_object(json_object_get(r, "bisected_to"))) {
-		json_t *c = json_object_get(r, "bisected_to");
-
-		printf("bisected to %s", cli_shown(c, "sha"));
-		if (rjson_get_str(c, "subject") != NULL)
-			printf(" (\"%s\")", cli_shown(c, "subject"));
-		printf("\n");
-	} else if (json_is_object(json_object_get(r, "bisection"))) {
+	if (json_is_object(json_object_get(r, "bisection"))) {
 		json_t *b = json_object_get(r, "bisection");
 
 		printf("bisection %lld: %s%s%s\n",
@@ -54,7 +65,7 @@ print_regression(json_t *r, void *ctx)
 		       rjson_get_str(b, "reason") ? cli_shown(b, "reason")
 						  : "");
 	}
-	printf("found   %.19s, updated %.19s\n\n", cli_shown(r, "created"),
+	printf("noticed %.19s, updated %.19s\n\n", cli_shown(r, "created"),
 	       cli_shown(r, "updated"));
 	if (table != NULL)
 		fputs(table, stdout);

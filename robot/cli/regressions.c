@@ -26,17 +26,25 @@ print_regressions(json_t *j, void *ctx)
 		printf("no regressions or improvements found\n");
 		return;
 	}
-	printf("%-6s %-11s %-9s %8s  %-28s %-12s %-12s %s\n", "ID", "KIND",
-	       "STATE", "CHANGE", "KPI", "COMMIT", "BASE", "SERIES");
+	printf("%-6s %-11s %-9s %8s  %-28s %-22s %-10s %s\n", "ID", "KIND",
+	       "STATE", "CHANGE", "KPI", "COMMIT", "FOUND AT", "SERIES");
 	for (size_t i = 0; i < json_array_size(list); i++) {
 		json_t *r = json_array_get(list, i);
+		const char *culprit = rjson_get_str(r, "culprit");
+		char blame[48];
 
-		printf("%-6lld %-11s %-9s %8s  %-28s %-12.12s %-12.12s %s\n",
+		/* The commit at fault once known, else the range. */
+		if (culprit != NULL)
+			snprintf(blame, sizeof blame, "%.12s", culprit);
+		else
+			snprintf(blame, sizeof blame, "%.10s..%.10s",
+				 cli_shown(r, "base"), cli_shown(r, "commit"));
+		printf("%-6lld %-11s %-9s %8s  %-28s %-22s %-10.10s %s\n",
 		       (long long)json_integer_value(json_object_get(r, "id")),
 		       cli_shown(r, "kind"), cli_shown(r, "state"),
 		       cli_pct(r, "change_pct", buf, sizeof buf),
-		       cli_shown(r, "kpi"), cli_shown(r, "commit"),
-		       cli_shown(r, "base"), cli_shown(r, "series"));
+		       cli_shown(r, "kpi"), blame, cli_shown(r, "commit"),
+		       cli_shown(r, "series"));
 	}
 }
 

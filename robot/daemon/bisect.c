@@ -123,9 +123,10 @@ walk_fail(struct walk *k, const char *what)
 	walk_end(k);
 }
 
-/* The KPI that regressed most between the ends, or NULL. */
+/* The KPI that changed most (change: the verdict looked for) between
+ * the ends, or NULL. */
 static const char *
-worst_kpi(const struct store_bisect_pair *pair)
+worst_kpi(const struct store_bisect_pair *pair, const char *change)
 {
 	const char *best = NULL;
 	double most = -1;
@@ -135,7 +136,7 @@ worst_kpi(const struct store_bisect_pair *pair)
 		double c = k->change_defined ? k->change_pct : 0;
 
 		if (k->verdict != NULL &&
-		    strcmp(k->verdict, "regression") == 0 && fabs(c) > most) {
+		    strcmp(k->verdict, change) == 0 && fabs(c) > most) {
 			most = fabs(c);
 			best = k->kpi;
 		}
@@ -264,14 +265,15 @@ static void
 decide_ends(struct walk *k)
 {
 	const struct store_bisect_pair *gp = &k->c->step.good;
-	const char *kpi = k->c->kpi ? k->c->kpi : worst_kpi(gp);
+	const char *change = k->c->change;
+	const char *kpi = k->c->kpi ? k->c->kpi : worst_kpi(gp, change);
 	const struct store_bisect_kpi *e = store_bisect_pair_kpi(gp, kpi);
 	char reason[512], t[128];
 
 	side_text(t, sizeof t, gp, kpi);
-	if (kpi_is(gp, kpi, "regression")) {
-		snprintf(reason, sizeof reason,
-			 "%s regressed from good to bad: %s", kpi, t);
+	if (kpi_is(gp, kpi, change)) {
+		snprintf(reason, sizeof reason, "%s %s from good to bad: %s",
+			 kpi, bisect_changed(change), t);
 		walk_mark(k, "differ", reason, kpi, NULL, NULL, NULL);
 	} else if (e == NULL && k->c->of_regression && gp->present &&
 		   !gp->kpis_kept) {
@@ -281,8 +283,9 @@ decide_ends(struct walk *k)
 			  NULL, NULL);
 	} else if (kpi == NULL) {
 		snprintf(reason, sizeof reason,
-			 "the ends do not differ: no KPI regressed from good "
+			 "the ends do not differ: no KPI %s from good "
 			 "to bad (%s, %d runs a side)",
+			 bisect_changed(change),
 			 gp->verdict != NULL ? gp->verdict : "not compared",
 			 gp->runs);
 		walk_mark(k, "same", reason, kpi, "failed", NULL, reason);
@@ -309,7 +312,7 @@ decide_mid(struct walk *k)
 
 	side_of(&k->c->step.good, k->c->kpi, &g);
 	side_of(&k->c->step.bad, k->c->kpi, &d);
-	c = bisect_classify(&g, &d, reason, sizeof reason);
+	c = bisect_classify(&g, &d, k->c->change, reason, sizeof reason);
 	if (c == BISECT_UNSURE) {
 		size_t n = strlen(reason);
 
@@ -341,9 +344,9 @@ decide_confirm(struct walk *k)
 	char reason[512], t[128], end[1024];
 
 	side_text(t, sizeof t, gp, kpi);
-	if (kpi_is(gp, kpi, "regression")) {
-		snprintf(reason, sizeof reason,
-			 "%s regressed from its parent: %s", kpi, t);
+	if (kpi_is(gp, kpi, k->c->change)) {
+		snprintf(reason, sizeof reason, "%s %s from its parent: %s",
+			 kpi, bisect_changed(k->c->change), t);
 		snprintf(end, sizeof end,
 			 "%.12s is the first bad commit: %s %s against its "
 			 "parent %.12s",

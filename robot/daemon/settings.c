@@ -66,6 +66,8 @@ static const struct setting table[] = {
 	{"public_url", SETTING_STRING, NULL, 0, 0, true, AT(public_url)},
 	{"report_window", SETTING_INT, "600", 0, 86400, true,
 	 AT(report_window)},
+	{"report_bisect_wait", SETTING_INT, "21600", 0, 30 * 86400, true,
+	 AT(report_bisect_wait)},
 	{"report_claim", SETTING_INT, "300", 10, 3600, true, AT(report_claim)},
 	{"webhook", SETTING_STRING, NULL, 0, 0, true, AT(webhook)},
 	{"webhook_secret", SETTING_STRING, NULL, 0, 0, true,

@@ -29,6 +29,9 @@
  *                            # http://LISTEN)
  *   report_window: 600       # seconds a report waits for the rest of
  *                            # its commit's analyses
+ *   report_bisect_wait: 21600   # seconds a report waits for its
+ *                            # bisection (then: the range, and the
+ *                            # first bad commit later in its thread)
  *   report_claim: 300        # seconds a robotd holds a report or a
  *                            # mail it sends (killed: another sends it)
  *   webhook: https://...     # reports as JSON, signed with
@@ -73,6 +76,7 @@ struct settings {
 	char *mail_from;
 	char *public_url;     /* NULL: http://LISTEN */
 	int report_window;    /* seconds a report waits for its commit */
+	int report_bisect_wait; /* seconds a report waits for its bisection */
 	int report_claim;     /* seconds a claimed report or mail is ours */
 	char *webhook;        /* a URL for reports as JSON, or NULL */
 	char *webhook_secret; /* the key of X-Robot-Signature, or NULL */

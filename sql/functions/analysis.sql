@@ -190,10 +190,18 @@ END $$;
 -- regression}]): a new regression or improvement, or one of its branch
 -- (regression: the id) still there at its head, or fixed by it.  An
 -- open finding closed meanwhile (marked invalid) is left as it is.
-CREATE FUNCTION robot_pair_findings(p pairs, p_runs int, p_findings json)
-RETURNS void LANGUAGE plpgsql AS $$
+CREATE FUNCTION robot_pair_findings(p pairs, p_runs int, p_comparison json,
+	p_findings json) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
 	f record;
+	-- The commit at fault is the head when the range (base, head] is
+	-- that one commit, or when no tree gives the range (ad hoc runs);
+	-- else a bisection finds it.
+	v_culprit text := CASE WHEN p.tree IS NULL OR EXISTS (SELECT 1
+		FROM tree_commits c WHERE c.tree = p.tree AND c.sha = p.head
+		AND p.base = ANY (c.parents)) THEN p.head END;
+	v_base_runs int := (p_comparison->'base_runs'->>'ok')::int;
+	v_head_runs int := (p_comparison->'head_runs'->>'ok')::int;
 BEGIN
 	FOR f IN SELECT * FROM json_to_recordset(p_findings) AS x(kpi text,
 		verdict text, change_pct float8, p_value float8, action text,
@@ -212,14 +220,18 @@ BEGIN
 		ELSIF f.action = 'new' THEN
 			INSERT INTO regressions AS x (kind, tree, branch,
 				commit, base, series, kpi, change_pct,
-				p_value, runs, pair, last_head)
+				p_value, runs, base_runs, head_runs, pair,
+				last_head, culprit)
 			VALUES (f.verdict, p.tree, p.branch, p.head, p.base,
 				p.series, f.kpi, f.change_pct, f.p_value,
-				p_runs, p.id, p.head)
+				p_runs, v_base_runs, v_head_runs, p.id, p.head,
+				v_culprit)
 			ON CONFLICT (series, kpi, base, commit, kind) DO
 			UPDATE SET change_pct = EXCLUDED.change_pct,
 				p_value = EXCLUDED.p_value,
-				runs = EXCLUDED.runs, updated = now();
+				runs = EXCLUDED.runs,
+				base_runs = EXCLUDED.base_runs,
+				head_runs = EXCLUDED.head_runs, updated = now();
 		END IF;
 	END LOOP;
 END $$;
@@ -262,7 +274,7 @@ BEGIN
 		PERFORM pg_notify('robot_jobs', ':bisect');
 		RETURN 'final';
 	END IF;
-	PERFORM robot_pair_findings(p, p_runs, p_findings);
+	PERFORM robot_pair_findings(p, p_runs, p_comparison, p_findings);
 	-- The last pair of a commit may make its report due; a bisection
 	-- may wait for it.
 	PERFORM pg_notify('robot_jobs', ':reports');

@@ -72,6 +72,7 @@ CREATE FUNCTION robot_bisection(p_id bigint) RETURNS json
 LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('id', b.id, 'regression', b.regression,
 		'tree', b.tree, 'series', b.series, 'kpi', b.kpi,
+		'change', b.change,
 		'good', b.good, 'bad', b.bad, 'goods', b.goods,
 		'bad_now', b.bad_now, 'skipped', b.skipped, 'runs', b.runs,
 		'max_runs', b.max_runs, 'state', b.state,
@@ -118,6 +119,7 @@ DECLARE
 	v_bad text := p->>'bad';
 	v_tree text := p->>'tree';
 	v_kpi text := p->>'kpi';
+	v_change text := 'regression';
 	pair_id bigint;
 BEGIN
 	IF p->'regression' IS NOT NULL THEN
@@ -127,10 +129,7 @@ BEGIN
 			RAISE EXCEPTION 'no regression %', p->>'regression'
 				USING ERRCODE = 'RB404';
 		END IF;
-		IF r.kind <> 'regression' THEN
-			RAISE EXCEPTION 'regression % is an improvement: only regressions are bisected',
-				r.id USING ERRCODE = 'RB400';
-		END IF;
+		v_change := r.kind;
 		v_series := r.series;
 		v_good := r.base;
 		v_bad := r.commit;
@@ -174,9 +173,9 @@ BEGIN
 		RETURN (robot_bisection(b.id)::jsonb ||
 			'{"running": true}')::json;
 	END IF;
-	INSERT INTO bisections (regression, tree, series, kpi, good, bad,
-		goods, bad_now, runs, max_runs, started_by)
-		VALUES (r.id, v_tree, v_series, v_kpi, v_good, v_bad,
+	INSERT INTO bisections (regression, tree, series, kpi, change, good,
+		bad, goods, bad_now, runs, max_runs, started_by)
+		VALUES (r.id, v_tree, v_series, v_kpi, v_change, v_good, v_bad,
 			ARRAY[v_good], v_bad, t.runs, t.max_runs, p_by)
 		RETURNING * INTO b;
 	IF pair_id IS NULL THEN
@@ -187,42 +186,45 @@ BEGIN
 		VALUES (b.id, 0, 'ends', v_bad, v_good, pair_id);
 	UPDATE bisections SET step = currval('bisect_steps_id_seq')
 		WHERE id = b.id;
-	IF r.id IS NOT NULL THEN
-		UPDATE regressions SET state = 'bisecting', updated = now()
-			WHERE id = r.id AND report IS NOT NULL
-			AND state IN ('new', 'reported');
-	END IF;
+	-- A regression reported already says it is being bisected; one
+	-- not reported yet waits for it (robot_report_next()).
+	UPDATE regressions SET state = 'bisecting', updated = now()
+		WHERE (id = r.id OR (series = v_series AND base = v_good
+		AND commit = v_bad AND kind = v_change))
+		AND report IS NOT NULL AND state IN ('new', 'reported');
 	PERFORM pg_notify('robot_jobs', ':bisect');
 	RETURN robot_bisection(b.id);
 END $$;
 
--- A reported regression of a tree that bisects, whose range holds more
--- than one commit (its head's parents are not its base), is bisected.
-CREATE FUNCTION robot_regression_reported() RETURNS trigger
+-- A regression (or improvement) found at the head of a range (base,
+-- head] of more than one commit (no culprit yet), in a tree that
+-- bisects, is bisected at once: its report waits for the first bad
+-- commit (robot_report_next()).  Its other KPIs of the same kind share
+-- the bisection of their series and ends.
+CREATE FUNCTION robot_regression_bisect() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-	IF NEW.kind = 'regression' AND NEW.tree IS NOT NULL
+	IF NEW.tree IS NOT NULL
+		AND NEW.culprit IS NULL
 		AND EXISTS (SELECT 1 FROM trees t WHERE t.name = NEW.tree
 			AND t.bisect)
-		AND NOT EXISTS (SELECT 1 FROM tree_commits c
-			WHERE c.tree = NEW.tree AND c.sha = NEW.commit
-			AND NEW.base = ANY (c.parents))
 		AND NOT EXISTS (SELECT 1 FROM bisections x
-			WHERE x.regression = NEW.id) THEN
+			WHERE x.series = NEW.series AND x.good = NEW.base
+			AND x.bad = NEW.commit AND x.change = NEW.kind
+			AND x.state <> 'cancelled') THEN
 		BEGIN
 			PERFORM robot_bisect_start(json_build_object(
 				'regression', NEW.id), 'robotd');
 		EXCEPTION WHEN OTHERS THEN
-			-- The report is stored all the same.
+			-- Reported as a range all the same.
 			RAISE WARNING 'regression % is not bisected: %',
 				NEW.id, SQLERRM;
 		END;
 	END IF;
 	RETURN NULL;
 END $$;
-CREATE TRIGGER regressions_reported AFTER UPDATE OF report ON regressions
-	FOR EACH ROW WHEN (OLD.report IS NULL AND NEW.report IS NOT NULL)
-	EXECUTE FUNCTION robot_regression_reported();
+CREATE TRIGGER regressions_bisect AFTER INSERT ON regressions
+	FOR EACH ROW EXECUTE FUNCTION robot_regression_bisect();
 
 -- Bisections, newest first, with their progress (not their steps).
 CREATE FUNCTION robot_bisections(p_limit int) RETURNS json
@@ -339,18 +341,28 @@ BEGIN
 			first_bad = e->>'first_bad', reason = e->>'reason',
 			claimed_until = NULL, finished = now(), updated = now()
 			WHERE id = b.id RETURNING * INTO b;
-		IF b.regression IS NOT NULL AND b.state = 'bisected' THEN
+		-- Every KPI of the series that regressed between the ends
+		-- has its culprit.
+		IF b.state = 'bisected' THEN
 			UPDATE regressions SET bisected_to = b.first_bad,
+				culprit = b.first_bad,
 				state = CASE WHEN report IS NOT NULL AND state IN
 					('new', 'reported', 'bisecting')
 					THEN 'bisected' ELSE state END,
 				updated = now()
-				WHERE id = b.regression;
-		ELSIF b.regression IS NOT NULL THEN
+				WHERE (id = b.regression OR (series = b.series
+				AND base = b.good AND commit = b.bad
+				AND kind = b.change))
+				AND state NOT IN ('fixed', 'invalid');
+		ELSE
 			UPDATE regressions SET state = 'reported',
 				updated = now()
-				WHERE id = b.regression AND state = 'bisecting';
+				WHERE (id = b.regression OR (series = b.series
+				AND base = b.good AND commit = b.bad))
+				AND state = 'bisecting';
 		END IF;
+		-- A report may have waited for it.
+		PERFORM pg_notify('robot_jobs', ':reports');
 	END IF;
 	RETURN robot_bisection(b.id);
 END $$;
@@ -446,6 +458,8 @@ BEGIN
 		WHERE state = 'queued' AND pair IN (SELECT id FROM pairs
 			WHERE bisection = p_id);
 	UPDATE regressions SET state = 'reported', updated = now()
-		WHERE id = b.regression AND state = 'bisecting';
+		WHERE (id = b.regression OR (series = b.series
+		AND base = b.good AND commit = b.bad)) AND state = 'bisecting';
+	PERFORM pg_notify('robot_jobs', ':reports');
 	RETURN robot_bisection(b.id);
 END $$;

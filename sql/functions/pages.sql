@@ -1,23 +1,33 @@
 -- pages.sql: what the pages and their JSON twins read.
 
--- The home page: the newest regressions grouped by commit (at most
--- p_limit commits), the queue, the lab in one line, the trees with their
--- last fetch, the bisections running.
+-- The home page: the newest regressions grouped by the commit at fault
+-- (or, while it is not known, their range), at most p_limit groups; the
+-- queue, the lab in one line, the trees with their last fetch, the
+-- bisections running.
 CREATE FUNCTION robot_home(p_limit int) RETURNS json
 LANGUAGE sql STABLE AS $$
 	SELECT json_build_object(
 		'commits', (SELECT coalesce(json_agg(c ORDER BY c.newest DESC),
-			'[]') FROM (SELECT r.tree, r.commit, max(r.id) AS newest,
-			robot_commit_info(r.tree, r.commit) AS info,
+			'[]') FROM (SELECT r.tree, max(r.culprit) AS culprit,
+			max(r.id) AS newest,
+			robot_commit_info(r.tree, coalesce(max(r.culprit),
+				max(r.commit))) AS info,
+			CASE WHEN max(r.culprit) IS NULL THEN
+				json_build_object('base', robot_commit_info(
+				r.tree, max(r.base)), 'head', robot_commit_info(
+				r.tree, max(r.commit))) END AS range,
 			json_agg(json_build_object('id', r.id, 'kind', r.kind,
 				'state', r.state, 'kpi', r.kpi,
 				'change_pct', r.change_pct, 'series', r.series,
-				'base', r.base, 'bisected_to', r.bisected_to)
+				'base', r.base, 'head', r.commit,
+				'culprit', r.culprit,
+				'bisected_to', r.bisected_to)
 				ORDER BY r.kind, abs(r.change_pct) DESC NULLS LAST)
 				AS findings
 			FROM (SELECT * FROM regressions ORDER BY id DESC
 				LIMIT 10 * p_limit) r
-			GROUP BY r.tree, r.commit
+			GROUP BY r.tree, coalesce(r.culprit,
+				r.base || '..' || r.commit)
 			ORDER BY max(r.id) DESC LIMIT p_limit) c),
 		'queue', (SELECT json_build_object(
 			'queued', count(*) FILTER (WHERE state = 'queued'),
@@ -65,6 +75,7 @@ LANGUAGE sql STABLE AS $$
 		'regressions', (SELECT coalesce(json_agg(json_build_object(
 			'id', r.id, 'kind', r.kind, 'state', r.state,
 			'commit', r.commit, 'base', r.base,
+			'culprit', r.culprit,
 			'fixed_by', r.fixed_by, 'bisected_to', r.bisected_to,
 			'change_pct', r.change_pct) ORDER BY r.id), '[]')
 			FROM regressions r WHERE r.series = p_series
@@ -81,7 +92,11 @@ LANGUAGE sql STABLE AS $$
 		'tree', r.tree, 'branch', r.branch, 'commit', r.commit,
 		'base', r.base, 'series', r.series, 'kpi', r.kpi,
 		'change_pct', r.change_pct, 'p_value', r.p_value,
-		'runs', r.runs, 'state', r.state, 'last_head', r.last_head,
+		'runs', r.runs, 'base_runs', r.base_runs,
+		'head_runs', r.head_runs, 'state', r.state,
+		'last_head', r.last_head,
+		'culprit', CASE WHEN r.culprit IS NOT NULL THEN
+			robot_commit_info(r.tree, r.culprit) END,
 		'fixed_by', r.fixed_by, 'created', r.created,
 		'updated', r.updated,
 		'commit_info', robot_commit_info(r.tree, r.commit),

@@ -55,13 +55,17 @@ LANGUAGE sql STABLE AS $$
 		ON c.tree = p_tree AND c.sha = p_sha
 $$;
 
--- What a report says of one pair: its series, table and comparison, one
--- of its atomic jobs, and the facts of a box that ran it.
+-- What a report says of one pair: its series, table and comparison, the
+-- ok runs of each side, one of its atomic jobs, and the facts of a box
+-- that ran it.
 CREATE FUNCTION robot_pair_info(p_pair bigint) RETURNS json
 LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('pair', p.id, 'series', p.series,
 		'base', p.base, 'head', p.head, 'verdict', p.verdict,
-		'runs', p.runs, 'table', p.table_text,
+		'runs', p.runs,
+		'base_runs', (p.comparison->'base_runs'->>'ok')::int,
+		'head_runs', (p.comparison->'head_runs'->>'ok')::int,
+		'table', p.table_text,
 		'comparison', p.comparison,
 		'job', j.job, 'tbox_group', j.tbox_group,
 		'submission', j.submission,
@@ -73,6 +77,61 @@ LANGUAGE sql STABLE AS $$
 		WHERE x.series = p.series AND x.commit = p.head
 		ORDER BY x.id LIMIT 1) j ON true
 	WHERE p.id = p_pair
+$$;
+
+-- The commits of the range (p_base, p_head] of a tree, newest first, as
+-- far as robotd fetched them (at most 1000).
+CREATE FUNCTION robot_range_commits(p_tree text, p_base text, p_head text)
+RETURNS TABLE (sha text, date timestamptz) LANGUAGE sql STABLE AS $$
+	WITH RECURSIVE r(sha) AS (
+		SELECT p_head WHERE p_head <> p_base
+		UNION
+		SELECT x FROM r JOIN tree_commits c ON c.tree = p_tree
+			AND c.sha = r.sha, unnest(c.parents) x
+		WHERE x <> p_base)
+	SELECT r.sha, c.date FROM r JOIN tree_commits c ON c.tree = p_tree
+		AND c.sha = r.sha ORDER BY c.date DESC, r.sha LIMIT 1000
+$$;
+
+-- The newest bisection of a regression's series and ends.
+CREATE FUNCTION robot_regression_bisection(r regressions) RETURNS bisections
+LANGUAGE sql STABLE AS $$
+	SELECT * FROM bisections b WHERE b.series = r.series
+		AND b.good = r.base AND b.bad = r.commit AND b.change = r.kind
+		ORDER BY b.id DESC LIMIT 1
+$$;
+
+-- What a report says of one finding: the record with the commits it was
+-- found between, and its bisection: how it ended, in how many steps,
+-- and the pair of the first bad commit against its parent with the
+-- KPI's change there.
+CREATE FUNCTION robot_finding_info(r regressions) RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('id', r.id, 'kind', r.kind,
+		'branch', r.branch, 'base', r.base, 'head', r.commit,
+		'series', r.series, 'kpi', r.kpi,
+		'change_pct', r.change_pct, 'p_value', r.p_value,
+		'runs', r.runs, 'base_runs', r.base_runs,
+		'head_runs', r.head_runs, 'pair', r.pair,
+		'culprit', r.culprit,
+		'head_info', robot_commit_info(r.tree, r.commit),
+		'base_info', robot_commit_info(r.tree, r.base),
+		'bisection', (SELECT json_build_object('id', b.id,
+			'state', b.state, 'reason', b.reason,
+			'first_bad', b.first_bad,
+			'steps', (SELECT count(*) FROM bisect_steps s
+				WHERE s.bisection = b.id AND s.kind <> 'ends'),
+			'parent', robot_commit_info(r.tree, s.against),
+			'pair', s.pair_good,
+			'kpi', (SELECT k FROM pairs x,
+				json_array_elements(x.kpis) k
+				WHERE x.id = s.pair_good
+				AND k->>'kpi' = r.kpi LIMIT 1))
+			FROM robot_regression_bisection(r) b
+			LEFT JOIN bisect_steps s ON s.bisection = b.id
+			AND s.kind = 'confirm' AND s.commit = b.first_bad
+			AND s.verdict = 'confirmed'
+			WHERE b.id IS NOT NULL))
 $$;
 
 -- The confirmed subscriptions of addresses that did not opt out.
@@ -87,82 +146,195 @@ LANGUAGE sql STABLE AS $$
 	WHERE s.state = 'confirmed' AND a.opted_out IS NULL
 $$;
 
--- The next commit whose final regressions are due for their report,
--- claimed for p_seconds: every such regression of it (new, never told),
--- once none of the commit's pairs is still waiting (a bisection's pairs,
--- whose head is the bad end, do not count) or the oldest has waited
--- p_window seconds; with all a report says and its possible recipients.
--- NULL when none is due.
-CREATE FUNCTION robot_report_next(p_window int, p_seconds int) RETURNS json
-LANGUAGE plpgsql AS $$
+-- The regressions not reported yet, each with what its report is about
+-- (key: the commit at fault once known, else its range BASE..HEAD) and
+-- whether it is ready: its culprit is known, no bisection of it is
+-- running, or it waited p_wait seconds for one.
+CREATE FUNCTION robot_report_pending(p_wait int) RETURNS TABLE (id bigint,
+	tree text, head text, key text, ready boolean, created timestamptz)
+LANGUAGE sql STABLE AS $$
+	SELECT r.id, r.tree, r.commit,
+		coalesce(r.culprit, r.base || '..' || r.commit),
+		r.culprit IS NOT NULL
+			OR r.created <= now() - make_interval(secs => p_wait)
+			OR NOT EXISTS (SELECT 1 FROM bisections b
+				WHERE b.series = r.series AND b.good = r.base
+				AND b.bad = r.commit AND b.change = r.kind
+				AND b.state = 'running'),
+		r.created
+	FROM regressions r
+	WHERE r.report IS NULL AND r.state = 'new'
+		AND (r.report_claim IS NULL OR r.report_claim < now())
+$$;
+
+-- A claim's JSON: the regressions p_ids (to be marked reported: p_mark;
+-- or told by the events p_events) in one report about p_culprit, or
+-- about their range when it is NULL; in thread p_thread, if any.
+CREATE FUNCTION robot_report_claim(p_tree text, p_culprit text,
+	p_ids bigint[], p_mark bigint[], p_events bigint[], p_thread bigint)
+RETURNS json LANGUAGE plpgsql STABLE AS $$
+DECLARE
+	r regressions;
+	rng json;
+BEGIN
+	SELECT * INTO r FROM regressions WHERE id = ANY (p_ids)
+		ORDER BY id LIMIT 1;
+	IF p_culprit IS NULL AND p_tree IS NOT NULL THEN
+		SELECT json_build_object('base', robot_commit_info(p_tree,
+			r.base), 'head', robot_commit_info(p_tree, r.commit),
+			'count', (SELECT count(*) FROM robot_range_commits(
+				p_tree, r.base, r.commit)),
+			'commits', (SELECT coalesce(json_agg(robot_commit_info(
+				p_tree, c.sha) ORDER BY c.date DESC, c.sha), '[]')
+				FROM (SELECT * FROM robot_range_commits(p_tree,
+				r.base, r.commit) LIMIT 20) c))
+			INTO rng;
+	END IF;
+	RETURN json_build_object('kind', 'report', 'tree', p_tree,
+		'commit', robot_commit_info(p_tree,
+			coalesce(p_culprit, r.commit)),
+		'culprit', p_culprit IS NOT NULL, 'range', rng,
+		'regressions', coalesce(p_mark, '{}'),
+		'events', coalesce(p_events, '{}'),
+		'tree_info', (SELECT json_build_object('url', t.url,
+			'mail_author', t.mail_author) FROM trees t
+			WHERE t.name = p_tree),
+		'thread', (SELECT json_build_object('id', x.id, 'message_id',
+			x.message_id, 'subject', x.subject) FROM reports x
+			WHERE x.id = p_thread),
+		'findings', (SELECT json_agg(robot_finding_info(x)
+			ORDER BY x.kind = 'improvement', abs(x.change_pct) DESC
+			NULLS LAST, x.id) FROM regressions x
+			WHERE x.id = ANY (p_ids)),
+		'pairs', (SELECT json_agg(robot_pair_info(x.pair) ORDER BY
+			x.pair) FROM (SELECT DISTINCT pair FROM regressions
+			WHERE id = ANY (p_ids)) x),
+		'culprit_pairs', (SELECT json_agg(robot_pair_info(x.pair)
+			ORDER BY x.pair) FROM (SELECT DISTINCT
+			(robot_finding_info(y)->'bisection'->>'pair')::bigint
+			AS pair FROM regressions y WHERE y.id = ANY (p_ids)) x
+			WHERE x.pair IS NOT NULL),
+		'bases', (SELECT json_agg(robot_commit_info(p_tree, x.base))
+			FROM (SELECT DISTINCT base FROM regressions
+			WHERE id = ANY (p_ids)) x),
+		'subscribers', robot_subscribers());
+END $$;
+
+-- The next report due, claimed for p_seconds; NULL when none is.
+--
+-- A regression's report is about the commit at fault: it waits until
+-- that is known (the bisection found it), or the bisection ended
+-- without it, or p_wait seconds passed (then it is about the range, and
+-- the first bad commit follows in its thread).  Regressions about one
+-- commit (or range) go in one report, once every regression of their
+-- heads is ready and no pair of those heads is still waiting (or the
+-- oldest waited p_window seconds).
+--
+-- A regression reported as a range whose bisection then found the
+-- first bad commit (a 'bisected' event) gets a report of that commit in
+-- the range report's thread, once no bisection of that thread is
+-- running (or the oldest event waited p_window seconds).
+CREATE FUNCTION robot_report_next(p_window int, p_wait int, p_seconds int)
+RETURNS json LANGUAGE plpgsql AS $$
 DECLARE
 	g record;
 	ids bigint[];
+	evs bigint[];
+	th bigint;
 BEGIN
-	SELECT r.tree, r.commit INTO g FROM regressions r
-		WHERE r.report IS NULL AND r.state = 'new'
-		AND (r.report_claim IS NULL OR r.report_claim < now())
-		GROUP BY r.tree, r.commit
-		HAVING min(r.created) <= now() - make_interval(secs =>
+	WITH pe AS (SELECT * FROM robot_report_pending(p_wait)),
+	heads AS (SELECT x.tree, x.head, bool_and(x.ready) AND
+			(min(x.created) <= now() - make_interval(secs =>
 				p_window)
-			OR NOT EXISTS (SELECT 1 FROM pairs p
-				WHERE p.head = r.commit AND p.state <> 'final'
-				AND p.bisection IS NULL)
-		ORDER BY min(r.created) LIMIT 1;
+			 OR NOT EXISTS (SELECT 1 FROM pairs p
+				WHERE p.head = x.head AND p.state <> 'final'
+				AND p.bisection IS NULL)) AS settled
+		FROM pe x GROUP BY x.tree, x.head)
+	SELECT pe.tree, pe.key, bool_and(pe.key NOT LIKE '%..%') AS known,
+		min(pe.created) AS first INTO g
+		FROM pe JOIN heads h ON h.tree IS NOT DISTINCT FROM pe.tree
+		AND h.head = pe.head
+		GROUP BY pe.tree, pe.key HAVING bool_and(h.settled)
+		ORDER BY min(pe.created) LIMIT 1;
+	IF FOUND THEN
+		SELECT array_agg(id ORDER BY id) INTO ids FROM (SELECT r.id
+			FROM regressions r
+			WHERE r.tree IS NOT DISTINCT FROM g.tree
+			AND coalesce(r.culprit, r.base || '..' || r.commit)
+				= g.key
+			AND r.report IS NULL AND r.state = 'new'
+			AND (r.report_claim IS NULL OR r.report_claim < now())
+			FOR UPDATE SKIP LOCKED) x;
+		IF ids IS NULL THEN
+			RETURN NULL;
+		END IF;
+		UPDATE regressions SET report_claim = now() +
+			make_interval(secs => p_seconds) WHERE id = ANY (ids);
+		-- A commit (or range) reported before: this one is a
+		-- reply in its thread.
+		SELECT x.id INTO th FROM reports x WHERE x.kind = 'report'
+			AND x.tree IS NOT DISTINCT FROM g.tree
+			AND ((g.known AND x.commit = g.key AND x.range IS NULL)
+			OR x.range = g.key) ORDER BY x.id LIMIT 1;
+		RETURN robot_report_claim(g.tree, CASE WHEN g.known THEN
+			g.key END, ids, ids, NULL, th);
+	END IF;
+	SELECT r.tree, e.head, r.report, min(e.created) AS first INTO g
+		FROM regression_events e JOIN regressions r
+		ON r.id = e.regression
+		WHERE e.kind = 'bisected' AND e.report IS NULL
+		AND (e.claim IS NULL OR e.claim < now())
+		GROUP BY r.tree, e.head, r.report
+		HAVING min(e.created) <= now() - make_interval(secs =>
+				p_window)
+			OR NOT EXISTS (SELECT 1 FROM regressions x
+				JOIN bisections b ON b.series = x.series
+				AND b.good = x.base AND b.bad = x.commit
+				AND b.change = x.kind WHERE x.report = r.report
+				AND b.state = 'running')
+		ORDER BY min(e.created) LIMIT 1;
 	IF NOT FOUND THEN
 		RETURN NULL;
 	END IF;
-	SELECT array_agg(id ORDER BY id) INTO ids FROM (SELECT id
-		FROM regressions WHERE tree IS NOT DISTINCT FROM g.tree
-		AND commit = g.commit AND report IS NULL AND state = 'new'
-		AND (report_claim IS NULL OR report_claim < now())
-		FOR UPDATE SKIP LOCKED) x;
-	IF ids IS NULL THEN
+	SELECT array_agg(id ORDER BY id) INTO evs FROM (SELECT e.id
+		FROM regression_events e JOIN regressions r
+		ON r.id = e.regression WHERE e.kind = 'bisected'
+		AND e.head = g.head AND r.report = g.report
+		AND e.report IS NULL AND (e.claim IS NULL OR e.claim < now())
+		FOR UPDATE OF e SKIP LOCKED) x;
+	IF evs IS NULL THEN
 		RETURN NULL;
 	END IF;
-	UPDATE regressions SET report_claim = now() + make_interval(secs =>
-		p_seconds) WHERE id = ANY (ids);
-	RETURN json_build_object('kind', 'report', 'tree', g.tree,
-		'commit', robot_commit_info(g.tree, g.commit),
-		'regressions', ids, 'events', '[]'::json,
-		'tree_info', (SELECT json_build_object('url', t.url,
-			'mail_author', t.mail_author) FROM trees t
-			WHERE t.name = g.tree),
-		'thread', (SELECT json_build_object('id', x.id, 'message_id',
-			x.message_id, 'subject', x.subject) FROM reports x
-			WHERE x.kind = 'report'
-			AND x.tree IS NOT DISTINCT FROM g.tree
-			AND x.commit = g.commit ORDER BY x.id LIMIT 1),
-		'findings', (SELECT json_agg(json_build_object('id', r.id,
-			'kind', r.kind, 'branch', r.branch, 'base', r.base,
-			'series', r.series, 'kpi', r.kpi,
-			'change_pct', r.change_pct, 'p_value', r.p_value,
-			'runs', r.runs, 'pair', r.pair)
-			ORDER BY r.kind = 'improvement', abs(r.change_pct) DESC
-			NULLS LAST, r.id) FROM regressions r
-			WHERE r.id = ANY (ids)),
-		'pairs', (SELECT json_agg(robot_pair_info(x.pair) ORDER BY
-			x.pair) FROM (SELECT DISTINCT pair FROM regressions
-			WHERE id = ANY (ids)) x),
-		'bases', (SELECT json_agg(robot_commit_info(g.tree, x.base))
-			FROM (SELECT DISTINCT base FROM regressions
-			WHERE id = ANY (ids)) x),
-		'subscribers', robot_subscribers());
+	UPDATE regression_events SET claim = now() + make_interval(secs =>
+		p_seconds) WHERE id = ANY (evs);
+	SELECT array_agg(DISTINCT regression) INTO ids
+		FROM regression_events WHERE id = ANY (evs);
+	RETURN robot_report_claim(g.tree, g.head, ids, NULL, evs, g.report);
 END $$;
 
 -- The next thread with news (events of its regressions not yet told),
 -- claimed for p_seconds: the thread's first report, the events with
 -- their regressions and heads, and the thread's mail recipients.
-CREATE FUNCTION robot_followup_next(p_seconds int) RETURNS json
+CREATE FUNCTION robot_followup_next(p_window int, p_seconds int)
+RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
 	th reports;
 	ids bigint[];
 BEGIN
+	-- A thread's news wait until none of its heads' pairs is still
+	-- waiting (or the oldest waited p_window seconds): one mail tells
+	-- of every series.  A first bad commit found is a report of its own
+	-- (robot_report_next()).
 	SELECT x.* INTO th FROM reports x WHERE x.id = (SELECT r.report
 		FROM regression_events e JOIN regressions r
 		ON r.id = e.regression WHERE e.report IS NULL
+		AND e.kind <> 'bisected'
 		AND (e.claim IS NULL OR e.claim < now())
+		AND (e.created <= now() - make_interval(secs => p_window)
+			OR NOT EXISTS (SELECT 1 FROM pairs p
+			WHERE p.head = e.head AND p.state <> 'final'
+			AND p.bisection IS NULL))
 		ORDER BY e.id LIMIT 1);
 	IF NOT FOUND THEN
 		RETURN NULL;
@@ -170,7 +342,8 @@ BEGIN
 	SELECT array_agg(id ORDER BY id) INTO ids FROM (SELECT e.id
 		FROM regression_events e JOIN regressions r
 		ON r.id = e.regression WHERE r.report = th.id
-		AND e.report IS NULL AND (e.claim IS NULL OR e.claim < now())
+		AND e.report IS NULL AND e.kind <> 'bisected'
+		AND (e.claim IS NULL OR e.claim < now())
 		FOR UPDATE OF e SKIP LOCKED) x;
 	IF ids IS NULL THEN
 		RETURN NULL;
@@ -200,8 +373,8 @@ BEGIN
 END $$;
 
 -- A report rendered by robotd (p: {kind, tree, branch, commit, base,
--- thread, subject, body, doc, regressions: [ids], events: [ids], outbox:
--- [{channel, recipient}]}), stored with its outbox under a Message-ID
+-- range, thread, subject, body, doc, regressions: [ids], events: [ids],
+-- outbox: [{channel, recipient}]}), stored with its outbox under a Message-ID
 -- made of its id and commit at p_domain.  'stale' (nothing stored) when
 -- another robotd told of these regressions or events meanwhile; else
 -- {id, message_id}.
@@ -225,18 +398,21 @@ BEGIN
 	rid := nextval('reports_id_seq');
 	mid := format('<robot.%s.%s@%s>', rid, left(p->>'commit', 12),
 		p_domain);
-	INSERT INTO reports (id, kind, tree, branch, commit, base, thread,
-		message_id, subject, body, doc)
+	INSERT INTO reports (id, kind, tree, branch, commit, base, range,
+		thread, message_id, subject, body, doc)
 	VALUES (rid, p->>'kind', p->>'tree', p->>'branch', p->>'commit',
-		p->>'base', (p->>'thread')::bigint, mid, p->>'subject',
+		p->>'base', p->>'range', (p->>'thread')::bigint, mid,
+		p->>'subject',
 		p->>'body', (p->'doc')::jsonb ||
 		jsonb_build_object('message_id', mid, 'report', rid));
 	-- 'reported' once told to someone: a report with no recipient
 	-- leaves its regressions new.
-	UPDATE regressions SET report = rid, report_claim = NULL,
-		state = CASE WHEN state = 'new' AND
-			json_array_length(p->'outbox') > 0 THEN 'reported'
-			ELSE state END,
+	UPDATE regressions r SET report = rid, report_claim = NULL,
+		state = CASE WHEN r.state <> 'new' OR
+			json_array_length(p->'outbox') = 0 THEN r.state
+			WHEN r.bisected_to IS NOT NULL THEN 'bisected'
+			WHEN (robot_regression_bisection(r)).state = 'running'
+			THEN 'bisecting' ELSE 'reported' END,
 		updated = now()
 		WHERE id IN (SELECT json_array_elements_text(
 			p->'regressions')::bigint);

@@ -176,3 +176,27 @@ sanitizer_clean() {
 		check 0 "no sanitizer reports in the logs"
 	fi
 }
+
+# smtp_start [PORT]: the SMTP peer, storing into $T/mail.
+smtp_start() {
+	rm -f "$T/smtp.port"
+	/usr/bin/python3 "$SRC/tests/integration/smtpsink.py" "$T/smtp.port" "$T/mail" ${1:-} 2>>"$T/smtp.err" &
+	SMTP_PID=$!
+	PIDS="$PIDS $SMTP_PID"
+	wait_for 20 test -s "$T/smtp.port"
+}
+
+# mails CODE: CODE in Python with `mails`, every mail stored so far as
+# (file, message) parsed with the strict policy, oldest first, and
+# `reports`, those that are not confirmations.
+mails() {
+	/usr/bin/python3 -c "
+import email, email.policy, os, sys
+d = '$T/mail/new'
+files = sorted(os.listdir(d), key=lambda f: os.stat(os.path.join(d, f)).st_mtime_ns) if os.path.isdir(d) else []
+mails = [(f, email.message_from_bytes(open(os.path.join(d, f), 'rb').read(), policy=email.policy.strict)) for f in files]
+text = lambda m: m.get_content().replace('\\r\\n', '\\n')
+reports = [m for f, m in mails if not m['Subject'].startswith('[robot] confirm')]
+$1"
+}
+count_mails() { mails "sys.exit(0 if len(mails) >= $1 else 1)"; }

@@ -12,17 +12,27 @@ set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
 
-cat >"$T/robotd.yaml" <<YAML
+smtp_start
+SP=$(cat "$T/smtp.port")
+# robotd.yaml [WAIT]: the configuration, with report_bisect_wait WAIT
+# (default 21600).
+config() {
+	cat >"$T/robotd.yaml" <<YAML
 state_dir: $T/state
 lease_seconds: 60
 report_window: 0
+report_bisect_wait: ${1:-21600}
 analysis_claim: 5
+smtp: smtp://127.0.0.1:$SP
+mail_from: robot@robot.test
 YAML
+}
+config
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 ADMIN=$(token admin root)
 SUB=$(token submit alice)
-echo "1..22"
+echo "1..29"
 
 export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
 export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
@@ -33,6 +43,7 @@ disk: 1LOOP_64M
 fs: ext4
 nr_threads: 1dd
 runtime: 1s
+mail_to: maint@robot.test
 dd:
   bs: 1M
 YAML
@@ -47,20 +58,36 @@ repo() {
 	git -C "$T/$1" tag v1.0
 }
 # commits REPO N PREFIX [FILE]: N commits on the checked-out branch (to
-# FILE, default "file"); their SHAs, oldest first, one a line.
+# FILE, default "file"), the i-th by PREFIXi@example.org; their SHAs,
+# oldest first, one a line.
 commits() {
 	for i in $(seq 1 "$2"); do
 		echo "$3 $i" >>"$T/$1/${4:-file}"
 		git -C "$T/$1" add "${4:-file}"
-		git -C "$T/$1" commit -q -m "$3: change $i"
+		GIT_AUTHOR_EMAIL="$3$i@example.org" git -C "$T/$1" commit -q -m "$3: change $i"
 		git -C "$T/$1" rev-parse HEAD
 	done
 }
-# watch NAME MAX_RUNS: robotd watches repository NAME's main branch.
+# watch NAME MAX_RUNS [JOB]: robotd watches repository NAME's main
+# branch, and mails the author of a commit at fault.
 watch() {
 	AS=$ADMIN robot tree add "$1" --url "$T/$1" --branch main --base v1.0 \
-		--job "$T/dd.yaml" --tbox-group lab --runs 3 --max-runs "$2" --poll 5 >/dev/null
+		--job "${3:-$T/dd.yaml}" --tbox-group lab --runs 3 --max-runs "$2" --poll 5 \
+		--mail-author yes >/dev/null
 }
+# mail_about TREE: a report of TREE came.
+mail_about() { grep -qs "^Subject: \[robot\] \[$1:" "$T"/mail/new/*; }
+# about TREE CODE: CODE in Python with `m`, the reports of TREE, oldest
+# first, one mail of each (mails()), and `to`, each one's recipients
+# (the outbox mails each recipient a copy).
+about() { mails "all = [x for x in reports if x['Subject'].startswith('[robot] [$1:')]
+m, to = [], {}
+for x in all:
+    if x['Message-ID'] not in to:
+        m.append(x)
+    to.setdefault(x['Message-ID'], []).append(x['To'])
+to = [sorted(to[x['Message-ID']]) for x in m]
+$2"; }
 # bisection_of TREE: the id of the tree's newest bisection.
 bisection_of() { sql "SELECT max(id) FROM bisections WHERE tree = '$1'"; }
 ended() { [ "$(sql "SELECT state FROM bisections WHERE id = ${1:-0}")" != running ] && [ -n "$(sql "SELECT state FROM bisections WHERE id = ${1:-0}")" ]; }
@@ -130,20 +157,31 @@ diag "steps: $(steps_of "$B")"
 check $([ "$(mids "$B")" -le 4 ] &&
 	[ "$(sql "SELECT count(*) FROM bisect_steps WHERE bisection = $B AND kind = 'confirm' AND verdict = 'confirmed' AND commit = '$BAD' AND against = '$GOOD6'")" = 1 ]; echo $?) \
 	"at most 4 midpoints ($(mids "$B")) of 16 commits, then confirmed against its parent"
+wait_for 30 mail_about lin
 check $([ "$(sql "SELECT count(*) FROM bisect_steps WHERE bisection = $B")" = "$(sql "SELECT count(DISTINCT commit || kind) FROM bisect_steps WHERE bisection = $B")" ] &&
 	[ "$(sql "SELECT count(*) FROM bisections")" = 1 ] &&
-	[ "$(sql "SELECT count(*) FROM regression_events WHERE kind = 'bisected'")" = 1 ]; echo $?) \
-	"it finished once: no step twice, one bisection, one 'bisected' event"
-check $([ "$(sql "SELECT state || ' ' || bisected_to FROM regressions WHERE kind = 'regression' AND commit = '$HEAD'")" = "bisected $BAD" ] &&
+	[ "$(sql "SELECT count(*) FROM regression_events")" = 0 ] &&
+	[ "$(sql "SELECT count(*) FROM reports")" = 1 ] &&
+	[ "$(sql "SELECT (SELECT created FROM reports) >= (SELECT finished FROM bisections)")" = t ]; echo $?) \
+	"it finished once: no step twice, one bisection; one report, after it ended, and no follow-up"
+check $([ "$(sql "SELECT state || ' ' || culprit FROM regressions WHERE kind = 'regression' AND commit = '$HEAD'")" = "bisected $BAD" ] &&
 	[ "$(sql "SELECT count(*) FROM regressions")" = 1 ]; echo $?) \
-	"the regression says bisected, to the first bad commit; the steps' pairs recorded no regressions ($(sql "SELECT string_agg(state || ' ' || coalesce(bisected_to, '-'), ', ') FROM regressions"))"
-wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM reports WHERE kind = 'followup'\")\" = 1 ]"
-sql "SELECT body FROM reports WHERE kind = 'followup'" >"$T/followup.txt"
-check $(grep -q "is bisected to $(echo "$BAD" | cut -c1-10)" "$T/followup.txt" &&
-	grep -q "lin: change 7" "$T/followup.txt" &&
-	[ "$(sql "SELECT thread FROM reports WHERE kind = 'followup'")" = "$(sql "SELECT id FROM reports WHERE kind = 'report'")" ]; echo $?) \
-	"a follow-up in the report's thread tells the first bad commit and its subject"
-sed 's/^/#   /' "$T/followup.txt" | sed -n 1,14p
+	"the regression says bisected, to the first bad commit; the steps' pairs recorded no regressions ($(sql "SELECT string_agg(state || ' ' || coalesce(culprit, '-'), ', ') FROM regressions"))"
+check $(about lin "
+assert len(m) == 1, [x['Subject'] for x in m]
+s, body = m[0]['Subject'], text(m[0])
+assert s.startswith('[robot] [lin:main] [lin] $(echo "$BAD" | cut -c1-10): dd.write_bytes_per_sec -'), s
+assert '$(echo "$HEAD" | cut -c1-10)' not in s, s
+assert 'commit: $BAD' in body and 'commit: $HEAD' not in body, body[:800]
+assert 'parent: $GOOD6' in body, body[:800]
+assert 'found at $(echo "$HEAD" | cut -c1-10) (\"lin: change 16\"), tested against $(echo "$A" | cut -c1-10); bisected in' in body, body[:800]
+assert 'Where it was found, the head against its base:' in body
+import re
+assert re.search(r'\s[0-9]+\+[0-9]+  regression   dd.write_bytes_per_sec', body), body[:1200]
+assert to[0] == ['lin7@example.org', 'maint@robot.test'], to
+"; echo $?) "one report, after the bisection: it names the first bad commit against its parent, where it was found, runs per side; to its author, not the head's"
+about lin "print(text(m[0]))" | sed -n 1,24p | sed 's/^/#   /'
+
 # Runs queued at the ends by the bisection are only more runs (a
 # comparison with an end asked for them): run 4 and on.
 inbis="pair IN (SELECT id FROM pairs WHERE bisection = $B)"
@@ -159,8 +197,19 @@ check $(grep -q "^$B  *bisected .*$(echo "$BAD" | cut -c1-10)" "$T/list.out" &&
 	"robot bisections lists it; robot bisections ID shows its steps"
 sed 's/^/#   /' "$T/show.out"
 robot regression "$(sql "SELECT id FROM regressions")" >"$T/reg.out" 2>&1
-check $(grep -q "^bisected to $BAD (\"lin: change 7\")" "$T/reg.out"; echo $?) \
-	"robot regression shows the first bad commit"
+robot regressions >"$T/regs.out" 2>&1
+s=$(api GET "$U/api/regressions" "")
+check $(grep -q "^commit  $BAD (\"lin: change 7\")" "$T/reg.out" &&
+	grep -q "^found   at $HEAD" "$T/reg.out" &&
+	grep -q " $(echo "$BAD" | cut -c1-12) .* $(echo "$HEAD" | cut -c1-10) " "$T/regs.out" &&
+	[ "$(py "print(j['regressions'][0]['culprit'] == '$BAD', j['regressions'][0]['commit'] == '$HEAD')")" = "True True" ]; echo $?) \
+	"robot regression, robot regressions and /api/regressions name the first bad commit, and the head beside it"
+curl -s "$U/regressions/$(sql "SELECT id FROM regressions")" >"$T/reg.html"
+curl -s "$U/" >"$T/home.html"
+check $(grep -q "<title>$(echo "$BAD" | cut -c1-10): dd.write_bytes_per_sec" "$T/reg.html" &&
+	grep -q "found at <code title=\"$HEAD\">" "$T/home.html" &&
+	grep -q "<code title=\"$BAD\">" "$T/home.html"; echo $?) \
+	"the regression page's title and the home page lead with the first bad commit ($(grep -o '<title>[^<]*' "$T/reg.html" | head -1))"
 simbox_stop s1
 
 # 4. A regression that comes in through a merged branch: the first bad
@@ -255,10 +304,18 @@ simbox s6 "$(sed -n 2p "$T/off.shas")=-10" "$(sed -n 3p "$T/off.shas")=-10" "$(s
 AS=$ADMIN robot tree add off --url "$T/off" --branch main --base v1.0 \
 	--job "$T/dd.yaml" --tbox-group lab --runs 3 --max-runs 6 --poll 5 --bisect no >/dev/null
 wait_for 90 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT report FROM regressions WHERE tree = 'off'\")\" ]"
-sleep 1
+wait_for 20 mail_about off
 check $([ "$(sql "SELECT count(*) FROM bisections WHERE tree = 'off'")" = 0 ] &&
 	AS=$ADMIN robot tree show off | grep -q "not bisected"; echo $?) \
 	"a tree with --bisect no has its regression reported, not bisected"
+check $(about off "
+assert len(m) == 1, [x['Subject'] for x in m]
+s, body = m[0]['Subject'], text(m[0])
+assert s.startswith('[robot] [off:main] $(git -C "$T/off" rev-parse v1.0 | cut -c1-10)..$(tail -1 "$T/off.shas" | cut -c1-10) (4 commits): dd.write_bytes_per_sec -'), s
+assert 'The commit at fault is not known' in body and 'Reported-by' not in body, body[:900]
+assert 'off: change 1' in body and 'off: change 4' in body
+assert to[0] == ['maint@robot.test'], to
+"; echo $?) "not bisected: the report is about the range, lists its commits, mails no author"
 simbox_stop s6
 
 
@@ -280,10 +337,111 @@ check $([ "$s1" = 200 ] && [ "$s2" = 200 ] && [ "$r2" = "$id1 True" ] && [ "$que
 	[ "$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")" = 0 ]; echo $?) \
 	"the same ends again are the running bisection; robot bisect --cancel stops it and its $queued queued runs ($s1 $s2 $r2 $c1 $c2)"
 
+# 11. A bisection that fails (its one midpoint cannot be provisioned:
+# every commit left is skipped): the report is about the range, says
+# why, and names no commit at fault.
+repo sk2
+commits sk2 2 "sk2" >"$T/sk2.shas"
+simbox s7 "$(sed -n 1p "$T/sk2.shas")=fail" "$(sed -n 2p "$T/sk2.shas")=-10" --noise=1 --seed=7
+watch sk2 6
+wait_for 120 mail_about sk2
+check $(about sk2 "
+assert len(m) == 1, [x['Subject'] for x in m]
+s, body = m[0]['Subject'], text(m[0])
+assert ' (2 commits): dd.write_bytes_per_sec -' in s and '[sk2]' not in s, s
+assert 'The bisection could not name the commit at fault: ' in body, body[:900]
+assert 'Reported-by' not in body and to[0] == ['maint@robot.test'], to
+"; echo $?) "a bisection that fails: a range report that says why ($(sql "SELECT state || ': ' || coalesce(reason, '') FROM bisections WHERE tree = 'sk2'"))"
+simbox_stop s7
+
+# 12. Two series that regress at one commit, in one push: one report
+# names it and lists both.
+repo two
+commits two 4 "two" >"$T/two.shas"
+sed 's/^  bs: 1M$/  bs:\n  - 1M\n  - 4k/' "$T/dd.yaml" >"$T/two.yaml"
+TBAD=$(sed -n 3p "$T/two.shas")
+simbox s8 "$TBAD=-10" "$(sed -n 4p "$T/two.shas")=-10" --noise=1 --seed=8
+watch two 6 "$T/two.yaml"
+wait_for 180 mail_about two
+sleep 2
+check $(about two "
+assert len(m) == 1, [x['Subject'] for x in m]
+s, body = m[0]['Subject'], text(m[0])
+assert s.startswith('[robot] [two:main] [two] $(echo "$TBAD" | cut -c1-10): dd.write_bytes_per_sec -') and s.endswith(' regression and 1 more'), s
+assert 'dd-write/1M-' in body and 'dd-write/4k-' in body
+assert to[0] == ['maint@robot.test', 'two3@example.org'], to
+" && [ "$(sql "SELECT count(*) FROM bisections WHERE tree = 'two'")" = 2 ]; echo $?) \
+	"two series bisected to one commit: one report lists both"
+simbox_stop s8
+
+# 13. A push of one commit is reported at once, not bisected.
+repo one
+commits one 1 "one" >"$T/one.shas"
+simbox s9 "$(cat "$T/one.shas")=-10" --noise=1 --seed=9
+watch one 6
+wait_for 90 mail_about one
+check $(about one "
+assert len(m) == 1 and m[0]['Subject'].startswith('[robot] [one:main] [one] $(cut -c1-10 "$T/one.shas"): '), [x['Subject'] for x in m]
+assert 'base: ' in text(m[0]) and 'found at' not in text(m[0])
+" && [ "$(sql "SELECT count(*) FROM bisections WHERE tree = 'one'")" = 0 ]; echo $?) \
+	"a one-commit push: reported at once, naming its commit"
+simbox_stop s9
+
+# 14. The deadline: with report_bisect_wait 2 s, a slow bisection's
+# range is reported first ("still running"), then the first bad commit
+# as a report of its own in that thread.
+config 2
+kill -HUP "$PID_d"
+wait_for 10 grep -q "SIGHUP: reloaded" "$T/d.log"
+repo late
+commits late 6 "late" >"$T/late.shas"
+LBAD=$(sed -n 2p "$T/late.shas")
+# shellcheck disable=SC2086
+simbox s10 $(sed -n '2,$p' "$T/late.shas" | sed 's/$/=-10/' | tr '\n' ' ') --noise=1 --seed=10 --delay=1
+watch late 6
+wait_for 240 sh -c "[ \"\$(grep -ls '^Subject: \[robot\] \[late:' '$T'/mail/new/* | wc -l)\" -ge 2 ]"
+check $(about late "
+assert len(m) == 2, [x['Subject'] for x in m]
+r, c = m
+assert ' (6 commits): ' in r['Subject'], r['Subject']
+assert 'is still running' in text(r), text(r)[:900]
+assert to == [['maint@robot.test'], ['late2@example.org', 'maint@robot.test']], to
+assert c['Subject'].startswith('[robot] [late:main] [late] $(echo "$LBAD" | cut -c1-10): '), c['Subject']
+assert c['In-Reply-To'] == r['Message-ID'], (c['In-Reply-To'], r['Message-ID'])
+assert 'commit: $LBAD' in text(c) and 'Reported-by' in text(c)
+"; echo $?) "past report_bisect_wait: the range first, then the first bad commit in its thread"
+simbox_stop s10
+config
+kill -HUP "$PID_d"
+
+# 15. An improvement is bisected the same way, and reported to those who
+# ask for improvements (not to the job's mail_to, nor to its author).
+AS=$ADMIN robot subscribe imp@robot.test --tree imp --improvements --no-regressions >/dev/null 2>&1
+wait_for 20 grep -qs "^To: imp@robot.test" "$T"/mail/new/*
+curl -s -o /dev/null "$(mails "
+for f, m in mails:
+    if m['To'] == 'imp@robot.test':
+        print([l.strip() for l in text(m).splitlines() if '/subscriptions/confirm?t=' in l][0])")"
+repo imp
+commits imp 4 "imp" >"$T/imp.shas"
+IGOOD=$(sed -n 2p "$T/imp.shas")
+# shellcheck disable=SC2086
+simbox s11 $(sed -n '2,$p' "$T/imp.shas" | sed 's/$/=+10/' | tr '\n' ' ') --noise=1 --seed=11
+watch imp 6
+wait_for 180 mail_about imp
+check $(about imp "
+assert len(m) == 1, [x['Subject'] for x in m]
+s = m[0]['Subject']
+assert s.startswith('[robot] [imp:main] [imp] $(echo "$IGOOD" | cut -c1-10): dd.write_bytes_per_sec +') and s.endswith(' improvement'), s
+assert to[0] == ['imp@robot.test'], to
+" && [ "$(sql "SELECT change || ' ' || state || ' ' || first_bad FROM bisections WHERE tree = 'imp'")" = "improvement bisected $IGOOD" ]; echo $?) \
+	"an improvement is bisected to the commit that brought it, and reported to who asks ($(sql "SELECT change || ' ' || state || ' ' || coalesce(reason, '') FROM bisections WHERE tree = 'imp'"))"
+simbox_stop s11
+
 # 10. /api/regressions/:id carries the bisection; the JSON of a bisection
 # has every step with its pairs.
 s=$(api GET "$U/api/regressions/$(sql "SELECT id FROM regressions WHERE tree = 'lin'")" "")
-check $([ "$s" = 200 ] && [ "$(py "b = j['bisection']; print(j['bisected_to']['sha'] == b['first_bad']['sha'], len(b['steps']) >= 3, all(s['good_pair'] for s in b['steps']))")" = "True True True" ]; echo $?) \
+check $([ "$s" = 200 ] && [ "$(py "b = j['bisection']; print(j['culprit']['sha'] == b['first_bad']['sha'], len(b['steps']) >= 3, all(s['good_pair'] for s in b['steps']))")" = "True True True" ]; echo $?) \
 	"the regression's JSON has its bisection with every step"
 s=$(api GET "$U/api/bisections/$B" "")
 check $([ "$s" = 200 ] && [ "$(py "print(j['state'], j['steps'][0]['kind'], j['steps'][-1]['kind'], j['first_bad']['subject'])")" = "bisected ends confirm lin: change 7" ]; echo $?) \

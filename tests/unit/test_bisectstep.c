@@ -27,7 +27,8 @@ static enum bisect_class
 classify(struct bisect_side g, struct bisect_side d)
 {
 	char why[256];
-	enum bisect_class c = bisect_classify(&g, &d, why, sizeof why);
+	enum bisect_class c =
+		bisect_classify(&g, &d, "regression", why, sizeof why);
 
 	tap_diag("%s", why);
 	CHECK(why[0] != '\0');
@@ -74,9 +75,11 @@ test_classify_failed(void)
 	struct bisect_side none = {"unchanged", NULL, NAN, 3};
 	char why[128];
 
-	CHECK_INT(bisect_classify(&g, &d, why, sizeof why), BISECT_SKIP);
+	CHECK_INT(bisect_classify(&g, &d, "regression", why, sizeof why),
+		  BISECT_SKIP);
 	CHECK(strstr(why, "no run") != NULL);
-	CHECK_INT(bisect_classify(&none, &d, why, sizeof why), BISECT_SKIP);
+	CHECK_INT(bisect_classify(&none, &d, "regression", why, sizeof why),
+		  BISECT_SKIP);
 	CHECK(strstr(why, "not measured") != NULL);
 	CHECK_STR(bisect_class_name(BISECT_GOOD), "good");
 	CHECK_STR(bisect_class_name(BISECT_SKIP), "skip");

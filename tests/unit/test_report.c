@@ -80,8 +80,13 @@ test_report_text(void)
 		     "parameters: disk=3LOOP_1G fs=xfs nr_threads=1dd "
 		     "runtime=5s sc_dirty_ratio=40 bs=1M") != NULL);
 	/* The headline, then each series with LKP's table as stored. */
-	CHECK(strstr(out.body, "   -85.2%     0.0014     3  regression   "
+	CHECK(strstr(out.body, "   -85.2%     0.0014    6+3  regression   "
 			       "dd.write_bytes_per_sec\n") != NULL);
+	/* The KPI's means, in units. */
+	CHECK(strstr(out.body, "(dd-write/1M-3LOOP_1G-xfs-1dd-5s-10/local)\n"
+			       "                                         "
+			       "6.99 GB/s -> 1.03 GB/s\n") != NULL);
+	CHECK(strstr(out.body, "found at") == NULL);
 	CHECK(strstr(out.body,
 		     json_string_value(json_object_get(
 			     json_array_get(json_object_get(c, "pairs"), 1),
@@ -99,6 +104,14 @@ test_report_text(void)
 		  "report");
 	CHECK_INT(json_array_size(json_object_get(out.doc, "findings")), 2);
 	CHECK_INT(json_array_size(json_object_get(out.doc, "series")), 2);
+	CHECK_INT(json_integer_value(json_object_get(
+			  json_array_get(json_object_get(out.doc, "findings"), 0),
+			  "base_runs")),
+		  6);
+	CHECK_INT(json_integer_value(json_object_get(
+			  json_array_get(json_object_get(out.doc, "findings"), 0),
+			  "head_runs")),
+		  3);
 	/* No subscribers: the webhook alone. */
 	CHECK_INT(json_array_size(out.outbox), 1);
 	report_out_release(&out);
@@ -130,6 +143,189 @@ has(json_t *outbox, const char *channel, const char *recipient)
 			return true;
 	}
 	return false;
+}
+
+#define HEAD "d539ac2631e0d2c4d41b3e0e0bd0f5c7a1b2c3d4"
+#define BASE "7e5035bd9ef7cc41cdc36f6549965f59304d6d49"
+#define CULPRIT "b6aefd0a216cea179940c3a7b847a05c82084076"
+
+/* The claim as robot_report_next() gives it for a push of several
+ * commits: found at HEAD against BASE.  With bisected, the bisection
+ * found CULPRIT (its pair against its parent, BASE, is pair 99); else it
+ * ended with reason, and the claim is about the range. */
+static json_t *
+pushed(bool bisected, const char *reason)
+{
+	json_t *c = claim(), *f, *p, *cp = json_array();
+	json_t *head = json_pack("{s:s, s:s, s:s}", "sha", HEAD, "subject",
+				 "net: tidy a header", "author",
+				 "Net Person <net@example.org>");
+	size_t i;
+
+	json_array_foreach(json_object_get(c, "pairs"), i, p)
+	{
+		json_t *q = json_deep_copy(p);
+
+		json_object_set_new(q, "pair", json_integer(99 + (int)i));
+		json_array_append_new(cp, q);
+		json_object_set_new(p, "head", json_string(HEAD));
+	}
+	json_array_foreach(json_object_get(c, "findings"), i, f)
+	{
+		json_object_set_new(f, "head", json_string(HEAD));
+		json_object_set(f, "head_info", head);
+		json_object_set_new(
+			f, "bisection",
+			bisected ? json_pack("{s:s, s:i, s:o, s:i, s:{s:s, s:s, "
+					     "s:f, s:f}}",
+					     "state", "bisected", "steps", 4,
+					     "parent",
+					     json_deep_copy(json_array_get(
+						     json_object_get(c,
+								     "bases"),
+						     0)),
+					     "pair", 99 + (int)i, "kpi", "kpi",
+					     "dd.write_bytes_per_sec",
+					     "verdict", "regression",
+					     "change_pct", -80.04, "p_value",
+					     0.0021)
+				 : json_pack("{s:s, s:s}", "state", "failed",
+					     "reason", reason));
+	}
+	json_object_set_new(json_object_get(c, "commit"), "author",
+			    json_string("A Developer <dev@example.org>"));
+	json_object_set_new(json_object_get(c, "tree_info"), "mail_author",
+			    json_true());
+	if (bisected) {
+		json_object_set_new(c, "culprit_pairs", cp);
+	} else {
+		json_t *commits = json_array();
+
+		for (int k = 0; k < 20; k++)
+			json_array_append_new(
+				commits,
+				json_pack("{s:s, s:s}", "sha",
+					  k == 0 ? HEAD : CULPRIT, "subject",
+					  k == 0 ? "net: tidy a header"
+						 : "mm: something"));
+		json_decref(cp);
+		json_object_set_new(c, "culprit", json_false());
+		json_object_set_new(
+			c, "range",
+			json_pack("{s:o, s:O, s:i, s:o}", "base",
+				  json_deep_copy(json_array_get(
+					  json_object_get(c, "bases"), 0)),
+				  "head", head, "count", 25, "commits",
+				  commits));
+		json_object_set(c, "commit", head);
+	}
+	json_decref(head);
+	return c;
+}
+
+/* A push of several commits, bisected: the report names the first bad
+ * commit against its parent, says where it was found, shows that pair's
+ * table before the head's, and goes to the culprit's author only. */
+static void
+test_report_bisected(void)
+{
+	json_t *c = pushed(true, NULL), *f;
+	struct report_out out;
+	size_t i;
+
+	CHECK(report_render(c, &cfg, &out));
+	CHECK_STR(out.subject, "[robot] [demo:master] [mm/page-writeback] "
+			       "b6aefd0a21: dd.write_bytes_per_sec -80.0% "
+			       "regression and 1 more");
+	CHECK(strstr(out.body, "robot noticed a -80.0% regression of "
+			       "dd.write_bytes_per_sec on:\n\ncommit: " CULPRIT
+			       "\n") != NULL);
+	CHECK(strstr(out.body, "author: A Developer <dev@example.org>\n") !=
+	      NULL);
+	CHECK(strstr(out.body, "parent: " BASE) != NULL);
+	CHECK(strstr(out.body, "found at d539ac2631 (\"net: tidy a header\"), "
+			       "tested against 7e5035bd9e; bisected in 4 "
+			       "steps\n") != NULL);
+	CHECK(strstr(out.body, "   -80.0%     0.0021    6+3  regression   "
+			       "dd.write_bytes_per_sec\n") != NULL);
+	CHECK(strstr(out.body, "-85.2% from 7e5035bd9e to d539ac2631 (6+3 "
+			       "runs)\n") != NULL);
+	/* The first bad commit's table, then the head's. */
+	CHECK(strstr(out.body, "  " BASE " (\"Initial demo kernel: default "
+			       "writeback\")\n  " CULPRIT) != NULL);
+	CHECK(strstr(out.body, "  " BASE " (\"Initial demo kernel: default "
+			       "writeback\")\n  " HEAD
+			       " (\"net: tidy a header\")") != NULL);
+	CHECK(strstr(out.body, CULPRIT) < strstr(out.body, "  " HEAD " ("));
+	CHECK(strstr(out.body, "| Reported-by: robot") != NULL);
+	CHECK(strstr(out.body, "commit: " HEAD) == NULL);
+	CHECK(narrow(out.body));
+	CHECK(has(out.outbox, "mail", "dev@example.org"));
+	CHECK(!has(out.outbox, "mail", "net@example.org"));
+	CHECK_INT(json_array_size(json_object_get(out.doc, "series")), 4);
+	f = json_array_get(json_object_get(out.doc, "findings"), 0);
+	CHECK_STR(json_string_value(json_object_get(
+			  json_object_get(f, "culprit"), "commit")),
+		  CULPRIT);
+	CHECK_STR(json_string_value(json_object_get(f, "head")), HEAD);
+	CHECK(json_is_true(json_object_get(out.doc, "culprit")));
+	report_out_release(&out);
+	/* Bisected to the head itself: found at this commit. */
+	json_array_foreach(json_object_get(c, "findings"), i, f)
+	{
+		json_object_set_new(f, "head", json_string(CULPRIT));
+	}
+	CHECK(report_render(c, &cfg, &out));
+	CHECK(strstr(out.body, "found at this commit, tested against "
+			       "7e5035bd9e; bisected in 4 steps\n") != NULL);
+	report_out_release(&out);
+	json_decref(c);
+}
+
+/* A bisection that failed: the report is about the range, says why,
+ * lists its commits, names no subsystem, asks no tags, mails no author. */
+static void
+test_report_range(void)
+{
+	json_t *c = pushed(false, "every commit left was skipped");
+	struct report_out out;
+
+	CHECK(report_render(c, &cfg, &out));
+	CHECK_STR(out.subject, "[robot] [demo:master] 7e5035bd9e..d539ac2631 "
+			       "(25 commits): dd.write_bytes_per_sec -85.2% "
+			       "regression and 1 more");
+	CHECK(strstr(out.body, "in a range:\n\nbase: " BASE) != NULL);
+	CHECK(strstr(out.body, "head: " HEAD " (\"net: tidy a header\")") !=
+	      NULL);
+	CHECK(strstr(out.body, "The bisection could not name the commit at "
+			       "fault: every commit left was skipped.") !=
+	      NULL);
+	CHECK(strstr(out.body, "The range's 25 commits, newest first:\n\n"
+			       "  d539ac2631 net: tidy a header\n"
+			       "  b6aefd0a21 mm: something\n") != NULL);
+	CHECK(strstr(out.body, "  and 5 more\n") != NULL);
+	CHECK(strstr(out.body, "Reported-by") == NULL);
+	CHECK(strstr(out.body, "Closes:") == NULL);
+	CHECK(strstr(out.body, "author:") == NULL);
+	CHECK(narrow(out.body));
+	CHECK(!has(out.outbox, "mail", "dev@example.org"));
+	CHECK(!has(out.outbox, "mail", "net@example.org"));
+	CHECK(json_is_false(json_object_get(out.doc, "culprit")));
+	CHECK_INT(json_integer_value(json_object_get(
+			  json_object_get(out.doc, "range"), "count")),
+		  25);
+	report_out_release(&out);
+	json_decref(c);
+	/* Still running at the deadline: the first bad commit follows. */
+	c = pushed(false, NULL);
+	json_object_set_new(json_array_get(json_object_get(c, "findings"), 0),
+			    "bisection",
+			    json_pack("{s:s}", "state", "running"));
+	CHECK(report_render(c, &cfg, &out));
+	CHECK(strstr(out.body, "is still running; the first bad commit\nwill "
+			       "follow in this thread.") != NULL);
+	report_out_release(&out);
+	json_decref(c);
 }
 
 static void
@@ -292,6 +488,8 @@ main(void)
 {
 	static const struct tap_case cases[] = {
 		TAP_CASE(test_report_text),
+		TAP_CASE(test_report_bisected),
+		TAP_CASE(test_report_range),
 		TAP_CASE(test_recipients),
 		TAP_CASE(test_followup),
 		TAP_CASE(test_subscription_check),

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot/analysis/units.h"
 #include "tap.h"
 #include "web/svg.h"
 
@@ -13,17 +14,17 @@ test_si(void)
 {
 	char b[32];
 
-	svg_si(b, sizeof b, 1.234e9, "B/s");
+	unit_si(b, sizeof b, 1.234e9, "B/s");
 	CHECK_STR(b, "1.23 GB/s");
-	svg_si(b, sizeof b, 512000, "");
+	unit_si(b, sizeof b, 512000, "");
 	CHECK_STR(b, "512 k");
-	svg_si(b, sizeof b, 0.0005, "s");
+	unit_si(b, sizeof b, 0.0005, "s");
 	CHECK_STR(b, "500 µs");
-	svg_si(b, sizeof b, 0, "B");
+	unit_si(b, sizeof b, 0, "B");
 	CHECK_STR(b, "0 B");
-	svg_si(b, sizeof b, -2500, "");
+	unit_si(b, sizeof b, -2500, "");
 	CHECK_STR(b, "-2.5 k");
-	svg_si(b, sizeof b, 42, "");
+	unit_si(b, sizeof b, 42, "");
 	CHECK_STR(b, "42");
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot/analysis/units.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
@@ -95,7 +96,7 @@ chart(struct buf *b, struct ask *a, json_t *h)
 
 		char mean_text[32];
 
-		svg_si(mean_text, sizeof mean_text, m, page_unit_of(a->metric));
+		unit_si(mean_text, sizeof mean_text, m, unit_of(a->metric));
 		snprintf(shas[i], sizeof shas[i], "%.7s", sha);
 		cats[i] = shas[i];
 		mx[i] = (double)i;
@@ -131,7 +132,7 @@ chart(struct buf *b, struct ask *a, json_t *h)
 		 a->metric, a->series, n, runs);
 	s = svg_new(900, 320, a->metric, desc);
 	svg_range(s, -0.5, (double)n - 0.5, ylo, yhi);
-	svg_yaxis(s, a->metric, page_unit_of(a->metric));
+	svg_yaxis(s, a->metric, unit_of(a->metric));
 	svg_xcategories(s, cats, n);
 	svg_band(s, 0, mx, lo, hi, n);
 	svg_line(s, 0, mx, mean, n);
@@ -139,18 +140,28 @@ chart(struct buf *b, struct ask *a, json_t *h)
 		   (const char *const *)hrefs);
 	json_array_foreach(json_object_get(h, "regressions"), i, r)
 	{
+		/* At the commit at fault once it is known (and measured
+		 * here), else at the head it was found at. */
+		const char *culprit = rjson_get_str(r, "culprit");
+		long at_k = index_of(commits, culprit);
 		long at_c = index_of(commits, rjson_get_str(r, "commit"));
 		long at_f = index_of(commits, rjson_get_str(r, "fixed_by"));
-		char t[128];
+		char t[160];
 
-		if (at_c >= 0) {
+		if (at_k >= 0 && strcmp(culprit, rjson_get_str(r, "commit")))
+			snprintf(t, sizeof t, "%s %+.1f%%: %.12s, found at %.12s",
+				 rjson_get_str(r, "kind"),
+				 json_number_value(
+					 json_object_get(r, "change_pct")),
+				 culprit, rjson_get_str(r, "commit"));
+		else if (at_c >= 0)
 			snprintf(t, sizeof t, "%s %+.1f%% at %.12s",
 				 rjson_get_str(r, "kind"),
 				 json_number_value(
 					 json_object_get(r, "change_pct")),
 				 rjson_get_str(r, "commit"));
-			svg_marker(s, 1, (double)at_c, t);
-		}
+		if (at_k >= 0 || at_c >= 0)
+			svg_marker(s, 1, (double)(at_k >= 0 ? at_k : at_c), t);
 		if (at_f >= 0) {
 			snprintf(t, sizeof t, "fixed at %.12s",
 				 rjson_get_str(r, "fixed_by"));

@@ -59,7 +59,11 @@ on_home(const char *text, const struct problem *p, void *arg)
 	json_array_foreach(json_object_get(h, "commits"), i, c)
 	{
 		buf_adds(&b, "<tr><td>");
-		page_commit(&b, json_object_get(c, "info"));
+		page_blame(&b, json_object_get(c, "info"),
+			   json_object_get(c, "range"),
+			   rjson_get_str(json_array_get(json_object_get(
+						c, "findings"), 0),
+					 "head"));
 		buf_adds(&b, "</td><td>");
 		html_text(&b, rjson_get_str(c, "tree"));
 		buf_adds(&b, "</td><td><ul>");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot/analysis/units.h"
 #include "robot/core/client.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
@@ -122,6 +123,41 @@ page_commit(struct buf *b, json_t *info)
 	}
 }
 
+/* A commit's SHA, short, in <code> with the whole one as its title. */
+static void
+short_code(struct buf *b, const char *sha)
+{
+	char s[16];
+
+	snprintf(s, sizeof s, "%.10s", sha ? sha : "?");
+	buf_adds(b, "<code title=\"");
+	html_attr(b, sha ? sha : "?");
+	buf_adds(b, "\">");
+	html_text(b, s);
+	buf_adds(b, "</code>");
+}
+
+void
+page_blame(struct buf *b, json_t *culprit, json_t *range, const char *head)
+{
+	const char *sha = rjson_get_str(culprit, "sha");
+
+	if (json_is_object(range)) {
+		buf_adds(b, "<span class=\"muted\">range</span> ");
+		short_code(b, rjson_get_str(json_object_get(range, "base"),
+					    "sha"));
+		buf_adds(b, "..");
+		page_commit(b, json_object_get(range, "head"));
+		return;
+	}
+	page_commit(b, culprit);
+	if (head != NULL && sha != NULL && strcmp(head, sha) != 0) {
+		buf_adds(b, " <span class=\"muted\">found at ");
+		short_code(b, head);
+		buf_adds(b, "</span>");
+	}
+}
+
 void
 page_pct(struct buf *b, json_t *v)
 {
@@ -211,18 +247,6 @@ page_comparison(struct buf *b, json_t *comparison)
 	}
 }
 
-const char *
-page_unit_of(const char *metric)
-{
-	if (strstr(metric, "bytes_per_sec") != NULL)
-		return "B/s";
-	if (strstr(metric, "per_sec") != NULL)
-		return "/s";
-	if (strstr(metric, "elapsed_time") != NULL)
-		return "s";
-	return "";
-}
-
 /* Mean and population stddev of the numbers of a JSON array. */
 static void
 mean_sd(json_t *a, double *mean, double *sd)
@@ -269,8 +293,8 @@ page_sides_chart(struct buf *b, const char *metric, json_t *values,
 			hi = mean[k] + sd[k] > hi ? mean[k] + sd[k] : hi;
 		}
 	}
-	svg_si(m0, sizeof m0, mean[0], page_unit_of(metric));
-	svg_si(m1, sizeof m1, mean[1], page_unit_of(metric));
+	unit_si(m0, sizeof m0, mean[0], unit_of(metric));
+	unit_si(m1, sizeof m1, mean[1], unit_of(metric));
 	snprintf(desc, sizeof desc,
 		 "Every run of %s: %zu at the base (mean %s), %zu at the head "
 		 "(mean %s); a bar is a mean, the band its spread (one "
@@ -279,7 +303,7 @@ page_sides_chart(struct buf *b, const char *metric, json_t *values,
 		 json_array_size(sides[1]), m1);
 	s = svg_new(560, 260, metric, desc);
 	svg_range(s, -0.5, 1.5, lo, hi);
-	svg_yaxis(s, metric, page_unit_of(metric));
+	svg_yaxis(s, metric, unit_of(metric));
 	svg_xcategories(s, cats, 2);
 	for (int k = 0; k < 2; k++) {
 		size_t n = json_array_size(sides[k]);
@@ -297,7 +321,7 @@ page_sides_chart(struct buf *b, const char *metric, json_t *values,
 			       (n > 1 ? -0.2 + 0.4 * (double)i / (double)(n - 1)
 				      : 0);
 			y[i] = json_number_value(json_array_get(sides[k], i));
-			svg_si(v, sizeof v, y[i], page_unit_of(metric));
+			unit_si(v, sizeof v, y[i], unit_of(metric));
 			t[i] = xasprintf("%s run %zu: %s", names[k], i + 1, v);
 		}
 		blo[0] = blo[1] = mean[k] - sd[k];

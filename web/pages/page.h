@@ -32,6 +32,11 @@ void page_link(struct buf *b, const char *prefix, const char *arg,
 /* A commit: its short SHA in <code> and its subject. info is {sha or
  * commit, subject} or a string. */
 void page_commit(struct buf *b, json_t *info);
+/* What a regression blames: the commit at fault (culprit: {sha,
+ * subject}) with the head it was found at (when it is another), or while
+ * that is not known its range ({base, head}: commit infos). */
+void page_blame(struct buf *b, json_t *culprit, json_t *range,
+		const char *head);
 /* "-10.3%" of a number member, or "-". */
 void page_pct(struct buf *b, json_t *v);
 /* LKP's table as HTML: every metric of comparison (the JSON of
@@ -42,9 +47,6 @@ void page_comparison(struct buf *b, json_t *comparison);
 void page_sides_chart(struct buf *b, const char *metric, json_t *values,
 		      const char *base, const char *head);
 
-/* The unit of a metric, from its name as LKP's are made: "B/s", "/s",
- * "s" or "". */
-const char *page_unit_of(const char *metric);
 /* A bisection: its outcome and every step. */
 void page_bisection(struct buf *b, json_t *bisection);
 

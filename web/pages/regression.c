@@ -65,8 +65,19 @@ on_regression(const char *text, const struct problem *p, void *arg)
 		snprintf(num, sizeof num, "%+.1f%%", json_number_value(v));
 	else
 		snprintf(num, sizeof num, "?");
-	title = xasprintf("%s %s %s", rjson_get_str(r, "kpi"), num,
-			  rjson_get_str(r, "kind"));
+	/* The commit at fault leads once it is known; its range before. */
+	if (json_is_object(json_object_get(r, "culprit")))
+		title = xasprintf("%.10s: %s %s %s",
+				  rjson_get_str(json_object_get(r, "culprit"),
+						"sha"),
+				  rjson_get_str(r, "kpi"), num,
+				  rjson_get_str(r, "kind"));
+	else
+		title = xasprintf("%.10s..%.10s: %s %s %s",
+				  rjson_get_str(r, "base"),
+				  rjson_get_str(r, "commit"),
+				  rjson_get_str(r, "kpi"), num,
+				  rjson_get_str(r, "kind"));
 	buf_init(&b);
 	buf_adds(&b, "<p class=\"state-");
 	html_attr(&b, rjson_get_str(r, "state"));
@@ -75,7 +86,8 @@ on_regression(const char *text, const struct problem *p, void *arg)
 	buf_adds(&b, "</p>\n<table>\n");
 	row(&b, "tree", rjson_get_str(r, "tree"));
 	row(&b, "branch", rjson_get_str(r, "branch"));
-	row_commit(&b, "commit", json_object_get(r, "commit_info"));
+	row_commit(&b, "commit at fault", json_object_get(r, "culprit"));
+	row_commit(&b, "found at", json_object_get(r, "commit_info"));
 	row_commit(&b, "base", json_object_get(r, "base_info"));
 	row(&b, "series", series);
 	row(&b, "KPI", rjson_get_str(r, "kpi"));
@@ -85,12 +97,19 @@ on_regression(const char *text, const struct problem *p, void *arg)
 			 json_number_value(json_object_get(r, "p_value")));
 		row(&b, "p", num);
 	}
-	snprintf(num, sizeof num, "%lld",
-		 (long long)json_integer_value(json_object_get(r, "runs")));
-	row(&b, "runs a side", num);
+	if (json_is_integer(json_object_get(r, "base_runs")))
+		snprintf(num, sizeof num, "%lld+%lld",
+			 (long long)json_integer_value(
+				 json_object_get(r, "base_runs")),
+			 (long long)json_integer_value(
+				 json_object_get(r, "head_runs")));
+	else
+		snprintf(num, sizeof num, "%lld",
+			 (long long)json_integer_value(
+				 json_object_get(r, "runs")));
+	row(&b, "runs (base+head)", num);
 	row(&b, "still at", rjson_get_str(r, "last_head"));
 	row(&b, "fixed by", rjson_get_str(r, "fixed_by"));
-	row_commit(&b, "bisected to", json_object_get(r, "bisected_to"));
 	row(&b, "found", rjson_get_str(r, "created"));
 	row(&b, "updated", rjson_get_str(r, "updated"));
 	buf_adds(&b, "</table>\n<p>");

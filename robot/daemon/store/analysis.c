@@ -363,9 +363,9 @@ store_side_values(struct store *s, const char *series, const char *base,
 static const struct store_stmt regressions = {
 	"SELECT json_build_object('regressions', "
 	"coalesce(json_agg(x ORDER BY x.id DESC), '[]')) FROM "
-	"(SELECT id, kind, tree, branch, commit, base, series, kpi, "
-	"change_pct, p_value, runs, state, last_head, fixed_by, "
-	"created, updated FROM regressions WHERE ($1::text IS NULL "
+	"(SELECT id, kind, tree, branch, commit, base, culprit, series, "
+	"kpi, change_pct, p_value, runs, base_runs, head_runs, state, "
+	"last_head, fixed_by, created, updated FROM regressions WHERE ($1::text IS NULL "
 	"OR tree = $1) AND ($2::text IS NULL OR state = $2) AND "
 	"($3::timestamptz IS NULL OR updated >= $3::timestamptz) "
 	"AND ($4::text IS NULL OR kind = $4) ORDER BY id DESC LIMIT "

@@ -60,6 +60,7 @@ store_bisect_claim_free(struct store_bisect_claim *c)
 	if (c == NULL)
 		return;
 	free(c->tree);
+	free(c->change);
 	free(c->kpi);
 	free(c->bad_now);
 	strings_free(c->goods, c->ngoods);
@@ -137,6 +138,9 @@ bisect_claim_decode(const char *text)
 	c->claims = (int)json_integer_value(json_object_get(j, "claims"));
 	c->of_regression = json_is_integer(json_object_get(j, "regression"));
 	c->tree = xstrdup(rjson_get_str(j, "tree"));
+	c->change = xstrdup(rjson_get_str(j, "change") != NULL
+				    ? rjson_get_str(j, "change")
+				    : "regression");
 	c->kpi = dup_or_null(rjson_get_str(j, "kpi"));
 	c->bad_now = xstrdup(rjson_get_str(j, "bad_now"));
 	c->goods = strings(json_object_get(j, "goods"), &c->ngoods);

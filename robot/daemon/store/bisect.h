@@ -31,6 +31,8 @@ struct store_bisect_claim {
 	long long id;
 	int claims;         /* the claim's token */
 	bool of_regression; /* started for a regression */
+	char *change;       /* the verdict it looks for: regression or
+			     * improvement */
 	char *tree;
 	char *kpi;     /* NULL until the ends name it */
 	char *bad_now; /* the oldest known bad */

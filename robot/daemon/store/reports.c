@@ -25,6 +25,7 @@ store_report_claim_free(struct store_report_claim *c)
 	free(c->branch);
 	free(c->base);
 	free(c->commit);
+	free(c->range);
 	json_decref(c->regressions);
 	json_decref(c->events);
 	json_decref(c->doc);
@@ -53,6 +54,14 @@ report_claim_decode(const char *text)
 	c->branch = dup_or_null(rjson_get_str(first ? first : j, "branch"));
 	c->base = dup_or_null(rjson_get_str(first ? first : j, "base"));
 	c->commit = xstrdup(sha);
+	if (json_is_object(json_object_get(j, "range")))
+		c->range = xasprintf(
+			"%s..%s",
+			rjson_get_str(json_object_get(json_object_get(j,
+								      "range"),
+						      "base"),
+				      "sha"),
+			sha);
 	c->thread = json_integer_value(
 		json_object_get(json_object_get(j, "thread"), "id"));
 	c->regressions = json_incref(json_object_get(j, "regressions"));
@@ -77,24 +86,26 @@ read_report_claim(const struct db_result *r, const struct problem *p,
 }
 
 static const struct store_stmt report_next = {
-	"SELECT robot_report_next($1::int, $2::int)", "ii", read_report_claim,
-	false};
+	"SELECT robot_report_next($1::int, $2::int, $3::int)", "iii",
+	read_report_claim, false};
 
 void
-store_report_next(struct store *s, int window, int seconds,
+store_report_next(struct store *s, int window, int bisect_wait, int seconds,
 		  store_report_claim_cb cb, void *arg)
 {
-	store_call(s, &report_next, STORE_FN(cb), arg, window, seconds);
+	store_call(s, &report_next, STORE_FN(cb), arg, window, bisect_wait,
+		   seconds);
 }
 
 static const struct store_stmt followup_next = {
-	"SELECT robot_followup_next($1::int)", "i", read_report_claim, false};
+	"SELECT robot_followup_next($1::int, $2::int)", "ii", read_report_claim,
+	false};
 
 void
-store_followup_next(struct store *s, int seconds, store_report_claim_cb cb,
-		    void *arg)
+store_followup_next(struct store *s, int window, int seconds,
+		    store_report_claim_cb cb, void *arg)
 {
-	store_call(s, &followup_next, STORE_FN(cb), arg, seconds);
+	store_call(s, &followup_next, STORE_FN(cb), arg, window, seconds);
 }
 
 static const struct store_stmt report_store = {

@@ -15,7 +15,9 @@ struct store_report_claim {
 	bool followup;       /* a follow-up in a thread, else a report */
 	char *tree;          /* or NULL */
 	char *branch, *base; /* of its first finding, or the thread's */
-	char *commit;        /* the commit it is about (its SHA) */
+	char *commit;        /* the commit it is about (its SHA): at fault,
+			      * or a range's head */
+	char *range;         /* a range's "BASE..HEAD", or NULL */
 	long long thread;    /* the thread's first report, or 0 */
 	json_t *regressions; /* the ids it tells of (a report's) */
 	json_t *events;      /* the ids it tells of (a follow-up's) */
@@ -26,14 +28,17 @@ struct store_report_claim {
 typedef void (*store_report_claim_cb)(struct store_report_claim *c,
 				      const struct problem *p, void *arg);
 void store_report_claim_free(struct store_report_claim *c);
-/* The next commit whose final regressions are due for their report
- * (none of its pairs waits, or the oldest waited window seconds), claimed
- * for seconds. */
-void store_report_next(struct store *s, int window, int seconds,
-		       store_report_claim_cb cb, void *arg);
-/* The next thread with news of its regressions, claimed for seconds. */
-void store_followup_next(struct store *s, int seconds, store_report_claim_cb cb,
-			 void *arg);
+/* The next report due (robot_report_next(): about the commit at fault,
+ * or its range once bisect_wait seconds passed; when none of its heads'
+ * pairs waits, or the oldest waited window seconds), claimed for
+ * seconds. */
+void store_report_next(struct store *s, int window, int bisect_wait,
+		       int seconds, store_report_claim_cb cb, void *arg);
+/* The next thread with news of its regressions (when none of their
+ * heads' pairs waits, or the oldest waited window seconds), claimed for
+ * seconds. */
+void store_followup_next(struct store *s, int window, int seconds,
+			 store_report_claim_cb cb, void *arg);
 /* A rendered report (JSON: robot_report_store()) stored with its outbox:
  * {id, message_id}, or "stale" when another robotd told of it. */
 void store_report_store(struct store *s, const char *report, const char *domain,

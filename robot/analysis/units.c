@@ -1,0 +1,58 @@
+/*
+ * units.c: a metric's unit and a value with an SI prefix (units.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "robot/analysis/units.h"
+#include "robot/core/banned.h"
+
+const char *
+unit_of(const char *metric)
+{
+	if (strstr(metric, "bytes_per_sec") != NULL)
+		return "B/s";
+	if (strstr(metric, "per_sec") != NULL)
+		return "/s";
+	if (strstr(metric, "elapsed_time") != NULL)
+		return "s";
+	return "";
+}
+
+void
+unit_si(char *buf, size_t len, double v, const char *unit)
+{
+	static const char *const up[] = {"", "k", "M", "G", "T", "P", "E"};
+	static const char *const down[] = {"", "m", "µ", "n", "p"};
+	double a = fabs(v);
+	int i = 0;
+
+	if (unit == NULL)
+		unit = "";
+	if (!isfinite(v)) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	if (a >= 1000) {
+		while (a >= 1000 && i < 6) {
+			a /= 1000;
+			v /= 1000;
+			i++;
+		}
+		snprintf(buf, len, "%.3g %s%s", v, up[i], unit);
+	} else if (a > 0 && a < 1) {
+		while (a < 1 && i < 4) {
+			a *= 1000;
+			v *= 1000;
+			i++;
+		}
+		snprintf(buf, len, "%.3g %s%s", v, down[i], unit);
+	} else {
+		snprintf(buf, len, "%.3g%s%s", v, unit[0] ? " " : "", unit);
+	}
+	/* "12 " without a unit: no trailing space. */
+	len = strlen(buf);
+	if (len > 0 && buf[len - 1] == ' ')
+		buf[len - 1] = '\0';
+}
