@@ -207,10 +207,16 @@ s2=$(curl -s -o "$T/sub2" -w '%{http_code}' -H "Sec-Fetch-Site: cross-site" --da
 s3=$(curl -s -o "$T/sub3" -w '%{http_code}' -H "Origin: $U" --data "email=b%40robot.test&tree=web&improvements=yes" "$U/subscribe")
 s4=$(curl -s -o "$T/sub4" -w '%{http_code}' -H "Origin: $U" --data "email=%zz" "$U/subscribe")
 s5=$(curl -s -o "$T/sub5" -w '%{http_code}' -H "Origin: $U" --data "email=not-an-address" "$U/subscribe")
+# What Chromium sends for the form on robotd's own page, which answers
+# Referrer-Policy: no-referrer: Origin "null", and Sec-Fetch-Site.
+s6=$(curl -s -o "$T/sub6" -w '%{http_code}' -H "Origin: null" -H "Sec-Fetch-Site: same-origin" --data "email=c%40robot.test" "$U/subscribe")
+s7=$(curl -s -o "$T/sub7" -w '%{http_code}' -H "Origin: null" -H "Sec-Fetch-Site: cross-site" --data "email=d%40robot.test" "$U/subscribe")
+s8=$(curl -s -o "$T/sub8" -w '%{http_code}' -H "Origin: null" --data "email=e%40robot.test" "$U/subscribe")
 check $([ "$s1" = 403 ] && [ "$s2" = 403 ] && [ "$s3" = 202 ] && [ "$s4" = 400 ] && [ "$s5" = 400 ] &&
-	[ "$(sql "SELECT string_agg(email || ' ' || coalesce(tree, '-') || ' ' || improvements::text, ',') FROM subscriptions")" = "b@robot.test web true" ] &&
+	[ "$s6" = 202 ] && [ "$s7" = 403 ] && [ "$s8" = 403 ] &&
+	[ "$(sql "SELECT string_agg(email || ' ' || coalesce(tree, '-') || ' ' || improvements::text, ',' ORDER BY email) FROM subscriptions")" = "b@robot.test web true,c@robot.test - false" ] &&
 	grep -q "confirmation mail" "$T/sub3"; echo $?) \
-	"the subscribe form subscribes from robotd's page only ($s1 $s2 $s3 $s4 $s5)"
+	"the subscribe form subscribes from robotd's page only, as a browser posts it there ($s1 $s2 $s3 $s4 $s5; Origin null: $s6 $s7 $s8)"
 
 # 8. Bad page arguments get a clear page, not a crash.
 s1=$(curl -s -o /dev/null -w '%{http_code}' "$U/regressions/99999")

@@ -2,8 +2,11 @@
  * subscribe.c: the subscribe form (GET /subscribe) and its post (POST
  * /subscribe, application/x-www-form-urlencoded), which asks for the
  * same double opt-in subscription as POST /api/subscriptions.  A post
- * from another site is refused (403): its Origin must be robotd's own,
- * or, without one, Sec-Fetch-Site must not say cross-site.
+ * from another site is refused (403): its Origin must be robotd's own;
+ * without one, Sec-Fetch-Site must not say cross-site; with Origin
+ * "null" (what a browser sends from a page that answers Referrer-Policy:
+ * no-referrer, robotd's own included), Sec-Fetch-Site must say
+ * same-origin.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -136,11 +139,16 @@ pages_subscribe(struct web *w, struct http_req *req,
 	size_t len;
 	const char *body = http_req_body(req, &len);
 	json_t *sub;
+	bool ok;
 
 	(void)call;
-	if ((origin != NULL && strcmp(origin, mine) != 0) ||
-	    (origin == NULL && site != NULL &&
-	     strcmp(site, "cross-site") == 0)) {
+	if (origin != NULL && strcmp(origin, "null") == 0)
+		ok = site != NULL && strcmp(site, "same-origin") == 0;
+	else if (origin != NULL)
+		ok = strcmp(origin, mine) == 0;
+	else
+		ok = site == NULL || strcmp(site, "cross-site") != 0;
+	if (!ok) {
 		struct buf b;
 
 		log_warnx("a subscribe form posted from %s refused",
