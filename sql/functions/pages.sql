@@ -39,8 +39,9 @@ LANGUAGE sql STABLE AS $$
 			'broken', count(*) FILTER (WHERE state = 'broken'))
 			FROM boxes),
 		'trees', (SELECT coalesce(json_agg(json_build_object(
-			'name', t.name, 'url', t.url, 'fetched', t.fetched,
-			'fetch_error', t.fetch_error,
+			'name', t.name, 'url', robot_redact(t.url),
+			'fetched', t.fetched,
+			'fetch_error', robot_redact(t.fetch_error),
 			'heads', (SELECT count(*) FROM tree_heads h
 				WHERE h.tree = t.name)) ORDER BY t.name), '[]')
 			FROM trees t),

@@ -196,7 +196,8 @@ BEGIN
 		'culprit', p_culprit IS NOT NULL, 'range', rng,
 		'regressions', coalesce(p_mark, '{}'),
 		'events', coalesce(p_events, '{}'),
-		'tree_info', (SELECT json_build_object('url', t.url,
+		'tree_info', (SELECT json_build_object('url',
+			robot_redact(t.url),
 			'mail_author', t.mail_author) FROM trees t
 			WHERE t.name = p_tree),
 		'thread', (SELECT json_build_object('id', x.id, 'message_id',

@@ -1,5 +1,15 @@
 -- trees.sql: the trees robotd watches.
 
+-- p_text with the credentials of the URLs in it taken out
+-- ("https://user:TOKEN@host/x.git" is "https://host/x.git"): a tree's
+-- URL, or git's error about it, as anyone may read it.  Only git is
+-- given the URL as it was added.
+CREATE FUNCTION robot_redact(p_text text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT regexp_replace(p_text,
+		'([A-Za-z][A-Za-z0-9+.-]*://)[^/@[:space:]]*@', '\1', 'g')
+$$;
+
 -- The next tree due for a fetch, claimed for p_seconds: its name, url,
 -- branches, base ref and known heads, its poll interval and the fetches
 -- that failed in a row (robotd's backoff); NULL when none is due.

@@ -20,7 +20,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 SUB=$(token submit alice)
-echo "1..32"
+echo "1..33"
 
 export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
 export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
@@ -173,6 +173,20 @@ check $(grep -q "error: git fetch: fatal: '.*no-such-repo' does not appear to be
 s=$(api GET "$U/api/status" "")
 check $([ "$s" = 200 ] && [ -z "$(ps -o pid= --ppid "$PID_d" | tr -d ' ')" ]; echo $?) \
 	"robotd serves on, and the hung git was killed ($s)"
+# A credential in a tree's URL is robotd's to fetch with, nobody's to
+# read: the API, the pages and robot tree show give the URL without it.
+robot tree add secret --url "https://robot:s3cretTOKEN@127.0.0.1:$(cat "$T/port")/x.git" --job "$T/dd.yaml" --poll 5 >/dev/null 2>&1
+wait_for 30 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT fetch_error FROM trees WHERE name = 'secret'\")\" ]"
+leaks=
+for p in /api/trees /api/trees/secret /trees/secret /trees /; do
+	curl -s "$U$p" | grep -q s3cretTOKEN && leaks="$leaks $p"
+done
+robot tree show secret >"$T/secret.out" 2>&1
+grep -q s3cretTOKEN "$T/secret.out" && leaks="$leaks show"
+check $([ -z "$leaks" ] && curl -s "$U/api/trees/secret" | grep -q "https://127.0.0.1:$(cat "$T/port")/x.git" &&
+	[ "$(sql "SELECT url FROM trees WHERE name = 'secret'")" = "https://robot:s3cretTOKEN@127.0.0.1:$(cat "$T/port")/x.git" ]; echo $?) \
+	"a tree URL's credential is kept for git, and shown nowhere (leaks:$leaks)"
+robot tree remove secret >/dev/null 2>&1
 wait_for 40 grep -q "tree hangs: .*next try in 20 s" "$T/d.log"
 check $(grep -q "tree hangs: git fetch: no answer within 3 s; next try in 10 s" "$T/d.log"; echo $?) \
 	"a failing tree is retried with backoff: 10 s, then 20 s"

@@ -206,10 +206,11 @@ store_tree_fetched(struct store *s, const char *name, const char *heads,
 }
 
 static const struct store_stmt one = {
-	"SELECT row_to_json(x) FROM (SELECT t.name, t.url, "
+	"SELECT row_to_json(x) FROM (SELECT t.name, "
+	"robot_redact(t.url) AS url, "
 	"t.branches, t.base_ref, t.jobs, t.tbox_groups, t.runs, "
 	"t.max_runs, t.poll, t.mail_author, t.bisect, t.fetched, "
-	"t.fetch_error, t.next_fetch, "
+	"robot_redact(t.fetch_error) AS fetch_error, t.next_fetch, "
 	"(SELECT coalesce(json_agg(json_build_object('branch', "
 	"h.branch, 'sha', h.sha, 'base', h.base, 'updated', "
 	"h.updated) ORDER BY h.branch), '[]') FROM tree_heads h "
@@ -220,9 +221,11 @@ static const struct store_stmt one = {
 
 static const struct store_stmt all = {
 	"SELECT json_build_object('trees', coalesce(json_agg(x ORDER "
-	"BY x.name), '[]')) FROM (SELECT t.name, t.url, t.branches, "
+	"BY x.name), '[]')) FROM (SELECT t.name, "
+	"robot_redact(t.url) AS url, t.branches, "
 	"t.base_ref, t.tbox_groups, t.runs, t.max_runs, t.poll, "
-	"t.fetched, t.fetch_error, (SELECT coalesce(json_agg("
+	"t.fetched, robot_redact(t.fetch_error) AS fetch_error, "
+	"(SELECT coalesce(json_agg("
 	"json_build_object('branch', h.branch, 'sha', h.sha, 'base', "
 	"h.base) ORDER BY h.branch), '[]') FROM tree_heads h WHERE "
 	"h.tree = t.name) AS heads FROM trees t) x",
