@@ -1,8 +1,9 @@
 /*
  * builder.c: reports built, a worker of the drain engine (drain.h), one
- * at a time.  Its claim looks for a commit due for its report
- * (robot_report_next()), and when there is none for a thread with news
- * (robot_followup_next()); each claimed is rendered and stored:
+ * at a time.  Its claim looks for a report due (robot_report_next()),
+ * when there is none for a thread with news (robot_followup_next()), and
+ * then for a note to the lab's operators (robot_note_next()); each
+ * claimed is rendered and stored:
  *
  *   (claimed: rendered)---------------------------------> STORING
  *   (claimed: cannot be rendered; left to its claim)---> ended
@@ -67,6 +68,9 @@ build_on_stored(const char *text, const struct problem *p, void *arg)
 	} else if (text != NULL && strcmp(text, "\"stale\"") == 0) {
 		log_info("reports: %s: told by another robotd already",
 			 k->what);
+	} else if (k->c->note != 0) {
+		k->b->count++;
+		log_info("reports: %s: told", k->what);
 	} else {
 		json_t *j = text ? json_loads(text, 0, NULL) : NULL;
 
@@ -80,6 +84,25 @@ build_on_stored(const char *text, const struct problem *p, void *arg)
 		json_decref(j);
 	}
 	drain_done(k->b->w, k);
+}
+
+/* The lab's operators from the settings: "mail", ADDRESS, "webhook",
+ * URL, NULL. */
+static const char **
+operator_recipients(const struct settings *set)
+{
+	const char **v = xcalloc(5, sizeof *v);
+	size_t n = 0;
+
+	if (set->operator_mail != NULL) {
+		v[n++] = "mail";
+		v[n++] = set->operator_mail;
+	}
+	if (set->operator_webhook != NULL) {
+		v[n++] = "webhook";
+		v[n++] = set->operator_webhook;
+	}
+	return v;
 }
 
 /* The recipients every report has, the channels' from the settings:
@@ -111,20 +134,36 @@ build_start(struct drain_worker *w, void *work)
 	struct build *k = work;
 	struct builder *b = drain_ctx(w);
 	const char **fixed = fixed_recipients(b->set);
+	const char **ops = operator_recipients(b->set);
 	struct report_config cfg = {b->url(b->url_arg), b->set->mail_from,
-				    fixed};
+				    fixed, ops};
 	struct report_out out;
 	json_t *stored;
 	char *text;
+	bool ok = report_render(k->c->doc, &cfg, &out);
 
-	if (!report_render(k->c->doc, &cfg, &out)) {
+	free(fixed);
+	free(ops);
+	if (!ok) {
 		log_warnx("reports: a claim that cannot be rendered: %.200s",
 			  k->c->commit);
-		free(fixed);
 		drain_done(w, k);
 		return;
 	}
-	free(fixed);
+	if (k->c->note != 0) {
+		stored = json_pack("{s:s, s:s, s:O, s:O}", "subject",
+				   out.subject, "body", out.body, "doc",
+				   out.doc, "outbox", out.outbox);
+		text = rjson_dumps(stored, JSON_COMPACT);
+		k->what = xasprintf("lab note %lld (%zu recipients)",
+				    k->c->note, json_array_size(out.outbox));
+		store_note_store(b->store, k->c->note, text, build_on_stored,
+				 k);
+		free(text);
+		json_decref(stored);
+		report_out_release(&out);
+		return;
+	}
 	stored = json_pack("{s:s, s:s?, s:s?, s:s, s:s?, s:s?, s:o, s:s, s:s, "
 			   "s:O, s:O, s:O, s:O}",
 			   "kind", k->c->followup ? "followup" : "report",
@@ -166,10 +205,25 @@ build_claimed(struct builder *b, struct store_report_claim *c,
 }
 
 static void
+builder_on_note(struct store_report_claim *c, const struct problem *p,
+		void *arg)
+{
+	build_claimed(arg, c, p);
+}
+
+/* No follow-up due: a note for the lab's operators, then. */
+static void
 builder_on_followup(struct store_report_claim *c, const struct problem *p,
 		    void *arg)
 {
-	build_claimed(arg, c, p);
+	struct builder *b = arg;
+
+	if (c == NULL && p == NULL) {
+		store_note_next(b->store, b->set->report_claim, builder_on_note,
+				b);
+		return;
+	}
+	build_claimed(b, c, p);
 }
 
 /* No report due: a thread with news, then. */

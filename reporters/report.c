@@ -1091,6 +1091,60 @@ render_followup(json_t *claim, const struct report_config *cfg,
 	return true;
 }
 
+/* A note for the lab's operators: a box too noisy for a job.  It goes
+ * to them only (cfg->operators), never to maintainers. */
+static bool
+render_note(json_t *claim, const struct report_config *cfg,
+	    struct report_out *out)
+{
+	json_t *n = json_object_get(claim, "note"), *bx;
+	const char *msg = str(n, "message");
+	struct buf b, boxes;
+	size_t i, col = 0;
+
+	if (msg == NULL || str(n, "series") == NULL)
+		return false;
+	buf_init(&boxes);
+	json_array_foreach(json_object_get(n, "boxes"), i, bx)
+	{
+		if (json_is_string(bx))
+			buf_addf(&boxes, "%s%s", boxes.len ? ", " : "",
+				 json_string_value(bx));
+	}
+	buf_addc(&boxes, '\0');
+	out->subject = xasprintf("[robot] [lab] too noisy on %s: %s",
+				 boxes.data[0] ? boxes.data : "a box",
+				 str(n, "series"));
+	buf_init(&b);
+	buf_adds(&b, "Hello,\n\nrobot could not decide a comparison: its "
+		     "runs vary too much.\n\n");
+	add_wrapped(&b, msg, &col, 0);
+	buf_adds(&b, "\n\nThe comparison stays inconclusive, and no "
+		     "maintainer was mailed about it.\nA box whose identical "
+		     "runs spread this much may have other load, throttle,\n"
+		     "or have a failing disk; or the job may be too short for "
+		     "it.\n\n");
+	buf_addf(&b, "The lab: %s/lab\n\n", cfg->public_url);
+	buf_adds(&b, "(robot mails this to the lab's operators: operator_mail "
+		     "in robotd's settings.)\n");
+	out->body = buf_detach(&b);
+	out->doc = json_pack("{s:i, s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:s, "
+			     "s:O?}",
+			     "version", 1, "kind", "note", "subject",
+			     out->subject, "series", json_object_get(n, "series"),
+			     "boxes", json_object_get(n, "boxes"), "kpi",
+			     json_object_get(n, "kpi"), "pair",
+			     json_object_get(n, "pair"), "message", msg,
+			     "created", json_object_get(n, "created"));
+	out->outbox = json_array();
+	for (i = 0; cfg->operators != NULL && cfg->operators[i] != NULL &&
+		    cfg->operators[i + 1] != NULL;
+	     i += 2)
+		outbox_add(out->outbox, cfg->operators[i], cfg->operators[i + 1]);
+	buf_release(&boxes);
+	return true;
+}
+
 bool
 report_render(json_t *claim, const struct report_config *cfg,
 	      struct report_out *out)
@@ -1103,6 +1157,9 @@ report_render(json_t *claim, const struct report_config *cfg,
 		return true;
 	if (kind != NULL && strcmp(kind, "followup") == 0 &&
 	    render_followup(claim, cfg, out) && out->doc != NULL)
+		return true;
+	if (kind != NULL && strcmp(kind, "note") == 0 &&
+	    render_note(claim, cfg, out) && out->doc != NULL)
 		return true;
 	report_out_release(out);
 	return false;

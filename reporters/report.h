@@ -21,6 +21,8 @@ struct report_config {
 	/* The recipients every report has, in pairs: a channel, its
 	 * recipient ("webhook", URL, ...), ending with NULL; or NULL. */
 	const char *const *fixed;
+	/* The lab's operators, the same way: who gets a lab note. */
+	const char *const *operators;
 };
 
 struct report_out {
@@ -31,8 +33,9 @@ struct report_out {
 };
 
 /*
- * Renders the claim (a "report" or a "followup").  False, with out
- * untouched, when the claim is not one (a bug, or a newer schema).
+ * Renders the claim (a "report", a "followup", or a "note" for the lab's
+ * operators: robot_note_next()).  False, with out untouched, when the
+ * claim is not one (a bug, or a newer schema).
  */
 bool report_render(json_t *claim, const struct report_config *cfg,
 		   struct report_out *out);

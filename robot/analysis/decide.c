@@ -1,10 +1,14 @@
 /*
  * decide.c: final or more runs.
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "robot/analysis/decide.h"
+#include "robot/analysis/stats.h"
 #include "robot/core/banned.h"
 
 /* How bad a KPI verdict is for the pair: lower is worse. */
@@ -61,6 +65,57 @@ decide(const struct comparison *c, int runs, int max_runs, struct decision *d)
 		if (d->runs <= runs)
 			d->runs = runs + 1;
 	}
+}
+
+/* The coefficient of variation of a side, in percent; NAN for none. */
+static double
+cv_pct(const struct stats_summary *s)
+{
+	if (s->n < 2 || !(s->mean != 0))
+		return NAN;
+	return 100 * s->stddev / fabs(s->mean);
+}
+
+bool
+decide_noise_note(const struct comparison *c, const struct decision *d,
+		  const struct compare_options *opt, int max_runs, char *buf,
+		  size_t len)
+{
+	const struct comparison_metric *m = NULL;
+	double cv, sd, effect, z, n;
+
+	buf[0] = '\0';
+	if (d->outcome != DECIDE_FINAL || d->verdict != DECIDE_INCONCLUSIVE ||
+	    d->kpi == NULL)
+		return false;
+	for (size_t i = 0; i < c->nmetrics && m == NULL; i++)
+		if (c->metrics[i].kpi && strcmp(c->metrics[i].name, d->kpi) == 0)
+			m = &c->metrics[i];
+	if (m == NULL)
+		return false;
+	cv = fmax(cv_pct(&m->r.base), cv_pct(&m->r.head));
+	if (!isfinite(cv) || !(opt->min_effect_pct > 0))
+		return false;
+	/* Runs per side for a two-sided test at alpha with 80% power to
+	 * tell the minimum effect, on the logs: sd ~ ln(1 + cv). */
+	sd = log1p(cv / 100);
+	effect = log1p(opt->min_effect_pct / 100);
+	z = stats_norm_quantile(1 - opt->alpha / 2) + stats_norm_quantile(0.8);
+	n = ceil(2 * sd * sd * z * z / (effect * effect));
+	if (n > 1000)
+		snprintf(buf, len,
+			 "%s varies by +-%.0f%% between identical runs; a %g%% "
+			 "change would need more than 1000 runs a side (the "
+			 "cap is %d)",
+			 d->kpi, cv, opt->min_effect_pct, max_runs);
+	else
+		snprintf(buf, len,
+			 "%s varies by +-%.0f%% between identical runs; a %g%% "
+			 "change would need about %.0f runs a side (the cap is "
+			 "%d)",
+			 d->kpi, cv, opt->min_effect_pct, n < 2 ? 2 : n,
+			 max_runs);
+	return true;
 }
 
 const char *

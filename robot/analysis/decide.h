@@ -8,6 +8,9 @@
 #ifndef ROBOT_DECIDE_H
 #define ROBOT_DECIDE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "robot/analysis/comparison.h"
 
 enum decide_outcome {
@@ -38,5 +41,17 @@ struct decision {
 void decide(const struct comparison *c, int runs, int max_runs,
 	    struct decision *d);
 const char *decide_verdict_name(enum decide_verdict v);
+
+/*
+ * When d is final and inconclusive (its KPI could not be decided within
+ * max_runs per side), what the lab's operators should hear about the
+ * box's noise, in buf: "dd.write_bytes_per_sec varies by +-38% between
+ * identical runs; a 2% change would need about 1400 runs a side (the
+ * cap is 10)", from the noisier side's spread and opt's minimum effect
+ * and alpha.  False (buf empty) otherwise.
+ */
+bool decide_noise_note(const struct comparison *c, const struct decision *d,
+		       const struct compare_options *opt, int max_runs,
+		       char *buf, size_t len);
 
 #endif

@@ -63,6 +63,16 @@ print_status(json_t *j, void *ctx)
 		       cli_shown(x, "series"), cli_shown(x, "commit"),
 		       cli_shown(x, "box"), cli_shown(x, "error"));
 	}
+	/* What robotd tells the lab's operators: boxes too noisy. */
+	if (json_array_size(json_object_get(j, "notes")) > 0)
+		printf("\nlab notes:\n");
+	for (size_t i = 0; i < json_array_size(json_object_get(j, "notes"));
+	     i++) {
+		json_t *x = json_array_get(json_object_get(j, "notes"), i);
+
+		printf("  %.19s %s\n", cli_shown(x, "created"),
+		       cli_shown(x, "message"));
+	}
 	printf("\nrunning: %zu\n", json_array_size(running));
 	for (size_t i = 0; i < json_array_size(running); i++) {
 		json_t *x = json_array_get(running, i);

@@ -69,6 +69,7 @@ struct pair_work {
 	char *kpis;
 	char *findings; /* what a final pair records (a claim's only) */
 	char *summary;  /* for the log */
+	char *note;     /* too noisy at the cap: for the lab's operators */
 };
 
 struct analysis {
@@ -134,6 +135,7 @@ pair_work_free(void *arg)
 	free(w->kpis);
 	free(w->findings);
 	free(w->summary);
+	free(w->note);
 	free(w);
 }
 
@@ -281,6 +283,13 @@ pair_compare(struct pair_work *w)
 	if (w->claim != NULL)
 		w->findings = findings_json(c, w->claim);
 	kpi_change(c, d.kpi, change, sizeof change);
+	{
+		char note[512];
+
+		if (decide_noise_note(c, &d, &w->opt, w->max_runs, note,
+				      sizeof note))
+			w->note = xstrdup(note);
+	}
 	if (w->more > 0)
 		w->summary = xasprintf("%s inconclusive with %d runs a side: "
 				       "more runs, to %d",
@@ -329,7 +338,8 @@ pair_on_compared(void *arg)
 		w->verdict,     w->kpi,
 		w->runs,        w->comparison,
 		w->table,       w->more,
-		w->kpis,        w->findings ? w->findings : "[]"};
+		w->kpis,        w->findings ? w->findings : "[]",
+		w->note};
 
 	if (w->verdict == NULL) { /* a bug: the values were not theirs */
 		log_warnx("analysis of pair %lld: its values cannot be read",

@@ -73,6 +73,9 @@ static const struct setting table[] = {
 	{"webhook_secret", SETTING_STRING, NULL, 0, 0, true,
 	 AT(webhook_secret)},
 	{"chat_webhook", SETTING_STRING, NULL, 0, 0, true, AT(chat_webhook)},
+	{"operator_mail", SETTING_STRING, NULL, 0, 0, true, AT(operator_mail)},
+	{"operator_webhook", SETTING_STRING, NULL, 0, 0, true,
+	 AT(operator_webhook)},
 	{NULL, 0, NULL, 0, 0, false, 0},
 };
 

@@ -37,6 +37,8 @@
  *   webhook: https://...     # reports as JSON, signed with
  *   webhook_secret: ...      # X-Robot-Signature
  *   chat_webhook: https://...   # {"text": ...}, Slack/Mattermost-style
+ *   operator_mail: lab@example.org     # the lab's operators: boxes too
+ *   operator_webhook: https://...      # noisy for a job (lab notes)
  *
  * SIGHUP reloads the file; what needs a restart (listen, state_dir, db,
  * db_pool, the connection limits, request_timeout) keeps its old value,
@@ -81,6 +83,8 @@ struct settings {
 	char *webhook;        /* a URL for reports as JSON, or NULL */
 	char *webhook_secret; /* the key of X-Robot-Signature, or NULL */
 	char *chat_webhook;   /* a URL for {"text": ...}, or NULL */
+	char *operator_mail;    /* the lab's operators' address, or NULL */
+	char *operator_webhook; /* their webhook (lab notes), or NULL */
 };
 
 /* Fills s with every default. */

@@ -236,6 +236,36 @@ BEGIN
 	END LOOP;
 END $$;
 
+-- A final pair that stayed inconclusive at the run cap (p_note: how much
+-- its KPI p_kpi varies, and the runs it would need): the pair says so in
+-- words naming the boxes that ran it, and a note for the lab's operators
+-- is due (robot_note_next()), unless one of the same series and boxes
+-- was made in the last day: the operators hear of a box once a day.
+CREATE FUNCTION robot_pair_noisy(p pairs, p_kpi text, p_note text)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	bx text[];
+	msg text;
+BEGIN
+	SELECT coalesce(array_agg(DISTINCT box ORDER BY box), '{}') INTO bx
+		FROM jobs WHERE series = p.series
+		AND commit IN (p.base, p.head) AND state = 'done'
+		AND box IS NOT NULL;
+	msg := format('too noisy on %s %s for this job (%s): %s',
+		CASE WHEN cardinality(bx) = 1 THEN 'box' ELSE 'boxes' END,
+		CASE WHEN cardinality(bx) = 0 THEN '?'
+			ELSE array_to_string(bx, ', ') END, p.series, p_note);
+	UPDATE pairs SET note = msg WHERE id = p.id;
+	PERFORM 1 FROM lab_notes WHERE kind = 'noisy' AND series = p.series
+		AND boxes = bx AND created > now() - interval '1 day';
+	IF FOUND THEN
+		RETURN;
+	END IF;
+	INSERT INTO lab_notes (kind, pair, series, boxes, kpi, message)
+		VALUES ('noisy', p.id, p.series, bx, p_kpi, msg);
+	PERFORM pg_notify('robot_jobs', ':reports');
+END $$;
+
 -- The end of an analysis of pair p_pair under claim p_analyses: with
 -- p_more > 0, more runs until each side has p_more (the pair waits for
 -- them); else the pair is final, keeps its KPIs' verdicts (p_kpis:
@@ -245,7 +275,8 @@ END $$;
 -- 'stale'.
 CREATE FUNCTION robot_pair_done(p_pair bigint, p_analyses int,
 	p_verdict text, p_kpi text, p_runs int, p_comparison json,
-	p_table text, p_more int, p_kpis json, p_findings json) RETURNS text
+	p_table text, p_more int, p_kpis json, p_findings json,
+	p_note text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
 	p pairs;
@@ -269,6 +300,9 @@ BEGIN
 		ELSE
 			RETURN 'more';
 		END IF;
+	END IF;
+	IF p_note IS NOT NULL THEN
+		PERFORM robot_pair_noisy(p, p_kpi, p_note);
 	END IF;
 	IF p.bisection IS NOT NULL THEN
 		PERFORM pg_notify('robot_jobs', ':bisect');

@@ -159,6 +159,12 @@ LANGUAGE sql STABLE AS $$
 			'state', b.state, 'failures', b.failures,
 			'last_seen', b.last_seen, 'facts', b.facts)
 			ORDER BY b.name), '[]') FROM boxes b),
+		'notes', (SELECT coalesce(json_agg(json_build_object(
+			'id', n.id, 'kind', n.kind, 'series', n.series,
+			'boxes', n.boxes, 'pair', n.pair,
+			'message', n.message, 'created', n.created)
+			ORDER BY n.id DESC), '[]') FROM (SELECT * FROM
+			lab_notes ORDER BY id DESC LIMIT 5) n),
 		'running', (SELECT coalesce(json_agg(json_build_object(
 			'id', j.id, 'key', j.key, 'commit', j.commit,
 			'run', j.run, 'runs', j.runs, 'attempts', j.attempts,

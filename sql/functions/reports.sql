@@ -373,6 +373,57 @@ BEGIN
 			AND a.opted_out IS NULL));
 END $$;
 
+-- The next note for the lab's operators not yet told, claimed for
+-- p_seconds: {kind: "note", id, note: {kind, series, boxes, kpi, pair,
+-- message, created}}; NULL when none is due.
+CREATE FUNCTION robot_note_next(p_seconds int) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	n lab_notes;
+BEGIN
+	UPDATE lab_notes SET claim = now() + make_interval(secs => p_seconds)
+		WHERE id = (SELECT id FROM lab_notes WHERE told IS NULL
+			AND (claim IS NULL OR claim < now())
+			ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+		RETURNING * INTO n;
+	IF NOT FOUND THEN
+		RETURN NULL;
+	END IF;
+	RETURN json_build_object('kind', 'note', 'id', n.id,
+		'note', json_build_object('kind', n.kind, 'series', n.series,
+			'boxes', n.boxes, 'kpi', n.kpi, 'pair', n.pair,
+			'message', n.message, 'created', n.created));
+END $$;
+
+-- A note rendered by robotd (p: {subject, body, doc, outbox: [{channel,
+-- recipient}]}), its outbox rows stored and the note told: 'stale' when
+-- another robotd told it meanwhile, else the rows made.
+CREATE FUNCTION robot_note_store(p_id bigint, p json) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	n int;
+BEGIN
+	UPDATE lab_notes SET told = now(), claim = NULL
+		WHERE id = p_id AND told IS NULL;
+	IF NOT FOUND THEN
+		RETURN '"stale"';
+	END IF;
+	INSERT INTO mail_addresses (email, token)
+	SELECT o.recipient, robot_random_token()
+	FROM json_to_recordset(p->'outbox') AS o(channel text,
+		recipient text)
+	WHERE o.channel = 'mail'
+	ON CONFLICT DO NOTHING;
+	INSERT INTO outbox (channel, recipient, subject, message, doc)
+	SELECT o.channel, o.recipient, p->>'subject', p->>'body',
+		(p->'doc')::jsonb
+	FROM json_to_recordset(p->'outbox') AS o(channel text,
+		recipient text);
+	GET DIAGNOSTICS n = ROW_COUNT;
+	PERFORM pg_notify('robot_jobs', ':outbox');
+	RETURN to_json(n);
+END $$;
+
 -- A report rendered by robotd (p: {kind, tree, branch, commit, base,
 -- range, thread, subject, body, doc, regressions: [ids], events: [ids],
 -- outbox: [{channel, recipient}]}), stored with its outbox under a Message-ID
@@ -460,7 +511,8 @@ BEGIN
 		'channel', o.channel, 'recipient', o.recipient,
 		'attempts', o.attempts,
 		'subject', coalesce(o.subject, r.subject),
-		'body', coalesce(o.message, r.body), 'doc', r.doc,
+		'body', coalesce(o.message, r.body),
+		'doc', coalesce(o.doc, r.doc),
 		'message_id', r.message_id,
 		'thread', (SELECT t.message_id FROM reports t
 			WHERE t.id = r.thread),

@@ -99,6 +99,41 @@ test_inconclusive_asks_for_more(void)
 	comparison_free(c);
 }
 
+/* Inconclusive at the cap: the note for the lab's operators says how
+ * much the KPI varies and how many runs its minimum effect would need;
+ * a pair that is final otherwise, or that asks for more, gets none. */
+static void
+test_noise_note(void)
+{
+	struct comparison *c = compare(-0.05, 0.08, 3, 0);
+	struct compare_options opt;
+	struct decision d;
+	char note[512];
+
+	compare_options_init(&opt);
+	decide(c, 3, 10, &d);
+	CHECK(!decide_noise_note(c, &d, &opt, 10, note, sizeof note));
+	CHECK_STR(note, "");
+	decide(c, 10, 10, &d);
+	CHECK(decide_noise_note(c, &d, &opt, 10, note, sizeof note));
+	tap_diag("%s", note);
+	/* The pattern's population stddev is about 0.65 of the noise: the
+	 * noisier side, 8% of 950, is +-6%. */
+	CHECK(strstr(note, "fsmark.files_per_sec varies by +-6% between "
+			   "identical runs; a 2% change would need about ") ==
+	      note);
+	CHECK(strstr(note, " runs a side (the cap is 10)") != NULL);
+	/* 2 * (z(0.9985) + z(0.8))^2 * ln(1.06)^2 / ln(1.02)^2: about 240. */
+	CHECK(atoi(note + strlen("fsmark.files_per_sec varies by +-6% between "
+				 "identical runs; a 2% change would need "
+				 "about ")) > 200);
+	comparison_free(c);
+	c = compare(-0.10, 0.01, 5, 0);
+	decide(c, 5, 10, &d);
+	CHECK(!decide_noise_note(c, &d, &opt, 10, note, sizeof note));
+	comparison_free(c);
+}
+
 /* A monitor metric's change decides nothing. */
 static void
 test_monitors_never_decide(void)
@@ -211,6 +246,7 @@ main(void)
 		TAP_CASE(test_regression_is_final),
 		TAP_CASE(test_unchanged_is_final),
 		TAP_CASE(test_inconclusive_asks_for_more),
+		TAP_CASE(test_noise_note),
 		TAP_CASE(test_monitors_never_decide),
 		TAP_CASE(test_columns_notes),
 		TAP_CASE(test_kpis_are_headlines),

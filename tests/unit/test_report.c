@@ -328,6 +328,45 @@ test_report_range(void)
 	json_decref(c);
 }
 
+/* A note for the lab's operators goes to them only. */
+static void
+test_note(void)
+{
+	static const char *const ops[] = {"mail", "ops@example.org",
+					  "webhook", "http://127.0.0.1:9/ops",
+					  NULL};
+	struct report_config oc = cfg;
+	json_t *c = json_pack(
+		"{s:s, s:i, s:{s:s, s:s, s:[s], s:s, s:i, s:s}}", "kind",
+		"note", "id", 7, "note", "kind", "noisy", "series",
+		"dd-write/x/lab", "boxes", "loud", "kpi",
+		"dd.write_bytes_per_sec", "pair", 3, "message",
+		"too noisy on box loud for this job (dd-write/x/lab): "
+		"dd.write_bytes_per_sec varies by +-36% between identical "
+		"runs; a 2% change would need more than 1000 runs a side "
+		"(the cap is 4)");
+	struct report_out out;
+
+	oc.operators = ops;
+	CHECK(report_render(c, &oc, &out));
+	CHECK_STR(out.subject,
+		  "[robot] [lab] too noisy on loud: dd-write/x/lab");
+	CHECK(strstr(out.body, "too noisy on box loud for this job") != NULL);
+	CHECK(strstr(out.body, "http://robot.example.org/lab") != NULL);
+	CHECK(narrow(out.body));
+	CHECK_INT(json_array_size(out.outbox), 2);
+	CHECK(has(out.outbox, "mail", "ops@example.org"));
+	CHECK(has(out.outbox, "webhook", "http://127.0.0.1:9/ops"));
+	CHECK(!has(out.outbox, "webhook", "http://127.0.0.1:9/hook"));
+	CHECK_STR(json_string_value(json_object_get(out.doc, "kind")), "note");
+	report_out_release(&out);
+	/* No operators in the settings: nobody is mailed. */
+	CHECK(report_render(c, &cfg, &out));
+	CHECK_INT(json_array_size(out.outbox), 0);
+	report_out_release(&out);
+	json_decref(c);
+}
+
 static void
 test_recipients(void)
 {
@@ -492,6 +531,7 @@ main(void)
 		TAP_CASE(test_report_range),
 		TAP_CASE(test_recipients),
 		TAP_CASE(test_followup),
+		TAP_CASE(test_note),
 		TAP_CASE(test_subscription_check),
 		TAP_CASE(test_subsystem_and_glob),
 		{NULL, NULL}};

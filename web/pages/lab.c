@@ -106,7 +106,21 @@ on_status(const char *text, const struct problem *p, void *arg)
 		}
 		buf_adds(&b, "</td></tr>\n");
 	}
-	buf_adds(&b, "</tbody></table></div>\n<h2>Recent failures</h2>\n");
+	buf_adds(&b, "</tbody></table></div>\n");
+	/* What robotd tells the lab's operators: boxes too noisy. */
+	if (json_array_size(json_object_get(s, "notes")) > 0) {
+		buf_adds(&b, "<h2>Notes for the operators</h2>\n<ul>\n");
+		json_array_foreach(json_object_get(s, "notes"), i, x)
+		{
+			buf_adds(&b, "<li>");
+			html_text(&b, rjson_get_str(x, "message"));
+			buf_adds(&b, " <span class=\"muted\">");
+			html_text(&b, rjson_get_str(x, "created"));
+			buf_adds(&b, "</span></li>\n");
+		}
+		buf_adds(&b, "</ul>\n");
+	}
+	buf_adds(&b, "<h2>Recent failures</h2>\n");
 	if (json_array_size(json_object_get(s, "failed")) == 0)
 		buf_adds(&b, "<p class=\"muted\">None.</p>\n");
 	else

@@ -102,8 +102,8 @@ store_pair_next(struct store *s, int seconds, store_pair_claim_cb cb, void *arg)
 
 static const struct store_stmt pair_done = {
 	"SELECT robot_pair_done($1::bigint, $2::int, $3, $4, $5::int, "
-	"$6::json, $7, $8::int, $9::json, $10::json)",
-	"lissississ", store_read_text, false};
+	"$6::json, $7, $8::int, $9::json, $10::json, $11)",
+	"lissississs", store_read_text, false};
 
 void
 store_pair_done(struct store *s, const struct store_pair_done *d,
@@ -111,7 +111,7 @@ store_pair_done(struct store *s, const struct store_pair_done *d,
 {
 	store_call(s, &pair_done, STORE_FN(cb), arg, d->pair, d->analyses,
 		   d->verdict, d->kpi, d->runs, d->comparison, d->table,
-		   d->more, d->kpis, d->findings);
+		   d->more, d->kpis, d->findings, d->note);
 }
 
 struct store_values {

@@ -54,6 +54,8 @@ struct store_pair_done {
 	const char *findings;   /* JSON [{kpi, verdict, change_pct, p_value,
 				   action, regression}]: what a final pair
 				   records (robot/analysis/findings.h) */
+	const char *note;       /* inconclusive at the cap: the KPI's noise
+				   (decide_noise_note()), or NULL */
 };
 /* "final", "more" or "stale" (another robotd took the claim over). */
 void store_pair_done(struct store *s, const struct store_pair_done *d,

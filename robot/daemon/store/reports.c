@@ -40,14 +40,18 @@ report_claim_decode(const char *text)
 	json_t *j = json_loads(text, 0, NULL), *first;
 	const char *kind = rjson_get_str(j, "kind");
 	const char *sha = rjson_get_str(json_object_get(j, "commit"), "sha");
+	bool note = kind != NULL && strcmp(kind, "note") == 0;
 	struct store_report_claim *c;
 
+	if (note && json_is_integer(json_object_get(j, "id")))
+		sha = "";
 	if (j == NULL || kind == NULL || sha == NULL) {
 		json_decref(j);
 		return NULL;
 	}
 	c = xcalloc(1, sizeof *c);
 	c->followup = strcmp(kind, "followup") == 0;
+	c->note = note ? json_integer_value(json_object_get(j, "id")) : 0;
 	c->tree = dup_or_null(rjson_get_str(j, "tree"));
 	/* A report's branch and base are its first finding's. */
 	first = json_array_get(json_object_get(j, "findings"), 0);
@@ -106,6 +110,27 @@ store_followup_next(struct store *s, int window, int seconds,
 		    store_report_claim_cb cb, void *arg)
 {
 	store_call(s, &followup_next, STORE_FN(cb), arg, window, seconds);
+}
+
+static const struct store_stmt note_next = {
+	"SELECT robot_note_next($1::int)", "i", read_report_claim, false};
+
+void
+store_note_next(struct store *s, int seconds, store_report_claim_cb cb,
+		void *arg)
+{
+	store_call(s, &note_next, STORE_FN(cb), arg, seconds);
+}
+
+static const struct store_stmt note_store = {
+	"SELECT robot_note_store($1::bigint, $2::json)", "ls", store_read_text,
+	false};
+
+void
+store_note_store(struct store *s, long long id, const char *note,
+		 store_text_cb cb, void *arg)
+{
+	store_call(s, &note_store, STORE_FN(cb), arg, id, note);
 }
 
 static const struct store_stmt report_store = {

@@ -13,6 +13,7 @@
  * (robot_report_next(), robot_followup_next()), decoded. */
 struct store_report_claim {
 	bool followup;       /* a follow-up in a thread, else a report */
+	long long note;      /* a lab note's id (robot_note_next()), or 0 */
 	char *tree;          /* or NULL */
 	char *branch, *base; /* of its first finding, or the thread's */
 	char *commit;        /* the commit it is about (its SHA): at fault,
@@ -39,6 +40,14 @@ void store_report_next(struct store *s, int window, int bisect_wait,
  * seconds. */
 void store_followup_next(struct store *s, int window, int seconds,
 			 store_report_claim_cb cb, void *arg);
+/* The next note for the lab's operators, claimed for seconds (its commit
+ * is ""). */
+void store_note_next(struct store *s, int seconds, store_report_claim_cb cb,
+		     void *arg);
+/* A rendered note (JSON: robot_note_store()) handed to the outbox: the
+ * rows made, or "stale" when another robotd told it. */
+void store_note_store(struct store *s, long long id, const char *note,
+		      store_text_cb cb, void *arg);
 /* A rendered report (JSON: robot_report_store()) stored with its outbox:
  * {id, message_id}, or "stale" when another robotd told of it. */
 void store_report_store(struct store *s, const char *report, const char *domain,
