@@ -28,6 +28,12 @@ reporters_url(void *arg)
 	return u != NULL && u[0] != '\0' ? u : r->default_url;
 }
 
+const char *
+reporters_link_url(struct reporters *r)
+{
+	return reporters_url(r);
+}
+
 void
 reporters_set_url(struct reporters *r, const char *url)
 {

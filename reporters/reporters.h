@@ -24,6 +24,9 @@ struct reporters *reporters_new(struct drain *d, struct event_base *base,
 /* robotd's own address ("http://127.0.0.1:8420"), for the links in mails
  * when set->public_url is not set; known once robotd listens. */
 void reporters_set_url(struct reporters *r, const char *url);
+/* The base of every link robotd mails: public_url, else its own
+ * address; never what a request's Host header says. */
+const char *reporters_link_url(struct reporters *r);
 void reporters_free(struct reporters *r);
 
 /* What this robotd did, for /metrics. */

@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -271,14 +272,26 @@ on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	return req;
 }
 
-/* Whether a header is fit to read: no NUL, no control character. */
+/* Whether a header is fit to read: no NUL, no control character, and
+ * no second Content-Length that says otherwise (a proxy that reads the
+ * other one would see another request: smuggling). */
 static enum MHD_Result
 check_header(void *cls, enum MHD_ValueKind kind, const char *key,
 	     size_t key_size, const char *value, size_t value_size)
 {
 	struct http_req *req = cls;
+	const char *first;
 
 	(void)kind;
+	if (strcasecmp(key, "Content-Length") == 0 && value != NULL &&
+	    (first = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+						 "Content-Length")) != NULL &&
+	    strcmp(first, value) != 0) {
+		req->reject = 400;
+		req->reject_why =
+			xstrdup("two Content-Length headers that differ");
+		return MHD_NO;
+	}
 	if (strlen(key) != key_size ||
 	    (value != NULL && strlen(value) != value_size)) {
 		req->reject = 400;

@@ -14,16 +14,30 @@
 #include "web/subscriptions.h"
 #include "robot/core/banned.h"
 
-/* robotd's base URL for links: public_url, else the address it serves. */
-static char *
-base_url(struct web *w, struct http_req *req)
+bool
+subscriptions_from_here(struct web *w, struct http_req *req)
 {
+	const char *origin = http_req_header(req, "Origin");
+	const char *site = http_req_header(req, "Sec-Fetch-Site");
 	const char *u = w->d.set->public_url, *host;
+	char *mine;
+	bool ok;
 
-	if (u != NULL && u[0] != '\0')
-		return xstrdup(u);
+	if (origin != NULL && strcmp(origin, "null") == 0)
+		return site != NULL && strcmp(site, "same-origin") == 0;
+	if (origin == NULL)
+		return site == NULL || strcmp(site, "cross-site") != 0;
+	/* The page the browser posts from is robotd's as the browser
+	 * reached it. */
 	host = http_req_header(req, "Host");
-	return xasprintf("http://%s", host ? host : "127.0.0.1");
+	mine = u != NULL && u[0] != '\0'
+		       ? xstrdup(u)
+		       : xasprintf("http://%s", host ? host : "127.0.0.1");
+	ok = strcmp(origin, mine) == 0;
+	free(mine);
+	if (!ok)
+		log_warnx("a subscription posted from %.200s refused", origin);
+	return ok;
 }
 
 static void
@@ -127,17 +141,16 @@ void
 subscriptions_ask(struct web *w, struct http_req *req, json_t *sub, bool html)
 {
 	struct asked *a = xcalloc(1, sizeof *a);
-	char *url = base_url(w, req);
 	const char *email;
 
 	a->req = req;
 	a->html = html;
-	subscribe_ask(w->d.base, w->d.store, w->d.set, url, sub,
+	subscribe_ask(w->d.base, w->d.store, w->d.set,
+		      reporters_link_url(w->d.reporters), sub,
 		      subscriptions_on_added, a);
 	/* After the check, which writes it in lowercase. */
 	email = rjson_get_str(sub, "email");
 	a->email = xstrdup(email ? email : "");
-	free(url);
 }
 
 void
@@ -150,6 +163,15 @@ subscriptions_add(struct web *w, struct http_req *req,
 	json_t *sub = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
 
 	(void)call;
+	if (!subscriptions_from_here(w, req)) {
+		http_req_reply_error(req, 403,
+				     "a subscription is asked from robot's own "
+				     "pages, or without a browser (robot "
+				     "subscribe)",
+				     NULL);
+		json_decref(sub);
+		return;
+	}
 	if (sub == NULL) {
 		char *msg = xasprintf("the body is not JSON: %s (line %d)",
 				      e.text, e.line);
@@ -162,11 +184,6 @@ subscriptions_add(struct web *w, struct http_req *req,
 	json_decref(sub);
 }
 
-char *
-subscriptions_base_url(struct web *w, struct http_req *req)
-{
-	return base_url(w, req);
-}
 
 void
 subscriptions_list(struct web *w, struct http_req *req,
@@ -187,7 +204,6 @@ subscriptions_on_confirmed(const char *text, const struct problem *p, void *arg)
 	struct linked *l = arg;
 	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
 	struct buf b;
-	char *url;
 
 	if (p != NULL) {
 		reply_page(l->req, 503, "Not now",
@@ -198,19 +214,15 @@ subscriptions_on_confirmed(const char *text, const struct problem *p, void *arg)
 			   "<p>This confirmation link was used already, is "
 			   "older than a week, or was never robot's.</p>");
 	} else {
-		url = base_url(l->w, l->req);
 		buf_init(&b);
 		buf_adds(&b, "<p>Reports will be mailed to <strong>");
 		html_text(&b, rjson_get_str(j, "email"));
 		buf_adds(&b, "</strong>.</p>\n<p>Every mail has a link to stop "
-			     "them; or <a href=\"");
-		html_attr(&b, url);
-		buf_adds(&b, "/subscriptions/unsubscribe?t=");
+			     "them; or <a href=\"/subscriptions/unsubscribe?t=");
 		html_attr(&b, rjson_get_str(j, "token"));
 		buf_adds(&b, "\">unsubscribe now</a>.</p>");
 		reply_page(l->req, 200, "Subscribed", b.data);
 		buf_release(&b);
-		free(url);
 		log_info(
 			"subscription %lld of %s confirmed",
 			(long long)json_integer_value(json_object_get(j, "id")),

@@ -35,7 +35,12 @@ void subscriptions_outbox(struct web *w, struct http_req *req,
  * a page (the subscribe form's). */
 void subscriptions_ask(struct web *w, struct http_req *req, json_t *sub,
 		       bool html);
-/* robotd's base URL for links and for the forms' Origin check. */
-char *subscriptions_base_url(struct web *w, struct http_req *req);
+/* Whether a request that asks for a subscription (the form's, or the
+ * JSON route's) comes from robotd's own pages or from no browser: its
+ * Origin is robotd's as the browser reached it; without one,
+ * Sec-Fetch-Site is not cross-site; with Origin "null" (a page that
+ * answers Referrer-Policy: no-referrer, robotd's own), Sec-Fetch-Site is
+ * same-origin. */
+bool subscriptions_from_here(struct web *w, struct http_req *req);
 
 #endif

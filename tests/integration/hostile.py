@@ -30,7 +30,8 @@ def counts():
                "submissions) || ',' || (SELECT count(*) FROM results) || ',' || "
                "(SELECT count(*) FROM boxes) || ',' || (SELECT md5(string_agg("
                "name || tbox_group || facts::text || state || failures, ',' ORDER BY name)) "
-               "FROM boxes) || ',' || (SELECT count(*) FROM leases WHERE state <> 'active')")
+               "FROM boxes) || ',' || (SELECT count(*) FROM leases WHERE state <> 'active') || "
+               "',' || (SELECT count(*) FROM subscriptions)")
 
 
 def raw(data, timeout=10, half_close=True):
@@ -370,6 +371,24 @@ case("the lease's own result is stored", lambda: upload(doc()), 200, stored=True
 case("the same document again: duplicate", lambda: upload(doc()), 200)
 case("another document for a stored lease: 409", lambda: upload(doc(stats={"dd.write_bytes_per_sec": 99.0})), 409, "different")
 case("a heartbeat of a finished lease: 409", lambda: req("POST", "/api/leases/%d/heartbeat" % LEASE, B1), 409)
+
+# --- Mail on anyone's behalf, smuggling (issue 28) ----------------------
+SB = '{"email": "victim@robot.test"}'
+case("two different Content-Length headers", lambda: raw(("POST /api/subscriptions HTTP/1.1\r\n" + H + "Content-Type: application/json\r\nContent-Length: %d\r\nContent-Length: 5\r\nConnection: close\r\n\r\n%s" % (len(SB), SB)).encode()), 400, "Content-Length")
+case("a JSON subscription posted from another site (text/plain, Origin)", lambda: req("POST", "/api/subscriptions", None, SB, {"Content-Type": "text/plain", "Origin": "http://evil.example"}), 403)
+case("a JSON subscription posted from another site (Sec-Fetch-Site)", lambda: req("POST", "/api/subscriptions", None, SB, {"Content-Type": "text/plain", "Sec-Fetch-Site": "cross-site"}), 403)
+# The links of a confirmation mail come from public_url, else the
+# address robotd listens on: never from the requester's Host header.
+HB = '{"email": "host@robot.test"}'
+case("a subscription asked with a forged Host", lambda: raw(("POST /api/subscriptions HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(HB), HB)).encode()), 202, stored=True)
+n += 1
+link = sql("SELECT message FROM outbox WHERE recipient = 'host@robot.test'")
+if "evil.example" not in link and ("http://%s:%d/subscriptions/confirm?t=" % (HOST, PORT)) in link:
+    print("ok %d - the confirmation link is robotd's own, not the Host header's" % n)
+else:
+    failed += 1
+    print("not ok %d - the confirmation link is robotd's own, not the Host header's" % n)
+    print("# %s" % link[:400].replace("\n", " "))
 
 # robotd is still there and serving.
 case("robotd still answers /api/status", lambda: req("GET", "/api/status"), 200)

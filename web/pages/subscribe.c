@@ -133,35 +133,21 @@ void
 pages_subscribe(struct web *w, struct http_req *req,
 		const struct web_call *call)
 {
-	const char *origin = http_req_header(req, "Origin");
-	const char *site = http_req_header(req, "Sec-Fetch-Site");
-	char *mine = subscriptions_base_url(w, req);
 	size_t len;
 	const char *body = http_req_body(req, &len);
 	json_t *sub;
-	bool ok;
 
 	(void)call;
-	if (origin != NULL && strcmp(origin, "null") == 0)
-		ok = site != NULL && strcmp(site, "same-origin") == 0;
-	else if (origin != NULL)
-		ok = strcmp(origin, mine) == 0;
-	else
-		ok = site == NULL || strcmp(site, "cross-site") != 0;
-	if (!ok) {
+	if (!subscriptions_from_here(w, req)) {
 		struct buf b;
 
-		log_warnx("a subscribe form posted from %s refused",
-			  origin ? origin : "another site");
 		buf_init(&b);
 		buf_adds(&b, "<p>This form posts only from robot's own pages: "
 			     "<a href=\"/subscribe\">subscribe here</a>.</p>");
 		page_reply(req, 403, "Not from here", &b);
 		buf_release(&b);
-		free(mine);
 		return;
 	}
-	free(mine);
 	if ((sub = form_subscription(body, len)) == NULL) {
 		page_bad(req, "the form's data is not well encoded");
 		return;
