@@ -42,7 +42,7 @@ struct channel_ops {
 extern const struct channel_ops channel_mail, channel_webhook, channel_chat;
 
 /* The chat form of a stored report's JSON: {"text": headline and
- * link}. */
+ * link}, escaped so that it mentions nobody and links nothing. */
 json_t *channel_chat_text(json_t *doc);
 
 /* The channel of that name, or NULL. */
