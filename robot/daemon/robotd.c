@@ -10,12 +10,16 @@
  * the boxes' and live in the database: they run on, and expire only if
  * no robotd hears their heartbeats in time.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -429,6 +433,48 @@ robotd_settings(struct robotd *d, const char *config,
 	return ok;
 }
 
+/* The state directory is this robotd's while it serves: an flock on
+ * STATE/robotd.pid (which holds its pid), kept until it exits.  False,
+ * after saying which robotd has it, when another serves from it: two on
+ * one directory would share, and then stop, one embedded database. */
+static bool
+robotd_lock(const struct robotd *d)
+{
+	char *path = xasprintf("%s/robotd.pid", d->set.state_dir);
+	char pid[32] = "";
+	int fd;
+	ssize_t n;
+
+	mkdir(d->set.state_dir, 0755);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd == -1) {
+		log_warn("cannot open %s", path);
+		free(path);
+		return false;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno == EWOULDBLOCK) {
+			n = read(fd, pid, sizeof pid - 1);
+			pid[n > 0 ? n : 0] = '\0';
+			pid[strcspn(pid, "\n")] = '\0';
+			log_warnx("another robotd (pid %s) serves %s: stop it "
+				  "first, or give this one another state_dir",
+				  pid[0] ? pid : "?", d->set.state_dir);
+		} else
+			log_warn("cannot lock %s", path);
+		close(fd);
+		free(path);
+		return false;
+	}
+	snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == -1 ||
+	    write(fd, pid, strlen(pid)) != (ssize_t)strlen(pid))
+		log_warn("cannot write %s", path);
+	free(path);
+	/* fd stays open, and the lock with it, until robotd exits. */
+	return true;
+}
+
 /* Starts the embedded database, or takes the given one, and migrates
  * it; false after saying why.  *started: this call started it. */
 static bool
@@ -511,6 +557,10 @@ main(int argc, char **argv)
 		return 2;
 	log_init("robotd", debug ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
 	log_set_timestamps(!command);
+	if (!command && !robotd_lock(&d)) {
+		settings_release(&d.set);
+		return 1;
+	}
 	if (!robotd_database(&d, &started, &version)) {
 		rc = 1;
 	} else if (command) {

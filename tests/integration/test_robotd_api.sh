@@ -21,7 +21,7 @@ SUB=$(token submit alice)
 B1=$(token box b1)
 B2=$(token box b2)
 ADM=$(token admin root)
-echo "1..48"
+echo "1..49"
 
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
@@ -285,6 +285,16 @@ check $([ $rc = 1 ] && grep -q "schema version 999, newer than this robotd knows
 tok=$(cd "$T" && "$ROBOTD" --state-dir rel token create --kind admin --name x 2>"$T/rel.log")
 check $(case $tok in rbt_*) ! runuser -u postgres -- "$PGCTL" status -D "$T/rel/pg/data" >/dev/null 2>&1 ;; *) false ;; esac; echo $?) \
 	"token create with a relative --state-dir, the database it started stopped after"
+
+# A second robotd on the same state directory refuses, naming the first,
+# and leaves its database alone.
+printf 'state_dir: %s\n' "$T/state" >"$T/second.yaml"
+timeout 20 "$ROBOTD" --config "$T/second.yaml" --listen 127.0.0.1:0 >"$T/second.log" 2>&1
+rc=$?
+s=$(api GET "$U/api/status" "")
+check $([ $rc = 1 ] && grep -q "another robotd (pid $PID_d) serves $T/state" "$T/second.log" && [ "$s" = 200 ] &&
+	runuser -u postgres -- "$PGCTL" status -D "$T/state/pg/data" >/dev/null 2>&1; echo $?) \
+	"a second robotd on one state directory refuses, naming the first; the first serves on ($rc: $(head -1 "$T/second.log"))"
 
 stop "$PID_d"
 check $(grep -q "stopped the embedded database" "$T/d.log"; echo $?) "SIGTERM stops robotd and its embedded database"
