@@ -124,19 +124,25 @@ s2=$(api POST "$U/api/leases/$L/result" "$B1" "$T/doc")
 check $([ "$s1" = 200 ] && [ "$s2" = 200 ] && grep -q duplicate "$T/body" &&
 	[ "$(sql 'SELECT count(*) FROM results')" = 1 ]; echo $?) "a repeated upload is accepted once ($s1 $s2)"
 
-# An expired lease: the upload is refused, the job queued again.
+# An expired lease: the upload is refused, the job queued again.  (The
+# waits poll for the state, with a deadline: the janitor's sweep comes
+# when it comes on a busy machine.)
+expired() { [ "$(sql "SELECT deadline < now() FROM leases WHERE id = $1")" = t ]; }
+job_of() { sql "SELECT $2 FROM jobs WHERE id = (SELECT job FROM leases WHERE id = $1)"; }
 s=$(api POST "$U/api/boxes/b1/lease" "$B1")
 L=$(py "print(j['lease'])")
-sleep 4.5
+wait_for 30 expired "$L"
 doc ok '{"dd.write_bytes_per_sec": 1000.5}'
 s=$(api POST "$U/api/leases/$L/result" "$B1" "$T/doc")
-check $([ "$s" = 409 ] && [ "$(sql "SELECT state || attempts FROM jobs WHERE id = (SELECT job FROM leases WHERE id = $L)")" = queued1 ]; echo $?) \
+wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state FROM jobs WHERE id = (SELECT job FROM leases WHERE id = $L)\")\" = queued ]"
+check $([ "$s" = 409 ] && [ "$(job_of "$L" "state || attempts")" = queued1 ]; echo $?) \
 	"an upload for an expired lease: 409, and the job is queued again ($s)"
 
 # A second expiry of the same job: it fails, with the reason.
 s=$(api POST "$U/api/boxes/b1/lease" "$B1")
 L=$(py "print(j['lease'])")
-sleep 4.5
+wait_for 30 expired "$L"
+wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state FROM jobs WHERE id = (SELECT job FROM leases WHERE id = $L)\")\" = failed ]"
 check $([ "$(sql "SELECT state FROM jobs WHERE id = (SELECT job FROM leases WHERE id = $L)")" = failed ] &&
 	sql "SELECT error FROM jobs WHERE id = (SELECT job FROM leases WHERE id = $L)" | grep -q 'expired 2 times'; echo $?) \
 	"after max_attempts expired leases the job fails, saying why"
