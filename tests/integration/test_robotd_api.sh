@@ -21,7 +21,7 @@ SUB=$(token submit alice)
 B1=$(token box b1)
 B2=$(token box b2)
 ADM=$(token admin root)
-echo "1..49"
+echo "1..50"
 
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
@@ -291,6 +291,17 @@ check $([ $rc = 1 ] && grep -q "schema version 999, newer than this robotd knows
 tok=$(cd "$T" && "$ROBOTD" --state-dir rel token create --kind admin --name x 2>"$T/rel.log")
 check $(case $tok in rbt_*) ! runuser -u postgres -- "$PGCTL" status -D "$T/rel/pg/data" >/dev/null 2>&1 ;; *) false ;; esac; echo $?) \
 	"token create with a relative --state-dir, the database it started stopped after"
+
+# robotd token beside a serving robotd leaves the functions as they are:
+# made anew, they would be gone under the server's sessions ("cache
+# lookup failed for function", an internal error; it happened whenever a
+# test started a box).
+ns=$(sql "SELECT oid FROM pg_namespace WHERE nspname = 'robot_functions'")
+"$ROBOTD" --state-dir "$T/state" token create --kind submit --name late >/dev/null 2>&1
+ns2=$(sql "SELECT oid FROM pg_namespace WHERE nspname = 'robot_functions'")
+s=$(api GET "$U/api/bisections" "")
+check $([ -n "$ns" ] && [ "$ns" = "$ns2" ] && [ "$s" = 200 ]; echo $?) \
+	"robotd token beside a serving robotd does not make the functions anew ($ns $ns2)"
 
 # A second robotd on the same state directory refuses, naming the first,
 # and leaves its database alone.

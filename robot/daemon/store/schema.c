@@ -137,17 +137,20 @@ schema_check(struct db_conn *c, int *have, char **err)
 }
 
 /* Refuses functions newer than this robotd's, or of its version but
- * not its own (two builds that disagree). */
+ * not its own (two builds that disagree).  *same: the database has this
+ * robotd's functions loaded already. */
 static bool
-functions_check(struct db_conn *c, char **err)
+functions_check(struct db_conn *c, bool *same, char **err)
 {
-	struct db_result *r = db_exec(c,
-				      "SELECT version, sha256 FROM "
-				      "robot_functions_loaded ORDER BY "
-				      "version DESC LIMIT 1",
-				      0, NULL);
+	struct db_result *r = db_exec(
+		c,
+		"SELECT version, sha256, EXISTS (SELECT 1 FROM pg_namespace "
+		"WHERE nspname = '" DB_FUNCTIONS_SCHEMA "') FROM "
+		"robot_functions_loaded ORDER BY version DESC LIMIT 1",
+		0, NULL);
 	bool ok = db_ok(r);
 
+	*same = false;
 	if (!ok) {
 		*err = xstrdup(db_message(r));
 	} else if (db_rows(r) > 0) {
@@ -169,7 +172,9 @@ functions_check(struct db_conn *c, char **err)
 				"is (sql/functions/versions)",
 				v, sum, v, functions_sha256, v);
 			ok = false;
-		}
+		} else if (v == functions_version &&
+			   strcmp(db_value(r, 0, 2), "t") == 0)
+			*same = true;
 	}
 	db_result_free(r);
 	return ok;
@@ -209,7 +214,13 @@ schema_apply(struct db_conn *c, int *have, char **err)
 	return true;
 }
 
-/* Every function made anew in its own schema, and its version kept. */
+/*
+ * Every function made anew in its own schema, and its version kept.
+ * Only when they changed (or a table migration was applied): dropping
+ * them under a robotd that serves would leave its sessions' cached plans
+ * pointing at functions that are gone ("cache lookup failed for
+ * function"), and `robotd token` runs this beside a serving robotd.
+ */
 static bool
 functions_load(struct db_conn *c, char **err)
 {
@@ -251,21 +262,23 @@ bool
 store_migrate(const char *conninfo, int *version, char **err)
 {
 	struct db_conn *c = db_connect(conninfo, err);
-	int have = 0;
-	bool ok = false;
+	int have = 0, before;
+	bool ok = false, same = false;
 
 	*version = 0;
 	if (c == NULL)
 		return false;
 	*err = NULL;
-	if (store_exec(c, "BEGIN", 0, NULL, err) &&
-	    store_exec(c, "SELECT pg_advisory_xact_lock(727272)", 0, NULL,
-		       err) &&
-	    store_exec(c, "SET LOCAL search_path = public", 0, NULL, err) &&
-	    schema_book(c, err) && schema_check(c, &have, err) &&
-	    functions_check(c, err) && schema_apply(c, &have, err) &&
-	    functions_load(c, err))
-		ok = store_exec(c, "COMMIT", 0, NULL, err);
+	ok = store_exec(c, "BEGIN", 0, NULL, err) &&
+	     store_exec(c, "SELECT pg_advisory_xact_lock(727272)", 0, NULL,
+			err) &&
+	     store_exec(c, "SET LOCAL search_path = public", 0, NULL, err) &&
+	     schema_book(c, err) && schema_check(c, &have, err) &&
+	     functions_check(c, &same, err);
+	before = have;
+	ok = ok && schema_apply(c, &have, err) &&
+	     ((same && have == before) || functions_load(c, err)) &&
+	     store_exec(c, "COMMIT", 0, NULL, err);
 	if (!ok)
 		db_result_free(db_exec(c, "ROLLBACK", 0, NULL));
 	db_disconnect(c);
