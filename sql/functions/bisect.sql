@@ -32,7 +32,10 @@ END $$;
 -- runs and verdict), or a new one; the runs either side lacks are
 -- queued.  A pair whose runs have all ended is ready at once.  A new
 -- pair asks for no more runs than b.runs: the bisection asks for more
--- (robot_bisect_more()) only when its step cannot tell without them.
+-- (robot_bisect_more()) only when its step cannot tell without them.  A
+-- pair that ended with no ok run on a side (its runs were cancelled: a
+-- cancelled bisection's) while that side has runs to come is measured
+-- anew, not taken for "no run ended ok".
 CREATE FUNCTION robot_bisect_pair(b bisections, p_base text, p_head text)
 RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
@@ -46,6 +49,13 @@ BEGIN
 		RETURNING * INTO p;
 	PERFORM robot_bisect_queue(b, p_base, p.id);
 	PERFORM robot_bisect_queue(b, p_head, p.id);
+	IF p.state = 'final' AND p.verdict = 'failed' AND EXISTS (SELECT 1
+		FROM jobs WHERE series = b.series
+		AND commit IN (p_base, p_head)
+		AND state IN ('queued', 'leased')) THEN
+		UPDATE pairs SET state = 'waiting', verdict = NULL,
+			updated = now() WHERE id = p.id RETURNING * INTO p;
+	END IF;
 	IF p.state = 'waiting' AND robot_pair_ended(p) THEN
 		UPDATE pairs SET state = 'ready', ready_at = now(),
 			updated = now() WHERE id = p.id;

@@ -32,7 +32,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 SUB=$(token submit alice)
-echo "1..29"
+echo "1..30"
 
 export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
 export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
@@ -336,6 +336,20 @@ check $([ "$s1" = 200 ] && [ "$s2" = 200 ] && [ "$r2" = "$id1 True" ] && [ "$que
 	[ "$(sql "SELECT state FROM bisections WHERE id = $id1")" = cancelled ] &&
 	[ "$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")" = 0 ]; echo $?) \
 	"the same ends again are the running bisection; robot bisect --cancel stops it and its $queued queued runs ($s1 $s2 $r2 $c1 $c2)"
+# The cancelled bisection's pairs ended with no ok run.  Started again,
+# with a box: its midpoints are measured anew, not skipped for the runs
+# that were cancelled.
+wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM pairs WHERE bisection = $id1 AND state <> 'final'\")\" = 0 ]"
+simbox s6 "$(sed -n 2p "$T/off.shas")=-10" "$(sed -n 3p "$T/off.shas")=-10" "$(sed -n 4p "$T/off.shas")=-10" --noise=1 --seed=6
+s3=$(api POST "$U/api/bisections" "$SUB" "$T/b5.json")
+id2=$(py "print(j['id'])")
+wait_for 120 ended "$id2"
+diag "steps: $(steps_of "$id2")"
+check $([ "$s3" = 200 ] && [ "$id2" != "$id1" ] &&
+	[ "$(sql "SELECT state || ' ' || first_bad FROM bisections WHERE id = $id2")" = "bisected $(sed -n 2p "$T/off.shas")" ] &&
+	[ "$(sql "SELECT count(*) FROM bisect_steps WHERE bisection = $id2 AND verdict = 'skip'")" = 0 ]; echo $?) \
+	"started again after a cancel, the bisection measures its midpoints anew and finds the commit ($(sql "SELECT state || ' ' || coalesce(reason, '') FROM bisections WHERE id = ${id2:-0}"))"
+simbox_stop s6
 
 # 11. A bisection that fails (its one midpoint cannot be provisioned:
 # every commit left is skipped): the report is about the range, says
