@@ -271,12 +271,13 @@ END $$;
 -- them); else the pair is final, keeps its KPIs' verdicts (p_kpis:
 -- [{kpi, verdict, change_pct, p_value}]) and records its findings.  A
 -- pair a bisection made records no findings and wakes the bisections.
--- A claim that another robotd took over meanwhile changes nothing:
--- 'stale'.
+-- p_note: a final pair inconclusive at the cap, its noise in words
+-- (robot_pair_noisy()).  A claim that another robotd took over
+-- meanwhile changes nothing: 'stale'.
 CREATE FUNCTION robot_pair_done(p_pair bigint, p_analyses int,
 	p_verdict text, p_kpi text, p_runs int, p_comparison json,
 	p_table text, p_more int, p_kpis json, p_findings json,
-	p_note text) RETURNS text
+	p_note text DEFAULT NULL) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
 	p pairs;

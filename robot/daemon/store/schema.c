@@ -72,8 +72,27 @@ schema_book(struct db_conn *c, char **err)
 			  "CREATE TABLE IF NOT EXISTS robot_functions_loaded "
 			  "(version int NOT NULL, sha256 text NOT NULL, "
 			  "loaded timestamptz NOT NULL DEFAULT now())",
+			  0, NULL, err) &&
+	       store_exec(c,
+			  "ALTER TABLE robot_functions_loaded ADD COLUMN IF "
+			  "NOT EXISTS fingerprint text",
 			  0, NULL, err);
 }
+
+/* The functions and triggers in the database as they are: their names,
+ * arguments and bodies, and the tables of the triggers (an md5).  Kept
+ * when they are loaded, it tells whether someone changed or dropped one
+ * by hand since. */
+#define FUNCTIONS_FINGERPRINT                                                  \
+	"(SELECT md5(coalesce(string_agg(x, E'\\n' ORDER BY x), '')) FROM "    \
+	"(SELECT p.proname || '(' || pg_get_function_identity_arguments("      \
+	"p.oid) || ') ' || md5(p.prosrc) AS x FROM pg_proc p JOIN "           \
+	"pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = '"        \
+	DB_FUNCTIONS_SCHEMA "' UNION ALL SELECT t.tgname || ' ON ' || "       \
+	"t.tgrelid::regclass::text || ' ' || f.proname FROM pg_trigger t "   \
+	"JOIN pg_proc f ON f.oid = t.tgfoid JOIN pg_namespace n ON n.oid = " \
+	"f.pronamespace WHERE n.nspname = '" DB_FUNCTIONS_SCHEMA "' AND "     \
+	"NOT t.tgisinternal) y)"
 
 /*
  * Checks the migrations applied so far against the files, and records
@@ -144,9 +163,9 @@ functions_check(struct db_conn *c, bool *same, char **err)
 {
 	struct db_result *r = db_exec(
 		c,
-		"SELECT version, sha256, EXISTS (SELECT 1 FROM pg_namespace "
-		"WHERE nspname = '" DB_FUNCTIONS_SCHEMA "') FROM "
-		"robot_functions_loaded ORDER BY version DESC LIMIT 1",
+		"SELECT version, sha256, fingerprint IS NOT DISTINCT FROM "
+		FUNCTIONS_FINGERPRINT " FROM robot_functions_loaded ORDER BY "
+		"version DESC LIMIT 1",
 		0, NULL);
 	bool ok = db_ok(r);
 
@@ -215,9 +234,10 @@ schema_apply(struct db_conn *c, int *have, char **err)
 }
 
 /*
- * Every function made anew in its own schema, and its version kept.
- * Only when they changed (or a table migration was applied): dropping
- * them under a robotd that serves would leave its sessions' cached plans
+ * Every function made anew in its own schema, and its version and
+ * fingerprint kept.  Only when they changed, were changed by hand since
+ * (the fingerprint), or a table migration was applied: dropping them
+ * under a robotd that serves would leave its sessions' cached plans
  * pointing at functions that are gone ("cache lookup failed for
  * function"), and `robotd token` runs this beside a serving robotd.
  */
@@ -253,8 +273,9 @@ functions_load(struct db_conn *c, char **err)
 			  err) &&
 	       store_exec(
 		       c,
-		       "INSERT INTO robot_functions_loaded (version, sha256) "
-		       "VALUES ($1::int, $2)",
+		       "INSERT INTO robot_functions_loaded (version, sha256, "
+		       "fingerprint) VALUES ($1::int, $2, "
+		       FUNCTIONS_FINGERPRINT ")",
 		       2, params, err);
 }
 
