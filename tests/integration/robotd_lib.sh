@@ -20,11 +20,45 @@ done
 # psql finds robotd's functions as robotd does (DB_FUNCTIONS_SCHEMA).
 export PGOPTIONS="-c search_path=robot_functions,public"
 
+PGCTL=$(ls -d /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | sort -V | tail -1)
+
+# What an earlier test left when it was killed outright (SIGKILL at its
+# time limit, after which no trap runs): each test's directory names the
+# shell that made it ($T/owner), and one whose shell is gone is stale.
+# The processes started for it are killed (their command lines name the
+# directory, which was that test's alone: a robotd's --config or --db, a
+# box's --config, PostgreSQL's -D, a simulated box's stop file), its
+# databases stopped, its boxes' devices cleaned up, and it is removed.
+# A test that still runs (its shell alive) is left alone.
+reap_stale() {
+	for d in /tmp/robotd-test.*; do
+		[ -f "$d/owner" ] || continue
+		kill -0 "$(cat "$d/owner")" 2>/dev/null && continue
+		echo "# $d was left by a test that was killed: cleaning it up" >&2
+		for p in $(ps -eo pid=,args= | awk -v d="$d/" 'index($0, d) && !/postgres/ {print $1}'); do
+			kill -9 "$p" 2>/dev/null
+		done
+		for data in "$d"/*/pg/data "$d"/*/*/pg/data; do
+			[ -f "$data/postmaster.pid" ] &&
+				runuser -u postgres -- "$PGCTL" stop -m immediate -D "$data" >/dev/null 2>&1
+		done
+		for y in "$d"/*.yaml; do
+			grep -q '^tbox_group:' "$y" 2>/dev/null &&
+				"$BOX" cleanup --config "$y" >/dev/null 2>&1
+		done
+		for p in $(ps -eo pid=,args= | awk -v d="$d/" 'index($0, d) {print $1}'); do
+			kill -9 "$p" 2>/dev/null
+		done
+		rm -rf "$d"
+	done
+}
+reap_stale
+
 T=$(mktemp -d /tmp/robotd-test.XXXXXX)
 chmod 755 "$T"
+echo $$ >"$T/owner"
 PIDS=""
 BOXES=""
-PGCTL=$(ls -d /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | sort -V | tail -1)
 
 finish() {
 	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done

@@ -32,7 +32,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 SUB=$(token submit alice)
-echo "1..30"
+echo "1..32"
 
 export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
 export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
@@ -206,6 +206,9 @@ check $(grep -q "^commit  $BAD (\"lin: change 7\")" "$T/reg.out" &&
 	"robot regression, robot regressions and /api/regressions name the first bad commit, and the head beside it"
 curl -s "$U/regressions/$(sql "SELECT id FROM regressions")" >"$T/reg.html"
 curl -s "$U/" >"$T/home.html"
+curl -s "$U/series/$SERIES/history?metric=dd.write_bytes_per_sec" >"$T/hist.html"
+check $(grep -q "regression -[0-9.]*%: $(echo "$BAD" | cut -c1-12), found at $(echo "$HEAD" | cut -c1-12)" "$T/hist.html"; echo $?) \
+	"the history page marks the regression at the first bad commit, found at the head"
 check $(grep -q "<title>$(echo "$BAD" | cut -c1-10): dd.write_bytes_per_sec" "$T/reg.html" &&
 	grep -q "found at <code title=\"$HEAD\">" "$T/home.html" &&
 	grep -q "<code title=\"$BAD\">" "$T/home.html"; echo $?) \
@@ -386,6 +389,21 @@ assert 'dd-write/1M-' in body and 'dd-write/4k-' in body
 assert to[0] == ['maint@robot.test', 'two3@example.org'], to
 " && [ "$(sql "SELECT count(*) FROM bisections WHERE tree = 'two'")" = 2 ]; echo $?) \
 	"two series bisected to one commit: one report lists both"
+# A later head back at the base's level fixes both: one follow-up in the
+# thread tells of both series.
+commits two 1 "two-fix" fix.c >>"$T/two.shas"
+TFIX=$(tail -1 "$T/two.shas")
+refix() { mails "sys.exit(0 if any(m['Subject'].startswith('Re: [robot] [two:') for f, m in mails) else 1)"; }
+wait_for 180 refix
+sleep 3
+check $(mails "
+r = [m for f, m in mails if m['Subject'].startswith('Re: [robot] [two:')]
+ids = set(m['Message-ID'] for m in r)
+assert len(ids) == 1, [m['Subject'] for m in r]
+body = text(r[0])
+assert body.count('is fixed at $(echo "$TFIX" | cut -c1-10)') == 2, body
+assert 'dd-write/1M-' in body and 'dd-write/4k-' in body, body
+"; echo $?) "the fix of both series: one follow-up that tells of both"
 simbox_stop s8
 
 # 13. A push of one commit is reported at once, not bisected.

@@ -1,0 +1,60 @@
+#!/bin/sh
+# test_robotd_leftovers.sh ROBOTD ROBOT_BOX ROBOT SOURCE_DIR: a test
+# killed outright (SIGKILL, as meson does past a test's time limit) runs
+# no trap and leaves its robotd and embedded PostgreSQL behind; the next
+# test's setup (robotd_lib.sh's reap_stale) finds them by the dead
+# owner of their directory and stops them, and leaves a test that still
+# runs alone.  TAP.
+set -u
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+export ROBOTD BOX ROBOT SRC
+
+# victim OUT: a test that starts robotd, says where, and is killed -9.
+victim() {
+	sh -c '
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+. "$SRC/tests/integration/robotd_lib.sh"
+printf "state_dir: %s/state\n" "$T" >"$T/robotd.yaml"
+start_robotd d --config "$T/robotd.yaml" || exit 1
+echo "$T $PID_d" >"$5"
+kill -9 $$' victim "$ROBOTD" "$BOX" "$ROBOT" "$SRC" "$1" >/dev/null 2>&1
+}
+
+# A test that runs still (its shell alive) while the others reap.
+sh -c '
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+. "$SRC/tests/integration/robotd_lib.sh"
+echo "$T" >"$5"
+i=0
+while [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done' alive "$ROBOTD" "$BOX" "$ROBOT" "$SRC" /tmp/robotd-leftovers.alive.$$ >/dev/null 2>&1 &
+ALIVE=$!
+victim /tmp/robotd-leftovers.$$
+read -r VT VPID </tmp/robotd-leftovers.$$ 2>/dev/null || VT= VPID=
+rm -f /tmp/robotd-leftovers.$$
+i=0
+while [ ! -s /tmp/robotd-leftovers.alive.$$ ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+AT=$(cat /tmp/robotd-leftovers.alive.$$ 2>/dev/null)
+rm -f /tmp/robotd-leftovers.alive.$$
+PGCTL=$(ls -d /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | sort -V | tail -1)
+left_pg() { runuser -u postgres -- "$PGCTL" status -D "$VT/state/pg/data" >/dev/null 2>&1; }
+left_robotd=0
+[ -n "$VPID" ] && kill -0 "$VPID" 2>/dev/null && left_robotd=1
+left_db=0
+[ -n "$VT" ] && left_pg && left_db=1
+
+# This test's own setup reaps.
+. "$SRC/tests/integration/robotd_lib.sh"
+echo "1..3"
+check $([ -n "$VT" ] && [ $left_robotd = 1 ] && [ $left_db = 1 ]; echo $?) \
+	"a test killed -9 leaves its robotd and PostgreSQL running ($VT: robotd $left_robotd, database $left_db)"
+gone=0
+for i in $(seq 1 50); do
+	! kill -0 "$VPID" 2>/dev/null && ! left_pg && [ ! -d "$VT" ] && { gone=1; break; }
+	sleep 0.1
+done
+check $([ $gone = 1 ]; echo $?) "the next test's setup stops them and removes the directory"
+check $([ -n "$AT" ] && [ -d "$AT" ] && kill -0 "$ALIVE" 2>/dev/null; echo $?) \
+	"a test that still runs is left alone ($AT)"
+kill "$ALIVE" 2>/dev/null
+wait "$ALIVE" 2>/dev/null
+exit $((failed > 0))
