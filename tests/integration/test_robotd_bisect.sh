@@ -20,7 +20,7 @@ config() {
 	cat >"$T/robotd.yaml" <<YAML
 state_dir: $T/state
 lease_seconds: 60
-report_window: 0
+report_window: 120   # a thread's news waits for its heads' pairs (then: at once)
 report_bisect_wait: ${1:-21600}
 analysis_claim: 5
 smtp: smtp://127.0.0.1:$SP
