@@ -164,17 +164,16 @@ build_start(struct drain_worker *w, void *work)
 		report_out_release(&out);
 		return;
 	}
-	stored = json_pack("{s:s, s:s?, s:s?, s:s, s:s?, s:s?, s:o, s:s, s:s, "
-			   "s:O, s:O, s:O, s:O}",
-			   "kind", k->c->followup ? "followup" : "report",
-			   "tree", k->c->tree, "branch", k->c->branch, "commit",
-			   k->c->commit, "base", k->c->base, "range",
-			   k->c->range, "thread",
-			   k->c->thread ? json_integer(k->c->thread)
-					: json_null(),
-			   "subject", out.subject, "body", out.body, "doc",
-			   out.doc, "regressions", k->c->regressions, "events",
-			   k->c->events, "outbox", out.outbox);
+	stored = json_pack(
+		"{s:s, s:s?, s:s?, s:s, s:s?, s:s?, s:o, s:s, s:s, "
+		"s:O, s:O, s:O, s:O}",
+		"kind", k->c->followup ? "followup" : "report", "tree",
+		k->c->tree, "branch", k->c->branch, "commit", k->c->commit,
+		"base", k->c->base, "range", k->c->range, "thread",
+		k->c->thread ? json_integer(k->c->thread) : json_null(),
+		"subject", out.subject, "body", out.body, "doc", out.doc,
+		"regressions", k->c->regressions, "events", k->c->events,
+		"outbox", out.outbox);
 	text = rjson_dumps(stored, JSON_COMPACT);
 	k->what = xasprintf("%s of %.12s (%zu recipients)",
 			    k->c->followup ? "followup" : "report",

@@ -271,7 +271,8 @@ runs_text(char *buf, size_t len, json_t *o)
 	json_t *h = json_object_get(o, "head_runs");
 
 	if (json_is_integer(b) && json_is_integer(h))
-		snprintf(buf, len, "%lld+%lld", (long long)json_integer_value(b),
+		snprintf(buf, len, "%lld+%lld",
+			 (long long)json_integer_value(b),
 			 (long long)json_integer_value(h));
 	else
 		snprintf(buf, len, "%lld",
@@ -286,9 +287,9 @@ kpi_metric(json_t *pair, const char *kpi)
 	json_t *m;
 	size_t i;
 
-	json_array_foreach(json_object_get(json_object_get(pair, "comparison"),
-					   "metrics"),
-			   i, m)
+	json_array_foreach(
+		json_object_get(json_object_get(pair, "comparison"), "metrics"),
+		i, m)
 	{
 		if (kpi != NULL && str(m, "metric") != NULL &&
 		    strcmp(str(m, "metric"), kpi) == 0)
@@ -326,12 +327,13 @@ static void
 at_fault(json_t *claim, json_t *f, struct at_fault *a)
 {
 	json_t *bis = json_object_get(f, "bisection");
-	json_t *cpair = pair_of(claim, "culprit_pairs",
-				json_integer_value(json_object_get(bis, "pair")));
+	json_t *cpair =
+		pair_of(claim, "culprit_pairs",
+			json_integer_value(json_object_get(bis, "pair")));
 	json_t *k = json_object_get(bis, "kpi");
 
-	if (json_is_true(json_object_get(claim, "culprit")) &&
-	    cpair != NULL && json_is_object(k)) {
+	if (json_is_true(json_object_get(claim, "culprit")) && cpair != NULL &&
+	    json_is_object(k)) {
 		a->change = num(k, "change_pct");
 		a->p = num(k, "p_value");
 		runs_text(a->runs, sizeof a->runs, cpair);
@@ -399,8 +401,8 @@ add_headline(struct buf *b, json_t *claim, json_t *findings)
 			runs_text(hr, sizeof hr, f);
 			short_sha(sha, sizeof sha, str(f, "head"));
 			short_sha(base, sizeof base, str(f, "base"));
-			buf_addf(b, "%41s%s from %s to %s (%s runs)\n", "",
-				 hc, base, sha, hr);
+			buf_addf(b, "%41s%s from %s to %s (%s runs)\n", "", hc,
+				 base, sha, hr);
 		}
 	}
 }
@@ -444,8 +446,9 @@ commit_of(json_t *claim, const char *sha)
 
 	if (sha == NULL)
 		return NULL;
-#define SAME(o) ((o) != NULL && str(o, "sha") != NULL &&                       \
-		 strcmp(str(o, "sha"), sha) == 0)
+#define SAME(o)                                                                \
+	((o) != NULL && str(o, "sha") != NULL &&                               \
+	 strcmp(str(o, "sha"), sha) == 0)
 	if (SAME(json_object_get(claim, "commit")))
 		return json_object_get(claim, "commit");
 	json_array_foreach(json_object_get(claim, "findings"), i, f)
@@ -546,9 +549,10 @@ finding_json(json_t *claim, json_t *f, const struct report_config *cfg)
 	struct at_fault a;
 	json_t *o;
 
-	static const char *const keys[] = {
-		"kind",	     "series",	  "kpi",  "change_pct", "p_value",
-		"runs",	     "base_runs", "head_runs", "head", "base", NULL};
+	static const char *const keys[] = {"kind",       "series",    "kpi",
+					   "change_pct", "p_value",   "runs",
+					   "base_runs",  "head_runs", "head",
+					   "base",       NULL};
 
 	at_fault(claim, f, &a);
 	o = pick(f, keys);
@@ -920,11 +924,11 @@ render_report(json_t *claim, const struct report_config *cfg,
 	if (!is_range) {
 		/* The first bad commit against its parent; a head against
 		 * its base. */
-		bool bisected = a.pair != NULL &&
-				json_integer_value(json_object_get(
-					a.pair, "pair")) !=
-					json_integer_value(
-						json_object_get(first, "pair"));
+		bool bisected =
+			a.pair != NULL &&
+			json_integer_value(json_object_get(a.pair, "pair")) !=
+				json_integer_value(
+					json_object_get(first, "pair"));
 
 		buf_adds(&b, bisected ? "parent: " : "base: ");
 		add_commit_sha(&b, claim,
@@ -960,9 +964,10 @@ render_report(json_t *claim, const struct report_config *cfg,
 	buf_adds(&b, REPORT_RULE "\n\n");
 	buf_addf(&b, "Details: %s\n", url);
 	if (!is_range) {
-		buf_adds(&b, "\nIf you fix the issue in a separate patch/commit "
-			     "(i.e. not just a new version of\nthe same "
-			     "patch/commit), kindly add following tags\n");
+		buf_adds(&b,
+			 "\nIf you fix the issue in a separate patch/commit "
+			 "(i.e. not just a new version of\nthe same "
+			 "patch/commit), kindly add following tags\n");
 		buf_addf(&b, "| Reported-by: robot <%s>\n", cfg->mail_from);
 		buf_addf(&b, "| Closes: %s\n", url);
 	}
@@ -984,8 +989,7 @@ render_report(json_t *claim, const struct report_config *cfg,
 			     "findings", "series", "url", url);
 	if (is_range)
 		json_object_set(out->doc, "range", range);
-	json_object_set_new(out->doc, "culprit",
-			    json_boolean(!is_range));
+	json_object_set_new(out->doc, "culprit", json_boolean(!is_range));
 	free(headline);
 	json_array_foreach(findings, i, f)
 	{
@@ -995,8 +999,9 @@ render_report(json_t *claim, const struct report_config *cfg,
 	json_array_foreach(pairs, i, p)
 	{
 		static const char *const keys[] = {
-			"series", "tbox_group", "base",	 "head",       "runs",
-			"base_runs", "head_runs", "table", "comparison", NULL};
+			"series",     "tbox_group", "base",      "head",
+			"runs",       "base_runs",  "head_runs", "table",
+			"comparison", NULL};
 
 		json_array_append_new(json_object_get(out->doc, "series"),
 				      pick(p, keys));
@@ -1128,19 +1133,20 @@ render_note(json_t *claim, const struct report_config *cfg,
 	buf_adds(&b, "(robot mails this to the lab's operators: operator_mail "
 		     "in robotd's settings.)\n");
 	out->body = buf_detach(&b);
-	out->doc = json_pack("{s:i, s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:s, "
-			     "s:O?}",
-			     "version", 1, "kind", "note", "subject",
-			     out->subject, "series", json_object_get(n, "series"),
-			     "boxes", json_object_get(n, "boxes"), "kpi",
-			     json_object_get(n, "kpi"), "pair",
-			     json_object_get(n, "pair"), "message", msg,
-			     "created", json_object_get(n, "created"));
+	out->doc = json_pack(
+		"{s:i, s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:s, "
+		"s:O?}",
+		"version", 1, "kind", "note", "subject", out->subject, "series",
+		json_object_get(n, "series"), "boxes",
+		json_object_get(n, "boxes"), "kpi", json_object_get(n, "kpi"),
+		"pair", json_object_get(n, "pair"), "message", msg, "created",
+		json_object_get(n, "created"));
 	out->outbox = json_array();
 	for (i = 0; cfg->operators != NULL && cfg->operators[i] != NULL &&
 		    cfg->operators[i + 1] != NULL;
 	     i += 2)
-		outbox_add(out->outbox, cfg->operators[i], cfg->operators[i + 1]);
+		outbox_add(out->outbox, cfg->operators[i],
+			   cfg->operators[i + 1]);
 	buf_release(&boxes);
 	return true;
 }

@@ -184,7 +184,6 @@ subscriptions_add(struct web *w, struct http_req *req,
 	json_decref(sub);
 }
 
-
 void
 subscriptions_list(struct web *w, struct http_req *req,
 		   const struct web_call *call)
@@ -217,8 +216,9 @@ subscriptions_on_confirmed(const char *text, const struct problem *p, void *arg)
 		buf_init(&b);
 		buf_adds(&b, "<p>Reports will be mailed to <strong>");
 		html_text(&b, rjson_get_str(j, "email"));
-		buf_adds(&b, "</strong>.</p>\n<p>Every mail has a link to stop "
-			     "them; or <a href=\"/subscriptions/unsubscribe?t=");
+		buf_adds(&b,
+			 "</strong>.</p>\n<p>Every mail has a link to stop "
+			 "them; or <a href=\"/subscriptions/unsubscribe?t=");
 		html_attr(&b, rjson_get_str(j, "token"));
 		buf_adds(&b, "\">unsubscribe now</a>.</p>");
 		reply_page(l->req, 200, "Subscribed", b.data);

@@ -362,7 +362,8 @@ axes(struct svg *s, struct buf *b)
 	for (double y = s->ymin; y <= s->ymax + s->ystep / 2; y += s->ystep) {
 		double yy = py(s, y);
 
-		unit_si(t, sizeof t, fabs(y) < s->ystep / 1e6 ? 0 : y, s->yunit);
+		unit_si(t, sizeof t, fabs(y) < s->ystep / 1e6 ? 0 : y,
+			s->yunit);
 		buf_addf(b,
 			 "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" "
 			 "stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
@@ -390,7 +391,7 @@ axes(struct svg *s, struct buf *b)
 		for (double x = x0; x <= s->xmax + s->xstep / 1e6;
 		     x += s->xstep) {
 			unit_si(t, sizeof t, fabs(x) < s->xstep / 1e6 ? 0 : x,
-			       s->xunit);
+				s->xunit);
 			buf_addf(b,
 				 "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" "
 				 "text-anchor=\"middle\">",

@@ -53,5 +53,4 @@ void svg_finish(struct svg *s, struct buf *b);
 /* Elements drawn so far (for tests). */
 size_t svg_elements(const struct svg *s);
 
-
 #endif

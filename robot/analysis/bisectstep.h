@@ -39,8 +39,7 @@ enum bisect_class {
  */
 enum bisect_class bisect_classify(const struct bisect_side *good,
 				  const struct bisect_side *bad,
-				  const char *change, char *reason,
-				  size_t len);
+				  const char *change, char *reason, size_t len);
 /* "regressed" or "improved": what a change did, for people. */
 const char *bisect_changed(const char *change);
 const char *bisect_class_name(enum bisect_class c);

@@ -89,7 +89,8 @@ decide_noise_note(const struct comparison *c, const struct decision *d,
 	    d->kpi == NULL)
 		return false;
 	for (size_t i = 0; i < c->nmetrics && m == NULL; i++)
-		if (c->metrics[i].kpi && strcmp(c->metrics[i].name, d->kpi) == 0)
+		if (c->metrics[i].kpi &&
+		    strcmp(c->metrics[i].name, d->kpi) == 0)
 			m = &c->metrics[i];
 	if (m == NULL)
 		return false;

@@ -135,8 +135,8 @@ worst_kpi(const struct store_bisect_pair *pair, const char *change)
 		const struct store_bisect_kpi *k = &pair->kpis[i];
 		double c = k->change_defined ? k->change_pct : 0;
 
-		if (k->verdict != NULL &&
-		    strcmp(k->verdict, change) == 0 && fabs(c) > most) {
+		if (k->verdict != NULL && strcmp(k->verdict, change) == 0 &&
+		    fabs(c) > most) {
 			most = fabs(c);
 			best = k->kpi;
 		}

@@ -76,13 +76,13 @@ struct settings {
 	char *smtp_password;
 	int smtp_starttls; /* STARTTLS required */
 	char *mail_from;
-	char *public_url;     /* NULL: http://LISTEN */
-	int report_window;    /* seconds a report waits for its commit */
+	char *public_url;       /* NULL: http://LISTEN */
+	int report_window;      /* seconds a report waits for its commit */
 	int report_bisect_wait; /* seconds a report waits for its bisection */
-	int report_claim;     /* seconds a claimed report or mail is ours */
-	char *webhook;        /* a URL for reports as JSON, or NULL */
-	char *webhook_secret; /* the key of X-Robot-Signature, or NULL */
-	char *chat_webhook;   /* a URL for {"text": ...}, or NULL */
+	int report_claim;       /* seconds a claimed report or mail is ours */
+	char *webhook;          /* a URL for reports as JSON, or NULL */
+	char *webhook_secret;   /* the key of X-Robot-Signature, or NULL */
+	char *chat_webhook;     /* a URL for {"text": ...}, or NULL */
 	char *operator_mail;    /* the lab's operators' address, or NULL */
 	char *operator_webhook; /* their webhook (lab notes), or NULL */
 };

@@ -15,12 +15,13 @@ ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 smtp_start
 SP=$(cat "$T/smtp.port")
 # robotd.yaml [WAIT]: the configuration, with report_bisect_wait WAIT
-# (default 21600).
+# (default 21600); report_window 120: a thread's news waits until its
+# heads' pairs are final (then it goes at once).
 config() {
 	cat >"$T/robotd.yaml" <<YAML
 state_dir: $T/state
 lease_seconds: 60
-report_window: 120   # a thread's news waits for its heads' pairs (then: at once)
+report_window: 120
 report_bisect_wait: ${1:-21600}
 analysis_claim: 5
 smtp: smtp://127.0.0.1:$SP

@@ -48,10 +48,11 @@ test_outcome(void)
 static void
 test_chat_text(void)
 {
-	json_t *doc = json_pack("{s:s, s:s}", "subject",
-				"[robot] [t:p<!channel>@here] [a&b] 0123456789: "
-				"x -5.0% regression for @all, mail a@b.org",
-				"url", "http://robot.example.org/regressions/1");
+	json_t *doc =
+		json_pack("{s:s, s:s}", "subject",
+			  "[robot] [t:p<!channel>@here] [a&b] 0123456789: "
+			  "x -5.0% regression for @all, mail a@b.org",
+			  "url", "http://robot.example.org/regressions/1");
 	json_t *j = channel_chat_text(doc);
 	const char *t = json_string_value(json_object_get(j, "text"));
 

@@ -104,14 +104,16 @@ test_report_text(void)
 		  "report");
 	CHECK_INT(json_array_size(json_object_get(out.doc, "findings")), 2);
 	CHECK_INT(json_array_size(json_object_get(out.doc, "series")), 2);
-	CHECK_INT(json_integer_value(json_object_get(
-			  json_array_get(json_object_get(out.doc, "findings"), 0),
-			  "base_runs")),
-		  6);
-	CHECK_INT(json_integer_value(json_object_get(
-			  json_array_get(json_object_get(out.doc, "findings"), 0),
-			  "head_runs")),
-		  3);
+	CHECK_INT(
+		json_integer_value(json_object_get(
+			json_array_get(json_object_get(out.doc, "findings"), 0),
+			"base_runs")),
+		6);
+	CHECK_INT(
+		json_integer_value(json_object_get(
+			json_array_get(json_object_get(out.doc, "findings"), 0),
+			"head_runs")),
+		3);
 	/* No subscribers: the webhook alone. */
 	CHECK_INT(json_array_size(out.outbox), 1);
 	report_out_release(&out);
@@ -145,8 +147,8 @@ has(json_t *outbox, const char *channel, const char *recipient)
 	return false;
 }
 
-#define HEAD "d539ac2631e0d2c4d41b3e0e0bd0f5c7a1b2c3d4"
-#define BASE "7e5035bd9ef7cc41cdc36f6549965f59304d6d49"
+#define HEAD    "d539ac2631e0d2c4d41b3e0e0bd0f5c7a1b2c3d4"
+#define BASE    "7e5035bd9ef7cc41cdc36f6549965f59304d6d49"
 #define CULPRIT "b6aefd0a216cea179940c3a7b847a05c82084076"
 
 /* The claim as robot_report_next() gives it for a push of several
@@ -176,21 +178,20 @@ pushed(bool bisected, const char *reason)
 		json_object_set(f, "head_info", head);
 		json_object_set_new(
 			f, "bisection",
-			bisected ? json_pack("{s:s, s:i, s:o, s:i, s:{s:s, s:s, "
-					     "s:f, s:f}}",
-					     "state", "bisected", "steps", 4,
-					     "parent",
-					     json_deep_copy(json_array_get(
-						     json_object_get(c,
-								     "bases"),
-						     0)),
-					     "pair", 99 + (int)i, "kpi", "kpi",
-					     "dd.write_bytes_per_sec",
-					     "verdict", "regression",
-					     "change_pct", -80.04, "p_value",
-					     0.0021)
-				 : json_pack("{s:s, s:s}", "state", "failed",
-					     "reason", reason));
+			bisected
+				? json_pack("{s:s, s:i, s:o, s:i, s:{s:s, s:s, "
+					    "s:f, s:f}}",
+					    "state", "bisected", "steps", 4,
+					    "parent",
+					    json_deep_copy(json_array_get(
+						    json_object_get(c, "bases"),
+						    0)),
+					    "pair", 99 + (int)i, "kpi", "kpi",
+					    "dd.write_bytes_per_sec", "verdict",
+					    "regression", "change_pct", -80.04,
+					    "p_value", 0.0021)
+				: json_pack("{s:s, s:s}", "state", "failed",
+					    "reason", reason));
 	}
 	json_object_set_new(json_object_get(c, "commit"), "author",
 			    json_string("A Developer <dev@example.org>"));
@@ -297,9 +298,9 @@ test_report_range(void)
 	CHECK(strstr(out.body, "in a range:\n\nbase: " BASE) != NULL);
 	CHECK(strstr(out.body, "head: " HEAD " (\"net: tidy a header\")") !=
 	      NULL);
-	CHECK(strstr(out.body, "The bisection could not name the commit at "
-			       "fault: every commit left was skipped.") !=
-	      NULL);
+	CHECK(strstr(out.body,
+		     "The bisection could not name the commit at "
+		     "fault: every commit left was skipped.") != NULL);
 	CHECK(strstr(out.body, "The range's 25 commits, newest first:\n\n"
 			       "  d539ac2631 net: tidy a header\n"
 			       "  b6aefd0a21 mm: something\n") != NULL);
@@ -332,9 +333,8 @@ test_report_range(void)
 static void
 test_note(void)
 {
-	static const char *const ops[] = {"mail", "ops@example.org",
-					  "webhook", "http://127.0.0.1:9/ops",
-					  NULL};
+	static const char *const ops[] = {"mail", "ops@example.org", "webhook",
+					  "http://127.0.0.1:9/ops", NULL};
 	struct report_config oc = cfg;
 	json_t *c = json_pack(
 		"{s:s, s:i, s:{s:s, s:s, s:[s], s:s, s:i, s:s}}", "kind",

@@ -149,7 +149,8 @@ chart(struct buf *b, struct ask *a, json_t *h)
 		char t[160];
 
 		if (at_k >= 0 && strcmp(culprit, rjson_get_str(r, "commit")))
-			snprintf(t, sizeof t, "%s %+.1f%%: %.12s, found at %.12s",
+			snprintf(t, sizeof t,
+				 "%s %+.1f%%: %.12s, found at %.12s",
 				 rjson_get_str(r, "kind"),
 				 json_number_value(
 					 json_object_get(r, "change_pct")),

@@ -61,9 +61,10 @@ on_home(const char *text, const struct problem *p, void *arg)
 		buf_adds(&b, "<tr><td>");
 		page_blame(&b, json_object_get(c, "info"),
 			   json_object_get(c, "range"),
-			   rjson_get_str(json_array_get(json_object_get(
-						c, "findings"), 0),
-					 "head"));
+			   rjson_get_str(
+				   json_array_get(
+					   json_object_get(c, "findings"), 0),
+				   "head"));
 		buf_adds(&b, "</td><td>");
 		html_text(&b, rjson_get_str(c, "tree"));
 		buf_adds(&b, "</td><td><ul>");

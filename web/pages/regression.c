@@ -67,17 +67,15 @@ on_regression(const char *text, const struct problem *p, void *arg)
 		snprintf(num, sizeof num, "?");
 	/* The commit at fault leads once it is known; its range before. */
 	if (json_is_object(json_object_get(r, "culprit")))
-		title = xasprintf("%.10s: %s %s %s",
-				  rjson_get_str(json_object_get(r, "culprit"),
-						"sha"),
-				  rjson_get_str(r, "kpi"), num,
-				  rjson_get_str(r, "kind"));
+		title = xasprintf(
+			"%.10s: %s %s %s",
+			rjson_get_str(json_object_get(r, "culprit"), "sha"),
+			rjson_get_str(r, "kpi"), num, rjson_get_str(r, "kind"));
 	else
-		title = xasprintf("%.10s..%.10s: %s %s %s",
-				  rjson_get_str(r, "base"),
-				  rjson_get_str(r, "commit"),
-				  rjson_get_str(r, "kpi"), num,
-				  rjson_get_str(r, "kind"));
+		title = xasprintf(
+			"%.10s..%.10s: %s %s %s", rjson_get_str(r, "base"),
+			rjson_get_str(r, "commit"), rjson_get_str(r, "kpi"),
+			num, rjson_get_str(r, "kind"));
 	buf_init(&b);
 	buf_adds(&b, "<p class=\"state-");
 	html_attr(&b, rjson_get_str(r, "state"));

@@ -61,10 +61,10 @@ report_claim_decode(const char *text)
 	if (json_is_object(json_object_get(j, "range")))
 		c->range = xasprintf(
 			"%s..%s",
-			rjson_get_str(json_object_get(json_object_get(j,
-								      "range"),
-						      "base"),
-				      "sha"),
+			rjson_get_str(
+				json_object_get(json_object_get(j, "range"),
+						"base"),
+				"sha"),
 			sha);
 	c->thread = json_integer_value(
 		json_object_get(json_object_get(j, "thread"), "id"));
@@ -112,8 +112,8 @@ store_followup_next(struct store *s, int window, int seconds,
 	store_call(s, &followup_next, STORE_FN(cb), arg, window, seconds);
 }
 
-static const struct store_stmt note_next = {
-	"SELECT robot_note_next($1::int)", "i", read_report_claim, false};
+static const struct store_stmt note_next = {"SELECT robot_note_next($1::int)",
+					    "i", read_report_claim, false};
 
 void
 store_note_next(struct store *s, int seconds, store_report_claim_cb cb,

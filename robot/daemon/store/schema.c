@@ -86,12 +86,12 @@ schema_book(struct db_conn *c, char **err)
 #define FUNCTIONS_FINGERPRINT                                                  \
 	"(SELECT md5(coalesce(string_agg(x, E'\\n' ORDER BY x), '')) FROM "    \
 	"(SELECT p.proname || '(' || pg_get_function_identity_arguments("      \
-	"p.oid) || ') ' || md5(p.prosrc) AS x FROM pg_proc p JOIN "           \
-	"pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = '"        \
-	DB_FUNCTIONS_SCHEMA "' UNION ALL SELECT t.tgname || ' ON ' || "       \
-	"t.tgrelid::regclass::text || ' ' || f.proname FROM pg_trigger t "   \
-	"JOIN pg_proc f ON f.oid = t.tgfoid JOIN pg_namespace n ON n.oid = " \
-	"f.pronamespace WHERE n.nspname = '" DB_FUNCTIONS_SCHEMA "' AND "     \
+	"p.oid) || ') ' || md5(p.prosrc) AS x FROM pg_proc p JOIN "            \
+	"pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = "          \
+	"'" DB_FUNCTIONS_SCHEMA "' UNION ALL SELECT t.tgname || ' ON ' || "    \
+	"t.tgrelid::regclass::text || ' ' || f.proname FROM pg_trigger t "     \
+	"JOIN pg_proc f ON f.oid = t.tgfoid JOIN pg_namespace n ON n.oid = "   \
+	"f.pronamespace WHERE n.nspname = '" DB_FUNCTIONS_SCHEMA "' AND "      \
 	"NOT t.tgisinternal) y)"
 
 /*
@@ -161,12 +161,12 @@ schema_check(struct db_conn *c, int *have, char **err)
 static bool
 functions_check(struct db_conn *c, bool *same, char **err)
 {
-	struct db_result *r = db_exec(
-		c,
-		"SELECT version, sha256, fingerprint IS NOT DISTINCT FROM "
-		FUNCTIONS_FINGERPRINT " FROM robot_functions_loaded ORDER BY "
-		"version DESC LIMIT 1",
-		0, NULL);
+	struct db_result *r = db_exec(c,
+				      "SELECT version, sha256, fingerprint IS "
+				      "NOT DISTINCT FROM " FUNCTIONS_FINGERPRINT
+				      " FROM robot_functions_loaded ORDER BY "
+				      "version DESC LIMIT 1",
+				      0, NULL);
 	bool ok = db_ok(r);
 
 	*same = false;
@@ -274,8 +274,8 @@ functions_load(struct db_conn *c, char **err)
 	       store_exec(
 		       c,
 		       "INSERT INTO robot_functions_loaded (version, sha256, "
-		       "fingerprint) VALUES ($1::int, $2, "
-		       FUNCTIONS_FINGERPRINT ")",
+		       "fingerprint) VALUES ($1::int, "
+		       "$2, " FUNCTIONS_FINGERPRINT ")",
 		       2, params, err);
 }
 
