@@ -46,6 +46,30 @@ str_utf8_seq_len(const unsigned char *s, size_t len)
 	return n;
 }
 
+char *
+str_utf8_fix(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = xmalloc(3 * len + 1), *o = out;
+
+	while (len > 0) {
+		size_t n = *p == '\0' ? 0 : str_utf8_seq_len(p, len);
+
+		if (n == 0) {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			n = 1;
+		} else {
+			memcpy(o, p, n);
+			o += n;
+		}
+		p += n;
+		len -= n;
+	}
+	*o = '\0';
+	return out;
+}
+
 bool
 str_utf8_valid(const char *s, size_t len)
 {

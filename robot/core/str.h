@@ -19,6 +19,9 @@ char *str_quote(const char *s);
 /* Length of the valid UTF-8 sequence at s (len > 0 bytes), or 0. */
 size_t str_utf8_seq_len(const unsigned char *s, size_t len);
 bool str_utf8_valid(const char *s, size_t len);
+/* s (len bytes) as valid UTF-8: each byte that starts no valid sequence
+ * becomes U+FFFD, and a NUL too.  A new string (xmalloc). */
+char *str_utf8_fix(const char *s, size_t len);
 bool str_has_prefix(const char *s, const char *prefix);
 bool str_has_suffix(const char *s, const char *suffix);
 /* Optimal string alignment distance (Damerau-Levenshtein), ASCII-wise. */

@@ -360,6 +360,7 @@ static void
 fetch_read_log(struct fetch *f, const char *out)
 {
 	char *copy = xstrdup(out), *save = NULL;
+	size_t fixed = 0;
 
 	f->commits = json_array();
 	for (char *line = strtok_r(copy, "\n", &save); line != NULL;
@@ -378,13 +379,34 @@ fetch_read_log(struct fetch *f, const char *out)
 			if (*par != '\0')
 				json_array_append_new(parents,
 						      json_string(par));
-		json_array_append_new(
-			f->commits,
-			json_pack("{s:s, s:o, s:s%, s:s, s:s%}", "sha", fl[0],
-				  "parents", parents, "author", fl[2],
-				  strlen(fl[2]), "date", fl[3], "subject",
-				  fl[4], strlen(fl[4])));
+		/* A subject or author that is not UTF-8 (git keeps the
+		 * bytes it was given) is kept with U+FFFD, not dropped
+		 * with its commit. */
+		{
+			char *author = str_utf8_fix(fl[2], strlen(fl[2]));
+			char *subject = str_utf8_fix(fl[4], strlen(fl[4]));
+
+			if (strcmp(author, fl[2]) != 0 ||
+			    strcmp(subject, fl[4]) != 0) {
+				if (fixed++ == 0)
+					log_warnx("tree %s: commit %.12s: its "
+						  "subject or author is not "
+						  "UTF-8: kept with U+FFFD",
+						  f->c->name, fl[0]);
+			}
+			json_array_append_new(
+				f->commits,
+				json_pack("{s:s, s:o, s:s, s:s, s:s}", "sha",
+					  fl[0], "parents", parents, "author",
+					  author, "date", fl[3], "subject",
+					  subject));
+			free(author);
+			free(subject);
+		}
 	}
+	if (fixed > 1)
+		log_warnx("tree %s: %zu commits in all not UTF-8", f->c->name,
+			  fixed);
 	free(copy);
 }
 

@@ -20,7 +20,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 SUB=$(token submit alice)
-echo "1..33"
+echo "1..34"
 
 export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
 export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
@@ -94,13 +94,22 @@ check $(grep -q "^  main  *$(echo "$A" | cut -c1-12)  base $(echo "$A" | cut -c1
 
 # 3. An innocent head on main, a regressing one on dev-x: both queued with
 # their base, the base once; one regression record, at the right commit.
-B=$(commit main "fs: tidy up a comment")
+# The innocent one's subject is not UTF-8: a latin-1 byte, as old
+# histories have (git commit would convert it, so the commit object is
+# written by hand): its commit is kept, with U+FFFD.
+B0=$(commit main "fs: tidy up a cafe comment")
+B=$(git -C "$R" cat-file commit "$B0" | LC_ALL=C sed "s/a cafe comment/a caf$(printf '\351') comment/" |
+	git -C "$R" hash-object -t commit -w --stdin)
+git -C "$R" update-ref refs/heads/main "$B"
 C=$(commit dev-x "mm: write back more eagerly")
 simbox s1 "$C=-10" --noise=1 --seed=1
 wait_for 90 pair_is "$A" "$C" "final regression"
 check $? "the regressing head is queued, run and found a regression ($(sql "SELECT string_agg(head || ' ' || state || ' ' || coalesce(verdict, '-'), ', ') FROM pairs"))"
 wait_for 60 pair_is "$A" "$B" "final unchanged"
 check $? "the innocent head is unchanged"
+check $([ "$(sql "SELECT subject FROM tree_commits WHERE sha = '$B'")" = "$(printf 'fs: tidy up a caf\357\277\275 comment')" ] &&
+	grep -q "commit $(echo "$B" | cut -c1-12): its subject or author is not UTF-8: kept with U+FFFD" "$T/d.log"; echo $?) \
+	"a commit whose subject is not UTF-8 is kept, with U+FFFD, and logged ($(sql "SELECT count(*) FROM tree_commits WHERE sha = '$B'"))"
 check $([ "$(sql "SELECT count(*) FROM jobs WHERE commit = '$A' AND pair IS NULL")" = 3 ] &&
 	[ "$(sql "SELECT count(*) FROM jobs WHERE commit = '$C' AND pair IS NULL")" = 3 ] &&
 	[ "$(sql "SELECT count(*) FROM pairs")" = 2 ]; echo $?) \

@@ -35,6 +35,25 @@ test_utf8_validity(void)
 	CHECK(str_utf8_valid("\xf0\x9f\x98\x80", 4));
 }
 
+/* Invalid UTF-8 made valid: each bad byte (and a NUL) is U+FFFD; what
+ * was valid stays. */
+static void
+test_utf8_fix(void)
+{
+	char *s = str_utf8_fix("caf\xe9 \xc3\xa9\xc3", 8);
+
+	CHECK_STR(s, "caf\xef\xbf\xbd \xc3\xa9\xef\xbf\xbd");
+	CHECK(str_utf8_valid(s, strlen(s)));
+	free(s);
+	s = str_utf8_fix("a\0b", 3);
+	CHECK_STR(s, "a\xef\xbf\xbd"
+		     "b");
+	free(s);
+	s = str_utf8_fix("", 0);
+	CHECK_STR(s, "");
+	free(s);
+}
+
 static void
 test_edit_distance(void)
 {
@@ -73,6 +92,7 @@ main(void)
 		TAP_CASE(test_printable_escapes_control_and_invalid_utf8),
 		TAP_CASE(test_printable_cuts_long_input),
 		TAP_CASE(test_utf8_validity),
+		TAP_CASE(test_utf8_fix),
 		TAP_CASE(test_edit_distance),
 		TAP_CASE(test_closest_only_for_likely_typos),
 		TAP_CASE(test_prefix_suffix),
