@@ -433,10 +433,11 @@ robotd_settings(struct robotd *d, const char *config,
 	return ok;
 }
 
-/* The state directory is this robotd's while it serves: an flock on
- * STATE/robotd.pid (which holds its pid), kept until it exits.  False,
- * after saying which robotd has it, when another serves from it: two on
- * one directory would share, and then stop, one embedded database. */
+/* The state directory (its embedded database) is this robotd's while it
+ * serves: an flock on STATE/robotd.pid (which holds its pid), kept until
+ * it exits.  False, after saying which robotd has it, when another
+ * serves from it: two on one directory would share, and then stop, one
+ * embedded database. */
 static bool
 robotd_lock(const struct robotd *d)
 {
@@ -557,7 +558,10 @@ main(int argc, char **argv)
 		return 2;
 	log_init("robotd", debug ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
 	log_set_timestamps(!command);
-	if (!command && !robotd_lock(&d)) {
+	/* The embedded database is the state directory's: one robotd
+	 * serves it.  With --db, several robotd share a database (and may
+	 * share a state directory). */
+	if (!command && d.set.db == NULL && !robotd_lock(&d)) {
 		settings_release(&d.set);
 		return 1;
 	}
