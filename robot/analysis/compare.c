@@ -34,6 +34,7 @@ compare_options_init(struct compare_options *opt)
 	opt->equiv_alpha = 0.05;
 	opt->trim = 0.1;
 	opt->max_runs = 30;
+	opt->paired = false;
 }
 
 const char *
@@ -238,54 +239,133 @@ log_floor(double floor_pct)
 	return value;
 }
 
-/* The robust method, on the values of each side sorted. */
-static void
-robust(const double *base, size_t nb, const double *head, size_t nh,
-       const struct compare_options *opt, const struct direction *dir,
-       bool lazy, struct compare_result *r)
+/* What a test of "no change" rests on: the estimated change d (of the
+ * logs, or of the values), its standard error and degrees of freedom,
+ * and the spread of one run (for the runs a side a verdict would need). */
+struct estimate {
+	bool logs;
+	double d, se, df, sd;
+	size_t nmin; /* runs on the smaller side, or rounds */
+};
+
+/* Yuen's test of two sides, on the values of each side sorted: Welch's
+ * on trimmed means with winsorized variances (Welch's itself when
+ * nothing is trimmed).  False when one run on each side leaves nothing
+ * to test. */
+static bool
+two_sides(const double *base, size_t nb, const double *head, size_t nh,
+	  const struct compare_options *opt, struct estimate *e)
 {
-	double floor_pct = dir->floor_pct > opt->min_effect_pct
-				   ? dir->floor_pct
-				   : opt->min_effect_pct;
-	double mb, vb, mh, vh, d, se, df, t, margin, sd, scale;
-	bool significant;
+	double mb, vb, mh, vh;
 	size_t hb, hh; /* values left after trimming */
-	bool logs = base[0] > 0 && head[0] > 0;
-	size_t nmin = nb < nh ? nb : nh;
 
-	trimmed(base, nb, logs, opt->trim, &mb, &vb, &hb);
-	trimmed(head, nh, logs, opt->trim, &mh, &vh, &hh);
-	d = mh - mb;
-	/* On the log scale the floor is ln(1 + floor); on the value scale
-	 * it is a share of the base mean. */
-	scale = logs ? 1 : fabs(r->base.mean);
-	margin = logs ? log_floor(floor_pct) : floor_pct / 100 * scale;
-	r->effect_pct =
-		logs ? 100 * expm1(d) : (scale > 0 ? 100 * d / scale : 0);
-
-	if (nb == 1 && nh == 1) {
-		r->verdict = COMPARE_INCONCLUSIVE;
-		r->reason = "one run on each side";
-		r->runs_needed = 3;
-		return;
-	}
+	e->logs = base[0] > 0 && head[0] > 0;
+	e->nmin = nb < nh ? nb : nh;
+	trimmed(base, nb, e->logs, opt->trim, &mb, &vb, &hb);
+	trimmed(head, nh, e->logs, opt->trim, &mh, &vh, &hh);
+	e->d = mh - mb;
+	if (nb == 1 && nh == 1)
+		return false;
 	if (nb >= 2 && nh >= 2) {
-		/* Yuen's test: Welch's on trimmed means, with winsorized
-		 * variances (Welch's itself when nothing is trimmed). */
 		double vbn = (nb - 1) * vb / (hb * (hb - 1.0));
 		double vhn = (nh - 1) * vh / (hh * (hh - 1.0));
 
-		se = sqrt(vbn + vhn);
-		df = (vbn + vhn) * (vbn + vhn) /
-		     (vbn * vbn / (hb - 1) + vhn * vhn / (hh - 1));
-		sd = sqrt((vb + vh) / 2);
+		e->se = sqrt(vbn + vhn);
+		e->df = (vbn + vhn) * (vbn + vhn) /
+			(vbn * vbn / (hb - 1) + vhn * vhn / (hh - 1));
+		e->sd = sqrt((vb + vh) / 2);
 	} else {
 		/* One run on one side: its variance is the other side's. */
 		double v = nb >= 2 ? vb : vh;
 
-		se = sqrt(v * (1.0 / nb + 1.0 / nh));
-		df = (double)(nb + nh - 2);
-		sd = sqrt(v);
+		e->se = sqrt(v * (1.0 / nb + 1.0 / nh));
+		e->df = (double)(nb + nh - 2);
+		e->sd = sqrt(v);
+	}
+	return true;
+}
+
+/* The test of rounds: base[i] and head[i] were run back to back on one
+ * box, so the change is read within each round (head less base, of the
+ * logs when every value is positive), and what a box drifted or stood
+ * off by between rounds cancels out.  A model with the round as a
+ * block (a random effect), fitted as REML fits it: the differences give
+ * the noise within a round (n - 1 degrees of freedom); when the rounds'
+ * means spread no more than that noise explains, the rounds differ in
+ * nothing and both halves of the runs estimate the noise (2n - 2
+ * degrees of freedom: the power of two independent sides).  Trimmed
+ * and winsorized as Yuen's test is (Tukey and McLaughlin's one-sample
+ * form).  False with one round. */
+static bool
+rounds(const double *base, const double *head, size_t n, bool logs,
+       const struct compare_options *opt, struct estimate *e)
+{
+	double x[256], *own = NULL, *dif = x, *mid = x + 128, m, v, mm, vm;
+	size_t h;
+
+	e->logs = logs;
+	e->nmin = n;
+	if (n > 128) {
+		own = xreallocarray(NULL, 2 * n, sizeof *own);
+		dif = own;
+		mid = own + n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double b = logs ? log(base[i]) : base[i];
+		double t = logs ? log(head[i]) : head[i];
+
+		dif[i] = t - b;
+		mid[i] = (t + b) / 2;
+	}
+	stats_sort(dif, n);
+	stats_sort(mid, n);
+	trimmed(dif, n, false, opt->trim, &m, &v, &h);
+	trimmed(mid, n, false, opt->trim, &mm, &vm, &h);
+	free(own);
+	e->d = m;
+	if (n < 2)
+		return false;
+	/* Mean squares: within rounds v / 2, between rounds 2 vm. */
+	if (2 * vm < v / 2) {
+		double mb = 2 * vm, me = v / 2;
+
+		v = mb + me; /* 2 sigma^2, from both */
+		/* Satterthwaite's: 2h - 2 when the two agree, less as the
+		 * rounds' mean square falls below the noise's */
+		e->df = ((double)h - 1) * (mb + me) * (mb + me) /
+			(mb * mb + me * me);
+	} else {
+		e->df = (double)h - 1;
+	}
+	e->se = sqrt((n - 1) * v / (h * (h - 1.0)));
+	/* a run's spread, as two sides of independent runs would have it */
+	e->sd = sqrt(v / 2);
+	return true;
+}
+
+/* The robust method's verdict on the estimate e. */
+static void
+robust(const struct estimate *e, bool tested, const struct compare_options *opt,
+       const struct direction *dir, bool lazy, struct compare_result *r)
+{
+	double floor_pct = dir->floor_pct > opt->min_effect_pct
+				   ? dir->floor_pct
+				   : opt->min_effect_pct;
+	double d = e->d, se = e->se, df = e->df, t, margin, scale;
+	bool significant;
+
+	/* On the log scale the floor is ln(1 + floor); on the value scale
+	 * it is a share of the base mean. */
+	scale = e->logs ? 1 : fabs(r->base.mean);
+	margin = e->logs ? log_floor(floor_pct) : floor_pct / 100 * scale;
+	r->effect_pct =
+		e->logs ? 100 * expm1(d) : (scale > 0 ? 100 * d / scale : 0);
+
+	if (!tested) {
+		r->verdict = COMPARE_INCONCLUSIVE;
+		r->reason = opt->paired ? "one round" : "one run on each side";
+		r->runs_needed = 3;
+		return;
 	}
 	if (se == 0 || !(df > 0)) {
 		/* Both sides constant (or one run against a constant side). */
@@ -342,14 +422,15 @@ robust(const double *base, size_t nb, const double *head, size_t nh,
 	if (fabs(d) >= margin) {
 		r->reason = "a change, not yet significant";
 		r->runs_needed =
-			runs_for(sd, fabs(d), opt->alpha / 2, opt->max_runs);
+			runs_for(e->sd, fabs(d), opt->alpha / 2, opt->max_runs);
 	} else {
 		r->reason = "too noisy to show it unchanged";
-		r->runs_needed = runs_for(sd, margin - fabs(d),
+		r->within_floor = true;
+		r->runs_needed = runs_for(e->sd, margin - fabs(d),
 					  opt->equiv_alpha, opt->max_runs);
 	}
-	if (r->runs_needed >= 0 && (size_t)r->runs_needed <= nmin)
-		r->runs_needed = (int)nmin + 1;
+	if (r->runs_needed >= 0 && (size_t)r->runs_needed <= e->nmin)
+		r->runs_needed = (int)e->nmin + 1;
 }
 
 /* The LKP method: lkpstat on this one metric (a is the head). */
@@ -404,10 +485,19 @@ compare(const char *name, const double *base, size_t nb, const double *head,
 		r->change_pct = 0;
 		r->change_defined = r->head.mean == 0;
 	}
-	if (opt->method == COMPARE_LKP)
+	if (opt->method == COMPARE_LKP) {
 		lkp(name, base, nb, head, nh, dir, r);
-	else
-		robust(bs, nb, hs, nh, opt, dir, lazy, r);
+	} else {
+		struct estimate e = {0};
+		bool tested;
+
+		if (opt->paired && nb == nh)
+			tested = rounds(base, head, nb, bs[0] > 0 && hs[0] > 0,
+					opt, &e);
+		else
+			tested = two_sides(bs, nb, hs, nh, opt, &e);
+		robust(&e, tested, opt, dir, lazy, r);
+	}
 	free(ob);
 	free(oh);
 }

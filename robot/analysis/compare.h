@@ -2,10 +2,11 @@
  * compare.h: the comparison of one metric between two sets of runs, the
  * base and the head, by one of two methods:
  *
- * - COMPARE_ROBUST (the default): Welch's t test on log values with a
+ * - COMPARE_ROBUST (the default): Yuen's t test on log values with a
  *   known false-alarm rate per metric (alpha), a minimum effect, and an
  *   equivalence test (TOST) that says "unchanged" only when the change is
- *   shown to be small.  docs/statistics.md has the method and its
+ *   shown to be small; on the differences within each round when the
+ *   sides are rounds (opt->paired).  docs/statistics.md has the method and its
  *   measured error rates.
  * - COMPARE_LKP: LKP's changed-stat rule (lkpstat.h), for compatibility.
  *
@@ -44,6 +45,9 @@ struct compare_options {
 	double equiv_alpha;    /* of the equivalence test; default 0.05 */
 	double trim;           /* share trimmed off each end (Yuen); 0.1 */
 	int max_runs;          /* most runs per side worth asking for; 30 */
+	bool paired;           /* the sides are rounds: base[i] and head[i]
+				  ran back to back on one box (nb == nh);
+				  the change is read within each round */
 };
 
 struct compare_result {
@@ -60,6 +64,9 @@ struct compare_result {
 	/* For inconclusive verdicts: runs per side that would likely settle
 	 * it (0 if none are needed, -1 if more runs are unlikely to help). */
 	int runs_needed;
+	bool within_floor;  /* inconclusive: the change estimated is below
+			       the floor (more runs could only show it
+			       unchanged) */
 	const char *reason; /* why, for inconclusive and unchanged; static */
 };
 

@@ -223,6 +223,7 @@ comparison_of_columns(const char *series, const struct comparison_side *base,
 	c->method = opt->method;
 	c->base = *base;
 	c->head = *head;
+	c->rounds = opt->paired ? base->runs : 0;
 	c->metrics = xcalloc(ncols + 1, sizeof *c->metrics);
 	for (size_t i = 0; i < ncols; i++) {
 		const struct comparison_column *col = &cols[i];
@@ -515,6 +516,8 @@ comparison_json(const struct comparison *c, bool all, int indent,
 		buf_adds(out, "null");
 	jw_runs(&w, "base_runs", &c->base);
 	jw_runs(&w, "head_runs", &c->head);
+	jw_member(&w, "rounds", false, 0);
+	jw_int(&w, (long long)c->rounds);
 	jw_member(&w, "compared", false, 0);
 	jw_int(&w, (long long)c->ncompared);
 	jw_member(&w, "metrics", false, 0);
@@ -654,6 +657,7 @@ comparison_from_json(json_t *j)
 			    : COMPARE_ROBUST;
 	c->ncompared =
 		(size_t)json_integer_value(json_object_get(j, "compared"));
+	c->rounds = (size_t)json_integer_value(json_object_get(j, "rounds"));
 	c->base.commit = json_string_value(json_object_get(j, "base_commit"));
 	c->head.commit = json_string_value(json_object_get(j, "head_commit"));
 	c->metrics = xcalloc(json_array_size(metrics) + 1, sizeof *c->metrics);

@@ -40,6 +40,8 @@ struct comparison {
 	enum compare_method method;
 	struct comparison_side base;
 	struct comparison_side head;
+	size_t rounds; /* compared within rounds (compare_options.paired):
+			* how many; 0 for two independent sides */
 	struct comparison_metric *metrics; /* in the order of the documents */
 	size_t nmetrics;
 	size_t ncompared; /* metrics compared (comparison_from_json()'s

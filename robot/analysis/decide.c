@@ -1,6 +1,7 @@
 /*
  * decide.c: final or more runs.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,7 +47,10 @@ decide(const struct comparison *c, int runs, int max_runs, struct decision *d)
 		if (!m->kpi)
 			continue;
 		r = rank(m->r.verdict);
-		unsure = unsure || m->r.verdict == COMPARE_INCONCLUSIVE;
+		/* A change below the floor that the cap cannot show
+		 * unchanged: more runs would only cost the lab. */
+		unsure = unsure || (m->r.verdict == COMPARE_INCONCLUSIVE &&
+				    !decide_futile(&m->r, max_runs));
 		if (r < best) {
 			best = r;
 			d->kpi = m->name;
@@ -61,10 +65,59 @@ decide(const struct comparison *c, int runs, int max_runs, struct decision *d)
 	 * together. */
 	if (unsure && runs < max_runs) {
 		d->outcome = DECIDE_MORE;
-		d->runs = runs * 2 < max_runs ? runs * 2 : max_runs;
-		if (d->runs <= runs)
-			d->runs = runs + 1;
+		d->runs = decide_next_look(runs, max_runs);
 	}
+}
+
+int
+decide_next_look(int runs, int max_runs)
+{
+	int look = 3;
+
+	while (look <= runs && look < INT_MAX / 2)
+		look = look * 3 / 2 + (look * 3 % 2 != 0);
+	return look < max_runs ? look : max_runs > runs ? max_runs : runs + 1;
+}
+
+/* The Pocock-type spending function (Lan and DeMets): what is spent by
+ * information t. */
+static double
+spent(double alpha, double t)
+{
+	t = t < 1 ? t : 1;
+	return alpha * t * t * t;
+}
+
+/* The planned look below runs, or 0. */
+static int
+look_before(int runs)
+{
+	int before = 0;
+
+	for (int look = 3; look < runs; look = decide_next_look(look, INT_MAX))
+		before = look;
+	return before;
+}
+
+double
+decide_look_alpha(int runs, int before, int max_runs, double alpha)
+{
+	if (max_runs < 1)
+		return alpha;
+	if (runs > max_runs)
+		runs = max_runs;
+	/* Looked at as many before (runs asked again): the plan's share. */
+	if (before < 0 || before >= runs)
+		before = look_before(runs);
+	return spent(alpha, (double)runs / max_runs) -
+	       spent(alpha, (double)before / max_runs);
+}
+
+bool
+decide_futile(const struct compare_result *r, int max_runs)
+{
+	return r->verdict == COMPARE_INCONCLUSIVE && r->within_floor &&
+	       (r->runs_needed < 0 || r->runs_needed > max_runs);
 }
 
 /* The coefficient of variation of a side, in percent; NAN for none. */

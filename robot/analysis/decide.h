@@ -1,8 +1,9 @@
 /*
  * decide.h: what the daemon makes of a pair's comparison (DESIGN.md
  * section 7): the pair is final, or it gets more runs first.  A KPI that
- * is inconclusive asks for more runs on both sides, doubling, up to the
- * most runs per side; only then is the verdict final.  Monitor metrics
+ * is inconclusive asks for more runs on both sides (more rounds), to the
+ * next planned look, up to the most runs per side; only then is the
+ * verdict final.  Monitor metrics
  * never decide anything (docs/statistics.md).
  */
 #ifndef ROBOT_DECIDE_H
@@ -35,8 +36,38 @@ struct decision {
 };
 
 /*
+ * The planned looks at a pair's data (docs/statistics.md, "Extra runs"):
+ * 3, 5, 8, 12, 18, 27, ... runs a side (rounds), each about 1.5 times
+ * the last, up to max_runs, which is the last look.  A KPI's false-alarm
+ * budget (DECIDE_ALPHA) is spent across them: the look at runs, after a
+ * look at before (0 for the first), gets what the spending function
+ * alpha * t^3 at t = runs / max_runs adds from before to runs (little
+ * at the first looks, where a t test has few degrees of freedom to win
+ * with); by the last look the whole budget is spent, and a KPI's false
+ * alarms over every look stay within it (the union bound; what the
+ * looks share makes them fewer).  DECIDE_ALPHA is below the 0.5% a
+ * KPI's false alarms may reach because the test of rounds, which pools
+ * its noise when the rounds do not differ (compare.c), runs above its
+ * nominal level by about a fifth (bench/sim_loop.c).
+ */
+#define DECIDE_ALPHA 0.003
+
+/* The first planned look above runs, or max_runs. */
+int decide_next_look(int runs, int max_runs);
+/* The share of alpha spent at the look with runs a side after the look
+ * at before, of at most max_runs.  A look with no more runs than the
+ * last (runs asked again) gets the share the plan gives it. */
+double decide_look_alpha(int runs, int before, int max_runs, double alpha);
+/* Whether r is inconclusive only because the runs cannot show a change
+ * below its floor unchanged, and could not within max_runs a side: no
+ * runs are worth asking for it. */
+bool decide_futile(const struct compare_result *r, int max_runs);
+
+/*
  * Decides on c, whose sides were asked runs runs each so far, with at
- * most max_runs per side.
+ * most max_runs per side: more runs go to the next planned look, unless
+ * every inconclusive KPI is futile (decide_futile()).  The comparison
+ * was made at decide_look_alpha() of this look.
  */
 void decide(const struct comparison *c, int runs, int max_runs,
 	    struct decision *d);

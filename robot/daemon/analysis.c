@@ -56,6 +56,7 @@ struct pair_work {
 	size_t ncols;
 	double *block; /* the columns' values */
 	int max_runs;  /* of the pair, or robotd's */
+	int looked;    /* the runs a side asked at this look */
 	const struct direction_table *dt;
 	struct compare_options opt; /* analysis's, or an ask's */
 	bool all;                   /* every metric in the comparison */
@@ -254,6 +255,13 @@ pair_compare(struct pair_work *w)
 	char prefix[128], change[32];
 	struct buf text;
 
+	/* A pair measured in rounds is compared within them; a claimed
+	 * pair's look spends its share of the false-alarm budget. */
+	w->opt.paired = in->nrounds > 0;
+	if (w->claim != NULL)
+		w->opt.alpha = decide_look_alpha(asked, w->claim->looked,
+						 w->max_runs, DECIDE_ALPHA);
+	w->looked = asked;
 	if (bs.runs == 0 || hs.runs == 0) {
 		w->verdict = "failed";
 		w->kpis = xstrdup("[]");
@@ -339,7 +347,7 @@ pair_on_compared(void *arg)
 		w->runs,        w->comparison,
 		w->table,       w->more,
 		w->kpis,        w->findings ? w->findings : "[]",
-		w->note};
+		w->note,        w->looked};
 
 	if (w->verdict == NULL) { /* a bug: the values were not theirs */
 		log_warnx("analysis of pair %lld: its values cannot be read",

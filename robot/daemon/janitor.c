@@ -1,6 +1,7 @@
 /*
  * janitor.c: the sweep, a worker of the drain engine (drain.h): its
- * claim expires the leases past their deadline, mends the pairs left
+ * claim expires the leases past their deadline, takes back the rounds
+ * of a box that vanished between two of their runs, mends the pairs left
  * waiting for runs that are over, and brings no work, so the engine's
  * IDLE -> CLAIMING -> IDLE is the whole of it, once a tick.
  */
@@ -26,11 +27,16 @@ janitor_on_swept(const char *text, const struct problem *p, void *arg)
 	struct drain_worker *w = arg;
 	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *v;
 	json_int_t n = json_integer_value(json_object_get(j, "expired"));
+	json_int_t o = json_integer_value(json_object_get(j, "orphaned"));
 	size_t i;
 
 	if (n > 0)
 		log_info("%lld lease%s expired: back to the queue",
 			 (long long)n, n == 1 ? "" : "s");
+	if (o > 0)
+		log_info("%lld round%s left by a box not seen for a minute: "
+			 "measured again elsewhere",
+			 (long long)o, o == 1 ? "" : "s");
 	json_array_foreach(json_object_get(j, "mended"), i, v)
 	{
 		log_warnx("pair %lld waited for runs that had all ended: "

@@ -52,7 +52,7 @@ static const struct setting table[] = {
 	 AT(max_connections_per_client)},
 	{"request_timeout", SETTING_INT, "30", 1, 3600, false,
 	 AT(request_timeout)},
-	{"max_runs", SETTING_INT, "10", 1, 100, true, AT(max_runs)},
+	{"max_runs", SETTING_INT, "14", 1, 100, true, AT(max_runs)},
 	{"analysis_claim", SETTING_INT, "30", 2, 3600, true,
 	 AT(analysis_claim)},
 	{"tree_fetch_timeout", SETTING_INT, "600", 2, 86400, true,

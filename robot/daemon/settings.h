@@ -18,7 +18,7 @@
  *   max_connections: 4000    # HTTP connections at once
  *   max_connections_per_client: 64   # from one address at once
  *   request_timeout: 30      # seconds a request may take to arrive
- *   max_runs: 10             # runs per side analysis may ask for
+ *   max_runs: 14             # runs per side analysis may ask for
  *   analysis_claim: 30       # seconds a robotd holds a pair it analyses
  *   tree_fetch_timeout: 600  # seconds a tree's git fetch may take
  *   smtp: smtp://127.0.0.1:25   # where reports are mailed (none: held)

@@ -922,7 +922,7 @@ trees_check(json_t *tree, bool partial)
 		if (json_object_get(tree, "max_runs") == NULL)
 			json_object_set_new(
 				tree, "max_runs",
-				json_integer(runs > 10 ? runs : 10));
+				json_integer(runs > 14 ? runs : 14));
 		if (json_object_get(tree, "poll") == NULL)
 			json_object_set_new(tree, "poll", json_integer(300));
 	}

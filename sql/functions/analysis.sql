@@ -1,15 +1,20 @@
 -- analysis.sql: pairs compared and decided, and comparisons asked for.
 
+-- A run's values, appended to its series' at its commit, each metric's
+-- with the run's job beside it (metric_values.jobs).
 CREATE FUNCTION robot_result_values() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO metric_values AS m (series, commit, metric, vals, n, mean,
-		stddev, min, max)
-	SELECT NEW.series, NEW.commit, s.key, ARRAY[s.value::float8], 1,
-		s.value::float8, 0, s.value::float8, s.value::float8
+	INSERT INTO metric_values AS m (series, commit, metric, vals, jobs, n,
+		mean, stddev, min, max)
+	SELECT NEW.series, NEW.commit, s.key, ARRAY[s.value::float8],
+		ARRAY[NEW.job], 1, s.value::float8, 0, s.value::float8,
+		s.value::float8
 	FROM json_each_text(NEW.doc->'stats') s
 	ON CONFLICT (series, commit, metric) DO UPDATE SET
 		vals = m.vals || EXCLUDED.vals,
+		jobs = coalesce(m.jobs, array_fill(NULL::bigint, ARRAY[m.n]))
+			|| EXCLUDED.jobs,
 		n = m.n + 1,
 		mean = (SELECT avg(v) FROM unnest(m.vals || EXCLUDED.vals) v),
 		stddev = (SELECT stddev_pop(v)
@@ -128,21 +133,126 @@ BEGIN
 	RETURN p_runs - have;
 END $$;
 
+-- The rounds of a series in which both p_base and p_head were run (but
+-- not cancelled), oldest first: each with its two runs, their states and
+-- boxes.
+CREATE FUNCTION robot_pair_rounds(p_series text, p_base text, p_head text)
+RETURNS TABLE (round bigint, base_job bigint, head_job bigint,
+	base_state text, head_state text, base_box text, head_box text)
+LANGUAGE sql STABLE AS $$
+	SELECT b.round, b.id, h.id, b.state, h.state, b.box, h.box
+	FROM jobs b JOIN jobs h ON h.round = b.round AND h.series = b.series
+		AND h.commit = p_head AND h.state <> 'cancelled'
+	WHERE b.series = p_series AND b.commit = p_base
+		AND b.round IS NOT NULL AND b.state <> 'cancelled'
+		AND p_base <> p_head
+	ORDER BY b.round
+$$;
+
+-- The runs of a pair's sides in its rounds, as robot_side_runs() counts
+-- them: every round asked, those whose two runs ended ok on one box,
+-- those with a failed run; NULL when the pair has no rounds.
+CREATE FUNCTION robot_round_runs(p_series text, p_base text, p_head text)
+RETURNS json LANGUAGE sql STABLE AS $$
+	SELECT CASE WHEN count(*) > 0 THEN json_build_object('asked',
+		count(*), 'ok', count(*) FILTER (WHERE base_state = 'done'
+			AND head_state = 'done' AND base_box = head_box),
+		'failed', count(*) FILTER (WHERE 'failed' IN (base_state,
+			head_state))) END
+	FROM robot_pair_rounds(p_series, p_base, p_head)
+$$;
+
 -- What a pair's comparison starts from (series, base, head, one of its
--- jobs, the sides' run counts): the first row of the binary values
--- robotd reads (store_pair_columns()).
+-- jobs, the sides' run counts, and its rounds whose two runs ended ok on
+-- one box as [[base job, head job], ...], oldest first): the first row
+-- of the binary values robotd reads (store_pair_columns()).  A pair with
+-- rounds counts the runs of its rounds, each round once a side.
 CREATE FUNCTION robot_pair_head(p_series text, p_base text, p_head text)
 RETURNS json LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('series', p_series, 'base', p_base,
 		'head', p_head,
 		'job', (SELECT j.job FROM jobs j WHERE j.series = p_series
 			AND j.commit IN (p_head, p_base) ORDER BY j.id LIMIT 1),
-		'base_runs', robot_side_runs(p_series, p_base),
-		'head_runs', robot_side_runs(p_series, p_head))
+		'base_runs', coalesce(r.runs, robot_side_runs(p_series,
+			p_base)),
+		'head_runs', coalesce(r.runs, robot_side_runs(p_series,
+			p_head)),
+		'rounds', (SELECT coalesce(json_agg(json_build_array(x.base_job,
+			x.head_job) ORDER BY x.round), '[]')
+			FROM robot_pair_rounds(p_series, p_base, p_head) x
+			WHERE x.base_state = 'done' AND x.head_state = 'done'
+			AND x.base_box = x.head_box))
+	FROM (SELECT robot_round_runs(p_series, p_base, p_head) AS runs) r
 $$;
 
+-- The run to copy for a new run of a series at p_commit: its newest
+-- there, else at p_other, else the series' newest.
+CREATE FUNCTION robot_run_like(p_series text, p_commit text, p_other text)
+RETURNS jobs LANGUAGE plpgsql STABLE AS $$
+DECLARE
+	j jobs;
+BEGIN
+	SELECT * INTO j FROM jobs WHERE series = p_series
+		AND commit = p_commit ORDER BY id DESC LIMIT 1;
+	IF NOT FOUND THEN
+		SELECT * INTO j FROM jobs WHERE series = p_series
+			AND commit = p_other ORDER BY id DESC LIMIT 1;
+	END IF;
+	IF NOT FOUND THEN
+		SELECT * INTO j FROM jobs WHERE series = p_series
+			ORDER BY id DESC LIMIT 1;
+	END IF;
+	RETURN j;
+END $$;
+
+-- More rounds of pair p until it has p_rounds (the cancelled ones not
+-- counted): each a run of its base and of its head, in a random order,
+-- copies of the newest run of that commit in the series (else of the
+-- other side's, else of the series').  Returns how many rounds.
+CREATE FUNCTION robot_pair_more(p pairs, p_rounds int) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	tb jobs;
+	th jobs;
+	have int;
+	r bigint;
+	first_base boolean;
+BEGIN
+	IF p.base = p.head THEN
+		RETURN robot_side_more(p.id, p.series, p.base, p_rounds);
+	END IF;
+	SELECT count(*) INTO have
+		FROM robot_pair_rounds(p.series, p.base, p.head);
+	IF have >= p_rounds THEN
+		RETURN 0;
+	END IF;
+	tb := robot_run_like(p.series, p.base, p.head);
+	th := robot_run_like(p.series, p.head, p.base);
+	IF tb.id IS NULL OR th.id IS NULL THEN
+		RETURN 0;
+	END IF;
+	FOR i IN 1..p_rounds - have LOOP
+		r := nextval('rounds_id');
+		first_base := random() < 0.5;
+		INSERT INTO jobs (submission, key, tbox_group, series, commit,
+			tree, job, needs, run, runs, priority, max_attempts,
+			pair, round, round_pos)
+		VALUES (tb.submission, tb.key, tb.tbox_group, tb.series,
+			p.base, coalesce(p.tree, tb.tree), tb.job, tb.needs,
+			have + i, p_rounds, tb.priority, tb.max_attempts, p.id,
+			r, CASE WHEN first_base THEN 1 ELSE 2 END),
+			(th.submission, th.key, th.tbox_group, th.series,
+			p.head, coalesce(p.tree, th.tree), th.job, th.needs,
+			have + i, p_rounds, th.priority, th.max_attempts, p.id,
+			r, CASE WHEN first_base THEN 2 ELSE 1 END);
+	END LOOP;
+	PERFORM pg_notify('robot_jobs', tb.tbox_group);
+	RETURN p_rounds - have;
+END $$;
+
 -- The next pair to analyse, claimed for p_seconds: {pair, analyses,
--- max_runs, series, base, head, open}; robotd then reads its values in
+-- max_runs, looked (the runs a side of its last look), series, base,
+-- head, open}; robotd then reads its values in
 -- binary (store_pair_columns()).  open: the findings its branch recorded
 -- for the series at earlier heads and did not close, the newest of each
 -- KPI ([{id, kpi, kind, change_pct}]), from which robotd decides what
@@ -173,8 +283,8 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	RETURN json_build_object('pair', p.id, 'analyses', p.analyses,
-		'max_runs', p.max_runs, 'series', p.series, 'base', p.base,
-		'head', p.head,
+		'max_runs', p.max_runs, 'looked', p.looked, 'series', p.series,
+		'base', p.base, 'head', p.head,
 		'open', (SELECT coalesce(json_agg(json_build_object('id', r.id,
 			'kpi', r.kpi, 'kind', r.kind,
 			'change_pct', r.change_pct) ORDER BY r.kpi), '[]')
@@ -267,17 +377,18 @@ BEGIN
 END $$;
 
 -- The end of an analysis of pair p_pair under claim p_analyses: with
--- p_more > 0, more runs until each side has p_more (the pair waits for
+-- p_more > 0, more rounds until it has p_more (the pair waits for
 -- them); else the pair is final, keeps its KPIs' verdicts (p_kpis:
 -- [{kpi, verdict, change_pct, p_value}]) and records its findings.  A
 -- pair a bisection made records no findings and wakes the bisections.
 -- p_note: a final pair inconclusive at the cap, its noise in words
--- (robot_pair_noisy()).  A claim that another robotd took over
+-- (robot_pair_noisy()).  p_looked: the runs a side it was asked for at
+-- this look.  A claim that another robotd took over
 -- meanwhile changes nothing: 'stale'.
 CREATE FUNCTION robot_pair_done(p_pair bigint, p_analyses int,
 	p_verdict text, p_kpi text, p_runs int, p_comparison json,
 	p_table text, p_more int, p_kpis json, p_findings json,
-	p_note text DEFAULT NULL) RETURNS text
+	p_note text DEFAULT NULL, p_looked int DEFAULT NULL) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
 	p pairs;
@@ -290,11 +401,11 @@ BEGIN
 	UPDATE pairs SET verdict = p_verdict, kpi = p_kpi, runs = p_runs,
 		comparison = p_comparison, table_text = p_table,
 		kpis = p_kpis, claimed_until = NULL, updated = now(),
+		looked = coalesce(p_looked, looked),
 		state = CASE WHEN p_more > 0 THEN 'waiting' ELSE 'final' END
 		WHERE id = p_pair;
 	IF p_more > 0 THEN
-		PERFORM robot_side_more(p_pair, p.series, p.base, p_more);
-		PERFORM robot_side_more(p_pair, p.series, p.head, p_more);
+		PERFORM robot_pair_more(p, p_more);
 		IF (SELECT robot_pair_ended(x) FROM pairs x WHERE x.id = p_pair)
 		THEN
 			UPDATE pairs SET state = 'final' WHERE id = p_pair;

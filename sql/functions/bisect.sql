@@ -1,36 +1,9 @@
 -- bisect.sql: bisections.
 
--- The runs of bisection b at p_commit, unless the series has some
--- there: b.runs copies of its newest run at the bad end, for p_pair.
-CREATE FUNCTION robot_bisect_queue(b bisections, p_commit text,
-	p_pair bigint) RETURNS int
-LANGUAGE plpgsql AS $$
-DECLARE
-	j jobs;
-BEGIN
-	PERFORM 1 FROM jobs WHERE series = b.series AND commit = p_commit
-		AND state <> 'cancelled';
-	IF FOUND THEN
-		RETURN 0;
-	END IF;
-	SELECT * INTO j FROM jobs WHERE series = b.series AND commit = b.bad
-		ORDER BY id DESC LIMIT 1;
-	IF NOT FOUND THEN
-		SELECT * INTO j FROM jobs WHERE series = b.series
-			ORDER BY id DESC LIMIT 1;
-	END IF;
-	INSERT INTO jobs (submission, key, tbox_group, series, commit, tree,
-		job, needs, run, runs, priority, max_attempts, pair)
-	SELECT j.submission, j.key, j.tbox_group, j.series, p_commit, b.tree,
-		j.job, j.needs, i, b.runs, j.priority, j.max_attempts, p_pair
-	FROM generate_series(1, b.runs) i;
-	PERFORM pg_notify('robot_jobs', j.tbox_group);
-	RETURN b.runs;
-END $$;
-
 -- The pair (p_base, p_head) of bisection b: the one there is (with its
--- runs and verdict), or a new one; the runs either side lacks are
--- queued.  A pair whose runs have all ended is ready at once.  A new
+-- runs and verdict), or a new one; the rounds it lacks (b.runs of them)
+-- are queued: a step measures its commit in rounds with the one it is
+-- compared with.  A pair whose runs have all ended is ready at once.  A new
 -- pair asks for no more runs than b.runs: the bisection asks for more
 -- (robot_bisect_more()) only when its step cannot tell without them.  A
 -- pair that ended with no ok run on a side (its runs were cancelled: a
@@ -47,8 +20,7 @@ BEGIN
 		ON CONFLICT (series, base, head) DO UPDATE
 		SET updated = x.updated
 		RETURNING * INTO p;
-	PERFORM robot_bisect_queue(b, p_base, p.id);
-	PERFORM robot_bisect_queue(b, p_head, p.id);
+	PERFORM robot_pair_more(p, b.runs);
 	IF p.state = 'final' AND p.verdict = 'failed' AND EXISTS (SELECT 1
 		FROM jobs WHERE series = b.series
 		AND commit IN (p_base, p_head)
@@ -432,8 +404,7 @@ BEGIN
 		AND bisection = b.id AND state = 'final' LOOP
 		UPDATE pairs SET max_runs = p_runs, state = 'waiting',
 			updated = now() WHERE id = p.id;
-		PERFORM robot_side_more(p.id, p.series, p.base, p_runs);
-		PERFORM robot_side_more(p.id, p.series, p.head, p_runs);
+		PERFORM robot_pair_more(p, p_runs);
 		IF (SELECT robot_pair_ended(x) FROM pairs x WHERE x.id = p.id)
 		THEN
 			UPDATE pairs SET state = 'ready', ready_at = now()

@@ -53,6 +53,76 @@ LANGUAGE sql IMMUTABLE AS $$
 	END
 $$;
 
+-- The runs of submission p_sub in rounds (017_rounds.sql): the runs of
+-- one series with one run number at two or more commits are a round, in
+-- a random order.
+CREATE FUNCTION robot_rounds_form(p_sub bigint) RETURNS void
+LANGUAGE sql AS $$
+	WITH g AS (SELECT j.series, j.run, nextval('rounds_id') AS round
+		FROM jobs j WHERE j.submission = p_sub
+		AND j.commit IS NOT NULL AND j.round IS NULL
+		GROUP BY j.series, j.run HAVING count(DISTINCT j.commit) > 1),
+	o AS (SELECT j.id, g.round, row_number() OVER (PARTITION BY g.round
+		ORDER BY random()) AS pos
+		FROM jobs j JOIN g ON g.series = j.series AND g.run = j.run
+		WHERE j.submission = p_sub AND j.commit IS NOT NULL
+		AND j.round IS NULL)
+	UPDATE jobs SET round = o.round, round_pos = o.pos FROM o
+		WHERE jobs.id = o.id
+$$;
+
+-- A run of round p_round went back to the queue, or failed for good:
+-- none of the round stays pinned to its box.  When it went back
+-- (p_again), the round is measured again, all of it, wherever it is
+-- taken: its runs that ended leave it (they stay, for history) and
+-- copies of them are queued in their places.
+CREATE FUNCTION robot_round_again(p_round bigint, p_again boolean)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	j jobs;
+BEGIN
+	IF p_round IS NULL THEN
+		RETURN;
+	END IF;
+	IF p_again THEN
+		FOR j IN SELECT * FROM jobs WHERE round = p_round
+			AND state IN ('done', 'failed') ORDER BY id FOR UPDATE
+		LOOP
+			UPDATE jobs SET round = NULL, round_pos = NULL
+				WHERE id = j.id;
+			INSERT INTO jobs (submission, key, tbox_group, series,
+				commit, tree, job, needs, run, runs, priority,
+				max_attempts, pair, round, round_pos)
+			VALUES (j.submission, j.key, j.tbox_group, j.series,
+				j.commit, j.tree, j.job, j.needs, j.run, j.runs,
+				j.priority, j.max_attempts, j.pair, j.round,
+				j.round_pos);
+		END LOOP;
+	END IF;
+	UPDATE jobs SET box = NULL WHERE round = p_round AND state = 'queued'
+		AND box IS NOT NULL;
+END $$;
+
+-- Rounds pinned to a box that has not been seen for a minute (it died
+-- between two runs of a round, holding no lease): measured again
+-- elsewhere.  Returns how many.
+CREATE FUNCTION robot_rounds_orphaned() RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	r bigint;
+	n int := 0;
+BEGIN
+	FOR r IN SELECT DISTINCT j.round FROM jobs j JOIN boxes b
+		ON b.name = j.box
+		WHERE j.state = 'queued' AND j.box IS NOT NULL
+		AND j.round IS NOT NULL
+		AND b.last_seen < now() - interval '60 seconds' LOOP
+		PERFORM robot_round_again(r, true);
+		n := n + 1;
+	END LOOP;
+	RETURN n;
+END $$;
+
 -- A submission: the runs of its atomic jobs, given as a JSON array of
 -- {key, tbox_group, commit, tree, job, needs, run, runs, priority,
 -- max_attempts}, whose analysis adds runs up to p_max_runs a side (NULL:
@@ -99,6 +169,7 @@ BEGIN
 			max_attempts int)
 		RETURNING jobs.id, jobs.key, jobs.commit, jobs.run,
 			jobs.series, jobs.submission;
+	PERFORM robot_rounds_form(sub);
 	FOR grp IN SELECT DISTINCT x.tbox_group
 		FROM json_to_recordset(p_jobs) AS x(tbox_group text) LOOP
 		PERFORM pg_notify('robot_jobs', grp);

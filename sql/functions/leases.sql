@@ -26,11 +26,23 @@ BEGIN
 		RAISE EXCEPTION 'box % is broken after % failed jobs in a row; an operator must reset it',
 			p_box, b.failures USING ERRCODE = 'RB409';
 	END IF;
-	SELECT * INTO j FROM jobs
-		WHERE state = 'queued' AND tbox_group = b.tbox_group
-			AND robot_unfit(needs, b.facts) IS NULL
-		ORDER BY priority DESC, id LIMIT 1
-		FOR UPDATE SKIP LOCKED;
+	-- The rest of a round the box began comes first, in its order.
+	SELECT * INTO j FROM jobs WHERE state = 'queued' AND box = p_box
+		ORDER BY round_pos, id LIMIT 1 FOR UPDATE SKIP LOCKED;
+	IF NOT FOUND THEN
+		-- A round is begun by its first run still to come.
+		SELECT * INTO j FROM jobs
+			WHERE state = 'queued' AND tbox_group = b.tbox_group
+				AND box IS NULL
+				AND robot_unfit(needs, b.facts) IS NULL
+				AND (round IS NULL OR round_pos = 1
+				OR NOT EXISTS (SELECT 1 FROM jobs s
+					WHERE s.round = jobs.round
+					AND s.round_pos < jobs.round_pos
+					AND s.state IN ('queued', 'leased')))
+			ORDER BY priority DESC, id LIMIT 1
+			FOR UPDATE SKIP LOCKED;
+	END IF;
 	IF NOT FOUND THEN
 		UPDATE boxes SET last_seen = now() WHERE name = p_box;
 		RETURN QUERY SELECT NULL::bigint, NULL::timestamptz,
@@ -41,6 +53,10 @@ BEGIN
 	END IF;
 	UPDATE jobs SET state = 'leased', attempts = jobs.attempts + 1,
 		box = p_box, updated = now() WHERE id = j.id;
+	IF j.round IS NOT NULL THEN
+		UPDATE jobs SET box = p_box WHERE round = j.round
+			AND state = 'queued' AND id <> j.id;
+	END IF;
 	INSERT INTO leases (job, box, deadline)
 		VALUES (j.id, p_box, now() + make_interval(secs => p_seconds))
 		RETURNING * INTO l;
@@ -57,6 +73,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
 	l leases;
 	grp text;
+	rnd bigint;
 BEGIN
 	UPDATE leases SET state = 'released'
 		WHERE id = p_lease AND state = 'active' RETURNING * INTO l;
@@ -66,7 +83,8 @@ BEGIN
 	UPDATE jobs SET state = 'queued', attempts = greatest(attempts - 1, 0),
 		box = NULL, updated = now()
 		WHERE id = l.job AND state = 'leased'
-		RETURNING tbox_group INTO grp;
+		RETURNING tbox_group, round INTO grp, rnd;
+	PERFORM robot_round_again(rnd, true);
 	UPDATE boxes SET state = 'idle' WHERE name = l.box AND state = 'busy';
 	IF grp IS NOT NULL THEN
 		PERFORM pg_notify('robot_jobs', grp);
@@ -141,6 +159,7 @@ DECLARE
 	l leases;
 	j jobs;
 	stored text;
+	st text;
 BEGIN
 	l := robot_own_lease(p_lease, p_box);
 	SELECT doc::text INTO stored FROM results WHERE lease = p_lease;
@@ -178,7 +197,8 @@ BEGIN
 		UPDATE jobs SET state = CASE WHEN attempts >= max_attempts
 			THEN 'failed' ELSE 'queued' END,
 			error = p_error, box = NULL, updated = now()
-			WHERE id = j.id;
+			WHERE id = j.id RETURNING state INTO st;
+		PERFORM robot_round_again(j.round, st = 'queued');
 		UPDATE boxes SET state = 'idle' WHERE name = p_box;
 		PERFORM pg_notify('robot_jobs', j.tbox_group);
 		RETURN 'requeued';
@@ -198,18 +218,27 @@ BEGIN
 		state = CASE WHEN p_status <> 'ok' AND
 			failures + 1 >= p_broken_after THEN 'broken'
 			ELSE 'idle' END
-		WHERE name = p_box;
+		WHERE name = p_box RETURNING state INTO st;
+	IF st = 'broken' THEN
+		-- A broken box takes no more runs: its rounds are not its.
+		PERFORM robot_round_again(x.round, false) FROM (SELECT DISTINCT
+			round FROM jobs WHERE state = 'queued'
+			AND box = p_box) x;
+	END IF;
 	RETURN 'stored';
 END $$;
 
 -- Leases past their deadline: the job goes back to the queue with its
--- attempt counted, or fails after max_attempts.  Returns how many.
+-- attempt counted, or fails after max_attempts; its round is measured
+-- again (robot_round_again()).  Returns how many.
 CREATE FUNCTION robot_expire() RETURNS int LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
 	r record;
 	n int := 0;
 	grp text;
+	rnd bigint;
+	st text;
 BEGIN
 	FOR r IN UPDATE leases SET state = 'expired'
 		WHERE state = 'active' AND deadline < now()
@@ -221,7 +250,10 @@ BEGIN
 				attempts, r.box) ELSE error END,
 			box = NULL, updated = now()
 			WHERE id = r.job AND state = 'leased'
-			RETURNING tbox_group INTO grp;
+			RETURNING tbox_group, round, state INTO grp, rnd, st;
+		IF grp IS NOT NULL THEN
+			PERFORM robot_round_again(rnd, st = 'queued');
+		END IF;
 		UPDATE boxes SET state = 'idle'
 			WHERE name = r.box AND state = 'busy';
 		IF grp IS NOT NULL THEN

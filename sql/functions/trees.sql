@@ -49,8 +49,8 @@ $$;
 
 -- A fetch that went well: p_commits ([{sha, parents, author, date,
 -- subject}]) recorded, the heads ([{branch, sha, base, forced}]) kept; a
--- head that moved by a force-push has its old head's queued runs
--- cancelled and its pairs ended.  Returns what to test: the tree's jobs,
+-- head that moved by a force-push has its old head's queued runs (and
+-- the base's in its rounds) cancelled and its pairs ended.  Returns what to test: the tree's jobs,
 -- groups and runs, and its new heads, newest first.
 CREATE FUNCTION robot_tree_fetched(p_name text, p_heads json,
 	p_commits json) RETURNS json
@@ -81,8 +81,10 @@ BEGIN
 			UPDATE jobs SET state = 'cancelled', updated = now(),
 				error = format('%s was force-pushed from %s',
 					h.branch, old)
-				WHERE tree = p_name AND commit = old
-				AND state = 'queued';
+				WHERE state = 'queued' AND ((tree = p_name
+				AND commit = old) OR round IN (SELECT x.round
+				FROM jobs x WHERE x.tree = p_name
+				AND x.commit = old AND x.round IS NOT NULL));
 			UPDATE pairs SET state = 'final', verdict = 'cancelled',
 				updated = now()
 				WHERE tree = p_name AND branch = h.branch
@@ -108,10 +110,12 @@ BEGIN
 			NULLS LAST), '[]') FROM json_array_elements(fresh) x));
 END $$;
 
--- The runs of a tree's head and its base (robot_submit's p_jobs), less
--- those a side already has: a (series, commit) is never queued twice
--- while its runs exist.  Every series gets its pair (base, head) on the
--- branch; a pair whose runs are all there already is ready at once.
+-- The runs of a tree's head and its base (robot_submit's p_jobs), in
+-- rounds (robot_rounds_form()): the head's pair measures its base in its
+-- own rounds, whatever runs the base had before; a series whose pair has
+-- its rounds already is not queued again.  Every series gets its pair
+-- (base, head) on the branch; a pair whose runs are all there already is
+-- ready at once.
 CREATE FUNCTION robot_tree_submit(p_submitter text, p_file text,
 	p_body text, p_jobs json, p_tree text, p_branch text, p_base text,
 	p_head text, p_max_runs int)
@@ -130,11 +134,8 @@ BEGIN
 	PERFORM set_config('robot.tree_submit', 'on', true);
 	SELECT json_agg(x.j ORDER BY x.n) INTO todo FROM (SELECT j, n FROM
 		json_array_elements(p_jobs) WITH ORDINALITY AS e(j, n)
-		WHERE NOT EXISTS (SELECT 1 FROM jobs x
-			WHERE x.series = (j->>'key') || '/' ||
-				(j->>'tbox_group')
-			AND x.commit = j->>'commit' AND x.state <> 'cancelled'))
-		x;
+		WHERE NOT EXISTS (SELECT 1 FROM robot_pair_rounds((j->>'key')
+			|| '/' || (j->>'tbox_group'), p_base, p_head))) x;
 	IF todo IS NOT NULL THEN
 		RETURN QUERY SELECT * FROM robot_submit(p_submitter, p_file,
 			p_body, todo);

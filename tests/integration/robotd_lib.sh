@@ -138,6 +138,11 @@ api() {
 	fi
 }
 
+# dd_job FILE: writes the small dd job most daemon tests submit.
+dd_job() {
+	printf 'suite: dd-write\ntestcase: dd-write\ndisk: 1LOOP_64M\nfs: ext4\nnr_threads: 1dd\nruntime: 1s\ndd:\n  bs: 1M\n' >"$1"
+}
+
 # sha NAME: a made-up full SHA, the same for the same name (robotd takes
 # only full SHAs for commits outside a watched tree).
 sha() {

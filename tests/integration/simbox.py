@@ -1,17 +1,28 @@
 #!/usr/bin/env python3
 # simbox.py URL TOKEN BOX GROUP STOPFILE [COMMIT=SHIFT[~NOISE] ...]
-#           [COMMIT=fail ...] [--noise=PCT] [--seed=N] [--delay=S]: a
-# simulated test
-# box for the daemon's decisions.  It registers, leases runs and uploads
-# for each a result document whose KPI (dd.write_bytes_per_sec, 100 MB/s)
-# is moved by SHIFT percent at COMMIT (e.g. b2=-10) with Gaussian noise
-# of PCT percent (default 1; NOISE percent at that commit), and 20
-# monitor metrics that do not move (and --extra-metric=NAME, moved as
-# the KPI is), S seconds a run (default 0), until
-# STOPFILE exists.  A COMMIT=fail
-# run fails as a commit that cannot be provisioned does ("fault": "job").
-# It
-# stands in for a box only to drive robotd's analysis with a chosen
+#           [COMMIT=fail ...] [--noise=PCT] [--seed=N] [--delay=S]
+#           [--offset=PCT] [--drift=PCT] [--step=N:PCT]
+#           [--outliers=P:FACTOR] [--tails=DF] [--uploads=N] [--hold=N]:
+# a simulated test box for the daemon's decisions.  It registers, leases
+# runs and uploads for each a result document whose KPI
+# (dd.write_bytes_per_sec, 100 MB/s) is moved by SHIFT percent at COMMIT
+# (e.g. b2=-10) with Gaussian noise of PCT percent (default 1; NOISE
+# percent at that commit), and 20 monitor metrics that do not move (and
+# --extra-metric=NAME, moved as the KPI is), S seconds a run (default
+# 0), until STOPFILE exists.  A COMMIT=fail run fails as a commit that
+# cannot be provisioned does ("fault": "job").
+#
+# A lab's faults, each a property of the box whatever it runs: --offset
+# (the box is PCT percent off its group), --drift (it moves by PCT
+# percent a run, compounding), --step (from its Nth run on it is PCT
+# percent off: a controller that changed its cache mode), --outliers (a
+# run is off by FACTOR with probability P), --tails (the noise is
+# Student's t with DF degrees of freedom, scaled to PCT: heavy tails).
+# --uploads=N: it stops after N uploads, as a box that dies between two
+# runs; --hold=N: after N uploads it leases one more run and stops
+# without giving it back, as a box that dies during a run.
+#
+# It stands in for a box only to drive robotd's analysis with a chosen
 # truth: real boxes measure real filesystems elsewhere in the tests.
 import http.client
 import json
@@ -50,16 +61,48 @@ def call(method, path, body=None):
 st, _ = call("POST", "/api/boxes/%s/register" % BOX, json.dumps(
     {"tbox_group": GROUP, "ram_disk_limit": 1 << 40, "fs": ["ext4", "xfs", "btrfs"]}))
 assert st == 200, st
+OFFSET = float(opts.get("offset", "0")) / 100
+DRIFT = float(opts.get("drift", "0")) / 100
+STEP_AT, STEP = (opts.get("step", "0:0").split(":") + ["0"])[:2]
+STEP_AT, STEP = int(STEP_AT), float(STEP) / 100
+OUT_P, OUT_F = (float(x) for x in (opts.get("outliers", "0:1").split(":") + ["1"])[:2])
+TAILS = float(opts.get("tails", "0"))
+UPLOADS = int(opts.get("uploads", "0"))
+HOLD = int(opts.get("hold", "-1"))
+
+
+def noise(sd):
+    if TAILS > 2:
+        # Student's t scaled to unit variance.
+        z = rng.gauss(0, 1) / (rng.gammavariate(TAILS / 2, 2 / TAILS) ** 0.5)
+        return sd * z * ((TAILS - 2) / TAILS) ** 0.5
+    return sd * rng.gauss(0, 1)
+
+
+def box_factor(n):
+    # What the box does to its nth run (from 0), whatever the commit.
+    f = (1 + OFFSET) * (1 + DRIFT) ** n
+    if STEP_AT and n >= STEP_AT:
+        f *= 1 + STEP
+    if OUT_P and rng.random() < OUT_P:
+        f *= OUT_F
+    return f
+
+
 runs = 0
 while not os.path.exists(STOP):
+    if UPLOADS and runs >= UPLOADS:
+        break
     st, data = call("POST", "/api/boxes/%s/lease?wait=1" % BOX)
     if st != 200:
         continue
     lease = json.loads(data)
+    if runs == HOLD:
+        break  # dies holding the lease
     time.sleep(float(opts.get("delay", "0")))
     commit = lease["commit"]
-    kpi = 100e6 * (1 + SHIFT.get(commit, 0) / 100) * \
-        (1 + OWN_NOISE.get(commit, NOISE) * rng.gauss(0, 1))
+    kpi = 100e6 * (1 + SHIFT.get(commit, 0) / 100) * box_factor(runs) * \
+        (1 + noise(OWN_NOISE.get(commit, NOISE)))
     stats = {"dd.write_bytes_per_sec": kpi}
     for i in range(20):
         stats["proc-vmstat.m%d" % i] = 5000 * (1 + 0.01 * rng.gauss(0, 1))

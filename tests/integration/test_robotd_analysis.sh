@@ -77,8 +77,12 @@ check $(grep -q "regression  new .*dd.write_bytes_per_sec .*$(echo $BAD | cut -c
 	"robot regressions and robot regression ID print it"
 s=$(api GET "$U/api/compare?series=$SERIES&base=$BASE&head=$GOOD" "")
 s2=$(api GET "$U/api/compare?series=$SERIES&base=$BAD&head=$GOOD" "")
-check $([ "$s" = 200 ] && [ "$s2" = 200 ] && py "assert j['stored'] is False and j['verdict'] == 'improvement', j['verdict']"; echo $?) \
-	"GET /api/compare: the stored comparison, or one made on request ($s $s2)"
+# BAD and GOOD ran in the same three rounds: compared within them.
+check $([ "$s" = 200 ] && [ "$s2" = 200 ] && py "
+assert j['stored'] is False and j['comparison']['rounds'] == 3, (j['stored'], j['comparison']['rounds'])
+assert j['verdict'] in ('improvement', 'inconclusive'), j['verdict']
+assert j['comparison']['metrics'][0]['change_pct'] > 5, j['comparison']['metrics'][0]"; echo $?) \
+	"GET /api/compare: the stored comparison, or one made on request, within the rounds the two commits ran in ($s $s2)"
 ROBOT_SERVER=$U "$ROBOT" compare --series "$SERIES" --base $BASE --head ${GOOD%?}x >"$T/cmp.out" 2>&1
 ROBOT_SERVER=$U "$ROBOT" compare --series "${SERIES%lab}lbb" --base $BASE --head $GOOD >>"$T/cmp.out" 2>&1
 check $(grep -q "no ok runs at commit '${GOOD%?}x'; did you mean '$GOOD'" "$T/cmp.out" &&
@@ -113,7 +117,7 @@ rc=$?
 ROBOT_SERVER=$U "$ROBOT" results --series "$SERIES" --commit $BASE -o "$T/res/a/b/" >"$T/res2.out" 2>&1
 rc2=$?
 check $([ $rc = 1 ] && grep -q "no runs of series '.*lbb'; did you mean '$SERIES'" "$T/res.out" &&
-	[ $rc2 = 0 ] && [ "$(ls "$T/res/a/b" | wc -l)" = 3 ] && ! grep -q "//" "$T/res2.out"; echo $?) \
+	[ $rc2 = 0 ] && [ "$(ls "$T/res/a/b" | wc -l)" = "$(sql "SELECT count(*) FROM jobs WHERE commit = '$BASE' AND state = 'done'")" ] && ! grep -q "//" "$T/res2.out"; echo $?) \
 	"robot results: an unknown series is an error naming the nearest; -o makes its folders ($rc $rc2)"
 s1=$(api POST "$U/api/regressions/$RID" "" "$T/dd.yaml")
 echo '{"state": "invalid"}' >"$T/inv"
@@ -126,10 +130,12 @@ s5=$(api GET "$U/api/regressions/999" "")
 check $([ "$s1" = 401 ] && [ "$s2" = 200 ] && [ "$st" = invalid ] && [ "$s3" = 400 ] && [ "$s4" = 400 ] && [ "$s5" = 404 ]; echo $?) \
 	"a submit token marks it invalid; bad states and ids refused ($s1 $s2 $st $s3 $s4 $s5)"
 
-# 3. A 5% move under 8% noise: more runs, doubling to the cap (10), and
-# no record before the verdict is final.
+# 3. A 12% move under 4% noise: more rounds, look by look (3, 5, 8) to
+# the cap (10) or a verdict, and no record before the verdict is final.
+# (Beyond the floor whatever three rounds show, so it is not futile; a
+# round cut short is measured again, so a side may have a run more.)
 touch "$T/stop-s1"
-simbox s2 "$E5=-5" --noise=8 --seed=3
+simbox s2 "$E5=-12" --noise=4 --seed=3
 api POST "$U/api/jobs?tbox_group=lab&repeat=3&commit=$D4&commit=$E5" "$SUB" "$T/dd.yaml" >/dev/null
 early=0
 i=0
@@ -142,11 +148,11 @@ done
 runs=$(sql "SELECT string_agg(n::text, ' ' ORDER BY commit = '$E5') FROM (SELECT commit, count(*) n FROM jobs WHERE commit IN ('$D4', '$E5') GROUP BY commit) x")
 rounds=$(sql "SELECT analyses FROM pairs WHERE head = '$E5'")
 check $([ "$(sql "SELECT state FROM pairs WHERE head = '$E5'")" = final ] && [ "$rounds" -ge 2 ] &&
-	[ "$runs" = "10 10" -o "$rounds" -le 3 ] && [ $early = 0 ]; echo $?) \
+	{ [ "${runs% *}" -ge 10 ] && [ "${runs#* }" -ge 10 ] || [ "$rounds" -le 3 ]; } && [ $early = 0 ]; echo $?) \
 	"an inconclusive KPI gets more runs ($runs at base and head after $rounds analyses), no record before the final verdict"
 grep "analysis: .*$(short $D4)..$(short $E5)" "$T/d.log" | sed 's/^/# /'
-check $(grep -q "$(short $D4)..$(short $E5): dd.write_bytes_per_sec inconclusive with 3 runs a side: more runs, to 6" "$T/d.log"; echo $?) \
-	"the first analysis asked for 6 runs a side"
+check $(grep -q "$(short $D4)..$(short $E5): dd.write_bytes_per_sec inconclusive with 3 runs a side: more runs, to 5" "$T/d.log"; echo $?) \
+	"the first analysis asked for 5 rounds, the next planned look"
 touch "$T/stop-s2"
 
 # 4. Two robotd on one database: each pair analysed once.
@@ -170,10 +176,11 @@ touch "$T/stop-s3"
 # robotd killed -9 in the middle leaves it) is finished by another once
 # the claim runs out; and robotd killed -9 with pairs ready finishes
 # them when it comes back.
+a0=$(sql "SELECT analyses FROM pairs WHERE head = '$GOOD'")
 sql "UPDATE pairs SET state = 'ready' WHERE head = '$GOOD'" >/dev/null
 sql "SELECT robot_pair_next(3) IS NOT NULL" >/dev/null
 check $([ "$(sql "SELECT state FROM pairs WHERE head = '$GOOD'")" = analysing ]; echo $?) "a pair is claimed and its robotd gone"
-wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state || analyses FROM pairs WHERE head = '$GOOD'\")\" = final3 ]"
+wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state || analyses FROM pairs WHERE head = '$GOOD'\")\" = final$((a0 + 2)) ]"
 check $? "another robotd finishes it after the claim runs out ($(sql "SELECT state || ' ' || analyses FROM pairs WHERE head = '$GOOD'"))"
 kill -9 "$PID_e"
 kill -9 "$PID_d"
@@ -184,7 +191,7 @@ wait_for 60 pairs_final 14
 after=$(sql "SELECT string_agg(analyses::text, ',' ORDER BY id) FROM pairs WHERE base = '$M1'")
 check $([ "$after" = "$before" ]; echo $?) \
 	"robotd killed -9 and started again analyses the pairs left ready, once each ($after)"
-check $([ "$(sql "SELECT count(*) FROM regressions")" = 1 ]; echo $?) "still one regression record ($(sql "SELECT count(*) FROM regressions"))"
+check $([ "$(sql "SELECT count(*) FROM regressions WHERE commit <> '$E5'")" = 1 ]; echo $?) "still one regression record besides section 3's ($(sql "SELECT count(*) FROM regressions WHERE commit <> '$E5'"))"
 
 # 6. A stream of submits on four boxes, commits shared between them and
 # one noisy (more runs): every pair reaches its verdict, none is left

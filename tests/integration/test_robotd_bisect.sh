@@ -183,13 +183,17 @@ assert to[0] == ['lin7@example.org', 'maint@robot.test'], to
 "; echo $?) "one report, after the bisection: it names the first bad commit against its parent, where it was found, runs per side; to its author, not the head's"
 about lin "print(text(m[0]))" | sed -n 1,24p | sed 's/^/#   /'
 
-# Runs queued at the ends by the bisection are only more runs (a
-# comparison with an end asked for them): run 4 and on.
+# A step measures its midpoint in rounds with the commit it is compared
+# with: every run the bisection queued is in a round of its pair, one run
+# of each of the pair's commits, on one box.
 inbis="pair IN (SELECT id FROM pairs WHERE bisection = $B)"
 runs=$(sql "SELECT count(DISTINCT commit) FROM jobs WHERE $inbis AND commit NOT IN ('$A', '$HEAD')")
-ends=$(sql "SELECT count(*) FROM jobs WHERE $inbis AND commit IN ('$A', '$HEAD') AND run <= 3")
-check $([ "$runs" = "$(mids "$B")" ] && [ "$ends" = 0 ]; echo $?) \
-	"runs were queued on the midpoints only ($runs commits), the ends' runs reused ($ends)"
+odd=$(sql "SELECT count(*) FROM jobs j JOIN pairs p ON p.id = j.pair WHERE p.bisection = $B
+	AND (j.round IS NULL OR j.commit NOT IN (p.base, p.head))")
+split=$(sql "SELECT count(*) FROM (SELECT round FROM jobs WHERE $inbis AND state = 'done'
+	GROUP BY round HAVING count(DISTINCT box) > 1 OR count(DISTINCT commit) <> 2) x")
+check $([ "$runs" = "$(mids "$B")" ] && [ "$odd" = 0 ] && [ "$split" = 0 ]; echo $?) \
+	"runs were queued on the midpoints ($runs commits), each in rounds with the commit it is compared with ($odd $split)"
 robot bisections >"$T/list.out" 2>&1
 robot bisections "$B" >"$T/show.out" 2>&1
 check $(grep -q "^$B  *bisected .*$(echo "$BAD" | cut -c1-10)" "$T/list.out" &&
@@ -285,14 +289,16 @@ simbox_stop s4
 
 # 7. By hand: robot bisect --series --good --bad (names resolved in the
 # tree), on ends that do not differ: it says so and stops.
-simbox s5 --noise=1 --seed=5
+# shellcheck disable=SC2086
+simbox s5 $shifts --noise=1 --seed=5
 robot bisect --series "$SERIES" --tree noi --good v1.0 --bad "$(sed -n 2p "$T/noi.shas" | cut -c1-12)" --wait >"$T/same.out" 2>&1
 rc=$?
 check $([ $rc = 1 ] && grep -q "started" "$T/same.out" && grep -q "failed: the ends do not differ" "$T/same.out"; echo $?) \
 	"ends that do not differ: the bisection says so and stops ($rc: $(tail -1 "$T/same.out"))"
 sed 's/^/#   /' "$T/same.out"
 # The same by hand on the linear tree's ends: robot bisect --wait prints
-# each step and the first bad commit; the runs are all there already.
+# each step and the first bad commit (its steps measured in rounds of
+# their own, by the box that knows the linear tree's truth).
 robot bisect --series "$SERIES" --tree lin --good "$A" --bad "$GOOD6" >/dev/null 2>&1
 robot bisect --series "$SERIES" --tree lin --good "$A" --bad "$BAD" --wait >"$T/hand.out" 2>&1
 rc=$?
@@ -324,7 +330,8 @@ simbox_stop s6
 
 
 # 9. The same ends again are the running bisection; one cancels it, and
-# its queued runs go.  (No box runs now: the midpoint's runs wait.)
+# its queued runs go (3 rounds of each of its first step's two pairs).
+# (No box runs now: the step's runs wait.)
 OFFHEAD=$(tail -1 "$T/off.shas")
 printf '{"series": "%s", "good": "%s", "bad": "%s", "tree": "off"}' "$SERIES" "$(git -C "$T/off" rev-parse v1.0)" "$OFFHEAD" >"$T/b5.json"
 s1=$(api POST "$U/api/bisections" "$SUB" "$T/b5.json")
@@ -336,7 +343,7 @@ queued=$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")
 robot bisect --cancel "$id1" >"$T/cancel.out" 2>&1
 c1=$?
 c2=$(api POST "$U/api/bisections/$id1/cancel" "$SUB")
-check $([ "$s1" = 200 ] && [ "$s2" = 200 ] && [ "$r2" = "$id1 True" ] && [ "$queued" = 3 ] && [ $c1 = 0 ] && [ "$c2" = 404 ] &&
+check $([ "$s1" = 200 ] && [ "$s2" = 200 ] && [ "$r2" = "$id1 True" ] && [ "$queued" = 12 ] && [ $c1 = 0 ] && [ "$c2" = 404 ] &&
 	[ "$(sql "SELECT state FROM bisections WHERE id = $id1")" = cancelled ] &&
 	[ "$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")" = 0 ]; echo $?) \
 	"the same ends again are the running bisection; robot bisect --cancel stops it and its $queued queued runs ($s1 $s2 $r2 $c1 $c2)"

@@ -64,13 +64,18 @@ wait
 check $([ "$(q "SELECT state FROM pairs WHERE id = $P1")" = ready ]; echo $?) \
 	"two runs that end at once leave their pair ready ($(q "SELECT state FROM pairs WHERE id = $P1"))"
 
-# 2. A pair's analysis asks for runs it has already, one of them still
-# leased, while that run ends: the analysis sees it leased, the run's
+# 2. A pair's analysis asks for rounds it has already, one of their runs
+# still leased, while that run ends: the analysis sees it leased, the run's
 # end sees the pair still analysing.  The pair must not wait forever.
 P2=$(pair s2/lab a b analysing)
-runs s2/lab a done 2 >/dev/null
-runs s2/lab b done 1 >/dev/null
+A2=$(runs s2/lab a done 2)
+B2=$(runs s2/lab b done 1)
 J3=$(runs s2/lab b leased 1)
+# in two rounds: (a, b) and (a, the leased b)
+# shellcheck disable=SC2086
+set -- $A2
+q "UPDATE jobs SET round = 9001 WHERE id IN ($1, $B2)" >/dev/null
+q "UPDATE jobs SET round = 9002 WHERE id IN ($2, $J3)" >/dev/null
 later 3 "UPDATE jobs SET state = 'done' WHERE id = $J3"
 sleep 1
 got=$(q "SELECT robot_pair_done($P2, 1, 'inconclusive', 'dd.write_bytes_per_sec',

@@ -277,6 +277,82 @@ test_lkp_floors_on_many_metrics(void)
 	CHECK_INT(below, 0);
 }
 
+/* A box that drifts up 3% a round, with 0.5% noise; at round i the
+ * head is the base moved by shift (a share). */
+static void
+drifting(double shift, double *b, double *h, size_t n)
+{
+	static const double wobble[] = {0.4, -0.3, 0.1,  -0.5, 0.2,
+					0.5, -0.1, -0.4, 0.3,  -0.2};
+
+	for (size_t i = 0; i < n; i++) {
+		double box = 100 * pow(1.03, (double)i);
+
+		b[i] = box * (1 + wobble[i % 10] / 100);
+		h[i] = box * (1 + shift) * (1 - wobble[(i + 3) % 10] / 100);
+	}
+}
+
+static struct compare_result
+cmp_rounds(const double *b, const double *h, size_t n, bool paired)
+{
+	struct compare_options opt;
+	struct compare_result r;
+
+	compare_options_init(&opt);
+	opt.paired = paired;
+	compare_metric("dd.write_bytes_per_sec", b, n, h, n, &opt, &up, &r);
+	return r;
+}
+
+/* Rounds: the change is read within each round, so a drifting box
+ * neither hides a real change nor makes one up; the same values taken
+ * as two independent sides cannot tell. */
+static void
+test_rounds_cancel_drift(void)
+{
+	double b[10], h[10], late[10];
+	struct compare_result r;
+
+	drifting(0, b, h, 10);
+	r = cmp_rounds(b, h, 10, true);
+	CHECK_INT(r.verdict, COMPARE_UNCHANGED);
+	CHECK(fabs(r.effect_pct) < 1);
+	r = cmp_rounds(b, h, 10, false);
+	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
+
+	drifting(-0.08, b, h, 10);
+	r = cmp_rounds(b, h, 10, true);
+	CHECK_INT(r.verdict, COMPARE_REGRESSION);
+	CHECK_DBL(r.effect_pct, -8, 1);
+	CHECK(r.p_value < 1e-6);
+	CHECK_DBL(r.df, 7, 0); /* 10 rounds, one trimmed off each end */
+	r = cmp_rounds(b, h, 10, false);
+	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
+
+	/* Base runs taken first and head runs later on the drifting box
+	 * (not in rounds) show a change that is not there. */
+	drifting(0, late, h, 10);
+	drifting(0, b, late, 10);
+	for (size_t i = 0; i < 5; i++)
+		late[i] = h[i + 5];
+	r = cmp_rounds(b, late, 5, false);
+	CHECK_INT(r.verdict, COMPARE_IMPROVEMENT);
+	/* One round cannot be tested; rounds of unequal count are not
+	 * rounds: compared as two sides. */
+	r = cmp_rounds(b, h, 1, true);
+	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK_STR(r.reason, "one round");
+	{
+		struct compare_options opt;
+
+		compare_options_init(&opt);
+		opt.paired = true;
+		compare_metric("x", b, 10, h, 9, &opt, &up, &r);
+		CHECK(r.df > 0 && r.df != 7);
+	}
+}
+
 int
 main(void)
 {
@@ -294,6 +370,7 @@ main(void)
 		TAP_CASE(test_abs_floor_with_one_run),
 		TAP_CASE(test_lkp_thresholds),
 		TAP_CASE(test_lkp_floors_on_many_metrics),
+		TAP_CASE(test_rounds_cancel_drift),
 		{NULL, NULL}};
 
 	return tap_run(cases);

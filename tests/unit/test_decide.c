@@ -87,15 +87,76 @@ test_inconclusive_asks_for_more(void)
 	struct decision d;
 
 	CHECK_INT(c->metrics[0].r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK(!c->metrics[0].r.within_floor); /* -5%: not below the floor */
 	decide(c, 3, 10, &d);
 	CHECK_INT(d.outcome, DECIDE_MORE);
-	CHECK_INT(d.runs, 6);
-	decide(c, 6, 10, &d);
+	CHECK_INT(d.runs, 5);
+	decide(c, 5, 10, &d);
+	CHECK_INT(d.outcome, DECIDE_MORE);
+	CHECK_INT(d.runs, 8);
+	decide(c, 8, 10, &d);
 	CHECK_INT(d.outcome, DECIDE_MORE);
 	CHECK_INT(d.runs, 10);
 	decide(c, 10, 10, &d);
 	CHECK_INT(d.outcome, DECIDE_FINAL);
 	CHECK_INT(d.verdict, DECIDE_INCONCLUSIVE);
+	comparison_free(c);
+}
+
+/* The planned looks, and the false-alarm budget spent across them: the
+ * shares of one plan add up to the whole, the first looks get little. */
+static void
+test_looks_spend_the_budget(void)
+{
+	int plan[16], n = 0, runs = 3;
+	double sum = 0;
+
+	CHECK_INT(decide_next_look(1, 14), 3);
+	CHECK_INT(decide_next_look(3, 14), 5);
+	CHECK_INT(decide_next_look(4, 14), 5);
+	CHECK_INT(decide_next_look(8, 14), 12);
+	CHECK_INT(decide_next_look(12, 14), 14);
+	CHECK_INT(decide_next_look(12, 100), 18);
+	CHECK_INT(decide_next_look(14, 14), 15); /* past the cap: one more */
+	plan[n++] = runs;
+	while (runs < 14)
+		plan[n++] = runs = decide_next_look(runs, 14);
+	CHECK_INT(n, 5); /* 3 5 8 12 14 */
+	for (int i = 0; i < n; i++)
+		sum += decide_look_alpha(plan[i], i ? plan[i - 1] : 0, 14,
+					 DECIDE_ALPHA);
+	CHECK_DBL(sum, DECIDE_ALPHA, 1e-15);
+	CHECK(decide_look_alpha(3, 0, 14, DECIDE_ALPHA) < DECIDE_ALPHA / 50);
+	CHECK(decide_look_alpha(14, 12, 14, DECIDE_ALPHA) > DECIDE_ALPHA / 5);
+	/* One look at the cap spends it all; a look asked again with no
+	 * new runs spends what the plan gives that look, not nothing. */
+	CHECK_DBL(decide_look_alpha(10, 0, 10, DECIDE_ALPHA), DECIDE_ALPHA,
+		  1e-15);
+	CHECK_DBL(decide_look_alpha(14, 14, 14, DECIDE_ALPHA),
+		  decide_look_alpha(14, 12, 14, DECIDE_ALPHA), 1e-15);
+}
+
+/* A KPI whose change is below its floor, too noisy for the cap to show
+ * it unchanged, asks for no runs: the pair is final, inconclusive. */
+static void
+test_futile_runs_not_asked(void)
+{
+	struct comparison *c = compare(0, 0.08, 3, 0);
+	struct decision d;
+
+	CHECK_INT(c->metrics[0].r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK(c->metrics[0].r.within_floor);
+	CHECK(decide_futile(&c->metrics[0].r, 14));
+	decide(c, 3, 14, &d);
+	CHECK_INT(d.outcome, DECIDE_FINAL);
+	CHECK_INT(d.verdict, DECIDE_INCONCLUSIVE);
+	comparison_free(c);
+	/* quiet enough for the cap to show it: more runs */
+	c = compare(0, 0.02, 3, 0);
+	CHECK_INT(c->metrics[0].r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK(!decide_futile(&c->metrics[0].r, 14));
+	decide(c, 3, 14, &d);
+	CHECK_INT(d.outcome, DECIDE_MORE);
 	comparison_free(c);
 }
 
@@ -246,6 +307,8 @@ main(void)
 		TAP_CASE(test_regression_is_final),
 		TAP_CASE(test_unchanged_is_final),
 		TAP_CASE(test_inconclusive_asks_for_more),
+		TAP_CASE(test_looks_spend_the_budget),
+		TAP_CASE(test_futile_runs_not_asked),
 		TAP_CASE(test_noise_note),
 		TAP_CASE(test_monitors_never_decide),
 		TAP_CASE(test_columns_notes),

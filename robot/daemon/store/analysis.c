@@ -46,6 +46,7 @@ pair_claim_decode(const char *text)
 	c->pair = json_integer_value(json_object_get(j, "pair"));
 	c->analyses = (int)json_integer_value(json_object_get(j, "analyses"));
 	c->max_runs = (int)json_integer_value(json_object_get(j, "max_runs"));
+	c->looked = (int)json_integer_value(json_object_get(j, "looked"));
 	c->series = xstrdup(rjson_get_str(j, "series"));
 	c->base = xstrdup(rjson_get_str(j, "base"));
 	c->head = xstrdup(rjson_get_str(j, "head"));
@@ -102,8 +103,8 @@ store_pair_next(struct store *s, int seconds, store_pair_claim_cb cb, void *arg)
 
 static const struct store_stmt pair_done = {
 	"SELECT robot_pair_done($1::bigint, $2::int, $3, $4, $5::int, "
-	"$6::json, $7, $8::int, $9::json, $10::json, $11)",
-	"lissississs", store_read_text, false};
+	"$6::json, $7, $8::int, $9::json, $10::json, $11, $12::int)",
+	"lissississsi", store_read_text, false};
 
 void
 store_pair_done(struct store *s, const struct store_pair_done *d,
@@ -111,7 +112,7 @@ store_pair_done(struct store *s, const struct store_pair_done *d,
 {
 	store_call(s, &pair_done, STORE_FN(cb), arg, d->pair, d->analyses,
 		   d->verdict, d->kpi, d->runs, d->comparison, d->table,
-		   d->more, d->kpis, d->findings, d->note);
+		   d->more, d->kpis, d->findings, d->note, d->looked);
 }
 
 struct store_values {
@@ -132,12 +133,12 @@ read_values(const struct db_result *r, const struct problem *p, store_fn cb,
 }
 
 /* Row 0: the head's JSON; then a row per side and metric: 1 for the
- * base's, 2 for the head's, by metric. */
+ * base's, 2 for the head's, by metric, with the job of each value. */
 static const struct store_stmt pair_columns = {
-	"SELECT 0, robot_pair_head($1, $2, $3)::text, NULL::float8[] "
-	"UNION ALL SELECT CASE WHEN commit = $2 THEN 1 ELSE 2 END, "
-	"metric, vals FROM metric_values WHERE series = $1 AND commit "
-	"IN ($2, $3) ORDER BY 1, 2",
+	"SELECT 0, robot_pair_head($1, $2, $3)::text, NULL::float8[], "
+	"NULL::int8[] UNION ALL SELECT CASE WHEN commit = $2 THEN 1 ELSE 2 "
+	"END, metric, vals, jobs FROM metric_values WHERE series = $1 AND "
+	"commit IN ($2, $3) ORDER BY 1, 2",
 	"sss", read_values, true};
 
 void
@@ -196,6 +197,51 @@ float8_array(const unsigned char *p, size_t len, double *out, size_t *n)
 	return true;
 }
 
+/* An int8[] or float8[] in send format, every element in its place:
+ * each as its 8 bytes (float8s as doubles, int8s as long longs), a
+ * NULL as NAN or -1.  At most max; false when it is not one. */
+static bool
+array8_at(const unsigned char *p, size_t len, bool ints, void *out, size_t max,
+	  size_t *n)
+{
+	const unsigned char *end = p + len;
+	uint32_t count;
+
+	*n = 0;
+	if (p == NULL || len < 12)
+		return p == NULL || len == 0;
+	if (be32(p) == 0)
+		return true;
+	if (be32(p) != 1 || len < 20)
+		return false;
+	count = be32(p + 12);
+	p += 20;
+	for (uint32_t i = 0; i < count && *n < max; i++) {
+		uint64_t bits = 0;
+
+		if (end - p < 4)
+			return false;
+		if (be32(p) == 0xffffffffu) {
+			p += 4;
+			if (ints)
+				((long long *)out)[(*n)++] = -1;
+			else
+				((double *)out)[(*n)++] = NAN;
+			continue;
+		}
+		if (be32(p) != 8 || end - p < 12)
+			return false;
+		for (int k = 0; k < 8; k++)
+			bits = bits << 8 | p[4 + k];
+		if (ints)
+			((long long *)out)[(*n)++] = (long long)bits;
+		else
+			memcpy((double *)out + (*n)++, &bits, sizeof(double));
+		p += 12;
+	}
+	return true;
+}
+
 /* The elements a float8[] in send format says it has. */
 static size_t
 float8_count(const unsigned char *p, size_t len)
@@ -212,6 +258,7 @@ store_pair_head_free(struct store_pair_head *h)
 	free(h->base);
 	free(h->head);
 	json_decref(h->job);
+	free(h->rounds);
 	free(h);
 }
 
@@ -227,8 +274,9 @@ side_runs(json_t *j, struct store_side_runs *r)
 static struct store_pair_head *
 pair_head_decode(const char *text, size_t len)
 {
-	json_t *j = json_loadb(text, len, 0, NULL);
+	json_t *j = json_loadb(text, len, 0, NULL), *rounds, *r;
 	struct store_pair_head *h;
+	size_t i;
 
 	if (j == NULL || rjson_get_str(j, "series") == NULL ||
 	    rjson_get_str(j, "base") == NULL ||
@@ -243,8 +291,135 @@ pair_head_decode(const char *text, size_t len)
 	h->job = json_incref(json_object_get(j, "job"));
 	side_runs(json_object_get(j, "base_runs"), &h->base_runs);
 	side_runs(json_object_get(j, "head_runs"), &h->head_runs);
+	rounds = json_object_get(j, "rounds");
+	h->rounds = xcalloc(json_array_size(rounds) + 1, sizeof *h->rounds);
+	json_array_foreach(rounds, i, r)
+	{
+		h->rounds[h->nrounds][0] =
+			json_integer_value(json_array_get(r, 0));
+		h->rounds[h->nrounds][1] =
+			json_integer_value(json_array_get(r, 1));
+		h->nrounds++;
+	}
 	json_decref(j);
 	return h;
+}
+
+/* The column of metric name among cols[0..*n), a new one (*n grows)
+ * if it has none yet; index maps names to columns. */
+static struct comparison_column *
+column_named(struct strmap *index, struct comparison_column *cols, size_t *n,
+	     const char *name)
+{
+	size_t k;
+
+	if (!strmap_get(index, name, &k)) {
+		k = (*n)++;
+		strmap_put(index, name, k);
+		cols[k] = (struct comparison_column){name, NULL, 0, NULL, 0};
+	}
+	return &cols[k];
+}
+
+/* The values of a side's row at the rounds' runs (side 0: the base's),
+ * each in its round's place, NAN where the run gave none; false when the
+ * row cannot be read.  tmp has room for the row's values and jobs. */
+static bool
+row_at_rounds(const struct db_result *r, size_t row, int side,
+	      const struct store_pair_head *in, double *out, double *vals,
+	      long long *jobs)
+{
+	size_t nv, nj;
+
+	if (!array8_at((const unsigned char *)db_value(r, row, 2),
+		       db_length(r, row, 2), false, vals, SIZE_MAX, &nv) ||
+	    !array8_at((const unsigned char *)db_value(r, row, 3),
+		       db_length(r, row, 3), true, jobs, nv, &nj))
+		return false;
+	for (size_t k = 0; k < in->nrounds; k++) {
+		out[k] = NAN;
+		for (size_t i = 0; i < nj; i++)
+			if (jobs[i] == in->rounds[k][side]) {
+				out[k] = vals[i];
+				break;
+			}
+	}
+	return true;
+}
+
+/* store_values_read() for a pair with rounds: each column holds the
+ * values of the rounds in which both runs gave a finite one, base[i]
+ * and head[i] of one round. */
+static bool
+values_of_rounds(const struct db_result *r, struct store_pair_head *in,
+		 struct comparison_column **cols, size_t *ncols, double **block)
+{
+	size_t rows = db_rows(r), most = 0, n = 0;
+	double *vals;
+	long long *jobs;
+	struct strmap *index;
+	bool ok = true;
+
+	for (size_t i = 1; i < rows; i++) {
+		size_t c =
+			float8_count((const unsigned char *)db_value(r, i, 2),
+				     db_length(r, i, 2));
+
+		most = c > most ? c : most;
+	}
+	vals = xreallocarray(NULL, most + 1, sizeof *vals);
+	jobs = xreallocarray(NULL, most + 1, sizeof *jobs);
+	*block = xreallocarray(NULL, (rows + 1) * in->nrounds + 1,
+			       sizeof **block);
+	*cols = xcalloc(rows, sizeof **cols);
+	index = strmap_new(rows);
+	for (size_t i = 1; i < rows && ok; i++) {
+		uint32_t side = be32((const unsigned char *)db_value(r, i, 0));
+		const char *name = db_value(r, i, 1);
+		double *at = *block + (i - 1) * in->nrounds;
+		struct comparison_column *c;
+
+		if (name == NULL || (side != 1 && side != 2) ||
+		    !row_at_rounds(r, i, side - 1, in, at, vals, jobs)) {
+			ok = false;
+			break;
+		}
+		c = column_named(index, *cols, &n, name);
+		if (side == 1 && c->base == NULL)
+			c->base = at;
+		else if (side == 2 && c->head == NULL)
+			c->head = at;
+	}
+	strmap_free(index);
+	free(vals);
+	free(jobs);
+	if (!ok)
+		return false;
+	for (size_t k = 0; k < n; k++) {
+		struct comparison_column *c = &(*cols)[k];
+		double *b = (double *)c->base, *h = (double *)c->head;
+		size_t nb = 0, nh = 0;
+
+		/* A round counts where both runs gave a value; a side alone
+		 * keeps its own (the comparison notes it). */
+		for (size_t i = 0; i < in->nrounds; i++) {
+			bool fb = b != NULL && isfinite(b[i]);
+			bool fh = h != NULL && isfinite(h[i]);
+
+			if (fb && (fh || h == NULL))
+				b[nb++] = b[i];
+			if (fh && (fb || b == NULL))
+				h[nh++] = h[i];
+		}
+		c->nb = nb;
+		c->nh = nh;
+		if (c->base == NULL)
+			c->base = *block;
+		if (c->head == NULL)
+			c->head = *block;
+	}
+	*ncols = n;
+	return true;
 }
 
 bool
@@ -267,6 +442,8 @@ store_values_read(const struct store_values *v, const char *base,
 	*in = pair_head_decode(db_value(r, 0, 1), db_length(r, 0, 1));
 	if (*in == NULL)
 		return false;
+	if ((*in)->nrounds > 0 && !same)
+		return values_of_rounds(r, *in, cols, ncols, block);
 	for (size_t i = 1; i < rows; i++)
 		total += float8_count((const unsigned char *)db_value(r, i, 2),
 				      db_length(r, i, 2));
@@ -279,7 +456,7 @@ store_values_read(const struct store_values *v, const char *base,
 		const char *name = db_value(r, i, 1);
 		struct comparison_column *c;
 		double *vals = *block + used;
-		size_t k, got;
+		size_t got;
 
 		if (name == NULL ||
 		    !float8_array((const unsigned char *)db_value(r, i, 2),
@@ -288,13 +465,7 @@ store_values_read(const struct store_values *v, const char *base,
 			return false;
 		}
 		used += got;
-		if (!strmap_get(index, name, &k)) {
-			k = n++;
-			strmap_put(index, name, k);
-			(*cols)[k] = (struct comparison_column){name, NULL, 0,
-								NULL, 0};
-		}
-		c = &(*cols)[k];
+		c = column_named(index, *cols, &n, name);
 		if (side == 1 && c->base == NULL) {
 			c->base = vals;
 			c->nb = got;

@@ -24,6 +24,7 @@ struct store_pair_claim {
 	long long pair;
 	int analyses; /* the claim's token */
 	int max_runs; /* the pair's cap on runs per side; 0: robotd's */
+	int looked;   /* the runs a side at its last look; 0: none */
 	char *series, *base, *head;
 	struct store_open_finding *open;
 	size_t nopen;
@@ -56,6 +57,7 @@ struct store_pair_done {
 				   records (robot/analysis/findings.h) */
 	const char *note;       /* inconclusive at the cap: the KPI's noise
 				   (decide_noise_note()), or NULL */
+	int looked;             /* the runs a side asked at this look */
 };
 /* "final", "more" or "stale" (another robotd took the claim over). */
 void store_pair_done(struct store *s, const struct store_pair_done *d,
@@ -81,14 +83,20 @@ struct store_side_runs {
 struct store_pair_head {
 	char *series, *base, *head;
 	json_t *job; /* one of its atomic jobs (for the KPIs' prefix) */
-	struct store_side_runs base_runs, head_runs;
+	struct store_side_runs base_runs, head_runs; /* of its rounds, if
+							any */
+	long long (*rounds)[2]; /* its rounds that ended ok on one box:
+				   their base and head jobs, oldest first */
+	size_t nrounds;
 };
 void store_pair_head_free(struct store_pair_head *h);
 /*
  * The pair's head into *in, and a column per metric into *cols, whose
  * values are in *block (the caller frees the three).  When base and head
- * are one commit, the head's values are the base's.  False when the
- * values are not what robot_pair_head() and metric_values give.
+ * are one commit, the head's values are the base's.  A pair with rounds
+ * ((*in)->nrounds > 0) has only their values, base[i] and head[i] of one
+ * round (for compare_options.paired).  False when the values are not
+ * what robot_pair_head() and metric_values give.
  */
 bool store_values_read(const struct store_values *v, const char *base,
 		       const char *head, struct store_pair_head **in,

@@ -86,8 +86,8 @@ store_upload(struct store *s, const struct store_upload *u, store_text_cb cb,
 }
 
 static const struct store_stmt sweep = {
-	"SELECT json_build_object('expired', robot_expire(), 'mended', "
-	"robot_pairs_mend())::text",
+	"SELECT json_build_object('expired', robot_expire(), 'orphaned', "
+	"robot_rounds_orphaned(), 'mended', robot_pairs_mend())::text",
 	"", store_read_text, false};
 
 void

@@ -47,8 +47,9 @@ struct store_upload {
 void store_upload(struct store *s, const struct store_upload *u,
 		  store_text_cb cb, void *arg);
 /* The janitor's sweep: leases past their deadline back to the queue,
- * and pairs left waiting for runs that have all ended made ready:
- * {"expired": how many, "mended": [pair ids]}. */
+ * the rounds pinned to a box not seen for a minute measured again, and
+ * pairs left waiting for runs that have all ended made ready:
+ * {"expired": how many, "orphaned": rounds, "mended": [pair ids]}. */
 void store_sweep(struct store *s, store_text_cb cb, void *arg);
 
 #endif

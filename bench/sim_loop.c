@@ -1,0 +1,229 @@
+/*
+ * sim_loop.c: robotd's adaptive loop as a whole, measured on simulated
+ * labs whose truth is known: a pair's KPI compared at each planned look
+ * (decide_next_look(), decide_look_alpha()), more rounds while it is
+ * inconclusive, up to the cap.  Per KPI it counts
+ *   false alarms  a change verdict on a pair of one commit against itself;
+ *   detections    a regression on a pair whose head is slower;
+ *   runs a side   at the verdict, on average.
+ *
+ * A lab: each run's value is 100 x the box's factor x (1 - slowdown at
+ * the head) x exp(noise x N(0, 1)).  The box's factor holds its offset
+ * (N(0, offset) per box), its drift (a share per run it takes,
+ * compounding) and a step (box 0 moves by step from its step_at-th run).
+ * Each round goes to a random box, its base and head back to back in a
+ * random order.  Three ways of taking and comparing the runs:
+ *   rounds   rounds, compared within them (compare_options.paired): robotd's;
+ *   sides    rounds, but the sides compared as two samples;
+ *   before   the old loop: every base run taken before the head's, on
+ *            random boxes, doubling to the cap at a fixed alpha of 0.003.
+ *
+ * Usage: sim_loop [--pairs N] [--seed S] [--max R] [--first R]
+ *                 [--noise PCT] [--shift PCT] [--boxes B] [--offset PCT]
+ *                 [--drift PCT] [--step N:PCT]
+ * Prints one line per way; run it with and without the lab's faults.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/analysis/compare.h"
+#include "robot/analysis/decide.h"
+#include "robot/analysis/direction.h"
+
+enum way { WAY_ROUNDS, WAY_SIDES, WAY_BEFORE };
+
+struct lab {
+	double noise, offset, drift, step;
+	int boxes, step_at, max, first;
+	double *box_offset; /* per box */
+	int *box_runs;      /* runs each box took so far */
+};
+
+static unsigned short xs[3];
+
+static double
+uniform(void)
+{
+	return erand48(xs);
+}
+
+static double
+normal(void)
+{
+	double u = uniform(), v = uniform();
+
+	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
+}
+
+/* One run on box b, at the head (slowed by shift) or not. */
+static double
+run(struct lab *l, int b, bool head, double shift)
+{
+	double f = 100 * (1 + l->box_offset[b]) * pow(1 + l->drift, l->box_runs[b]);
+
+	if (b == 0 && l->step_at > 0 && l->box_runs[b] >= l->step_at)
+		f *= 1 + l->step;
+	l->box_runs[b]++;
+	if (head)
+		f *= 1 - shift;
+	return f * exp(l->noise * normal());
+}
+
+/* A new lab: its boxes' offsets drawn, none of them has run yet. */
+static void
+lab_reset(struct lab *l)
+{
+	for (int b = 0; b < l->boxes; b++) {
+		l->box_offset[b] = l->offset * normal();
+		l->box_runs[b] = 0;
+	}
+}
+
+/* Takes runs base[from..to) and head[from..to) in the way given. */
+static void
+take(struct lab *l, enum way w, double shift, double *base, double *head,
+     int from, int to)
+{
+	if (w == WAY_BEFORE) {
+		for (int i = from; i < to; i++)
+			base[i] = run(l, (int)(uniform() * l->boxes), false, 0);
+		for (int i = from; i < to; i++)
+			head[i] = run(l, (int)(uniform() * l->boxes), true,
+				      shift);
+		return;
+	}
+	for (int i = from; i < to; i++) {
+		int b = (int)(uniform() * l->boxes);
+
+		if (uniform() < 0.5) {
+			base[i] = run(l, b, false, 0);
+			head[i] = run(l, b, true, shift);
+		} else {
+			head[i] = run(l, b, true, shift);
+			base[i] = run(l, b, false, 0);
+		}
+	}
+}
+
+/* One pair to its verdict: the verdict and the runs a side. */
+static enum compare_verdict
+pair(struct lab *l, enum way w, double shift, int *runs)
+{
+	static const struct direction up = {1, 0, 0, "up"};
+	double base[1024], head[1024];
+	struct compare_options opt;
+	struct compare_result r;
+	int asked = l->first, before = 0;
+
+	compare_options_init(&opt);
+	opt.paired = w == WAY_ROUNDS;
+	take(l, w, shift, base, head, 0, asked);
+	for (;;) {
+		if (w == WAY_BEFORE)
+			opt.alpha = 0.003;
+		else
+			opt.alpha = decide_look_alpha(asked, before, l->max,
+						      DECIDE_ALPHA);
+		compare_metric("dd.write_bytes_per_sec", base, (size_t)asked,
+			       head, (size_t)asked, &opt, &up, &r);
+		if (r.verdict != COMPARE_INCONCLUSIVE || asked >= l->max)
+			break;
+		if (w != WAY_BEFORE && decide_futile(&r, l->max))
+			break;
+		before = asked;
+		if (w == WAY_BEFORE) {
+			asked = asked * 2 < l->max ? asked * 2 : l->max;
+		} else {
+			asked = decide_next_look(asked, l->max);
+		}
+		take(l, w, shift, base, head, before, asked);
+	}
+	*runs = asked;
+	return r.verdict;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lab l = {0.05, 0, 0, 0, 4, 0, 12, 3, NULL, NULL};
+	long pairs = 1000, seed = 1;
+	double shift = 0.10;
+	static const char *names[] = {"rounds", "sides", "before"};
+
+	for (int i = 1; i + 1 < argc; i += 2) {
+		const char *o = argv[i], *v = argv[i + 1];
+
+		if (strcmp(o, "--pairs") == 0)
+			pairs = atol(v);
+		else if (strcmp(o, "--seed") == 0)
+			seed = atol(v);
+		else if (strcmp(o, "--max") == 0)
+			l.max = atoi(v);
+		else if (strcmp(o, "--first") == 0)
+			l.first = atoi(v);
+		else if (strcmp(o, "--noise") == 0)
+			l.noise = atof(v) / 100;
+		else if (strcmp(o, "--shift") == 0)
+			shift = atof(v) / 100;
+		else if (strcmp(o, "--boxes") == 0)
+			l.boxes = atoi(v);
+		else if (strcmp(o, "--offset") == 0)
+			l.offset = atof(v) / 100;
+		else if (strcmp(o, "--drift") == 0)
+			l.drift = atof(v) / 100;
+		else if (strcmp(o, "--step") == 0 &&
+			 sscanf(v, "%d:%lf", &l.step_at, &l.step) == 2)
+			l.step /= 100;
+		else {
+			fprintf(stderr, "sim_loop: bad option %s\n", o);
+			return 2;
+		}
+	}
+	if (l.boxes < 1 || l.max < 1 || l.max > 1024 || l.first < 1 ||
+	    pairs < 1) {
+		fprintf(stderr, "sim_loop: bad figures\n");
+		return 2;
+	}
+	l.box_offset = calloc((size_t)l.boxes, sizeof *l.box_offset);
+	l.box_runs = calloc((size_t)l.boxes, sizeof *l.box_runs);
+	printf("%ld pairs each; noise %.1f%%, %d boxes offset %.1f%%, drift "
+	       "%.2f%% a run, step %+.0f%% from run %d of box 0; looks from "
+	       "%d to %d rounds\n",
+	       pairs, 100 * l.noise, l.boxes, 100 * l.offset, 100 * l.drift,
+	       100 * l.step, l.step_at, l.first, l.max);
+	{
+		char found[32];
+
+		snprintf(found, sizeof found, "found a -%g%% one",
+			 100 * shift);
+		printf("%-8s %14s %10s %18s %10s\n", "way", "false alarms",
+		       "runs", found, "runs");
+	}
+	for (int w = WAY_ROUNDS; w <= WAY_BEFORE; w++) {
+		long fa = 0, found = 0, rn = 0, rs = 0;
+
+		xs[0] = (unsigned short)seed;
+		xs[1] = (unsigned short)(seed >> 16);
+		xs[2] = 0x330e;
+		for (long p = 0; p < pairs; p++) {
+			int n;
+
+			lab_reset(&l);
+			fa += compare_verdict_is_change(
+				pair(&l, (enum way)w, 0, &n));
+			rn += n;
+			lab_reset(&l);
+			found += pair(&l, (enum way)w, shift, &n) ==
+				 COMPARE_REGRESSION;
+			rs += n;
+		}
+		printf("%-8s %13.2f%% %10.2f %17.1f%% %10.2f\n", names[w],
+		       100.0 * fa / pairs, (double)rn / pairs,
+		       100.0 * found / pairs, (double)rs / pairs);
+	}
+	free(l.box_offset);
+	free(l.box_runs);
+	return 0;
+}

@@ -1,0 +1,130 @@
+#!/bin/sh
+# test_robotd_rounds.sh ROBOTD ROBOT_BOX ROBOT SOURCE_DIR: a pair's runs
+# are taken in rounds (issue 26): a round runs each commit once, back to
+# back on one box in a random order, and the pair is compared within its
+# rounds.  Simulated boxes (simbox.py) with a known truth and a lab's
+# faults: a box that drifts, one that dies during a round, one that
+# vanishes between two runs of a round.  TAP output.
+set -u
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+. "$SRC/tests/integration/robotd_lib.sh"
+
+cat >"$T/robotd.yaml" <<YAML
+state_dir: $T/state
+lease_seconds: 3
+analysis_claim: 3
+max_runs: 8
+YAML
+start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
+U=$URL_d
+SUB=$(token submit alice)
+echo "1..13"
+
+dd_job "$T/dd.yaml"
+BASE=$(sha base) GOOD=$(sha good) BAD=$(sha bad)
+final() { [ "$(sql "SELECT count(*) FROM pairs WHERE state <> 'final'")" = 0 ] &&
+	[ "$(sql "SELECT count(*) FROM pairs")" -ge "$1" ]; }
+# Rounds whose runs were not all leased by one box: must be none.
+split_rounds() {
+	sql "SELECT count(*) FROM (SELECT round FROM jobs WHERE round IS NOT NULL
+		AND state IN ('done', 'failed') GROUP BY round
+		HAVING count(DISTINCT box) > 1) x"
+}
+
+# 1. A box that drifts up 1% a run (and 0.5% noise): a commit 8% slower
+# and an innocent one, three runs each with their base.  Taken one
+# commit after the other, the innocent commit's runs would be 3% above
+# the base's (tests/unit/test_compare.c shows two such sides called an
+# improvement); in rounds the drift cancels.
+simbox s1 "$BAD=-8" --noise=0.5 --drift=1 --seed=3
+s=$(api POST "$U/api/jobs?tbox_group=lab&repeat=3&commit=$BASE&commit=$GOOD&commit=$BAD" "$SUB" "$T/dd.yaml")
+check $([ "$s" = 201 ]; echo $?) "a submission of three commits ($s)"
+check $([ "$(sql "SELECT count(*) || ' ' || count(DISTINCT round) || ' ' ||
+	bool_and(round IS NOT NULL) FROM jobs")" = "9 3 true" ] &&
+	[ "$(sql "SELECT count(*) FROM (SELECT round FROM jobs GROUP BY round
+		HAVING array_agg(round_pos ORDER BY round_pos) <> '{1,2,3}'
+		OR count(DISTINCT commit) <> 3) x")" = 0 ]; echo $?) \
+	"its runs are three rounds, each of the three commits in some order"
+wait_for 120 final 2
+check $? "both pairs are final ($(sql "SELECT string_agg(state, ' ') FROM pairs"))"
+# The box leased the runs of a round one after the other, in order.
+gaps=$(sql "WITH l AS (SELECT j.round, j.round_pos, row_number() OVER (ORDER BY l.id) AS n
+	FROM leases l JOIN jobs j ON j.id = l.job WHERE l.box = 's1')
+	SELECT count(*) FROM l a JOIN l b ON b.n = a.n + 1
+	WHERE b.round_pos > 1 AND (b.round <> a.round OR b.round_pos <> a.round_pos + 1)")
+check $([ "$gaps" = 0 ] && [ "$(split_rounds)" = 0 ]; echo $?) \
+	"each round ran back to back on one box, in its order ($gaps)"
+v=$(sql "SELECT string_agg(verdict || ':' || (comparison->>'rounds'), ' ' ORDER BY head = '$BAD') FROM pairs")
+check $(case "$v" in "unchanged:"[3-8]" regression:"[3-8] | "inconclusive:"[3-8]" regression:"[3-8]) true ;; *) false ;; esac; echo $?) \
+	"the innocent commit is no regression, the slower one is, each compared within its rounds ($v)"
+chg=$(sql "SELECT round(change_pct) FROM regressions WHERE commit = '$BAD'")
+check $([ "$chg" -ge -10 ] && [ "$chg" -le -6 ]; echo $?) "its change is -8% ($chg%)"
+simbox_stop s1
+
+# 2. A box that dies during a round, holding its second run: the lease
+# expires (3 s), and the whole round is measured again on another box;
+# the run the dead box finished stays, outside the round.
+B2=$(sha b2) H2=$(sha h2)
+simbox s2 --hold=1 --seed=4
+api POST "$U/api/jobs?tbox_group=lab&repeat=1&commit=$B2&commit=$H2" "$SUB" "$T/dd.yaml" >/dev/null
+R2=$(sql "SELECT round FROM jobs WHERE commit = '$H2'")
+wait_for 30 sh -c "! kill -0 $SIMBOX_s2 2>/dev/null"
+check $? "the box died holding its second run"
+held=$(sql "SELECT count(*) FILTER (WHERE state = 'done' AND box = 's2') || ' ' ||
+	count(*) FILTER (WHERE state = 'leased' AND box = 's2') FROM jobs WHERE round = $R2")
+simbox s3 --seed=5
+wait_for 60 final 3
+rc=$?
+check $([ "$held" = "1 1" ] && [ $rc = 0 ] &&
+	[ "$(sql "SELECT count(*) FROM jobs j JOIN results r ON r.job = j.id
+		WHERE j.box = 's2' AND j.round IS NULL AND j.state = 'done'")" = 1 ] &&
+	[ "$(sql "SELECT string_agg(DISTINCT box, ' ') FROM jobs WHERE round = $R2 AND state = 'done'")" = s3 ] &&
+	[ "$(split_rounds)" = 0 ]; echo $?) \
+	"the round was measured again, all of it, on the other box; the dead box's run stays outside it ($held)"
+simbox_stop s3
+
+# 3. A box that vanishes between two runs of a round: the rest of the
+# round waits for it (pinned), until the box has not been seen for a
+# minute (its clock moved on here); then the round is measured again
+# elsewhere.
+B3=$(sha b3) H3=$(sha h3)
+simbox s4 --uploads=1 --seed=6
+api POST "$U/api/jobs?tbox_group=lab&repeat=1&commit=$B3&commit=$H3" "$SUB" "$T/dd.yaml" >/dev/null
+R3=$(sql "SELECT round FROM jobs WHERE commit = '$H3'")
+wait_for 30 sh -c "! kill -0 $SIMBOX_s4 2>/dev/null"
+pinned=$(sql "SELECT string_agg(state || ':' || coalesce(box, '-'), ' ' ORDER BY round_pos) FROM jobs WHERE round = $R3")
+simbox s5 --seed=7
+sleep 1
+early=$(sql "SELECT count(*) FROM jobs WHERE round = $R3 AND box = 's5'")
+sql "UPDATE boxes SET last_seen = now() - interval '2 minutes' WHERE name = 's4'" >/dev/null
+wait_for 60 final 4
+rc=$?
+check $([ "$pinned" = "done:s4 queued:s4" ] && [ "$early" = 0 ] && [ $rc = 0 ] &&
+	[ "$(sql "SELECT string_agg(DISTINCT box, ' ') FROM jobs WHERE round = $R3")" = s5 ] &&
+	grep -q "1 round left by a box not seen for a minute" "$T/d.log"; echo $?) \
+	"the rest of the round waited for its box, then the round was measured again on another ($pinned; $early)"
+
+# 4. The order within a round is random: over 24 rounds of two commits,
+# the base ran first in some and second in others.
+B4=$(sha b4) H4=$(sha h4)
+api POST "$U/api/jobs?tbox_group=lab&repeat=24&commit=$B4&commit=$H4" "$SUB" "$T/dd.yaml" >/dev/null
+wait_for 120 final 5
+check $? "24 rounds run"
+o=$(sql "SELECT count(*) FILTER (WHERE round_pos = 1) || ' ' || count(*) FILTER (WHERE round_pos = 2) FROM jobs WHERE commit = '$B4'")
+check $(set -- $o; [ "$1" -gt 0 ] && [ "$2" -gt 0 ] && [ $(($1 + $2)) -ge 24 ]; echo $?) \
+	"the base ran first in some rounds and second in others ($o)"
+
+# 5. More runs are more rounds: a pair asked for more (inconclusive)
+# gets rounds of its base and head, each on one box.
+B5=$(sha b5) H5=$(sha h5)
+simbox_stop s5
+simbox s6 "$H5=-10" --noise=4 --seed=8
+api POST "$U/api/jobs?tbox_group=lab&repeat=3&commit=$B5&commit=$H5" "$SUB" "$T/dd.yaml" >/dev/null
+wait_for 120 final 6
+r=$(sql "SELECT (comparison->>'rounds') || ' ' || (SELECT count(*) FROM jobs WHERE pair = p.id AND round IS NOT NULL)
+	FROM pairs p WHERE head = '$H5'")
+check $(set -- $r; [ "$1" -gt 3 ] && [ "$2" = $((2 * ($1 - 3))) ] && [ "$(split_rounds)" = 0 ]; echo $?) \
+	"an inconclusive pair asked for more rounds, each of its base and head on one box ($r)"
+touch "$T/stop-s6"
+sanitizer_clean
+exit $((failed > 0))
