@@ -61,7 +61,8 @@ normal(void)
 static double
 run(struct lab *l, int b, bool head, double shift)
 {
-	double f = 100 * (1 + l->box_offset[b]) * pow(1 + l->drift, l->box_runs[b]);
+	double f = 100 * (1 + l->box_offset[b]) *
+		   pow(1 + l->drift, l->box_runs[b]);
 
 	if (b == 0 && l->step_at > 0 && l->box_runs[b] >= l->step_at)
 		f *= 1 + l->step;
@@ -196,8 +197,7 @@ main(int argc, char **argv)
 	{
 		char found[32];
 
-		snprintf(found, sizeof found, "found a -%g%% one",
-			 100 * shift);
+		snprintf(found, sizeof found, "found a -%g%% one", 100 * shift);
 		printf("%-8s %14s %10s %18s %10s\n", "way", "false alarms",
 		       "runs", found, "runs");
 	}

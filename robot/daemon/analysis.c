@@ -256,11 +256,17 @@ pair_compare(struct pair_work *w)
 	struct buf text;
 
 	/* A pair measured in rounds is compared within them; a claimed
-	 * pair's look spends its share of the false-alarm budget. */
+	 * pair's look spends its share of the false-alarm budget.  A
+	 * bisection's pair is no finding: it tells a step, between ends
+	 * whose change was decided on the budget, and its last step is
+	 * confirmed against its parent; each of its looks is at the whole
+	 * budget, for the power a step needs (docs/bisect.md). */
 	w->opt.paired = in->nrounds > 0;
-	if (w->claim != NULL)
+	if (w->claim != NULL && !w->claim->bisection)
 		w->opt.alpha = decide_look_alpha(asked, w->claim->looked,
 						 w->max_runs, DECIDE_ALPHA);
+	else if (w->claim != NULL)
+		w->opt.alpha = DECIDE_ALPHA;
 	w->looked = asked;
 	if (bs.runs == 0 || hs.runs == 0) {
 		w->verdict = "failed";

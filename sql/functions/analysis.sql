@@ -251,8 +251,8 @@ BEGIN
 END $$;
 
 -- The next pair to analyse, claimed for p_seconds: {pair, analyses,
--- max_runs, looked (the runs a side of its last look), series, base,
--- head, open}; robotd then reads its values in
+-- max_runs, looked (the runs a side of its last look), bisection
+-- (whether a bisection made it), series, base, head, open}; robotd then reads its values in
 -- binary (store_pair_columns()).  open: the findings its branch recorded
 -- for the series at earlier heads and did not close, the newest of each
 -- KPI ([{id, kpi, kind, change_pct}]), from which robotd decides what
@@ -283,7 +283,8 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	RETURN json_build_object('pair', p.id, 'analyses', p.analyses,
-		'max_runs', p.max_runs, 'looked', p.looked, 'series', p.series,
+		'max_runs', p.max_runs, 'looked', p.looked,
+		'bisection', p.bisection IS NOT NULL, 'series', p.series,
 		'base', p.base, 'head', p.head,
 		'open', (SELECT coalesce(json_agg(json_build_object('id', r.id,
 			'kpi', r.kpi, 'kind', r.kind,

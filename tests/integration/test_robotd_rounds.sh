@@ -18,7 +18,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 SUB=$(token submit alice)
-echo "1..13"
+echo "1..15"
 
 dd_job "$T/dd.yaml"
 BASE=$(sha base) GOOD=$(sha good) BAD=$(sha bad)
@@ -126,5 +126,53 @@ r=$(sql "SELECT (comparison->>'rounds') || ' ' || (SELECT count(*) FROM jobs WHE
 check $(set -- $r; [ "$1" -gt 3 ] && [ "$2" = $((2 * ($1 - 3))) ] && [ "$(split_rounds)" = 0 ]; echo $?) \
 	"an inconclusive pair asked for more rounds, each of its base and head on one box ($r)"
 touch "$T/stop-s6"
+wait "$SIMBOX_s6" 2>/dev/null
+
+# 6. A lab as labs are, watching a tree: three boxes 3% apart, each
+# drifting 0.3% a run, with 2% noise, and one that steps down 20% from
+# its 15th run.  An innocent head is no regression; a head 8% slower
+# (from its 7th commit on) is one, and its bisection finds that commit.
+ADMIN=$(token admin root)
+export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
+export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
+R="$T/lab"
+git init -q -b main "$R"
+echo init >"$R/file"
+git -C "$R" add file
+git -C "$R" commit -q -m init
+git -C "$R" tag v1.0
+V1=$(git -C "$R" rev-parse v1.0)
+for i in $(seq 1 12); do
+	echo "$i" >>"$R/file"
+	git -C "$R" commit -q -am "lab: change $i"
+	git -C "$R" rev-parse HEAD
+done >"$T/lab.shas"
+C3=$(sed -n 3p "$T/lab.shas") C7=$(sed -n 7p "$T/lab.shas") C12=$(sed -n 12p "$T/lab.shas")
+git -C "$R" update-ref refs/heads/main "$C3"
+slow=$(sed -n '7,$p' "$T/lab.shas" | sed 's/$/=-8/' | tr '\n' ' ')
+# shellcheck disable=SC2086
+simbox l1 $slow --noise=2 --offset=-3 --drift=0.3 --seed=11
+# shellcheck disable=SC2086
+simbox l2 $slow --noise=2 --drift=0.3 --step=15:-20 --seed=12
+# shellcheck disable=SC2086
+simbox l3 $slow --noise=2 --offset=3 --drift=0.3 --seed=13
+ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" tree add lab --url "$R" --branch main --base v1.0 \
+	--job "$T/dd.yaml" --tbox-group lab --runs 3 --poll 5 >/dev/null 2>&1
+pair_final() { [ "$(sql "SELECT state FROM pairs WHERE base = '$V1' AND head = '$1'")" = final ]; }
+wait_for 120 pair_final "$C3"
+v3=$(sql "SELECT verdict FROM pairs WHERE base = '$V1' AND head = '$C3'")
+git -C "$R" update-ref refs/heads/main "$C12"
+wait_for 120 pair_final "$C12"
+v12=$(sql "SELECT verdict FROM pairs WHERE base = '$V1' AND head = '$C12'")
+bis_ended() { [ -n "$(sql "SELECT 1 FROM bisections WHERE tree = 'lab' AND state <> 'running'")" ]; }
+wait_for 300 bis_ended
+b=$(sql "SELECT state || ' ' || coalesce(first_bad, '-') FROM bisections WHERE tree = 'lab'")
+diag "steps: $(sql "SELECT string_agg(kind || ':' || left(commit, 10) || ':' || coalesce(verdict, '-'), ' ' ORDER BY n) FROM bisect_steps")"
+check $([ -n "$v3" ] && [ "$v3" != regression ] && [ "$v3" != improvement ] &&
+	[ "$(sql "SELECT count(*) FROM regressions WHERE commit = '$C3'")" = 0 ]; echo $?) \
+	"in a lab that drifts, stands apart and steps, the innocent head is no regression ($v3)"
+check $([ "$v12" = regression ] && [ "$b" = "bisected $C7" ]; echo $?) \
+	"the 8% slower head is a regression, bisected to the commit that slowed it ($v12; $b; C7 $C7)"
+for b in l1 l2 l3; do touch "$T/stop-$b"; done
 sanitizer_clean
 exit $((failed > 0))

@@ -47,6 +47,7 @@ pair_claim_decode(const char *text)
 	c->analyses = (int)json_integer_value(json_object_get(j, "analyses"));
 	c->max_runs = (int)json_integer_value(json_object_get(j, "max_runs"));
 	c->looked = (int)json_integer_value(json_object_get(j, "looked"));
+	c->bisection = json_is_true(json_object_get(j, "bisection"));
 	c->series = xstrdup(rjson_get_str(j, "series"));
 	c->base = xstrdup(rjson_get_str(j, "base"));
 	c->head = xstrdup(rjson_get_str(j, "head"));

@@ -22,9 +22,10 @@ struct store_open_finding {
 /* A pair claimed for analysis (robot_pair_next()), decoded. */
 struct store_pair_claim {
 	long long pair;
-	int analyses; /* the claim's token */
-	int max_runs; /* the pair's cap on runs per side; 0: robotd's */
-	int looked;   /* the runs a side at its last look; 0: none */
+	int analyses;   /* the claim's token */
+	int max_runs;   /* the pair's cap on runs per side; 0: robotd's */
+	int looked;     /* the runs a side at its last look; 0: none */
+	bool bisection; /* a bisection's pair */
 	char *series, *base, *head;
 	struct store_open_finding *open;
 	size_t nopen;
