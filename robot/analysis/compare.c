@@ -428,6 +428,8 @@ robust(const struct estimate *e, bool tested, const struct compare_options *opt,
 		r->within_floor = true;
 		r->runs_needed = runs_for(e->sd, margin - fabs(d),
 					  opt->equiv_alpha, opt->max_runs);
+		r->runs_if_none = runs_for(e->sd, margin, opt->equiv_alpha,
+					   opt->max_runs);
 	}
 	if (r->runs_needed >= 0 && (size_t)r->runs_needed <= e->nmin)
 		r->runs_needed = (int)e->nmin + 1;

@@ -67,6 +67,9 @@ struct compare_result {
 	bool within_floor;  /* inconclusive: the change estimated is below
 			       the floor (more runs could only show it
 			       unchanged) */
+	int runs_if_none;   /* within_floor: the runs per side that would
+			       show it unchanged were there no change at
+			       all (the noise alone); -1 beyond max_runs */
 	const char *reason; /* why, for inconclusive and unchanged; static */
 };
 

@@ -117,7 +117,38 @@ bool
 decide_futile(const struct compare_result *r, int max_runs)
 {
 	return r->verdict == COMPARE_INCONCLUSIVE && r->within_floor &&
-	       (r->runs_needed < 0 || r->runs_needed > max_runs);
+	       (r->runs_if_none < 0 || r->runs_if_none > max_runs);
+}
+
+bool
+decide_canary(const double *v, size_t n, size_t from, struct compare_result *r,
+	      size_t *at)
+{
+	static const struct direction either = {0, 0, 0, NULL};
+	struct compare_options opt;
+
+	memset(r, 0, sizeof *r);
+	compare_options_init(&opt);
+	opt.alpha = DECIDE_CANARY_ALPHA;
+	opt.min_effect_pct = DECIDE_CANARY_EFFECT;
+	/* each window of RECENT runs ending at a new one */
+	for (size_t end = from + 1 > DECIDE_CANARY_RECENT + 5
+				  ? from + 1
+				  : DECIDE_CANARY_RECENT + 5;
+	     end <= n; end++) {
+		size_t start = end - DECIDE_CANARY_RECENT;
+		size_t before = start < DECIDE_CANARY_BEFORE
+					? start
+					: DECIDE_CANARY_BEFORE;
+
+		compare_metric("canary", v + start - before, before, v + start,
+			       DECIDE_CANARY_RECENT, &opt, &either, r);
+		if (compare_verdict_is_change(r->verdict)) {
+			*at = start;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* The coefficient of variation of a side, in percent; NAN for none. */

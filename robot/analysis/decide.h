@@ -59,9 +59,29 @@ int decide_next_look(int runs, int max_runs);
  * last (runs asked again) gets the share the plan gives it. */
 double decide_look_alpha(int runs, int before, int max_runs, double alpha);
 /* Whether r is inconclusive only because the runs cannot show a change
- * below its floor unchanged, and could not within max_runs a side: no
- * runs are worth asking for it. */
+ * below its floor unchanged, and could not within max_runs a side even
+ * were there no change at all (the noise alone decides, not the change
+ * the few runs so far happen to show): no runs are worth asking for. */
 bool decide_futile(const struct compare_result *r, int max_runs);
+
+/*
+ * A box's canary (docs/statistics.md, "Box health"): its values of one
+ * series' KPI at one commit, in the order it ran them (n of them), of
+ * which those from v[from] on are new.  Whether DECIDE_CANARY_RECENT
+ * runs in a row, ending at a new one, moved away from the (at least 5,
+ * at most DECIDE_CANARY_BEFORE) just before them: the robust test of
+ * the two, at DECIDE_CANARY_ALPHA, by at least DECIDE_CANARY_EFFECT
+ * percent either way.  The commit did not change: the box did.  A short
+ * window, so that a box's slow drift (which rounds cancel) is not taken
+ * for a change.  The first that moved: *at gets the index of its first
+ * run, r the comparison (the runs before as the base).
+ */
+#define DECIDE_CANARY_RECENT 3
+#define DECIDE_CANARY_BEFORE 6
+#define DECIDE_CANARY_ALPHA  0.0005
+#define DECIDE_CANARY_EFFECT 5.0
+bool decide_canary(const double *v, size_t n, size_t from,
+		   struct compare_result *r, size_t *at);
 
 /*
  * Decides on c, whose sides were asked runs runs each so far, with at

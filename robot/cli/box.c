@@ -1,5 +1,5 @@
 /*
- * box.c: robot box reset: a broken box back to work.
+ * box.c: robot box reset: a broken or suspect box back to work.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -16,8 +16,8 @@
 
 static const char box_usage[] =
 	"usage: robot box reset NAME [--server URL] [--token T]\n"
-	"Makes a broken box take work again.\n" CLI_HELP_SERVER CLI_HELP_TOKEN
-	"                 (an admin token)\n";
+	"Makes a broken or suspect box take work again.\n" CLI_HELP_SERVER
+		CLI_HELP_TOKEN "                 (an admin token)\n";
 
 int
 cmd_box(int argc, char **argv)

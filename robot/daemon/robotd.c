@@ -36,6 +36,7 @@
 #include "robot/daemon/bisect.h"
 #include "robot/daemon/db.h"
 #include "robot/daemon/drain.h"
+#include "robot/daemon/health.h"
 #include "robot/daemon/janitor.h"
 #include "robot/daemon/lab.h"
 #include "robot/daemon/pgembed.h"
@@ -74,6 +75,7 @@ struct robotd {
 	struct reporters *reporters;
 	struct worker *worker;
 	struct janitor *janitor;
+	struct health *health;
 	struct pgwatch *pgwatch; /* the embedded database's supervisor */
 	struct router *router;
 	struct event *sigterm, *sigint, *sighup, *stopper;
@@ -244,6 +246,7 @@ robotd_serve(struct robotd *d)
 	d->trees = trees_new(d->drain, d->base, d->store, &d->set);
 	d->reporters = reporters_new(d->drain, d->base, d->store, &d->set);
 	d->janitor = janitor_new(d->drain, d->store);
+	d->health = health_new(d->drain, d->store);
 	wd = (struct web_deps){d->base,     d->store,  d->tokens,    d->lab,
 			       d->analysis, d->bisect, d->reporters, &d->set};
 	d->router = router_new(&wd, &err);
@@ -301,6 +304,7 @@ robotd_serve(struct robotd *d)
 	/* The works still in hand, then their workers. */
 	drain_free(d->drain);
 	janitor_free(d->janitor);
+	health_free(d->health);
 	pgwatch_free(d->pgwatch);
 	tokens_free(d->tokens);
 	store_free(d->store);

@@ -39,19 +39,133 @@ BEGIN
 	RETURN st;
 END $$;
 
--- An operator puts a broken box back to work.
+-- An operator puts a broken or suspect box back to work.
 CREATE FUNCTION robot_reset(p_box text) RETURNS text
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
 	st text;
 BEGIN
-	UPDATE boxes SET state = 'idle', failures = 0 WHERE name = p_box
-		RETURNING state INTO st;
+	UPDATE boxes SET state = 'idle', failures = 0, suspect = NULL,
+		canary_checked = coalesce((SELECT max(r.id) FROM results r
+			JOIN jobs j ON j.id = r.job WHERE j.box = p_box), 0)
+		WHERE name = p_box RETURNING state INTO st;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'no box %', p_box USING ERRCODE = 'RB404';
 	END IF;
 	PERFORM pg_notify('robot_jobs', (SELECT tbox_group FROM boxes
 		WHERE name = p_box));
 	RETURN st;
+END $$;
+
+-- The next box with runs its canary has not been checked at, claimed
+-- (marked checked): {box, checked (the last result checked before),
+-- canaries: [{series, commit, kpi, values, ids}]}, for each series and commit of its new ok runs that it ran at
+-- least 8 times, the KPI's values of its last 24 runs there and their
+-- results' ids, oldest first (the KPI of the series' newest analysed
+-- pair).  NULL when none is due.
+CREATE FUNCTION robot_canary_next() RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	b boxes;
+	top bigint;
+BEGIN
+	-- (results read from the last checked on, by their index)
+	SELECT x.* INTO b FROM boxes x WHERE x.suspect IS NULL
+		AND EXISTS (SELECT 1 FROM results r JOIN leases l
+			ON l.id = r.lease WHERE r.id > x.canary_checked
+			AND l.box = x.name)
+		ORDER BY x.name LIMIT 1 FOR UPDATE SKIP LOCKED;
+	IF NOT FOUND THEN
+		RETURN NULL;
+	END IF;
+	SELECT max(r.id) INTO top FROM results r JOIN leases l
+		ON l.id = r.lease WHERE r.id > b.canary_checked
+		AND l.box = b.name;
+	UPDATE boxes SET canary_checked = top WHERE name = b.name;
+	RETURN json_build_object('box', b.name, 'checked', b.canary_checked,
+		'canaries',
+		(SELECT coalesce(json_agg(c), '[]') FROM (SELECT f.series,
+			f.commit, f.kpi, v.values, v.ids
+			FROM (SELECT DISTINCT r.series, r.commit,
+				(SELECT k->>'kpi' FROM pairs p,
+					json_array_elements(p.kpis) k
+					WHERE p.series = r.series
+					AND p.kpis IS NOT NULL
+					ORDER BY p.id DESC LIMIT 1) AS kpi
+				FROM results r JOIN leases l ON l.id = r.lease
+				WHERE r.id > b.canary_checked
+				AND l.box = b.name
+				AND r.status = 'ok' AND r.commit IS NOT NULL) f,
+			LATERAL (SELECT array_agg(y.v ORDER BY y.id) AS values,
+				array_agg(y.id ORDER BY y.id) AS ids
+				FROM (SELECT r.id, (r.doc->'stats'->>f.kpi)::float8
+					AS v FROM jobs j JOIN results r
+					ON r.job = j.id WHERE j.box = b.name
+					AND j.series = f.series
+					AND j.commit = f.commit AND r.status = 'ok'
+					AND json_typeof(r.doc->'stats'->f.kpi)
+						= 'number'
+					ORDER BY r.id DESC LIMIT 24) y) v
+			WHERE f.kpi IS NOT NULL) c
+		WHERE cardinality(c.values) >= 8));
+END $$;
+
+-- Box p_box changed under us (robotd read its canary): it is suspect
+-- since its run of result p_since, with p_message for the operators.
+-- It takes no work; the rounds it began are measured again elsewhere;
+-- each pair with a round on it since then has those rounds measured
+-- again on other boxes (its regressions held meanwhile:
+-- robot_report_pending()).  Returns the pairs measured again.
+CREATE FUNCTION robot_box_suspect(p_box text, p_since bigint,
+	p_kpi text, p_series text, p_message text) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	since timestamptz;
+	p pairs;
+	r bigint;
+	n int := 0;
+	asked int;
+BEGIN
+	SELECT l.created INTO since FROM results x JOIN leases l
+		ON l.id = x.lease WHERE x.id = p_since;
+	UPDATE boxes SET suspect = coalesce(since, now())
+		WHERE name = p_box AND suspect IS NULL;
+	IF NOT FOUND THEN
+		RETURN 0;
+	END IF;
+	since := coalesce(since, now());
+	FOR r IN SELECT DISTINCT round FROM jobs WHERE box = p_box
+		AND state = 'queued' AND round IS NOT NULL LOOP
+		PERFORM robot_round_again(r, true);
+	END LOOP;
+	FOR p IN SELECT * FROM pairs x WHERE x.state IN ('waiting', 'final')
+		AND x.id IN (SELECT y.id FROM pairs y JOIN jobs j
+		ON j.series = y.series AND j.commit IN (y.base, y.head)
+		JOIN leases l ON l.job = j.id AND l.box = p_box
+		WHERE j.round IS NOT NULL AND l.created >= since)
+		ORDER BY x.id LOOP
+		SELECT count(*) INTO asked
+			FROM robot_pair_rounds(p.series, p.base, p.head);
+		UPDATE jobs SET round = NULL, round_pos = NULL
+			WHERE round IN (SELECT j.round FROM jobs j JOIN leases l
+				ON l.job = j.id AND l.box = p_box
+				WHERE j.series = p.series
+				AND j.commit IN (p.base, p.head)
+				AND j.round IS NOT NULL AND l.created >= since);
+		UPDATE pairs SET state = 'waiting', updated = now()
+			WHERE id = p.id;
+		PERFORM robot_pair_more(p, asked);
+		IF (SELECT robot_pair_ended(x) FROM pairs x WHERE x.id = p.id)
+		THEN
+			UPDATE pairs SET state = 'ready', ready_at = now()
+				WHERE id = p.id;
+			PERFORM pg_notify('robot_jobs', ':analysis');
+		END IF;
+		n := n + 1;
+	END LOOP;
+	INSERT INTO lab_notes (kind, series, boxes, kpi, message)
+		VALUES ('suspect', p_series, ARRAY[p_box], p_kpi, p_message);
+	PERFORM pg_notify('robot_jobs', ':reports');
+	RETURN n;
 END $$;

@@ -26,10 +26,12 @@ BEGIN
 		RAISE EXCEPTION 'box % is broken after % failed jobs in a row; an operator must reset it',
 			p_box, b.failures USING ERRCODE = 'RB409';
 	END IF;
-	-- The rest of a round the box began comes first, in its order.
+	-- The rest of a round the box began comes first, in its order; a
+	-- suspect box (robot_box_suspect()) takes nothing.
 	SELECT * INTO j FROM jobs WHERE state = 'queued' AND box = p_box
+		AND b.suspect IS NULL
 		ORDER BY round_pos, id LIMIT 1 FOR UPDATE SKIP LOCKED;
-	IF NOT FOUND THEN
+	IF NOT FOUND AND b.suspect IS NULL THEN
 		-- A round is begun by its first run still to come.
 		SELECT * INTO j FROM jobs
 			WHERE state = 'queued' AND tbox_group = b.tbox_group
@@ -43,7 +45,7 @@ BEGIN
 			ORDER BY priority DESC, id LIMIT 1
 			FOR UPDATE SKIP LOCKED;
 	END IF;
-	IF NOT FOUND THEN
+	IF j.id IS NULL THEN
 		UPDATE boxes SET last_seen = now() WHERE name = p_box;
 		RETURN QUERY SELECT NULL::bigint, NULL::timestamptz,
 			NULL::bigint, NULL::text, NULL::text, NULL::text,

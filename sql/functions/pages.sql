@@ -156,7 +156,9 @@ LANGUAGE sql STABLE AS $$
 			ORDER BY updated DESC LIMIT 5) f),
 		'boxes', (SELECT coalesce(json_agg(json_build_object(
 			'name', b.name, 'tbox_group', b.tbox_group,
-			'state', b.state, 'failures', b.failures,
+			'state', CASE WHEN b.suspect IS NOT NULL
+				THEN 'suspect' ELSE b.state END,
+			'suspect', b.suspect, 'failures', b.failures,
 			'last_seen', b.last_seen, 'facts', b.facts)
 			ORDER BY b.name), '[]') FROM boxes b),
 		'notes', (SELECT coalesce(json_agg(json_build_object(

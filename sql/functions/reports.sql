@@ -165,6 +165,9 @@ LANGUAGE sql STABLE AS $$
 	FROM regressions r
 	WHERE r.report IS NULL AND r.state = 'new'
 		AND (r.report_claim IS NULL OR r.report_claim < now())
+		-- held while its pair is measured again (a suspect box)
+		AND NOT EXISTS (SELECT 1 FROM pairs p WHERE p.id = r.pair
+			AND p.state <> 'final')
 $$;
 
 -- A claim's JSON: the regressions p_ids (to be marked reported: p_mark;

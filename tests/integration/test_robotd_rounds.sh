@@ -18,7 +18,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 SUB=$(token submit alice)
-echo "1..15"
+echo "1..17"
 
 dd_job "$T/dd.yaml"
 BASE=$(sha base) GOOD=$(sha good) BAD=$(sha bad)
@@ -171,8 +171,46 @@ diag "steps: $(sql "SELECT string_agg(kind || ':' || left(commit, 10) || ':' || 
 check $([ -n "$v3" ] && [ "$v3" != regression ] && [ "$v3" != improvement ] &&
 	[ "$(sql "SELECT count(*) FROM regressions WHERE commit = '$C3'")" = 0 ]; echo $?) \
 	"in a lab that drifts, stands apart and steps, the innocent head is no regression ($v3)"
-check $([ "$v12" = regression ] && [ "$b" = "bisected $C7" ]; echo $?) \
-	"the 8% slower head is a regression, bisected to the commit that slowed it ($v12; $b; C7 $C7)"
+sus=$(sql "SELECT coalesce(string_agg(name, ' ' ORDER BY name), '-') FROM boxes WHERE suspect IS NOT NULL AND name LIKE 'l%'")
+check $([ "$v12" = regression ] && [ "$b" = "bisected $C7" ] && { [ "$sus" = - ] || [ "$sus" = l2 ]; }; echo $?) \
+	"the 8% slower head is a regression, bisected to the commit that slowed it; no box that only drifts is suspect ($v12; $b; C7 $C7; suspect: $sus)"
 for b in l1 l2 l3; do touch "$T/stop-$b"; done
+
+# 7. Box health: a box whose runs of one commit drop 20% from its 13th
+# run on (with the commit unchanged) is suspect: logged, a note for the
+# operators, shown by robot status; it takes no work, and the rounds it
+# ran since the change are measured again on another box, until robot
+# box reset.
+B7=$(sha b7) H7=$(sha h7) H8=$(sha h8)
+SIMBOX_GROUP=hg simbox sb1 "$H8=-10" --noise=1 --step=13:-20 --seed=14
+api POST "$U/api/jobs?tbox_group=hg&repeat=6&commit=$B7&commit=$H7" "$SUB" "$T/dd.yaml" >/dev/null
+hg_final() { [ "$(sql "SELECT count(*) FROM pairs WHERE series LIKE '%/hg' AND state = 'final'")" -ge "$1" ]; }
+wait_for 60 hg_final 1
+api POST "$U/api/jobs?tbox_group=hg&repeat=4&commit=$B7&commit=$H8" "$SUB" "$T/dd.yaml" >/dev/null
+suspect() { [ -n "$(sql "SELECT suspect FROM boxes WHERE name = 'sb1'")" ]; }
+wait_for 60 suspect
+rc=$?
+sleep 1
+queued=$(sql "SELECT count(*) FROM jobs WHERE state = 'queued' AND series LIKE '%/hg'")
+taken=$(sql "SELECT count(*) FROM leases WHERE box = 'sb1' AND created > (SELECT suspect FROM boxes WHERE name = 'sb1') + interval '2 seconds'")
+status=$(ROBOT_SERVER=$U ROBOT_TOKEN=$SUB "$ROBOT" status 2>&1)
+check $([ $rc = 0 ] && [ "$queued" -gt 0 ] && [ "$taken" = 0 ] &&
+	grep -q "health: box sb1 changed: 3 runs in a row of .* moved -[12][0-9].[0-9]% from its" "$T/d.log" &&
+	[ "$(sql "SELECT count(*) FROM lab_notes WHERE kind = 'suspect' AND boxes = '{sb1}'")" = 1 ] &&
+	echo "$status" | grep -q "sb1 .*suspect"; echo $?) \
+	"a box whose runs of one commit moved is suspect: logged, noted, shown; it takes no work ($rc $queued $taken)"
+SIMBOX_GROUP=hg simbox sb2 "$H8=-10" --noise=1 --seed=15
+hg_done() { [ "$(sql "SELECT count(*) FROM pairs WHERE series LIKE '%/hg' AND state <> 'final'")" = 0 ] &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE state IN ('queued', 'leased') AND series LIKE '%/hg'")" = 0 ]; }
+wait_for 60 hg_done
+rc=$?
+v8=$(sql "SELECT verdict FROM pairs WHERE head = '$H8'")
+on1=$(sql "SELECT count(*) FROM jobs j JOIN leases l ON l.job = j.id WHERE j.round IS NOT NULL AND j.commit = '$H8'
+	AND l.box = 'sb1' AND l.created >= (SELECT suspect FROM boxes WHERE name = 'sb1')")
+ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" box reset sb1 >"$T/reset.out" 2>&1
+check $([ $rc = 0 ] && [ "$v8" = regression ] && [ "$on1" = 0 ] &&
+	[ -z "$(sql "SELECT suspect FROM boxes WHERE name = 'sb1'")" ] && grep -q "reset" "$T/reset.out"; echo $?) \
+	"the rounds it ran since are measured again on another box, the finding stands; robot box reset puts it back ($rc $v8 $on1)"
+touch "$T/stop-sb1" "$T/stop-sb2"
 sanitizer_clean
 exit $((failed > 0))

@@ -300,6 +300,40 @@ test_json_keeps_what_is_shown(void)
 	comparison_free(moved);
 }
 
+/* A box's canary: its runs of one series at one commit.  Steady, or a
+ * last run off, it is well; its last three 20% down (a controller that
+ * changed its cache mode), it moved; too few runs say nothing. */
+static void
+test_canary(void)
+{
+	double v[20];
+	struct compare_result r;
+	size_t at = 99;
+
+	for (size_t i = 0; i < 20; i++)
+		v[i] = 100 * (1 + 0.01 * ((double)(i * 7 % 5) - 2) / 2);
+	CHECK(!decide_canary(v, 12, 0, &r, &at));
+	v[11] = 93; /* one run off */
+	CHECK(!decide_canary(v, 12, 0, &r, &at));
+	v[9] = 80, v[10] = 81, v[11] = 79.5;
+	CHECK(decide_canary(v, 12, 11, &r, &at));
+	CHECK_INT(at, 9);
+	CHECK_DBL(r.effect_pct, -20, 1);
+	CHECK(decide_canary(v + 2, 10, 9, &r, &at)); /* 7 before */
+	CHECK(!decide_canary(v + 5, 7, 0, &r, &at)); /* 4 before: too few */
+	/* checked all at once, long after the step: the window that ends
+	 * three runs after it is among the new ones */
+	for (size_t i = 12; i < 20; i++)
+		v[i] = 80 + (double)(i % 3) / 2;
+	CHECK(decide_canary(v, 20, 8, &r, &at));
+	CHECK_INT(at, 9);
+	CHECK(!decide_canary(v, 20, 14, &r, &at)); /* seen before */
+	/* a slow drift is not a change of the box */
+	for (size_t i = 0; i < 20; i++)
+		v[i] = 100 * (1 + 0.004 * (double)i);
+	CHECK(!decide_canary(v, 20, 0, &r, &at));
+}
+
 int
 main(void)
 {
@@ -309,6 +343,7 @@ main(void)
 		TAP_CASE(test_inconclusive_asks_for_more),
 		TAP_CASE(test_looks_spend_the_budget),
 		TAP_CASE(test_futile_runs_not_asked),
+		TAP_CASE(test_canary),
 		TAP_CASE(test_noise_note),
 		TAP_CASE(test_monitors_never_decide),
 		TAP_CASE(test_columns_notes),

@@ -81,9 +81,12 @@ on_status(const char *text, const struct problem *p, void *arg)
 		cell(&b, rjson_get_str(x, "name"));
 		cell(&b, rjson_get_str(x, "tbox_group"));
 		buf_adds(&b, "<td class=\"state-");
-		html_attr(&b, strcmp(rjson_get_str(x, "state"), "broken") == 0
-				      ? "new"
-				      : "ok");
+		html_attr(&b,
+			  strcmp(rjson_get_str(x, "state"), "broken") == 0 ||
+					  strcmp(rjson_get_str(x, "state"),
+						 "suspect") == 0
+				  ? "new"
+				  : "ok");
 		buf_adds(&b, "\">");
 		html_text(&b, rjson_get_str(x, "state"));
 		buf_addf(&b, "</td><td class=\"num\">%lld</td>",

@@ -24,3 +24,25 @@ store_reset(struct store *s, const char *box, store_text_cb cb, void *arg)
 {
 	store_call(s, &reset, STORE_FN(cb), arg, box);
 }
+
+static const struct store_stmt canary_next = {
+	"SELECT robot_canary_next()::text", "", store_read_text, false};
+
+void
+store_canary_next(struct store *s, store_text_cb cb, void *arg)
+{
+	store_call(s, &canary_next, STORE_FN(cb), arg);
+}
+
+static const struct store_stmt suspect = {
+	"SELECT robot_box_suspect($1, $2::bigint, $3, $4, $5)", "slsss",
+	store_read_text, false};
+
+void
+store_box_suspect(struct store *s, const char *box, long long since,
+		  const char *kpi, const char *series, const char *message,
+		  store_text_cb cb, void *arg)
+{
+	store_call(s, &suspect, STORE_FN(cb), arg, box, since, kpi, series,
+		   message);
+}

@@ -11,7 +11,16 @@
 void store_register(struct store *s, const char *box, const char *group,
 		    const char *facts, int broken_after, store_text_cb cb,
 		    void *arg);
-/* A broken box back to idle: its state. */
+/* A broken or suspect box back to idle: its state. */
 void store_reset(struct store *s, const char *box, store_text_cb cb, void *arg);
+/* The next box whose canary has new runs, claimed: robot_canary_next()'s
+ * JSON ({box, canaries: [{series, commit, kpi, values}]}), or NULL. */
+void store_canary_next(struct store *s, store_text_cb cb, void *arg);
+/* Box changed under us since its result since: suspect (no work, its
+ * pairs' rounds on it since then measured again), a note for the
+ * operators with message.  The pairs measured again, as text. */
+void store_box_suspect(struct store *s, const char *box, long long since,
+		       const char *kpi, const char *series, const char *message,
+		       store_text_cb cb, void *arg);
 
 #endif
