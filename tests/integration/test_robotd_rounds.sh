@@ -18,7 +18,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 SUB=$(token submit alice)
-echo "1..17"
+echo "1..18"
 
 dd_job "$T/dd.yaml"
 BASE=$(sha base) GOOD=$(sha good) BAD=$(sha bad)
@@ -212,5 +212,20 @@ check $([ $rc = 0 ] && [ "$v8" = regression ] && [ "$on1" = 0 ] &&
 	[ -z "$(sql "SELECT suspect FROM boxes WHERE name = 'sb1'")" ] && grep -q "reset" "$T/reset.out"; echo $?) \
 	"the rounds it ran since are measured again on another box, the finding stands; robot box reset puts it back ($rc $v8 $on1)"
 touch "$T/stop-sb1" "$T/stop-sb2"
+
+# 8. Outliers and heavy tails: a box whose runs are one in twenty half
+# as fast, with noise of Student's t (3 degrees of freedom): an innocent
+# commit is no regression, one 25% slower still is (with up to 14
+# rounds: from 10 the trimming takes a round off each end).
+B9=$(sha b9) G9=$(sha g9) S9=$(sha s9)
+SIMBOX_GROUP=tails simbox so "$S9=-25" --noise=2 --tails=3 --outliers=0.05:0.5 --seed=16
+api POST "$U/api/jobs?tbox_group=tails&repeat=5&max_runs=14&commit=$B9&commit=$G9&commit=$S9" "$SUB" "$T/dd.yaml" >/dev/null
+tails_final() { [ "$(sql "SELECT count(*) FROM pairs WHERE series LIKE '%/tails' AND state = 'final'")" = 2 ]; }
+wait_for 120 tails_final
+rc=$?
+v=$(sql "SELECT string_agg(verdict, ' ' ORDER BY head = '$S9') FROM pairs WHERE series LIKE '%/tails'")
+check $([ $rc = 0 ] && case "$v" in "unchanged regression" | "inconclusive regression") true ;; *) false ;; esac; echo $?) \
+	"with outliers and heavy tails, the innocent commit is no regression and the slower one is ($v)"
+touch "$T/stop-so"
 sanitizer_clean
 exit $((failed > 0))
