@@ -106,8 +106,12 @@ C=$(commit dev-x "mm: write back more eagerly")
 simbox s1 "$C=-10" --noise=1 --seed=1
 wait_for 90 pair_is "$A" "$C" "final regression"
 check $? "the regressing head is queued, run and found a regression ($(sql "SELECT string_agg(head || ' ' || state || ' ' || coalesce(verdict, '-'), ', ') FROM pairs"))"
-wait_for 60 pair_is "$A" "$B" "final unchanged"
-check $? "the innocent head is unchanged"
+# (At 1% noise six rounds show "within 2%" about nine times in ten;
+# else the truth, no change, leaves it inconclusive: never a change.)
+pair_final_is() { [ "$(sql "SELECT state FROM pairs WHERE base = '$1' AND head = '$2'")" = final ]; }
+wait_for 120 pair_final_is "$A" "$B"
+vB=$(sql "SELECT verdict FROM pairs WHERE base = '$A' AND head = '$B'")
+check $(case "$vB" in unchanged | inconclusive) true ;; *) false ;; esac; echo $?) "the innocent head is no change ($vB)"
 check $([ "$(sql "SELECT subject FROM tree_commits WHERE sha = '$B'")" = "$(printf 'fs: tidy up a caf\357\277\275 comment')" ] &&
 	grep -q "commit $(echo "$B" | cut -c1-12): its subject or author is not UTF-8: kept with U+FFFD" "$T/d.log"; echo $?) \
 	"a commit whose subject is not UTF-8 is kept, with U+FFFD, and logged ($(sql "SELECT count(*) FROM tree_commits WHERE sha = '$B'"))"
