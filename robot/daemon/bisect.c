@@ -281,6 +281,13 @@ decide_ends(struct walk *k)
 		 * regression's record says that the ends differ. */
 		walk_mark(k, "differ", "the regression's comparison", kpi, NULL,
 			  NULL, NULL);
+	} else if (kpi == NULL && gp->verdict != NULL &&
+		   strcmp(gp->verdict, "inconclusive") == 0 &&
+		   walk_more(k, gp->runs, "the ends are inconclusive")) {
+		/* No KPI changed yet, but one is unsure: a few rounds
+		 * cannot show a change with the few degrees of freedom they
+		 * have. */
+		return;
 	} else if (kpi == NULL) {
 		snprintf(reason, sizeof reason,
 			 "the ends do not differ: no KPI %s from good "

@@ -77,9 +77,9 @@ health_read(struct health *h, json_t *j)
 
 		for (size_t k = 0; k < n; k++)
 			v[k] = json_number_value(json_array_get(vals, k));
-		for (from = 0; from < json_array_size(ids) &&
-			       json_integer_value(json_array_get(ids, from)) <=
-				       checked;
+		for (from = 0;
+		     from < json_array_size(ids) &&
+		     json_integer_value(json_array_get(ids, from)) <= checked;
 		     from++)
 			;
 		moved = json_array_size(ids) == n &&
@@ -89,19 +89,19 @@ health_read(struct health *h, json_t *j)
 			continue;
 		msg = xasprintf(
 			"box %s changed: %d runs in a row of %s at %.12s moved "
-			"%+.1f%% from its %zu before (%s, p %.2g), with no change "
+			"%+.1f%% from its %zu before (%s, p %.2g), with no "
+			"change "
 			"of commit; it takes no work until robot box reset %s",
 			box, DECIDE_CANARY_RECENT, rjson_get_str(c, "series"),
-			rjson_get_str(c, "commit"), r.effect_pct,
-			r.base.n, rjson_get_str(c, "kpi"),
-			r.p_value, box);
+			rjson_get_str(c, "commit"), r.effect_pct, r.base.n,
+			rjson_get_str(c, "kpi"), r.p_value, box);
 		log_warnx("health: %s", msg);
 		h->box = xstrdup(box);
 		store_box_suspect(
 			h->store, box,
 			(long long)json_integer_value(json_array_get(ids, at)),
-			rjson_get_str(c, "kpi"), rjson_get_str(c, "series"), msg,
-			health_on_suspect, h);
+			rjson_get_str(c, "kpi"), rjson_get_str(c, "series"),
+			msg, health_on_suspect, h);
 		free(msg);
 		return true;
 	}

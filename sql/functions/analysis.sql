@@ -205,49 +205,57 @@ BEGIN
 	RETURN j;
 END $$;
 
--- More rounds of pair p until it has p_rounds (the cancelled ones not
--- counted): each a run of its base and of its head, in a random order,
+-- Rounds p_have + 1 to p_rounds of p_commits (two or more) of a series,
+-- for pair p_pair: in each, one run of each commit in a random order,
 -- copies of the newest run of that commit in the series (else of the
--- other side's, else of the series').  Returns how many rounds.
+-- first commit's, else of the series').  Returns how many rounds.
+CREATE FUNCTION robot_rounds_add(p_series text, p_tree text,
+	p_commits text[], p_have int, p_rounds int, p_pair bigint)
+RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	t jobs;
+	r bigint;
+	c record;
+BEGIN
+	IF p_have >= p_rounds THEN
+		RETURN 0;
+	END IF;
+	FOR i IN 1..p_rounds - p_have LOOP
+		r := nextval('rounds_id');
+		FOR c IN SELECT x.commit, row_number() OVER (ORDER BY random())
+			AS pos FROM unnest(p_commits) AS x(commit) LOOP
+			t := robot_run_like(p_series, c.commit, p_commits[1]);
+			IF t.id IS NULL THEN
+				RETURN 0;
+			END IF;
+			INSERT INTO jobs (submission, key, tbox_group, series,
+				commit, tree, job, needs, run, runs, priority,
+				max_attempts, pair, round, round_pos)
+			VALUES (t.submission, t.key, t.tbox_group, t.series,
+				c.commit, coalesce(p_tree, t.tree), t.job,
+				t.needs, p_have + i, p_rounds, t.priority,
+				t.max_attempts, p_pair, r, c.pos);
+		END LOOP;
+	END LOOP;
+	PERFORM pg_notify('robot_jobs', t.tbox_group);
+	RETURN p_rounds - p_have;
+END $$;
+
+-- More rounds of pair p until it has p_rounds (the cancelled ones not
+-- counted): each a run of its base and of its head, in a random order
+-- (robot_rounds_add()).  Returns how many rounds.
 CREATE FUNCTION robot_pair_more(p pairs, p_rounds int) RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
-	tb jobs;
-	th jobs;
 	have int;
-	r bigint;
-	first_base boolean;
 BEGIN
 	IF p.base = p.head THEN
 		RETURN robot_side_more(p.id, p.series, p.base, p_rounds);
 	END IF;
 	SELECT count(*) INTO have
 		FROM robot_pair_rounds(p.series, p.base, p.head);
-	IF have >= p_rounds THEN
-		RETURN 0;
-	END IF;
-	tb := robot_run_like(p.series, p.base, p.head);
-	th := robot_run_like(p.series, p.head, p.base);
-	IF tb.id IS NULL OR th.id IS NULL THEN
-		RETURN 0;
-	END IF;
-	FOR i IN 1..p_rounds - have LOOP
-		r := nextval('rounds_id');
-		first_base := random() < 0.5;
-		INSERT INTO jobs (submission, key, tbox_group, series, commit,
-			tree, job, needs, run, runs, priority, max_attempts,
-			pair, round, round_pos)
-		VALUES (tb.submission, tb.key, tb.tbox_group, tb.series,
-			p.base, coalesce(p.tree, tb.tree), tb.job, tb.needs,
-			have + i, p_rounds, tb.priority, tb.max_attempts, p.id,
-			r, CASE WHEN first_base THEN 1 ELSE 2 END),
-			(th.submission, th.key, th.tbox_group, th.series,
-			p.head, coalesce(p.tree, th.tree), th.job, th.needs,
-			have + i, p_rounds, th.priority, th.max_attempts, p.id,
-			r, CASE WHEN first_base THEN 2 ELSE 1 END);
-	END LOOP;
-	PERFORM pg_notify('robot_jobs', tb.tbox_group);
-	RETURN p_rounds - have;
+	RETURN robot_rounds_add(p.series, p.tree, ARRAY[p.base, p.head], have,
+		p_rounds, p.id);
 END $$;
 
 -- The next pair to analyse, claimed for p_seconds: {pair, analyses,

@@ -365,6 +365,24 @@ BEGIN
 		RETURN '"stale"';
 	END IF;
 	IF p->>'kind' = 'mid' THEN
+		-- Both comparisons of a midpoint read the same rounds: in
+		-- each, the good end, the midpoint and the bad end once, in a
+		-- random order (three runs a round, not four in two).
+		INSERT INTO pairs AS x (series, base, head, tree, max_runs,
+			bisection)
+			VALUES (b.series, b.good, p->>'commit', b.tree, b.runs,
+				b.id), (b.series, p->>'commit', b.bad, b.tree,
+				b.runs, b.id)
+			ON CONFLICT (series, base, head) DO NOTHING;
+		IF NOT EXISTS (SELECT 1 FROM robot_pair_rounds(b.series,
+			b.good, p->>'commit')) AND NOT EXISTS (SELECT 1
+			FROM robot_pair_rounds(b.series, p->>'commit', b.bad))
+		THEN
+			PERFORM robot_rounds_add(b.series, b.tree,
+				ARRAY[b.good, p->>'commit', b.bad], 0, b.runs,
+				(SELECT id FROM pairs WHERE series = b.series
+				AND base = b.good AND head = p->>'commit'));
+		END IF;
 		pg := robot_bisect_pair(b, b.good, p->>'commit');
 		pb := robot_bisect_pair(b, p->>'commit', b.bad);
 	ELSE
@@ -383,11 +401,12 @@ BEGIN
 END $$;
 
 -- The step in hand of bisection p_id, too noisy to tell, gets more runs
--- under claim p_claims: each of its pairs that the bisection made asks
--- for p_runs a side and is analysed again once they have ended.  The
--- claim ends; the step is claimed again once its pairs are final.
--- 'stale', or the number of pairs given more runs (0: none was the
--- bisection's own).
+-- under claim p_claims: each of its pairs that a bisection made (this
+-- one, or an earlier one whose pair it reuses: a head's pair is left as
+-- it is) asks for p_runs a side and is analysed again once they have
+-- ended.  The claim ends; the step is claimed again once its pairs are
+-- final.  'stale', or the number of pairs given more runs (0: none was
+-- a bisection's).
 CREATE FUNCTION robot_bisect_more(p_id bigint, p_claims int, p_runs int)
 RETURNS json LANGUAGE plpgsql AS $$
 DECLARE
@@ -401,7 +420,7 @@ BEGIN
 	END IF;
 	SELECT * INTO s FROM bisect_steps WHERE id = b.step;
 	FOR p IN SELECT * FROM pairs WHERE id IN (s.pair_good, s.pair_bad)
-		AND bisection = b.id AND state = 'final' LOOP
+		AND bisection IS NOT NULL AND state = 'final' LOOP
 		UPDATE pairs SET max_runs = p_runs, state = 'waiting',
 			updated = now() WHERE id = p.id;
 		PERFORM robot_pair_more(p, p_runs);

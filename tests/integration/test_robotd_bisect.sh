@@ -183,15 +183,17 @@ assert to[0] == ['lin7@example.org', 'maint@robot.test'], to
 "; echo $?) "one report, after the bisection: it names the first bad commit against its parent, where it was found, runs per side; to its author, not the head's"
 about lin "print(text(m[0]))" | sed -n 1,24p | sed 's/^/#   /'
 
-# A step measures its midpoint in rounds with the commit it is compared
-# with: every run the bisection queued is in a round of its pair, one run
-# of each of the pair's commits, on one box.
+# A step measures its midpoint in rounds with the commits it is compared
+# with: every run the bisection queued is in a round of the pair it was
+# queued for, one run of each of the pair's commits (and, for a
+# midpoint's first rounds, of the bad end too), on one box.
 inbis="pair IN (SELECT id FROM pairs WHERE bisection = $B)"
 runs=$(sql "SELECT count(DISTINCT commit) FROM jobs WHERE $inbis AND commit NOT IN ('$A', '$HEAD')")
 odd=$(sql "SELECT count(*) FROM jobs j JOIN pairs p ON p.id = j.pair WHERE p.bisection = $B
-	AND (j.round IS NULL OR j.commit NOT IN (p.base, p.head))")
+	AND (j.round IS NULL OR NOT EXISTS (SELECT 1 FROM jobs x WHERE x.round = j.round AND x.commit = p.base)
+	OR NOT EXISTS (SELECT 1 FROM jobs x WHERE x.round = j.round AND x.commit = p.head))")
 split=$(sql "SELECT count(*) FROM (SELECT round FROM jobs WHERE $inbis AND state = 'done'
-	GROUP BY round HAVING count(DISTINCT box) > 1 OR count(DISTINCT commit) <> 2) x")
+	GROUP BY round HAVING count(DISTINCT box) > 1 OR count(DISTINCT commit) <> count(*)) x")
 check $([ "$runs" = "$(mids "$B")" ] && [ "$odd" = 0 ] && [ "$split" = 0 ]; echo $?) \
 	"runs were queued on the midpoints ($runs commits), each in rounds with the commit it is compared with ($odd $split)"
 robot bisections >"$T/list.out" 2>&1
@@ -330,7 +332,7 @@ simbox_stop s6
 
 
 # 9. The same ends again are the running bisection; one cancels it, and
-# its queued runs go (3 rounds of each of its first step's two pairs).
+# its queued runs go (3 rounds of its first step: good, midpoint, bad).
 # (No box runs now: the step's runs wait.)
 OFFHEAD=$(tail -1 "$T/off.shas")
 printf '{"series": "%s", "good": "%s", "bad": "%s", "tree": "off"}' "$SERIES" "$(git -C "$T/off" rev-parse v1.0)" "$OFFHEAD" >"$T/b5.json"
@@ -343,7 +345,7 @@ queued=$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")
 robot bisect --cancel "$id1" >"$T/cancel.out" 2>&1
 c1=$?
 c2=$(api POST "$U/api/bisections/$id1/cancel" "$SUB")
-check $([ "$s1" = 200 ] && [ "$s2" = 200 ] && [ "$r2" = "$id1 True" ] && [ "$queued" = 12 ] && [ $c1 = 0 ] && [ "$c2" = 404 ] &&
+check $([ "$s1" = 200 ] && [ "$s2" = 200 ] && [ "$r2" = "$id1 True" ] && [ "$queued" = 9 ] && [ $c1 = 0 ] && [ "$c2" = 404 ] &&
 	[ "$(sql "SELECT state FROM bisections WHERE id = $id1")" = cancelled ] &&
 	[ "$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")" = 0 ]; echo $?) \
 	"the same ends again are the running bisection; robot bisect --cancel stops it and its $queued queued runs ($s1 $s2 $r2 $c1 $c2)"
