@@ -258,6 +258,23 @@ BEGIN
 		p_rounds, p.id);
 END $$;
 
+-- Pair p measured again, waiting for rounds until it has p_rounds (its
+-- cap set to p_max_runs when given); ready at once when they are all
+-- there already.
+CREATE FUNCTION robot_pair_again(p pairs, p_rounds int,
+	p_max_runs int DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+	UPDATE pairs SET state = 'waiting', updated = now(),
+		max_runs = coalesce(p_max_runs, max_runs) WHERE id = p.id;
+	PERFORM robot_pair_more(p, p_rounds);
+	IF (SELECT robot_pair_ended(x) FROM pairs x WHERE x.id = p.id) THEN
+		UPDATE pairs SET state = 'ready', ready_at = now()
+			WHERE id = p.id;
+		PERFORM pg_notify('robot_jobs', ':analysis');
+	END IF;
+END $$;
+
 -- The next pair to analyse, claimed for p_seconds: {pair, analyses,
 -- max_runs, looked (the runs a side of its last look), bisection
 -- (whether a bisection made it), series, base, head, open}; robotd then reads its values in

@@ -421,15 +421,7 @@ BEGIN
 	SELECT * INTO s FROM bisect_steps WHERE id = b.step;
 	FOR p IN SELECT * FROM pairs WHERE id IN (s.pair_good, s.pair_bad)
 		AND bisection IS NOT NULL AND state = 'final' LOOP
-		UPDATE pairs SET max_runs = p_runs, state = 'waiting',
-			updated = now() WHERE id = p.id;
-		PERFORM robot_pair_more(p, p_runs);
-		IF (SELECT robot_pair_ended(x) FROM pairs x WHERE x.id = p.id)
-		THEN
-			UPDATE pairs SET state = 'ready', ready_at = now()
-				WHERE id = p.id;
-			PERFORM pg_notify('robot_jobs', ':analysis');
-		END IF;
+		PERFORM robot_pair_again(p, p_runs, p_runs);
 		n := n + 1;
 	END LOOP;
 	IF n > 0 THEN

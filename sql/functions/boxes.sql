@@ -153,15 +153,7 @@ BEGIN
 				WHERE j.series = p.series
 				AND j.commit IN (p.base, p.head)
 				AND j.round IS NOT NULL AND l.created >= since);
-		UPDATE pairs SET state = 'waiting', updated = now()
-			WHERE id = p.id;
-		PERFORM robot_pair_more(p, asked);
-		IF (SELECT robot_pair_ended(x) FROM pairs x WHERE x.id = p.id)
-		THEN
-			UPDATE pairs SET state = 'ready', ready_at = now()
-				WHERE id = p.id;
-			PERFORM pg_notify('robot_jobs', ':analysis');
-		END IF;
+		PERFORM robot_pair_again(p, asked);
 		n := n + 1;
 	END LOOP;
 	INSERT INTO lab_notes (kind, series, boxes, kpi, message)
