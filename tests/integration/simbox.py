@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# simbox.py URL TOKEN BOX GROUP STOPFILE [COMMIT=SHIFT[~NOISE] ...]
+# simbox.py URL TOKEN BOX GROUP STOPFILE [COMMIT=SHIFT[~NOISE][@A,B..] ...]
 #           [COMMIT=fail ...] [--noise=PCT] [--seed=N] [--delay=S]
 #           [--offset=PCT] [--drift=PCT] [--step=N:PCT]
 #           [--outliers=P:FACTOR] [--tails=DF] [--uploads=N] [--hold=N]:
@@ -7,8 +7,10 @@
 # runs and uploads for each a result document whose KPI
 # (dd.write_bytes_per_sec, 100 MB/s) is moved by SHIFT percent at COMMIT
 # (e.g. b2=-10) with Gaussian noise of PCT percent (default 1; NOISE
-# percent at that commit), and 20 monitor metrics that do not move (and
-# --extra-metric=NAME, moved as the KPI is), S seconds a run (default
+# percent at that commit, whose first runs are off by exactly A, B, ...
+# percent more, without noise: a scatter that no first look can call),
+# and 20 monitor metrics that do not move (and --extra-metric=NAME,
+# moved as the KPI is), S seconds a run (default
 # 0), until STOPFILE exists.  A COMMIT=fail run fails as a commit that
 # cannot be provisioned does ("fault": "job").
 #
@@ -36,11 +38,14 @@ args = [a for a in sys.argv[1:] if not a.startswith("--")]
 opts = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--"))
 URL, TOKEN, BOX, GROUP, STOP = args[:5]
 NOISE = float(opts.get("noise", "1")) / 100
-SHIFT, OWN_NOISE, FAIL = {}, {}, set()
+SHIFT, OWN_NOISE, FIRST, FAIL = {}, {}, {}, set()
 for c, p in (x.split("=", 1) for x in args[5:]):
     if p == "fail":
         FAIL.add(c)
         continue
+    if "@" in p:
+        p, first = p.split("@", 1)
+        FIRST[c] = [float(x) / 100 for x in first.split(",")]
     if "~" in p:
         p, own = p.split("~", 1)
         OWN_NOISE[c] = float(own) / 100
@@ -90,6 +95,7 @@ def box_factor(n):
 
 
 runs = 0
+seen = {}  # runs uploaded per commit
 while not os.path.exists(STOP):
     if UPLOADS and runs >= UPLOADS:
         break
@@ -101,8 +107,10 @@ while not os.path.exists(STOP):
         break  # dies holding the lease
     time.sleep(float(opts.get("delay", "0")))
     commit = lease["commit"]
+    k = seen[commit] = seen.get(commit, -1) + 1
+    first = FIRST.get(commit, [])
     kpi = 100e6 * (1 + SHIFT.get(commit, 0) / 100) * box_factor(runs) * \
-        (1 + noise(OWN_NOISE.get(commit, NOISE)))
+        (1 + (first[k] if k < len(first) else noise(OWN_NOISE.get(commit, NOISE))))
     stats = {"dd.write_bytes_per_sec": kpi}
     for i in range(20):
         stats["proc-vmstat.m%d" % i] = 5000 * (1 + 0.01 * rng.gauss(0, 1))
