@@ -47,7 +47,9 @@
 #define TREES_TICK        1           /* seconds between looks for a due tree */
 #define TREES_MAX_COMMITS 10000       /* new commits recorded per fetch */
 #define TREES_MAX_REFS    (16u << 20) /* bytes of for-each-ref and log */
-#define TREES_GIT_SHORT   60          /* seconds for a git step but the fetch */
+#define TREES_GIT_SHORT   60          /* seconds at most for a git step
+					* but the fetch (and never more than
+					* the fetch has) */
 
 enum fetch_state {
 	FETCH_INIT,
@@ -93,6 +95,7 @@ struct fetch {
 	struct store_tree_fetched *fresh; /* STORING's answer: what to test */
 	int submitting;                   /* QUEUEING: submits in flight */
 	char *error;                      /* FAILING: why */
+	int timeout;                      /* the git step's, in seconds */
 };
 
 static void fetch_drive(struct fetch *f);
@@ -170,7 +173,7 @@ fetch_fail(struct fetch *f, const char *what, int status, const char *err)
 	q = str_printable(line, len, 300);
 	f->error = status == -1 && strstr(err, "deadline") != NULL
 			   ? xasprintf("%s: no answer within %d s", what,
-				       f->t->set->tree_fetch_timeout)
+				       f->timeout)
 			   : xasprintf("%s: %s", what,
 				       *q ? q : "failed with no message");
 	free(q);
@@ -182,6 +185,15 @@ static void fetch_on_git(int status, const char *out, size_t len,
 			 const char *err, void *arg);
 
 /* Runs git with args after "git -C MIRROR" (or alone, for init). */
+/* The seconds a git step but the fetch has. */
+static int
+git_short(const struct settings *set)
+{
+	return set->tree_fetch_timeout < TREES_GIT_SHORT
+		       ? set->tree_fetch_timeout
+		       : TREES_GIT_SHORT;
+}
+
 static void
 fetch_git(struct fetch *f, int timeout, const char *const *args)
 {
@@ -196,6 +208,7 @@ fetch_git(struct fetch *f, int timeout, const char *const *args)
 	for (size_t i = 0; args[i] != NULL && n < 31; i++)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
+	f->timeout = timeout;
 	f->proc = proc_run(f->t->base, argv, timeout, TREES_MAX_REFS,
 			   fetch_on_git, f);
 }
@@ -295,7 +308,7 @@ fetch_ask_head(struct fetch *f)
 					      NULL};
 
 			h->asked_base = true;
-			fetch_git(f, TREES_GIT_SHORT, args);
+			fetch_git(f, git_short(f->t->set), args);
 			return true;
 		}
 		if (!h->asked_forced && h->old != NULL) {
@@ -303,7 +316,7 @@ fetch_ask_head(struct fetch *f)
 					      h->old, h->sha, NULL};
 
 			h->asked_forced = true;
-			fetch_git(f, TREES_GIT_SHORT, args);
+			fetch_git(f, git_short(f->t->set), args);
 			return true;
 		}
 	}
@@ -350,7 +363,7 @@ fetch_ask_log(struct fetch *f)
 		fetch_drive(f);
 		return;
 	}
-	fetch_git(f, TREES_GIT_SHORT, args);
+	fetch_git(f, git_short(f->t->set), args);
 	free(args);
 	free(max);
 	free(base_parents);
@@ -613,7 +626,7 @@ fetch_drive(struct fetch *f)
 		    (mkdir(dir, 0755) == -1 && errno != EEXIST))
 			log_warn("mkdir %s", dir);
 		free(dir);
-		fetch_git(f, TREES_GIT_SHORT, args);
+		fetch_git(f, git_short(f->t->set), args);
 		return;
 	}
 	case FETCH_FETCHING: {
@@ -637,7 +650,7 @@ fetch_drive(struct fetch *f)
 			"%09%(creatordate:unix)",
 			"refs/heads", "refs/tags", NULL};
 
-		fetch_git(f, TREES_GIT_SHORT, args);
+		fetch_git(f, git_short(f->t->set), args);
 		return;
 	}
 	case FETCH_HEADS:
@@ -698,7 +711,8 @@ trees_claim(struct drain_worker *w, int n)
 	struct trees *t = drain_ctx(w);
 
 	(void)n;
-	store_tree_claim(t->store, t->set->tree_fetch_timeout + 60,
+	store_tree_claim(t->store,
+			 t->set->tree_fetch_timeout + git_short(t->set),
 			 trees_on_claimed, t);
 }
 
