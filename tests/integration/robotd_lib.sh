@@ -225,6 +225,10 @@ smtp_start() {
 	wait_for 20 test -s "$T/smtp.port"
 }
 
+# mail_to ADDR: a mail to ADDR came (the folder read anew at each call:
+# `wait_for N grep ... "$T"/mail/new/*` would glob it only once).
+mail_to() { grep -qs "^To: $1\$" "$T"/mail/new/*; }
+
 # mails CODE: CODE in Python with `mails`, every mail stored so far as
 # (file, message) parsed with the strict policy, oldest first, and
 # `reports`, those that are not confirmations.

@@ -134,7 +134,7 @@ check $([ "$s1" = 401 ] && [ "$s2" = 200 ] && [ "$st" = invalid ] && [ "$s3" = 4
 # the cap (10) or a verdict, and no record before the verdict is final.
 # (Beyond the floor whatever three rounds show, so it is not futile; a
 # round cut short is measured again, so a side may have a run more.)
-touch "$T/stop-s1"
+simbox_stop s1
 simbox s2 "$E5=-12" --noise=4 --seed=3
 api POST "$U/api/jobs?tbox_group=lab&repeat=3&commit=$D4&commit=$E5" "$SUB" "$T/dd.yaml" >/dev/null
 early=0
@@ -153,7 +153,7 @@ check $([ "$(sql "SELECT state FROM pairs WHERE head = '$E5'")" = final ] && [ "
 grep "analysis: .*$(short $D4)..$(short $E5)" "$T/d.log" | sed 's/^/# /'
 check $(grep -q "$(short $D4)..$(short $E5): dd.write_bytes_per_sec inconclusive with 3 runs a side: more runs, to 5" "$T/d.log"; echo $?) \
 	"the first analysis asked for 5 rounds, the next planned look"
-touch "$T/stop-s2"
+simbox_stop s2
 
 # 4. Two robotd on one database: each pair analysed once.
 start_robotd e --db "host=$T/state/pg/run user=robot dbname=postgres" --state-dir "$T/e" ||
@@ -170,7 +170,7 @@ both=$(grep -h "analysis: .*$(short $M1)\.\." "$T/d.log" "$T/e.log" | wc -l)
 claims=$(sql "SELECT sum(analyses) FROM pairs WHERE base = '$M1'")
 check $([ "$both" = "$claims" ] && ! grep -q stale "$T/d.log" "$T/e.log"; echo $?) \
 	"two robotd analyse each pair once per claim ($both analyses, $claims claims; by d: $(grep -c "analysis: .*$(short $M1)\.\." "$T/d.log"), by e: $(grep -c "analysis: .*$(short $M1)\.\." "$T/e.log"))"
-touch "$T/stop-s3"
+simbox_stop s3
 
 # 5. A pair claimed by a robotd that died (its claim taken by hand, as a
 # robotd killed -9 in the middle leaves it) is finished by another once
@@ -220,6 +220,7 @@ rc=$?
 check $([ $rc = 0 ] && ! grep -q "waited for runs that had all ended" "$T/d2.log"; echo $?) \
 	"40 concurrent submits on four boxes: every pair final, none mended ($(sql "SELECT count(*) || ' pairs: ' || string_agg(DISTINCT state, ',') FROM pairs WHERE series LIKE '%/stream'"), $(sql "SELECT count(*) FROM jobs WHERE tbox_group = 'stream'") runs)"
 for b in t1 t2 t3 t4; do touch "$T/stop-$b"; done
+for b in t1 t2 t3 t4; do simbox_stop "$b"; done
 
 # 7. The submitter caps the runs analysis adds (issue 26): robot submit
 # says what robotd may add; --max-runs equal to --repeat adds none, even
@@ -240,7 +241,7 @@ check $(grep -q "robotd may add runs, up to 10 a side" "$T/cap1.out" &&
 	[ "$(sql "SELECT max_runs FROM pairs WHERE head = '$(sha n2)'")" = 3 ] &&
 	[ $rc3 = 1 ] && grep -q "max_runs (2) is below the runs asked" "$T/cap3.out"; echo $?) \
 	"--max-runs caps the runs analysis adds, and robot submit says so ($(sql "SELECT verdict || ', ' || runs || ' runs' FROM pairs WHERE head = '$(sha n2)'"); $rc3)"
-touch "$T/stop-t5"
+simbox_stop t5
 
 # 8. A box too noisy for the job (issue 26, "noisy boxes named"): its
 # pair stays inconclusive at the cap, says so naming the box and the
@@ -281,6 +282,6 @@ assert len(notes) == 1 and notes[0]['valid'] and notes[0]['status'] == 200, post
 " && echo "$robot_status" | grep -q "too noisy on box loud" &&
 	curl -s "$U/lab" | grep -q "too noisy on box loud" && [ "$again" = "true 1" ]; echo $?) \
 	"the note goes to the operators' mail and webhook, robot status and the lab page, once a day; no maintainer is mailed ($again)"
-touch "$T/stop-loud"
+simbox_stop loud
 sanitizer_clean
 exit $((failed > 0))

@@ -246,7 +246,7 @@ printf 'suite: dd-write\ntestcase: dd-write\ndisk: 1LOOP_64M\nfs: ext4\nnr_threa
 robot tree add hostile --url "$R" --branch main --branch 'd*' --base v1.0 --job "$T/sim.yaml" --tbox-group sim \
 	--runs 3 --max-runs 6 --poll 5 --mail-author yes --bisect no >/dev/null 2>&1
 robot subscribe hank@robot.test --tree hostile >/dev/null 2>&1
-wait_for 20 grep -qs "^To: hank@robot.test" "$T"/mail/new/*
+wait_for 20 mail_to hank@robot.test
 curl -s -o /dev/null "$(link hank@robot.test)"
 wait_for 30 head_is hostile "$H0"
 # A branch and a subsystem of other scripts and HTML reach the Subject;
@@ -275,7 +275,7 @@ check $(mails "
 tos = sorted(m['To'] for m in reports if '$(echo $EVIL | cut -c1-10):' in m['Subject'])
 assert tos == ['dev@robot.test', 'hank@robot.test'], tos
 "; echo $?) "the commit's author (the tree's switch) and the subscriber get it; nobody in the subject does"
-touch "$T/stop-s1"
+simbox_stop s1
 MEH=$(hc "Base" "sched: a change within the noise")
 # (-12% at 4% noise: beyond the floor whatever three rounds show, so
 # the KPI asks for more rounds rather than ending futile.)
@@ -291,7 +291,7 @@ sleep 2
 check $([ $early = 0 ] && [ "$(sql "SELECT analyses FROM pairs WHERE head = '$MEH'")" -ge 2 ] &&
 	{ [ "$(sql "SELECT verdict FROM pairs WHERE head = '$MEH'")" != regression ] || report_for "$MEH"; }; echo $?) \
 	"an inconclusive KPI gets more runs, and no mail before its verdict is final ($(sql "SELECT verdict || ' after ' || analyses FROM pairs WHERE head = '$MEH'"))"
-touch "$T/stop-s2"
+simbox_stop s2
 
 # 5. The SMTP server down, then back on its port: every mail once.
 kill "$SMTP_PID"

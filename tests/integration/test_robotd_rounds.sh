@@ -125,7 +125,7 @@ r=$(sql "SELECT (comparison->>'rounds') || ' ' || (SELECT count(*) FROM jobs WHE
 	FROM pairs p WHERE head = '$H5'")
 check $(set -- $r; [ "$1" -gt 3 ] && [ "$2" = $((2 * ($1 - 3))) ] && [ "$(split_rounds)" = 0 ]; echo $?) \
 	"an inconclusive pair asked for more rounds, each of its base and head on one box ($r)"
-touch "$T/stop-s6"
+simbox_stop s6
 wait "$SIMBOX_s6" 2>/dev/null
 
 # 6. A lab as labs are, watching a tree: three boxes 3% apart, each
@@ -175,6 +175,7 @@ sus=$(sql "SELECT coalesce(string_agg(name, ' ' ORDER BY name), '-') FROM boxes 
 check $([ "$v12" = regression ] && [ "$b" = "bisected $C7" ] && { [ "$sus" = - ] || [ "$sus" = l2 ]; }; echo $?) \
 	"the 8% slower head is a regression, bisected to the commit that slowed it; no box that only drifts is suspect ($v12; $b; C7 $C7; suspect: $sus)"
 for b in l1 l2 l3; do touch "$T/stop-$b"; done
+for b in l1 l2 l3; do simbox_stop "$b"; done
 
 # 7. Box health: a box whose runs of one commit drop 20% from its 13th
 # run on (with the commit unchanged) is suspect: logged, a note for the
@@ -212,6 +213,8 @@ check $([ $rc = 0 ] && [ "$v8" = regression ] && [ "$on1" = 0 ] &&
 	[ -z "$(sql "SELECT suspect FROM boxes WHERE name = 'sb1'")" ] && grep -q "reset" "$T/reset.out"; echo $?) \
 	"the rounds it ran since are measured again on another box, the finding stands; robot box reset puts it back ($rc $v8 $on1)"
 touch "$T/stop-sb1" "$T/stop-sb2"
+simbox_stop sb1
+simbox_stop sb2
 
 # 8. Outliers and heavy tails: a box whose runs are one in twenty half
 # as fast, with noise of Student's t (3 degrees of freedom): an innocent
@@ -226,6 +229,6 @@ rc=$?
 v=$(sql "SELECT string_agg(verdict, ' ' ORDER BY head = '$S9') FROM pairs WHERE series LIKE '%/tails'")
 check $([ $rc = 0 ] && case "$v" in "unchanged regression" | "inconclusive regression") true ;; *) false ;; esac; echo $?) \
 	"with outliers and heavy tails, the innocent commit is no regression and the slower one is ($v)"
-touch "$T/stop-so"
+simbox_stop so
 sanitizer_clean
 exit $((failed > 0))
