@@ -325,7 +325,8 @@ END $$;
 -- (p_findings: [{kpi, verdict, change_pct, p_value, action,
 -- regression}]): a new regression or improvement, or one of its branch
 -- (regression: the id) still there at its head, or fixed by it.  An
--- open finding closed meanwhile (marked invalid) is left as it is.
+-- open finding closed meanwhile (marked invalid) is left as it is; one
+-- of its own that it no longer shows is marked invalid.
 CREATE FUNCTION robot_pair_findings(p pairs, p_runs int, p_comparison json,
 	p_findings json) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -370,6 +371,16 @@ BEGIN
 				head_runs = EXCLUDED.head_runs, updated = now();
 		END IF;
 	END LOOP;
+	-- The pair measured again (robot_pair_again(): its box turned
+	-- suspect) shows no longer what it recorded before: that record,
+	-- held from its report meanwhile, is invalid.  One reported
+	-- already is left to the people it was mailed to.
+	UPDATE regressions r SET state = 'invalid', updated = now()
+		WHERE r.pair = p.id AND r.state = 'new' AND r.report IS NULL
+		AND NOT EXISTS (SELECT 1 FROM json_to_recordset(p_findings)
+			AS x(kpi text, verdict text, action text)
+			WHERE x.action = 'new' AND x.kpi = r.kpi
+			AND x.verdict = r.kind);
 END $$;
 
 -- A final pair that stayed inconclusive at the run cap (p_note: how much

@@ -49,7 +49,7 @@ pair() {
 		VALUES ('$1', '$2', '$3', '$4', 1) RETURNING id"
 }
 
-echo "1..3"
+echo "1..4"
 
 # 1. The last run of each side ends at once, on two boxes: each
 # transaction's check sees the other's run still leased.  The pair must
@@ -97,4 +97,27 @@ swept=$(q "SELECT json_build_object('expired', robot_expire(), 'mended', robot_p
 check $([ "$(q "SELECT string_agg(state, ' ' ORDER BY id) FROM pairs WHERE id IN ($P3, $P4)")" = "ready waiting" ] &&
 	echo "$swept" | grep -q "\"mended\" : \[$P3\]"; echo $?) \
 	"the sweep makes ready a pair whose runs are all over, and only it ($swept)"
+
+# 4. A pair measured again (its box turned suspect: robot_pair_again())
+# whose new verdict no longer shows a finding it recorded: the record,
+# held from its report, is invalid; one it still shows stands, and one
+# reported already is left to the people it was mailed to.
+P5=$(pair s5/lab a b analysing)
+found() { # KPI...: the findings, each a new regression
+	printf '['
+	sep=
+	for k in "$@"; do
+		printf '%s{"kpi": "%s", "verdict": "regression", "change_pct": -10, "p_value": 0.001, "action": "new"}' "$sep" "$k"
+		sep=,
+	done
+	printf ']'
+}
+cmp='{"base_runs": {"ok": 3}, "head_runs": {"ok": 3}}'
+q "SELECT robot_pair_done($P5, 1, 'regression', 'k1', 3, '$cmp', '', 0, '[]', '$(found k1 k2 k3)')" >/dev/null
+q "UPDATE regressions SET state = 'reported' WHERE pair = $P5 AND kpi = 'k3'" >/dev/null
+q "UPDATE pairs SET state = 'analysing', analyses = 2 WHERE id = $P5" >/dev/null
+q "SELECT robot_pair_done($P5, 2, 'regression', 'k2', 6, '$cmp', '', 0, '[]', '$(found k2)')" >/dev/null
+got=$(q "SELECT string_agg(kpi || ' ' || state, ', ' ORDER BY kpi) FROM regressions WHERE pair = $P5")
+check $([ "$got" = "k1 invalid, k2 new, k3 reported" ]; echo $?) \
+	"measured again, a finding no longer shown is invalid, one still shown stands ($got)"
 exit $((failed > 0))
