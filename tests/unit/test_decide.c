@@ -302,7 +302,8 @@ test_json_keeps_what_is_shown(void)
 
 /* A box's canary: its runs of one series at one commit.  Steady, or a
  * last run off, it is well; its last three 20% down (a controller that
- * changed its cache mode), it moved; too few runs say nothing. */
+ * changed its cache mode), it moved; too few runs say nothing; a drift,
+ * however far it has gone, is not a step. */
 static void
 test_canary(void)
 {
@@ -332,6 +333,20 @@ test_canary(void)
 	for (size_t i = 0; i < 20; i++)
 		v[i] = 100 * (1 + 0.004 * (double)i);
 	CHECK(!decide_canary(v, 20, 0, &r, &at));
+	/* nor one whose runs of this commit are far apart in the box's
+	 * time (the box ran other commits between): 1.5% from one to the
+	 * next, so that the last three are 6.8% off the six before, moved
+	 * no more from the three just before than those from the three
+	 * before them */
+	for (size_t i = 0; i < 20; i++)
+		v[i] = 100 * (1 - 0.015 * (double)i) *
+		       (1 + 0.002 * ((double)(i * 7 % 5) - 2));
+	CHECK(!decide_canary(v, 20, 0, &r, &at));
+	/* a step on that drift is a change */
+	for (size_t i = 12; i < 20; i++)
+		v[i] *= 0.8;
+	CHECK(decide_canary(v, 20, 0, &r, &at));
+	CHECK_INT(at, 12);
 }
 
 int
