@@ -47,9 +47,9 @@
 #define TREES_TICK        1           /* seconds between looks for a due tree */
 #define TREES_MAX_COMMITS 10000       /* new commits recorded per fetch */
 #define TREES_MAX_REFS    (16u << 20) /* bytes of for-each-ref and log */
-#define TREES_GIT_SHORT   60          /* seconds at most for a git step
-					* but the fetch (and never more than
-					* the fetch has) */
+/* seconds at most for a git step but the fetch (and never more than the
+ * fetch has: git_short()) */
+#define TREES_GIT_SHORT 60
 
 enum fetch_state {
 	FETCH_INIT,
