@@ -29,11 +29,19 @@ PGCTL=$(ls -d /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | sort -V | tail -1)
 # directory, which was that test's alone: a robotd's --config or --db, a
 # box's --config, PostgreSQL's -D, a simulated box's stop file), its
 # databases stopped, its boxes' devices cleaned up, and it is removed.
-# A test that still runs (its shell alive) is left alone.
+# A test that still runs (its shell alive) is left alone.  The
+# directories are made in ROBOT_TEST_TMP (default /tmp): the test of the
+# reaping itself (robotd-leftovers) keeps its own in a directory of its
+# own, /tmp/robotd-leftovers.*, which other tests leave alone while that
+# test runs, and clean up once it is gone.
+TESTS_TMP=${ROBOT_TEST_TMP:-/tmp}
+# gone FILE: FILE names a process that no longer runs.
+gone() { [ -f "$1" ] && ! kill -0 "$(cat "$1")" 2>/dev/null; }
 reap_stale() {
-	for d in /tmp/robotd-test.*; do
-		[ -f "$d/owner" ] || continue
-		kill -0 "$(cat "$d/owner")" 2>/dev/null && continue
+	for d in "$TESTS_TMP"/robotd-test.* /tmp/robotd-leftovers.*/robotd-test.*; do
+		gone "$d/owner" || continue
+		top=${d%/robotd-test.*}
+		[ "$top" = "$TESTS_TMP" ] || gone "$top/owner" || continue
 		echo "# $d was left by a test that was killed: cleaning it up" >&2
 		for p in $(ps -eo pid=,args= | awk -v d="$d/" 'index($0, d) && !/postgres/ {print $1}'); do
 			kill -9 "$p" 2>/dev/null
@@ -51,12 +59,50 @@ reap_stale() {
 		done
 		rm -rf "$d"
 	done
+	for top in /tmp/robotd-leftovers.*; do
+		[ "$top" != "$TESTS_TMP" ] && gone "$top/owner" &&
+			rm -f "$top/owner" && rmdir "$top" 2>/dev/null
+	done
 }
 reap_stale
 
-T=$(mktemp -d /tmp/robotd-test.XXXXXX)
+T=$(mktemp -d "$TESTS_TMP"/robotd-test.XXXXXX)
 chmod 755 "$T"
 echo $$ >"$T/owner"
+
+# The embedded database as robotd makes it (initdb, every migration, the
+# functions), made once per build by robotd itself in $DB_TEMPLATE and
+# copied into each test's state directory, $T/state: about 2 s of initdb
+# and migrations a test saved.  Remade when robotd is newer; one test at a
+# time makes it (flock).  A test that must see robotd make a fresh
+# database sets ROBOT_TEST_FRESH_DB=1 before sourcing this file.
+DB_TEMPLATE=$(dirname "$ROBOTD")/test-db
+db_template() {
+	(
+		flock 9
+		[ -f "$DB_TEMPLATE/made" ] && [ ! "$ROBOTD" -nt "$DB_TEMPLATE/made" ] && exit 0
+		for d in "$DB_TEMPLATE".new.*; do # a run killed while making it
+			[ -d "$d" ] || continue
+			for p in $(ps -eo pid=,args= | awk -v d="$d" 'index($0, d) && !/postgres/ {print $1}'); do
+				kill -9 "$p" 2>/dev/null
+			done
+			[ -f "$d/pg/data/postmaster.pid" ] &&
+				runuser -u postgres -- "$PGCTL" stop -m immediate -D "$d/pg/data" >/dev/null 2>&1
+			rm -rf "$d"
+		done
+		new=$DB_TEMPLATE.new.$$
+		mkdir -p "$new" && chmod 755 "$new" || exit 1
+		"$ROBOTD" --state-dir "$new" --listen 127.0.0.1:0 >"$new/log" 2>&1 &
+		pid=$!
+		wait_for 120 grep -q "listening on http" "$new/log"
+		kill -TERM $pid
+		wait $pid
+		grep -q "stopped the embedded database" "$new/log" || { cat "$new/log" >&2; exit 1; }
+		rm -rf "$DB_TEMPLATE"
+		touch "$new/made"
+		mv "$new" "$DB_TEMPLATE"
+	) 9>"$DB_TEMPLATE.lock"
+}
 PIDS=""
 BOXES=""
 
@@ -97,6 +143,11 @@ wait_for() {
 	done
 	return 1
 }
+
+if [ -z "${ROBOT_TEST_FRESH_DB:-}" ] && db_template; then
+	mkdir -p "$T/state/pg"
+	cp -a "$DB_TEMPLATE/pg/data" "$T/state/pg/data"
+fi
 
 # start_robotd NAME ARGS...: starts a robotd logging to $T/NAME.log;
 # sets PID_<NAME> and URL_<NAME>.

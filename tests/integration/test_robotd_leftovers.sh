@@ -8,6 +8,12 @@
 set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 export ROBOTD BOX ROBOT SRC
+# Its tests' directories apart from those of tests that run beside it,
+# whose setup would reap the victim first.
+ROBOT_TEST_TMP=$(mktemp -d /tmp/robotd-leftovers.XXXXXX)
+chmod 755 "$ROBOT_TEST_TMP"
+echo $$ >"$ROBOT_TEST_TMP/owner"
+export ROBOT_TEST_TMP
 
 # victim OUT: a test that starts robotd, says where, and is killed -9.
 victim() {
@@ -57,4 +63,5 @@ check $([ -n "$AT" ] && [ -d "$AT" ] && kill -0 "$ALIVE" 2>/dev/null; echo $?) \
 	"a test that still runs is left alone ($AT)"
 kill "$ALIVE" 2>/dev/null
 wait "$ALIVE" 2>/dev/null
+trap 'finish; rm -rf "$ROBOT_TEST_TMP"' EXIT
 exit $((failed > 0))

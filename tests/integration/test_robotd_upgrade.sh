@@ -10,6 +10,8 @@
 # PostgreSQL cluster of its own.  TAP output.
 set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+# It sees robotd make a fresh database: no copy of the tests' template.
+ROBOT_TEST_FRESH_DB=1
 . "$SRC/tests/integration/robotd_lib.sh"
 
 PGBIN=$(dirname "$PGCTL")
