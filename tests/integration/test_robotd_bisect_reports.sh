@@ -1,0 +1,115 @@
+#!/bin/sh
+# test_robotd_bisect_reports.sh ROBOTD ROBOT_BOX ROBOT SOURCE_DIR: the
+# reports of what robotd bisects, on simulated boxes (simbox.py) with a
+# chosen shift per commit: two series bisected to one commit in one
+# report and one follow-up, a push of one commit reported at once, the
+# range reported first past report_bisect_wait, and an improvement
+# bisected and reported to who asks.  The bisections themselves are
+# test_robotd_bisect.sh's.  TAP.
+set -u
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+. "$SRC/tests/integration/robotd_lib.sh"
+. "$SRC/tests/integration/bisect_lib.sh"
+echo "1..6"
+
+# 12. Two series that regress at one commit, in one push: one report
+# names it and lists both.
+repo two
+commits two 4 "two" >"$T/two.shas"
+sed 's/^  bs: 1M$/  bs:\n  - 1M\n  - 4k/' "$T/dd.yaml" >"$T/two.yaml"
+TBAD=$(sed -n 3p "$T/two.shas")
+simbox s8 "$TBAD=-10" "$(sed -n 4p "$T/two.shas")=-10" --noise=1 --seed=8
+watch two 6 "$T/two.yaml"
+wait_for 180 mail_about two
+sleep 2
+check $(about two "
+assert len(m) == 1, [x['Subject'] for x in m]
+s, body = m[0]['Subject'], text(m[0])
+assert s.startswith('[robot] [two:main] [two] $(echo "$TBAD" | cut -c1-10): dd.write_bytes_per_sec -') and s.endswith(' regression and 1 more'), s
+assert 'dd-write/1M-' in body and 'dd-write/4k-' in body
+assert to[0] == ['maint@robot.test', 'two3@example.org'], to
+" && [ "$(sql "SELECT count(*) FROM bisections WHERE tree = 'two'")" = 2 ]; echo $?) \
+	"two series bisected to one commit: one report lists both"
+# A later head back at the base's level fixes both: one follow-up in the
+# thread tells of both series.
+commits two 1 "two-fix" fix.c >>"$T/two.shas"
+TFIX=$(tail -1 "$T/two.shas")
+refix() { mails "sys.exit(0 if any(m['Subject'].startswith('Re: [robot] [two:') for f, m in mails) else 1)"; }
+wait_for 180 refix
+sleep 3
+check $(mails "
+r = [m for f, m in mails if m['Subject'].startswith('Re: [robot] [two:')]
+ids = set(m['Message-ID'] for m in r)
+assert len(ids) == 1, [m['Subject'] for m in r]
+body = text(r[0])
+assert body.count('is fixed at $(echo "$TFIX" | cut -c1-10)') == 2, body
+assert 'dd-write/1M-' in body and 'dd-write/4k-' in body, body
+"; echo $?) "the fix of both series: one follow-up that tells of both"
+simbox_stop s8
+
+# 13. A push of one commit is reported at once, not bisected.
+repo one
+commits one 1 "one" >"$T/one.shas"
+simbox s9 "$(cat "$T/one.shas")=-10" --noise=1 --seed=9
+watch one 6
+wait_for 90 mail_about one
+check $(about one "
+assert len(m) == 1 and m[0]['Subject'].startswith('[robot] [one:main] [one] $(cut -c1-10 "$T/one.shas"): '), [x['Subject'] for x in m]
+assert 'base: ' in text(m[0]) and 'found at' not in text(m[0])
+" && [ "$(sql "SELECT count(*) FROM bisections WHERE tree = 'one'")" = 0 ]; echo $?) \
+	"a one-commit push: reported at once, naming its commit"
+simbox_stop s9
+
+# 14. The deadline: with report_bisect_wait 2 s, a slow bisection's
+# range is reported first ("still running"), then the first bad commit
+# as a report of its own in that thread.
+config 2
+kill -HUP "$PID_d"
+wait_for 10 grep -q "SIGHUP: reloaded" "$T/d.log"
+repo late
+commits late 6 "late" >"$T/late.shas"
+LBAD=$(sed -n 2p "$T/late.shas")
+# shellcheck disable=SC2086
+simbox s10 $(sed -n '2,$p' "$T/late.shas" | sed 's/$/=-10/' | tr '\n' ' ') --noise=1 --seed=10 --delay=0.3
+watch late 6
+wait_for 240 sh -c "[ \"\$(grep -ls '^Subject: \[robot\] \[late:' '$T'/mail/new/* | wc -l)\" -ge 2 ]"
+check $(about late "
+assert len(m) == 2, [x['Subject'] for x in m]
+r, c = m
+assert ' (6 commits): ' in r['Subject'], r['Subject']
+assert 'is still running' in text(r), text(r)[:900]
+assert to == [['maint@robot.test'], ['late2@example.org', 'maint@robot.test']], to
+assert c['Subject'].startswith('[robot] [late:main] [late] $(echo "$LBAD" | cut -c1-10): '), c['Subject']
+assert c['In-Reply-To'] == r['Message-ID'], (c['In-Reply-To'], r['Message-ID'])
+assert 'commit: $LBAD' in text(c) and 'Reported-by' in text(c)
+"; echo $?) "past report_bisect_wait: the range first, then the first bad commit in its thread"
+simbox_stop s10
+config
+kill -HUP "$PID_d"
+
+# 15. An improvement is bisected the same way, and reported to those who
+# ask for improvements (not to the job's mail_to, nor to its author).
+AS=$ADMIN robot subscribe imp@robot.test --tree imp --improvements --no-regressions >/dev/null 2>&1
+wait_for 20 mail_to imp@robot.test
+curl -s -o /dev/null "$(mails "
+for f, m in mails:
+    if m['To'] == 'imp@robot.test':
+        print([l.strip() for l in text(m).splitlines() if '/subscriptions/confirm?t=' in l][0])")"
+repo imp
+commits imp 4 "imp" >"$T/imp.shas"
+IGOOD=$(sed -n 2p "$T/imp.shas")
+# shellcheck disable=SC2086
+simbox s11 $(sed -n '2,$p' "$T/imp.shas" | sed 's/$/=+10/' | tr '\n' ' ') --noise=1 --seed=11
+watch imp 6
+wait_for 180 mail_about imp
+check $(about imp "
+assert len(m) == 1, [x['Subject'] for x in m]
+s = m[0]['Subject']
+assert s.startswith('[robot] [imp:main] [imp] $(echo "$IGOOD" | cut -c1-10): dd.write_bytes_per_sec +') and s.endswith(' improvement'), s
+assert to[0] == ['imp@robot.test'], to
+" && [ "$(sql "SELECT change || ' ' || state || ' ' || first_bad FROM bisections WHERE tree = 'imp'")" = "improvement bisected $IGOOD" ]; echo $?) \
+	"an improvement is bisected to the commit that brought it, and reported to who asks ($(sql "SELECT change || ' ' || state || ' ' || coalesce(reason, '') FROM bisections WHERE tree = 'imp'"))"
+simbox_stop s11
+
+sanitizer_clean
+exit $((failed > 0))
