@@ -6,7 +6,8 @@
 # that does not; a force-push cancels the dropped head's queued runs; a
 # tree that cannot be fetched, or whose fetch never answers, has its
 # error in robot tree list while robotd serves on.  Simulated boxes
-# (simbox.py) upload the results with a chosen shift per commit.  TAP.
+# (simbox.py) upload the results with a chosen shift per commit.  Two
+# robotd sharing a tree: test_robotd_trees_shared.sh.  TAP.
 set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
@@ -20,7 +21,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 SUB=$(token submit alice)
-echo "1..34"
+echo "1..31"
 
 export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
 export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
@@ -334,57 +335,6 @@ s=$(api POST "$U/api/jobs?tree=fresh&tbox_group=elsewhere&commit=v1.0" "$SUB" "$
 check $([ "$s" = 409 ] && grep -q "tree fresh has not been fetched yet" "$T/body" &&
 	[ "$(sql "SELECT count(*) FROM jobs WHERE tbox_group = 'elsewhere'")" = 5 ]; echo $?) \
 	"a tree not fetched yet: 409, and no refused submit queued anything ($s)"
-
-# 13. Two robotd on one database share a tree: only one fetches it at a
-# time.  A git:// server that never answers logs when each fetch connects
-# and hangs up; a robotd killed -9 mid-fetch takes its git with it, and
-# the other fetches the tree once the dead one's claim has run out.
-robot tree remove hangs >/dev/null 2>&1
-robot tree remove fresh >/dev/null 2>&1
-cat >"$T/robotd-e.yaml" <<YAML
-state_dir: $T/state-e
-tree_fetch_timeout: 3
-YAML
-start_robotd e --db "host=$T/state/pg/run user=robot dbname=postgres" --config "$T/robotd-e.yaml" ||
-	diag "robotd e did not start"
-/usr/bin/python3 -c "
-import socket, threading, time
-s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(8)
-print(s.getsockname()[1], flush=True)
-def hold(c):
-    t = time.time()
-    while c.recv(4096):
-        pass
-    print('%.3f %.3f' % (t, time.time()), flush=True)
-while True:
-    c, _ = s.accept()
-    print('open', flush=True)
-    threading.Thread(target=hold, args=(c,), daemon=True).start()
-" >"$T/shared.log" 2>/dev/null &
-PIDS="$PIDS $!"
-wait_for 10 test -s "$T/shared.log"
-SPORT=$(head -1 "$T/shared.log")
-robot tree add shared --url "git://127.0.0.1:$SPORT/x.git" --job "$T/dd.yaml" --poll 5 >/dev/null 2>&1
-# opens N, closes N: at least N fetches connected, ended.
-opens() { [ "$(grep -c '^open$' "$T/shared.log")" -ge "$1" ]; }
-closes() { [ "$(grep -c '^[0-9.]* [0-9.]*$' "$T/shared.log")" -ge "$1" ]; }
-# The first fetch, then the second (after a 10 s backoff): kill the
-# robotd whose git is connected.
-wait_for 30 closes 1
-wait_for 30 opens 2
-victim=none
-for p in $PID_d $PID_e; do
-	[ -n "$(ps -o pid= --ppid "$p" | tr -d ' ')" ] && victim=$p
-done
-kill -9 "$victim" 2>/dev/null
-wait_for 2 closes 2
-check $? "robotd killed -9 mid-fetch: its git goes with it (robotd $victim)"
-wait_for 90 closes 3
-check $? "the other robotd fetches the tree after the dead one's claim ran out"
-ov=$(grep '^[0-9.]* [0-9.]*$' "$T/shared.log" | sort -n | awk '{ if (NR > 1 && $1 < end) o++; end = $2 } END { print NR " " o + 0 }')
-check $([ "${ov#* }" = 0 ] && [ "${ov% *}" -ge 3 ]; echo $?) \
-	"two robotd fetch a shared tree one at a time (fetches, overlaps: $ov)"
-sed -n 's/.*robotd: \(tree shared: .*\)/# \1/p' "$T/d.log" "$T/e.log" | head -6
 
 sanitizer_clean
 exit $((failed > 0))
