@@ -215,6 +215,10 @@ proc_run(struct event_base *base, char *const argv[], int timeout,
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		setenv("GIT_TERMINAL_PROMPT", "0", 1);
+		/* Only the transports a tree's URL may name (trees.c's
+		 * tree_url_ok()), whatever a submodule or redirect asks
+		 * for: never ext:: or fd::, which run commands. */
+		setenv("GIT_ALLOW_PROTOCOL", "file:git:http:https:ssh", 1);
 		setenv("LC_ALL", "C", 1);
 		execvp(argv[0], argv);
 		_exit(127);

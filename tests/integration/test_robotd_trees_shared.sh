@@ -14,7 +14,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 ADMIN=$(token admin root)
-echo "1..4"
+echo "1..5"
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
 testcase: dd-write
@@ -62,10 +62,16 @@ closes() { [ "$(grep -c '^[0-9.]* [0-9.]*$' "$T/shared.log")" -ge "$1" ]; }
 # robotd whose git is connected.
 wait_for 30 closes 1
 wait_for 30 opens 2
-victim=none
+victim=none git=
 for p in $PID_d $PID_e; do
-	[ -n "$(ps -o pid= --ppid "$p" | tr -d ' ')" ] && victim=$p
+	c=$(ps -o pid= --ppid "$p" | tr -d ' ' | head -1)
+	[ -n "$c" ] && victim=$p git=$c
 done
+# git may use only the transports robotd's URL check allows, whatever
+# a URL (or a submodule, or a redirect) asks for.
+allow=$(tr '\0' '\n' <"/proc/${git:-0}/environ" 2>/dev/null | sed -n 's/^GIT_ALLOW_PROTOCOL=//p')
+check $([ "$allow" = "file:git:http:https:ssh" ]; echo $?) \
+	"robotd's git runs with GIT_ALLOW_PROTOCOL ($allow)"
 kill -9 "$victim" 2>/dev/null
 wait_for 2 closes 2
 check $? "robotd killed -9 mid-fetch: its git goes with it (robotd $victim)"
