@@ -80,7 +80,9 @@ struct http_req {
 	struct MHD_Connection *conn;
 	struct http_conn *c; /* its connection (NULL once it closed) */
 	enum http_req_state state;
-	int reject; /* a status to answer at once, or 0 */
+	int reject;          /* a status to answer at once, or 0 */
+	const char *raw_uri; /* MHD's URI as on_uri() saw it, and its */
+	size_t raw_len;      /* length then (before MHD unescapes it) */
 	char *reject_why;
 	char *method;
 	char *path;
@@ -206,6 +208,9 @@ now_mono(void)
 
 /* The most bytes dropped from a body over its limit before answering. */
 #define HTTP_DISCARD_MAX (8u << 20)
+/* More than a request line can be (MHD reads it into the connection's
+ * memory, at most a few hundred KiB). */
+#define HTTP_LINE_MAX (1u << 20)
 
 /*
  * Answers a request that cannot be one of ours straight into its socket
@@ -260,6 +265,8 @@ on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 		req->c->req = req;
 	}
 	h->in_flight++;
+	req->raw_uri = uri;
+	req->raw_len = strlen(uri);
 	status = uri_check(uri, &why);
 	if (status == 414) {
 		http_conn_refuse(conn, status, why);
@@ -309,6 +316,29 @@ check_header(void *cls, enum MHD_ValueKind kind, const char *key,
 		}
 	}
 	return MHD_YES;
+}
+
+/*
+ * Whether the request line held a NUL inside its URI ("GET /a\0/b
+ * HTTP/1.1"): MHD's strings end at it, so the path robotd would serve
+ * is not the one sent.  MHD hands out the URI and the version as
+ * pointers into the one line it read, the version just after the URI
+ * (the space between made a NUL); anything but spaces and NULs between
+ * the URI's end, as on_uri() saw it, and the version followed a NUL.
+ * Said only while MHD's URI is where on_uri() saw it.
+ */
+static bool
+nul_in_line(const struct http_req *req, const char *url, const char *version)
+{
+	const char *end = req->raw_uri + req->raw_len;
+
+	if (url != req->raw_uri || version == NULL || version <= end ||
+	    version > end + HTTP_LINE_MAX)
+		return false;
+	for (const char *p = end; p < version; p++)
+		if (*p != '\0' && *p != ' ')
+			return true;
+	return false;
 }
 
 /* The headers are in: method, path, arguments and the body's limit. */
@@ -372,11 +402,15 @@ on_access(void *cls, struct MHD_Connection *conn, const char *url,
 	struct httpd *h = cls;
 	struct http_req *req = *con_cls;
 
-	(void)version;
 	(void)h;
 	if (req == NULL)
 		return MHD_NO; /* on_uri() makes every request */
 	if (req->method == NULL) {
+		if (req->reject == 0 && nul_in_line(req, url, version)) {
+			req->reject = 400;
+			req->reject_why =
+				xstrdup("the request line holds a NUL");
+		}
 		http_req_start(req, url, method);
 		if (req->reject == 0 &&
 		    (req->state == HTTP_REQ_RECEIVING ||

@@ -375,6 +375,8 @@ case("a heartbeat of a finished lease: 409", lambda: req("POST", "/api/leases/%d
 # --- Mail on anyone's behalf, smuggling (issue 28) ----------------------
 SB = '{"email": "victim@robot.test"}'
 case("two different Content-Length headers", lambda: raw(("POST /api/subscriptions HTTP/1.1\r\n" + H + "Content-Type: application/json\r\nContent-Length: %d\r\nContent-Length: 5\r\nConnection: close\r\n\r\n%s" % (len(SB), SB)).encode()), 400, "Content-Length")
+case("a NUL in the request line", lambda: raw(("GET /api/status\x00/x HTTP/1.1\r\n" + H + "Connection: close\r\n\r\n").encode()), 400, "NUL")
+case("a NUL in the request line of a page", lambda: raw(("GET /\x00<script> HTTP/1.1\r\n" + H + "Connection: close\r\n\r\n").encode()), 400, "NUL")
 case("a JSON subscription posted from another site (text/plain, Origin)", lambda: req("POST", "/api/subscriptions", None, SB, {"Content-Type": "text/plain", "Origin": "http://evil.example"}), 403)
 case("a JSON subscription posted from another site (Sec-Fetch-Site)", lambda: req("POST", "/api/subscriptions", None, SB, {"Content-Type": "text/plain", "Sec-Fetch-Site": "cross-site"}), 403)
 # The links of a confirmation mail come from public_url, else the
