@@ -1,6 +1,7 @@
 /*
  * janitor.c: the sweep, a worker of the drain engine (drain.h): its
- * claim expires the leases past their deadline, takes back the rounds
+ * claim brings back deadlines further off than the lease time (a clock
+ * stepped back), expires the leases past their deadline, takes back the rounds
  * of a box that vanished between two of their runs, mends the pairs left
  * waiting for runs that are over, and brings no work, so the engine's
  * IDLE -> CLAIMING -> IDLE is the whole of it, once a tick.
@@ -18,6 +19,7 @@
 
 struct janitor {
 	struct store *store;
+	const struct settings *set;
 	struct drain_worker *w;
 };
 
@@ -53,7 +55,7 @@ janitor_claim(struct drain_worker *w, int n)
 	struct janitor *j = drain_ctx(w);
 
 	(void)n;
-	store_sweep(j->store, janitor_on_swept, w);
+	store_sweep(j->store, j->set->lease_seconds, janitor_on_swept, w);
 }
 
 static const struct drain_ops janitor_ops = {
@@ -65,11 +67,12 @@ static const struct drain_ops janitor_ops = {
 };
 
 struct janitor *
-janitor_new(struct drain *d, struct store *store)
+janitor_new(struct drain *d, struct store *store, const struct settings *set)
 {
 	struct janitor *j = xcalloc(1, sizeof *j);
 
 	j->store = store;
+	j->set = set;
 	j->w = drain_add(d, &janitor_ops, j);
 	return j;
 }

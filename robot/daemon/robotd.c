@@ -245,7 +245,7 @@ robotd_serve(struct robotd *d)
 	d->bisect = bisect_new(d->drain, d->base, d->store, &d->set);
 	d->trees = trees_new(d->drain, d->base, d->store, &d->set);
 	d->reporters = reporters_new(d->drain, d->base, d->store, &d->set);
-	d->janitor = janitor_new(d->drain, d->store);
+	d->janitor = janitor_new(d->drain, d->store, &d->set);
 	d->health = health_new(d->drain, d->store);
 	wd = (struct web_deps){d->base,     d->store,  d->tokens,    d->lab,
 			       d->analysis, d->bisect, d->reporters, &d->set};

@@ -232,8 +232,12 @@ END $$;
 
 -- Leases past their deadline: the job goes back to the queue with its
 -- attempt counted, or fails after max_attempts; its round is measured
--- again (robot_round_again()).  Returns how many.
-CREATE FUNCTION robot_expire() RETURNS int LANGUAGE plpgsql AS $$
+-- again (robot_round_again()).  Returns how many.  First a deadline
+-- further off than p_lease_seconds (robotd's lease time) is brought back
+-- to it: a clock that stepped back would else give every lease the
+-- step, and a box that died would keep its job that long.
+CREATE FUNCTION robot_expire(p_lease_seconds int DEFAULT NULL) RETURNS int
+LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
 	r record;
@@ -242,6 +246,12 @@ DECLARE
 	rnd bigint;
 	st text;
 BEGIN
+	IF p_lease_seconds IS NOT NULL THEN
+		UPDATE leases SET deadline = now() + make_interval(secs =>
+			p_lease_seconds)
+			WHERE state = 'active' AND deadline > now() +
+				make_interval(secs => p_lease_seconds);
+	END IF;
 	FOR r IN UPDATE leases SET state = 'expired'
 		WHERE state = 'active' AND deadline < now()
 		RETURNING job, box LOOP

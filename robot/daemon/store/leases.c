@@ -86,12 +86,13 @@ store_upload(struct store *s, const struct store_upload *u, store_text_cb cb,
 }
 
 static const struct store_stmt sweep = {
-	"SELECT json_build_object('expired', robot_expire(), 'orphaned', "
-	"robot_rounds_orphaned(), 'mended', robot_pairs_mend())::text",
-	"", store_read_text, false};
+	"SELECT json_build_object('expired', robot_expire($1::int), "
+	"'orphaned', robot_rounds_orphaned(), 'mended', "
+	"robot_pairs_mend())::text",
+	"i", store_read_text, false};
 
 void
-store_sweep(struct store *s, store_text_cb cb, void *arg)
+store_sweep(struct store *s, int lease_seconds, store_text_cb cb, void *arg)
 {
-	store_call(s, &sweep, STORE_FN(cb), arg);
+	store_call(s, &sweep, STORE_FN(cb), arg, lease_seconds);
 }

@@ -46,10 +46,13 @@ struct store_upload {
  * lease's job, or differs from the one stored for it, is refused. */
 void store_upload(struct store *s, const struct store_upload *u,
 		  store_text_cb cb, void *arg);
-/* The janitor's sweep: leases past their deadline back to the queue,
- * the rounds pinned to a box not seen for a minute measured again, and
- * pairs left waiting for runs that have all ended made ready:
- * {"expired": how many, "orphaned": rounds, "mended": [pair ids]}. */
-void store_sweep(struct store *s, store_text_cb cb, void *arg);
+/* The janitor's sweep: deadlines further off than lease_seconds (a
+ * clock stepped back) brought back to it, leases past their deadline
+ * back to the queue, the rounds pinned to a box not seen for a minute
+ * measured again, and pairs left waiting for runs that have all ended
+ * made ready: {"expired": how many, "orphaned": rounds, "mended": [pair
+ * ids]}. */
+void store_sweep(struct store *s, int lease_seconds, store_text_cb cb,
+		 void *arg);
 
 #endif
