@@ -61,12 +61,26 @@ store_queued(const struct store *s)
 	return db_queued(s->db);
 }
 
+/* Why the database cannot answer, in a word, for SQLSTATE code; NULL
+ * when it can (the query failed for another reason). */
+static const char *
+unavailable(const char *code)
+{
+	if (code[0] == '\0' || str_has_prefix(code, "08"))
+		return "there is no connection to it";
+	if (str_has_prefix(code, "57P"))
+		return "it is shutting down or starting";
+	if (str_has_prefix(code, "53"))
+		return "it is out of disk space or memory";
+	return NULL;
+}
+
 /* The problem of a failed query, or NULL when it ran. */
 static struct problem *
 store_problem(const struct db_result *r)
 {
 	const char *code = db_sqlstate(r), *msg = db_message(r);
-	const char *detail = db_detail(r);
+	const char *detail = db_detail(r), *why;
 	json_t *details = json_array();
 
 	if (db_ok(r)) {
@@ -88,19 +102,28 @@ store_problem(const struct db_result *r)
 			kind = PROBLEM_INVALID;
 		return problem_new((enum problem_kind)kind, details, "%s", msg);
 	}
-	json_array_append_new(details, json_string(msg[0] ? msg : "down"));
-	if (code[0] == '\0' || str_has_prefix(code, "08") ||
-	    str_has_prefix(code, "57P") || str_has_prefix(code, "53"))
+	/* PostgreSQL's own message names the server's files ("could not
+	 * extend file base/5/16433") and its internals: the log has it,
+	 * an answer says what it means in a word. */
+	if ((why = unavailable(code)) != NULL) {
+		json_array_append_new(details, json_string(why));
+		if (str_has_prefix(code, "53"))
+			log_warnx("query failed: %s: %s", code, msg);
 		return problem_new(PROBLEM_UNAVAILABLE, details,
 				   "the database is unavailable");
+	}
 	/* A value the database cannot take (class 22: bad encoding, out
 	 * of range) is the request's fault; what enters is checked first,
-	 * so this is the last line of defence. */
-	if (str_has_prefix(code, "22"))
+	 * so this is the last line of defence.  Its message is about the
+	 * value (no server path). */
+	if (str_has_prefix(code, "22")) {
+		json_array_append_new(details, json_string(msg));
 		return problem_new(PROBLEM_INVALID, details,
 				   "the request holds a value the database "
 				   "refuses");
+	}
 	log_warnx("query failed: %s: %s", code, msg);
+	json_array_append_new(details, json_string("robotd's log says why"));
 	return problem_new(PROBLEM_INTERNAL, details, "internal error");
 }
 
