@@ -366,6 +366,6 @@ findings_bisect_cancel(struct web *w, struct http_req *req,
 
 	log_info("%s cancels bisection %s", by, call->arg);
 	store_bisect_cancel(w->d.store, strtoll(call->arg, NULL, 10), by,
-			    web_on_json, req);
+			    strcmp(call->kind, "admin") == 0, web_on_json, req);
 	free(by);
 }

@@ -176,6 +176,6 @@ trees_cancel(struct web *w, struct http_req *req, const struct web_call *call)
 			 (long long)json_integer_value(job ? job : sub));
 	store_cancel(w->d.store, job ? json_integer_value(job) : 0,
 		     sub ? json_integer_value(sub) : 0, series, call->name,
-		     trees_on_cancelled, req);
+		     strcmp(call->kind, "admin") == 0, trees_on_cancelled, req);
 	json_decref(j);
 }

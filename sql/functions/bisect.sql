@@ -155,6 +155,12 @@ BEGIN
 		RETURN (robot_bisection(b.id)::jsonb ||
 			'{"running": true}')::json;
 	END IF;
+	-- A person (not robotd, not an admin) has at most 10 running.
+	IF p_by LIKE 'submit %' AND (SELECT count(*) FROM bisections
+		WHERE started_by = p_by AND state = 'running') >= 10 THEN
+		RAISE EXCEPTION '% has 10 bisections running already: wait for one to end, or cancel one',
+			substr(p_by, 8) USING ERRCODE = 'RB429';
+	END IF;
 	INSERT INTO bisections (regression, tree, series, kpi, change, good,
 		bad, goods, bad_now, runs, max_runs, started_by)
 		VALUES (r.id, v_tree, v_series, v_kpi, v_change, v_good, v_bad,
@@ -431,12 +437,19 @@ BEGIN
 	RETURN to_json(n);
 END $$;
 
--- A person cancels a running bisection: its queued runs go.
-CREATE FUNCTION robot_bisect_cancel(p_id bigint, p_by text) RETURNS json
+-- A person cancels a running bisection: its queued runs go.  Only who
+-- started it (p_by, as started_by has it) or an admin (p_admin) may.
+CREATE FUNCTION robot_bisect_cancel(p_id bigint, p_by text,
+	p_admin boolean DEFAULT true) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
 	b bisections;
 BEGIN
+	SELECT * INTO b FROM bisections WHERE id = p_id AND state = 'running';
+	IF FOUND AND NOT p_admin AND b.started_by <> p_by THEN
+		RAISE EXCEPTION 'bisection % was started by %: only they or an admin may cancel it',
+			p_id, b.started_by USING ERRCODE = 'RB403';
+	END IF;
 	UPDATE bisections SET state = 'cancelled', claimed_until = NULL,
 		reason = format('cancelled by %s', p_by), finished = now(),
 		updated = now()

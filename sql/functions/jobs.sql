@@ -177,18 +177,34 @@ BEGIN
 END $$;
 
 -- Queued runs cancelled by a person: by job, submission or series.
+-- An admin (p_admin) cancels any; anyone else only the runs of their
+-- own submissions (submitter p_by): a tree's runs, or another's, are
+-- left, and when that is all the runs named, refused.
 CREATE FUNCTION robot_cancel(p_job bigint, p_submission bigint,
-	p_series text, p_by text) RETURNS int
+	p_series text, p_by text, p_admin boolean DEFAULT true) RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
 	n int;
+	others int;
 BEGIN
 	UPDATE jobs SET state = 'cancelled', updated = now(),
 		error = format('cancelled by %s', p_by)
 		WHERE state = 'queued'
 		AND (p_job IS NULL OR id = p_job)
 		AND (p_submission IS NULL OR submission = p_submission)
-		AND (p_series IS NULL OR series = p_series);
+		AND (p_series IS NULL OR series = p_series)
+		AND (p_admin OR submission IN (SELECT id FROM submissions
+			WHERE submitter = p_by));
 	GET DIAGNOSTICS n = ROW_COUNT;
+	IF n = 0 AND NOT p_admin THEN
+		SELECT count(*) INTO others FROM jobs WHERE state = 'queued'
+			AND (p_job IS NULL OR id = p_job)
+			AND (p_submission IS NULL OR submission = p_submission)
+			AND (p_series IS NULL OR series = p_series);
+		IF others > 0 THEN
+			RAISE EXCEPTION 'the % queued runs named are not yours: only their submitter or an admin may cancel them',
+				others USING ERRCODE = 'RB403';
+		END IF;
+	END IF;
 	RETURN n;
 END $$;

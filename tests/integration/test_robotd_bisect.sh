@@ -13,7 +13,7 @@ set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
 . "$SRC/tests/integration/bisect_lib.sh"
-echo "1..27"
+echo "1..28"
 
 # 1. Bad requests are refused with every fault, and need a token.
 printf '{"series": "x y", "good": "a", "colour": 1}' >"$T/b1.json"
@@ -263,6 +263,24 @@ s2=$(api POST "$U/api/bisections" "$SUB" "$T/b5.json")
 r2=$(py "print(j['id'], j.get('running'))")
 wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM bisect_steps WHERE bisection = $id1\")\" = 2 ]"
 queued=$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")
+# Another's token may cancel neither the bisection nor its runs; and a
+# token has at most 10 bisections running (9 more held by hand, claimed
+# so that robotd leaves them be).
+BOB=$(token submit bob)
+b1=$(api POST "$U/api/bisections/$id1/cancel" "$BOB")
+printf '{"series": "%s"}' "$SERIES" >"$T/cs.json"
+b2=$(api POST "$U/api/jobs/cancel" "$BOB" "$T/cs.json")
+sql "INSERT INTO bisections (tree, series, kpi, change, good, bad, goods, bad_now, runs, max_runs, started_by, claimed_until)
+	SELECT tree, series, kpi, change, 'cap' || g, bad, goods, bad_now, runs, max_runs, started_by, now() + interval '1 hour'
+	FROM bisections, generate_series(1, 9) g WHERE id = $id1" >/dev/null
+printf '{"series": "%s", "good": "%s", "bad": "%s", "tree": "off"}' "$SERIES" "$(sed -n 1p "$T/off.shas")" "$OFFHEAD" >"$T/b6.json"
+b3=$(api POST "$U/api/bisections" "$SUB" "$T/b6.json")
+grep -q "has 10 bisections running" "$T/body"
+b4=$?
+sql "DELETE FROM bisections WHERE good LIKE 'cap%'" >/dev/null
+check $([ "$b1" = 403 ] && [ "$b2" = 403 ] && [ "$b3" = 429 ] && [ $b4 = 0 ] &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")" = "$queued" ]; echo $?) \
+	"another's token cancels neither the bisection nor its runs; 10 running bisections a token ($b1 $b2 $b3)"
 robot bisect --cancel "$id1" >"$T/cancel.out" 2>&1
 c1=$?
 c2=$(api POST "$U/api/bisections/$id1/cancel" "$SUB")

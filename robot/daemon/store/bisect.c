@@ -272,14 +272,14 @@ store_bisect_start(struct store *s, const char *json, const char *by,
 }
 
 static const struct store_stmt cancel = {
-	"SELECT robot_bisect_cancel($1::bigint, $2)", "ls", store_read_text,
-	false};
+	"SELECT robot_bisect_cancel($1::bigint, $2, $3::boolean)", "lsb",
+	store_read_text, false};
 
 void
-store_bisect_cancel(struct store *s, long long id, const char *by,
+store_bisect_cancel(struct store *s, long long id, const char *by, bool admin,
 		    store_text_cb cb, void *arg)
 {
-	store_call(s, &cancel, STORE_FN(cb), arg, id, by);
+	store_call(s, &cancel, STORE_FN(cb), arg, id, by, (int)admin);
 }
 
 static const struct store_stmt bisections = {

@@ -90,9 +90,10 @@ void store_bisect_more(struct store *s, long long id, int claims, int runs,
  * "running": true when one of those ends ran already. */
 void store_bisect_start(struct store *s, const char *json, const char *by,
 			store_text_cb cb, void *arg);
-/* A running bisection cancelled by by; 404 when there is none. */
+/* A running bisection cancelled by by ("KIND NAME"); 404 when there is
+ * none, 403 when by is no admin and did not start it. */
 void store_bisect_cancel(struct store *s, long long id, const char *by,
-			 store_text_cb cb, void *arg);
+			 bool admin, store_text_cb cb, void *arg);
 /* {"bisections": [...]}, newest first. */
 void store_bisections(struct store *s, int limit, store_text_cb cb, void *arg);
 /* One bisection with its steps, or NULL. */

@@ -68,14 +68,16 @@ store_tree_submit(struct store *s, const struct store_tree_submit *t,
 }
 
 static const struct store_stmt cancel = {
-	"SELECT robot_cancel($1::bigint, $2::bigint, $3, $4)", "zzss",
-	store_read_text, false};
+	"SELECT robot_cancel($1::bigint, $2::bigint, $3, $4, $5::boolean)",
+	"zzssb", store_read_text, false};
 
 void
 store_cancel(struct store *s, long long job, long long submission,
-	     const char *series, const char *by, store_text_cb cb, void *arg)
+	     const char *series, const char *by, bool admin, store_text_cb cb,
+	     void *arg)
 {
-	store_call(s, &cancel, STORE_FN(cb), arg, job, submission, series, by);
+	store_call(s, &cancel, STORE_FN(cb), arg, job, submission, series, by,
+		   (int)admin);
 }
 
 static const struct store_stmt jobs = {

@@ -33,10 +33,11 @@ void store_tree_submit(struct store *s, const struct store_tree_submit *t,
 		       store_text_cb cb, void *arg);
 
 /* Queued runs cancelled (by job id, submission or series; 0 and NULL for
- * any): how many. */
+ * any) by the token named by: how many.  Not an admin, only the runs of
+ * by's own submissions (403 when the runs named are all another's). */
 void store_cancel(struct store *s, long long job, long long submission,
-		  const char *series, const char *by, store_text_cb cb,
-		  void *arg);
+		  const char *series, const char *by, bool admin,
+		  store_text_cb cb, void *arg);
 
 struct store_jobs_filter {
 	const char *state;    /* NULL: any */
