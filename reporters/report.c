@@ -1185,16 +1185,15 @@ char *
 report_confirmation(const struct report_config *cfg, json_t *sub,
 		    const char *link, char **subject)
 {
-	static const char *const filters[] = {"tree", "branch", "testcase",
-					      "metric", NULL};
 	struct buf b;
 	bool regressions = !json_is_false(json_object_get(sub, "regressions"));
 	bool improvements = json_is_true(json_object_get(sub, "improvements"));
-	double min = num(sub, "min_change");
-
 	struct buf what;
 	size_t col = 0;
 
+	/* Nothing the asker chose but the address (checked) and which
+	 * reports: a mail to anyone must carry no text of a stranger's
+	 * (the filters are on the link's page). */
 	*subject = xstrdup("[robot] confirm your subscription to robot's "
 			   "reports");
 	buf_init(&what);
@@ -1205,12 +1204,6 @@ report_confirmation(const struct report_config *cfg, json_t *sub,
 	buf_addf(&what, "%s%s%s", regressions ? "regressions" : "",
 		 regressions && improvements ? " and " : "",
 		 improvements ? "improvements" : "");
-	for (size_t i = 0; filters[i] != NULL; i++)
-		if (str(sub, filters[i]) != NULL)
-			buf_addf(&what, ", %s %s", filters[i],
-				 str(sub, filters[i]));
-	if (isfinite(min) && min > 0)
-		buf_addf(&what, ", of at least %g%%", min);
 	buf_addc(&what, '\0');
 	buf_init(&b);
 	buf_adds(&b, "Hello,\n\n");

@@ -33,7 +33,7 @@ refusal_answer(void *arg)
 void
 subscribe_ask(struct event_base *base, struct store *s,
 	      const struct settings *set, const char *base_url, json_t *sub,
-	      store_text_cb cb, void *arg)
+	      const char *client, store_text_cb cb, void *arg)
 {
 	struct report_config cfg = {base_url, set->mail_from, NULL};
 	struct store_subscribe ss;
@@ -58,7 +58,7 @@ subscribe_ask(struct event_base *base, struct store *s,
 	link = xasprintf("%s/subscriptions/confirm?t=%s", base_url, token);
 	message = report_confirmation(&cfg, sub, link, &subject);
 	text = rjson_dumps(sub, JSON_COMPACT);
-	ss = (struct store_subscribe){text, hash, subject, message};
+	ss = (struct store_subscribe){text, hash, subject, message, client};
 	log_info("subscription asked for %s", rjson_get_str(sub, "email"));
 	store_subscribe(s, &ss, cb, arg);
 	free(token);

@@ -18,13 +18,16 @@
 /*
  * Asks for subscription sub ({email, tree, branch, testcase, metric,
  * min_change, regressions, improvements}; normalized in place), whose
- * confirmation link starts at base_url.  cb gets {id, email, state}, or
- * the problem: 400 with one detail per fault, 429 when confirmations
- * wait in the mailbox.  cb runs from the loop, never inside the call.
+ * confirmation link starts at base_url, for a request from address
+ * client.  cb gets {id, email, state}, or the problem: 400 with one
+ * detail per fault, 429 when confirmations wait in the mailbox, or too
+ * many were asked from client or from anyone in the last hour
+ * (robot_subscribe()).  cb runs from the loop, never inside the call.
  */
 void subscribe_ask(struct event_base *base, struct store *s,
 		   const struct settings *set, const char *base_url,
-		   json_t *sub, store_text_cb cb, void *arg);
+		   json_t *sub, const char *client, store_text_cb cb,
+		   void *arg);
 /* The subscription a confirmation link's token names, now confirmed;
  * NULL for a link unknown, used or too old. */
 void subscribe_confirm(struct store *s, const char *token, store_text_cb cb,

@@ -736,6 +736,12 @@ http_req_body(const struct http_req *req, size_t *len)
 	return req->body.data;
 }
 
+const char *
+http_req_client(const struct http_req *req)
+{
+	return req->c != NULL ? req->c->addr : "";
+}
+
 /* The watch is one-shot: once it fired it is not added again (it is
  * freed with the request). */
 static void

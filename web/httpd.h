@@ -59,6 +59,8 @@ const char *http_req_header(const struct http_req *req, const char *name);
 const char *http_req_arg(const struct http_req *req, const char *name,
 			 size_t nth);
 const char *http_req_body(const struct http_req *req, size_t *len);
+/* The client's IPv4 address ("127.0.0.1"); "" once it hung up. */
+const char *http_req_client(const struct http_req *req);
 
 /* Answers; the body is copied.  Once per request. */
 void http_req_reply(struct http_req *req, int status, const char *content_type,

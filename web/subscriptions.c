@@ -147,7 +147,7 @@ subscriptions_ask(struct web *w, struct http_req *req, json_t *sub, bool html)
 	a->html = html;
 	subscribe_ask(w->d.base, w->d.store, w->d.set,
 		      reporters_link_url(w->d.reporters), sub,
-		      subscriptions_on_added, a);
+		      http_req_client(req), subscriptions_on_added, a);
 	/* After the check, which writes it in lowercase. */
 	email = rjson_get_str(sub, "email");
 	a->email = xstrdup(email ? email : "");
@@ -213,11 +213,31 @@ subscriptions_on_confirmed(const char *text, const struct problem *p, void *arg)
 			   "<p>This confirmation link was used already, is "
 			   "older than a week, or was never robot's.</p>");
 	} else {
+		static const char *const filters[] = {
+			"tree", "branch", "testcase", "metric", NULL};
+		double min =
+			json_number_value(json_object_get(j, "min_change"));
+
 		buf_init(&b);
 		buf_adds(&b, "<p>Reports will be mailed to <strong>");
 		html_text(&b, rjson_get_str(j, "email"));
+		buf_adds(&b, "</strong>: ");
+		buf_adds(&b, json_is_false(json_object_get(j, "regressions"))
+				     ? "improvements"
+			     : json_is_true(json_object_get(j, "improvements"))
+				     ? "regressions and improvements"
+				     : "regressions");
+		/* (the filters, which its mail did not repeat) */
+		for (size_t i = 0; filters[i] != NULL; i++)
+			if (rjson_get_str(j, filters[i]) != NULL) {
+				buf_addf(&b, ", %s <code>", filters[i]);
+				html_text(&b, rjson_get_str(j, filters[i]));
+				buf_adds(&b, "</code>");
+			}
+		if (min > 0)
+			buf_addf(&b, ", of at least %g%%", min);
 		buf_adds(&b,
-			 "</strong>.</p>\n<p>Every mail has a link to stop "
+			 ".</p>\n<p>Every mail has a link to stop "
 			 "them; or <a href=\"/subscriptions/unsubscribe?t=");
 		html_attr(&b, rjson_get_str(j, "token"));
 		buf_adds(&b, "\">unsubscribe now</a>.</p>");

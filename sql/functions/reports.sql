@@ -547,27 +547,42 @@ $$;
 -- token.  Refused (RB429) when the address has three unconfirmed
 -- subscriptions from the last hour: a confirmation is in its mailbox.
 CREATE FUNCTION robot_subscribe(p json, p_confirm_hash text,
-	p_subject text, p_message text) RETURNS json
-LANGUAGE plpgsql AS $$
+	p_subject text, p_message text, p_client text DEFAULT NULL)
+RETURNS json LANGUAGE plpgsql AS $$
 DECLARE
 	sid bigint;
 	em text := lower(p->>'email');
 BEGIN
+	-- One at a time, so that requests at once cannot each see room
+	-- under a limit: at most 3 confirmations an hour to an address,
+	-- 10 asked from one client address, 100 in all.
+	PERFORM pg_advisory_xact_lock(hashtext('robot_subscribe'));
 	IF (SELECT count(*) FROM subscriptions WHERE email = em
 		AND state = 'unconfirmed'
 		AND created > now() - interval '1 hour') >= 3 THEN
 		RAISE EXCEPTION 'three confirmations were sent to % in the last hour: follow the link in one of them',
 			em USING ERRCODE = 'RB429';
 	END IF;
+	IF (SELECT count(*) FROM subscriptions
+		WHERE created > now() - interval '1 hour') >= 100 THEN
+		RAISE EXCEPTION 'robot mailed 100 confirmations in the last hour: try again later'
+			USING ERRCODE = 'RB429';
+	END IF;
+	IF p_client IS NOT NULL AND (SELECT count(*) FROM subscriptions
+		WHERE client = p_client
+		AND created > now() - interval '1 hour') >= 10 THEN
+		RAISE EXCEPTION 'ten subscriptions were asked from your address in the last hour: try again later'
+			USING ERRCODE = 'RB429';
+	END IF;
 	INSERT INTO mail_addresses (email, token)
 		VALUES (em, robot_random_token()) ON CONFLICT DO NOTHING;
 	INSERT INTO subscriptions (email, tree, branch, testcase, metric,
-		min_change, regressions, improvements, confirm_hash)
+		min_change, regressions, improvements, confirm_hash, client)
 	VALUES (em, p->>'tree', p->>'branch', p->>'testcase', p->>'metric',
 		coalesce((p->>'min_change')::float8, 0),
 		coalesce((p->>'regressions')::boolean, true),
 		coalesce((p->>'improvements')::boolean, false),
-		p_confirm_hash)
+		p_confirm_hash, p_client)
 	RETURNING id INTO sid;
 	INSERT INTO outbox (channel, recipient, subject, message)
 		VALUES ('mail', em, p_subject, p_message);

@@ -10,6 +10,7 @@
 import json
 import socket
 import subprocess
+import threading
 import sys
 import time
 import urllib.parse
@@ -391,6 +392,48 @@ else:
     failed += 1
     print("not ok %d - the confirmation link is robotd's own, not the Host header's" % n)
     print("# %s" % link[:400].replace("\n", " "))
+
+# A confirmation mail repeats none of the asker's text; confirmations
+# are asked one at a time (30 at once for one address: 3 mails), at
+# most 10 an hour from one client address and 100 in all.
+TB = '{"email": "text@robot.test", "metric": "visit.evil.example.now"}'
+case("a subscription whose filter is the asker's text", lambda: req("POST", "/api/subscriptions", None, TB, {"Content-Type": "application/json"}), 202, stored=True)
+n += 1
+msg = sql("SELECT message FROM outbox WHERE recipient = 'text@robot.test'")
+if "evil" not in msg and "confirm?t=" in msg:
+    print("ok %d - the confirmation mail repeats none of the asker's text" % n)
+else:
+    failed += 1
+    print("not ok %d - the confirmation mail repeats none of the asker's text" % n)
+    print("# %s" % msg[:400].replace("\n", " "))
+RB = '{"email": "race@robot.test"}'
+got = []
+ts = [threading.Thread(target=lambda: got.append(req("POST", "/api/subscriptions", None, RB, {"Content-Type": "application/json"})[0])) for _ in range(30)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+n += 1
+mails = sql("SELECT count(*) FROM outbox WHERE recipient = 'race@robot.test'")
+if mails == "3" and got.count(202) == 3 and got.count(429) == 27:
+    print("ok %d - 30 subscriptions of one address at once: 3 mails, 27 refused (429)" % n)
+else:
+    failed += 1
+    print("not ok %d - 30 subscriptions of one address at once: 3 mails, 27 refused (429): %s mails, %s" % (n, mails, sorted(got)))
+for i in range(12):
+    st = req("POST", "/api/subscriptions", None, '{"email": "variant+%d@robot.test"}' % i, {"Content-Type": "application/json"})[0]
+n += 1
+asked = sql("SELECT count(*) FROM subscriptions WHERE client = '127.0.0.1'")
+if asked == "10" and st == 429:
+    print("ok %d - one client address asks for at most 10 subscriptions an hour" % n)
+else:
+    failed += 1
+    print("not ok %d - one client address asks for at most 10 subscriptions an hour: %s asked, the last %s" % (n, asked, st))
+# (others' requests, as robotd would have stored them from elsewhere)
+sql("INSERT INTO mail_addresses (email, token) SELECT 'all' || g || '@robot.test', robot_random_token() FROM generate_series(1, 100) g; "
+    "INSERT INTO subscriptions (email, client) SELECT 'all' || g || '@robot.test', '10.0.0.' || g FROM generate_series(1, 100) g")
+case("the 101st subscription of the hour, from anyone", lambda: req("POST", "/api/subscriptions", None, '{"email": "late@robot.test"}', {"Content-Type": "application/json"}), 429, "100 confirmations")
+sql("DELETE FROM subscriptions WHERE email LIKE 'all%@robot.test'; DELETE FROM mail_addresses WHERE email LIKE 'all%@robot.test'")
 
 # robotd is still there and serving.
 case("robotd still answers /api/status", lambda: req("GET", "/api/status"), 200)

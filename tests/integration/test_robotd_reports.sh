@@ -74,6 +74,12 @@ ok=0
 for a in alice dave erin frank; do
 	l=$(link $a@robot.test)
 	[ "$(curl -s -o "$T/page" -w '%{http_code}' "$l")" = 200 ] && grep -q "Subscribed" "$T/page" || ok=1
+	# what was confirmed, which the mail no longer repeats
+	case $a in
+	alice) grep -q "regressions, tree <code>demo</code>" "$T/page" || ok=1 ;;
+	erin) grep -q ": improvements\." "$T/page" || ok=1 ;;
+	frank) grep -q "of at least 95%" "$T/page" || ok=1 ;;
+	esac
 done
 again=$(curl -s -o /dev/null -w '%{http_code}' "$(link alice@robot.test)")
 check $([ $ok = 0 ] && [ "$again" = 404 ] &&

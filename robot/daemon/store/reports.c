@@ -214,15 +214,16 @@ store_outbox(struct store *s, int limit, store_text_cb cb, void *arg)
 }
 
 static const struct store_stmt subscribe = {
-	"SELECT robot_subscribe($1::json, $2, $3, $4)", "ssss", store_read_text,
-	false};
+	"SELECT robot_subscribe($1::json, $2, $3, $4, nullif($5, ''))", "sssss",
+	store_read_text, false};
 
 void
 store_subscribe(struct store *s, const struct store_subscribe *sub,
 		store_text_cb cb, void *arg)
 {
 	store_call(s, &subscribe, STORE_FN(cb), arg, sub->json,
-		   sub->confirm_hash, sub->subject, sub->message);
+		   sub->confirm_hash, sub->subject, sub->message,
+		   sub->client ? sub->client : "");
 }
 
 static const struct store_stmt confirm = {

@@ -88,6 +88,7 @@ struct store_subscribe {
 	const char *json;         /* {email, tree, branch, ...} (checked) */
 	const char *confirm_hash; /* sha256 of the link's token, hex */
 	const char *subject, *message; /* the confirmation mail */
+	const char *client;            /* the asker's address, or "" */
 };
 /* {id, email, state}; 429 when confirmations wait in the mailbox. */
 void store_subscribe(struct store *s, const struct store_subscribe *sub,
