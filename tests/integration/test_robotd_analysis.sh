@@ -177,8 +177,9 @@ simbox_stop s3
 # the claim runs out; and robotd killed -9 with pairs ready finishes
 # them when it comes back.
 a0=$(sql "SELECT analyses FROM pairs WHERE head = '$GOOD'")
-sql "UPDATE pairs SET state = 'ready' WHERE head = '$GOOD'" >/dev/null
-sql "SELECT robot_pair_next(3) IS NOT NULL" >/dev/null
+# (made ready and claimed in one transaction: a robotd that looked in
+# between would claim it first)
+sql "BEGIN; UPDATE pairs SET state = 'ready' WHERE head = '$GOOD'; SELECT robot_pair_next(3) IS NOT NULL; COMMIT" >/dev/null
 check $([ "$(sql "SELECT state FROM pairs WHERE head = '$GOOD'")" = analysing ]; echo $?) "a pair is claimed and its robotd gone"
 wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state || analyses FROM pairs WHERE head = '$GOOD'\")\" = final$((a0 + 2)) ]"
 check $? "another robotd finishes it after the claim runs out ($(sql "SELECT state || ' ' || analyses FROM pairs WHERE head = '$GOOD'"))"
