@@ -13,6 +13,8 @@
  *   MARKING   --(stored; it goes on)---------------------> LISTING
  *   LISTING   --(git named the next midpoint)------------> STEPPING
  *   LISTING   --(nothing left to test)-------------------> MARKING (end)
+ *   LISTING   --(the listing is over BISECT_LIST_MAX)----> LISTING (git's
+ *                           one best midpoint: --bisect-vars)
  *   STEPPING  --(stored)---------------------------------> ended
  *   any       --(the database or git failed)-------------> ended (the
  *                           claim runs out and is taken again)
@@ -195,7 +197,7 @@ kpi_is(const struct store_bisect_pair *pair, const char *kpi,
 static void walk_on_marked(const struct store_bisect_marked *m,
 			   const struct problem *p, void *arg);
 static void walk_decide(struct walk *k);
-static void walk_list(struct walk *k);
+static void walk_list(struct walk *k, bool vars);
 
 /* Stores the step's verdict (and, with end_state, the end). */
 static void
@@ -430,14 +432,31 @@ walk_on_listed(int status, const char *out, size_t len, const char *err,
 	struct bisect_pick pick;
 	char why[1024];
 
-	(void)len;
 	k->proc = NULL;
-	if (status != 0 ||
-	    !bisect_pick(out, bad, (const char *const *)k->c->skipped,
-			 k->c->nskipped, &pick)) {
+	if (status == 0 && len >= BISECT_LIST_MAX) {
+		/* Too many commits left to list them all (about 80,000):
+		 * git's own best midpoint. */
+		log_info("bisection %lld: over %u MiB of commits left: git's "
+			 "midpoint",
+			 k->c->id, BISECT_LIST_MAX >> 20);
+		walk_list(k, true);
+		return;
+	}
+	if (status != 0) {
 		snprintf(why, sizeof why, "git rev-list failed: %.200s",
-			 status == -1 ? "it did not answer in time" : err);
+			 status == -1 ? "it did not answer in time"
+			 : *err       ? err
+				      : "no message");
 		walk_fail(k, why);
+		return;
+	}
+	if (!bisect_pick(out, bad, (const char *const *)k->c->skipped,
+			 k->c->nskipped, &pick)) {
+		snprintf(why, sizeof why,
+			 "could not bisect: git's listing of the commits left "
+			 "is not one robotd reads (%.80s)",
+			 out);
+		walk_mark(k, NULL, NULL, NULL, "failed", NULL, why);
 		return;
 	}
 	switch (pick.next) {
@@ -473,9 +492,51 @@ walk_on_listed(int status, const char *out, size_t len, const char *err,
 	free(pick.left);
 }
 
-/* Asks the tree's mirror for the commits left, best midpoint first. */
+/* git rev-list --bisect-vars' answer: its best midpoint of a range too
+ * long to list, unless that is a commit skipped already (then the
+ * bisection fails, once, saying so). */
 static void
-walk_list(struct walk *k)
+walk_on_vars(int status, const char *out, size_t len, const char *err,
+	     void *arg)
+{
+	struct walk *k = arg;
+	const char *rev = strstr(out, "bisect_rev='");
+	const char *all = strstr(out, "bisect_all=");
+	char commit[41], why[512];
+	size_t n;
+
+	(void)len;
+	k->proc = NULL;
+	if (status != 0 || rev == NULL || all == NULL ||
+	    (n = strspn(rev + 12, "0123456789abcdef")) != 40) {
+		snprintf(why, sizeof why,
+			 "git rev-list --bisect-vars failed: %.200s",
+			 status == -1 ? "it did not answer in time"
+			 : *err       ? err
+				      : "no midpoint");
+		walk_fail(k, why);
+		return;
+	}
+	memcpy(commit, rev + 12, 40);
+	commit[40] = '\0';
+	for (size_t i = 0; i < k->c->nskipped; i++)
+		if (strcmp(k->c->skipped[i], commit) == 0) {
+			snprintf(why, sizeof why,
+				 "could not bisect: %lld commits are left, too "
+				 "many to list, and git's midpoint %.12s was "
+				 "skipped",
+				 strtoll(all + 11, NULL, 10), commit);
+			walk_mark(k, NULL, NULL, NULL, "failed", NULL, why);
+			return;
+		}
+	walk_step(k, "mid", commit, NULL, (size_t)strtoull(all + 11, NULL, 10));
+}
+
+/* Asks the tree's mirror for the commits left, best midpoint first;
+ * with vars, only git's best midpoint and how many are left (a range
+ * too long to list: walk_on_vars()). */
+static void
+walk_list(struct walk *k, bool vars)
 {
 	char *mirror = settings_mirror(k->b->set, k->c->tree);
 	size_t n = 0;
@@ -485,8 +546,12 @@ walk_list(struct walk *k)
 	argv[n++] = "-C";
 	argv[n++] = mirror;
 	argv[n++] = "rev-list";
-	argv[n++] = "--bisect-all";
-	argv[n++] = "--parents";
+	if (vars) {
+		argv[n++] = "--bisect-vars";
+	} else {
+		argv[n++] = "--bisect-all";
+		argv[n++] = "--parents";
+	}
 	argv[n++] = k->c->bad_now;
 	argv[n++] = "--not";
 	for (size_t i = 0; i < k->c->ngoods; i++)
@@ -494,7 +559,8 @@ walk_list(struct walk *k)
 	argv[n] = NULL;
 	walk_set_state(k, STEP_LISTING);
 	k->proc = proc_run(k->b->base, argv, k->b->set->tree_fetch_timeout,
-			   BISECT_LIST_MAX, walk_on_listed, k);
+			   vars ? 4096 : BISECT_LIST_MAX,
+			   vars ? walk_on_vars : walk_on_listed, k);
 	free(argv);
 	free(mirror);
 }
@@ -521,7 +587,7 @@ walk_on_marked(const struct store_bisect_marked *m, const struct problem *p,
 	}
 	/* The claim has the known good, bad and skipped commits as the
 	 * mark left them. */
-	walk_list(k);
+	walk_list(k, false);
 }
 
 /* The engine's: a bisection claimed, whose step has its answer. */
@@ -534,7 +600,7 @@ bisect_begin(struct drain_worker *w, void *work)
 	k->b->walk = k;
 	k->state = STEP_DECIDING;
 	if (k->c->step.verdict != NULL)
-		walk_list(k); /* decided by a robotd that died since */
+		walk_list(k, false); /* decided by a robotd that died since */
 	else
 		walk_decide(k);
 }
