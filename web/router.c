@@ -39,6 +39,7 @@ enum route_auth {
 	ROUTE_SUBMIT, /* a submit or admin token */
 	ROUTE_BOX,    /* a box token; a :name segment must be its box */
 	ROUTE_ADMIN,  /* an admin token */
+	ROUTE_ANYONE, /* anyone, a submit or admin token (if any) told */
 };
 
 typedef void (*route_fn)(struct web *w, struct http_req *req,
@@ -98,7 +99,8 @@ static const struct route routes[] = {
 	 "changing a tree needs an admin token", trees_set},
 	{"DELETE", "/api/trees/:name", ROUTE_ADMIN, 0,
 	 "removing a tree needs an admin token", trees_remove},
-	{"POST", "/api/subscriptions", ROUTE_PUBLIC, 0, NULL,
+	{"POST", "/api/subscriptions", ROUTE_ANYONE, 0,
+	 "a subscription asked with a token needs a submit or admin token",
 	 subscriptions_add},
 	{"GET", "/api/subscriptions", ROUTE_ADMIN, 0,
 	 "listing subscriptions needs an admin token", subscriptions_list},
@@ -248,6 +250,9 @@ route_allows(const struct route_call *c, const char *kind, const char *name)
 	case ROUTE_ADMIN:
 		ok = strcmp(kind, "admin") == 0;
 		break;
+	case ROUTE_ANYONE:
+		ok = strcmp(kind, "submit") == 0 || strcmp(kind, "admin") == 0;
+		break;
 	default:
 		ok = true;
 	}
@@ -318,13 +323,14 @@ router_on_request(struct http_req *req, void *arg)
 		free(msg);
 		return;
 	}
-	if (rt->auth == ROUTE_PUBLIC) {
+	h = http_req_header(req, "Authorization");
+	if (rt->auth == ROUTE_PUBLIC ||
+	    (rt->auth == ROUTE_ANYONE && h == NULL)) {
 		struct web_call call = {var, NULL, NULL};
 
 		rt->fn(&r->w, req, &call);
 		return;
 	}
-	h = http_req_header(req, "Authorization");
 	if (h == NULL || strncasecmp(h, "Bearer ", 7) != 0 || h[7] == '\0') {
 		http_req_reply_error(req, 401,
 				     "this call needs a token "

@@ -138,7 +138,8 @@ subscriptions_on_added(const char *text, const struct problem *p, void *arg)
 }
 
 void
-subscriptions_ask(struct web *w, struct http_req *req, json_t *sub, bool html)
+subscriptions_ask(struct web *w, struct http_req *req, json_t *sub, bool html,
+		  bool token)
 {
 	struct asked *a = xcalloc(1, sizeof *a);
 	const char *email;
@@ -147,7 +148,8 @@ subscriptions_ask(struct web *w, struct http_req *req, json_t *sub, bool html)
 	a->html = html;
 	subscribe_ask(w->d.base, w->d.store, w->d.set,
 		      reporters_link_url(w->d.reporters), sub,
-		      http_req_client(req), subscriptions_on_added, a);
+		      token ? NULL : http_req_client(req),
+		      subscriptions_on_added, a);
 	/* After the check, which writes it in lowercase. */
 	email = rjson_get_str(sub, "email");
 	a->email = xstrdup(email ? email : "");
@@ -162,7 +164,6 @@ subscriptions_add(struct web *w, struct http_req *req,
 	json_error_t e;
 	json_t *sub = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
 
-	(void)call;
 	if (!subscriptions_from_here(w, req)) {
 		http_req_reply_error(req, 403,
 				     "a subscription is asked from robot's own "
@@ -180,7 +181,9 @@ subscriptions_add(struct web *w, struct http_req *req,
 		free(msg);
 		return;
 	}
-	subscriptions_ask(w, req, sub, false);
+	/* With a token (robot subscribe, an operator's script) it is not
+	 * an anonymous client's: only the address's own limit holds. */
+	subscriptions_ask(w, req, sub, false, call->kind != NULL);
 	json_decref(sub);
 }
 

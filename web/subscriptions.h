@@ -32,9 +32,11 @@ void subscriptions_outbox(struct web *w, struct http_req *req,
 			  const struct web_call *call);
 
 /* Asks for subscription sub (checked here), answering JSON, or with html
- * a page (the subscribe form's). */
+ * a page (the subscribe form's).  token: asked with a submit or admin
+ * token, whose requests the limits of an anonymous client's (ten an
+ * hour from one address, a hundred from anyone) do not count. */
 void subscriptions_ask(struct web *w, struct http_req *req, json_t *sub,
-		       bool html);
+		       bool html, bool token);
 /* Whether a request that asks for a subscription (the form's, or the
  * JSON route's) comes from robotd's own pages or from no browser: its
  * Origin is robotd's as the browser reached it; without one,

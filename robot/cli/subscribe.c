@@ -20,6 +20,7 @@ static const char subscribe_usage[] =
 	"[--min-change P]\n"
 	"                       [--improvements] [--no-regressions] "
 	"[--server URL]\n"
+	"                       [--token T]\n"
 	"Asks robotd to mail its reports to EMAIL.  robotd mails a link to "
 	"confirm\n"
 	"first, and nothing else until it is followed.  Without filters, "
@@ -28,7 +29,9 @@ static const char subscribe_usage[] =
 	"(fnmatch)\n"
 	"  --min-change P   only changes of at least P% (5 or 5%)\n"
 	"  --improvements   improvements too (not sent otherwise)\n"
-	"  --no-regressions improvements only\n" CLI_HELP_SERVER;
+	"  --no-regressions improvements only\n" CLI_HELP_SERVER CLI_HELP_TOKEN
+	"                 (optional: a submit or admin token's requests\n"
+	"                 are not limited as an anonymous client's)\n";
 
 /* The filters, into the subscription (robotd checks them). */
 static bool
@@ -74,7 +77,8 @@ cmd_subscribe(int argc, char **argv)
 		{"no-regressions", no_argument, NULL, 'r'},
 		{NULL, 0, NULL, 0},
 	};
-	static const struct cli_command cmd = {subscribe_usage, CLI_SERVER, own,
+	static const struct cli_command cmd = {subscribe_usage,
+					       CLI_SERVER | CLI_TOKEN, own,
 					       NULL, subscribe_option};
 	json_t *sub = json_object(), *j;
 	struct cli_args a;
@@ -83,13 +87,13 @@ cmd_subscribe(int argc, char **argv)
 
 	if (status == -1 && optind + 1 != argc)
 		status = cli_usage_error(&cmd);
-	if (status == -1 && !cli_server_endpoint(&a.server))
+	if (status == -1 && !cli_endpoint(&a.server, &a.token, false))
 		status = 1;
 	if (status == -1) {
 		json_object_set_new(sub, "email", json_string(argv[optind]));
 		body = rjson_dumps(sub, JSON_COMPACT);
-		j = cli_call("POST", a.server, "/api/subscriptions", NULL, body,
-			     strlen(body), 202, argv[optind]);
+		j = cli_call("POST", a.server, "/api/subscriptions", a.token,
+			     body, strlen(body), 202, argv[optind]);
 		free(body);
 		status = 1;
 		if (j != NULL) {

@@ -554,8 +554,9 @@ DECLARE
 	em text := lower(p->>'email');
 BEGIN
 	-- One at a time, so that requests at once cannot each see room
-	-- under a limit: at most 3 confirmations an hour to an address,
-	-- 10 asked from one client address, 100 in all.
+	-- under a limit: at most 3 confirmations an hour to an address;
+	-- an anonymous asker (p_client: its address; NULL for a token's
+	-- request) 10 from one address, 100 from all of them.
 	PERFORM pg_advisory_xact_lock(hashtext('robot_subscribe'));
 	IF (SELECT count(*) FROM subscriptions WHERE email = em
 		AND state = 'unconfirmed'
@@ -563,8 +564,9 @@ BEGIN
 		RAISE EXCEPTION 'three confirmations were sent to % in the last hour: follow the link in one of them',
 			em USING ERRCODE = 'RB429';
 	END IF;
-	IF (SELECT count(*) FROM subscriptions
-		WHERE created > now() - interval '1 hour') >= 100 THEN
+	IF p_client IS NOT NULL AND (SELECT count(*) FROM subscriptions
+		WHERE client IS NOT NULL
+		AND created > now() - interval '1 hour') >= 100 THEN
 		RAISE EXCEPTION 'robot mailed 100 confirmations in the last hour: try again later'
 			USING ERRCODE = 'RB429';
 	END IF;

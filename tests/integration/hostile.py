@@ -429,6 +429,9 @@ if asked == "10" and st == 429:
 else:
     failed += 1
     print("not ok %d - one client address asks for at most 10 subscriptions an hour: %s asked, the last %s" % (n, asked, st))
+case("past that, a submit token's subscription is not a client's", lambda: req("POST", "/api/subscriptions", SUB, '{"email": "token@robot.test"}', {"Content-Type": "application/json"}), 202, stored=True)
+case("a box token asks for no subscription", lambda: req("POST", "/api/subscriptions", B1, '{"email": "box@robot.test"}', {"Content-Type": "application/json"}), 403)
+case("an unknown token asks for no subscription", lambda: req("POST", "/api/subscriptions", "rbt_" + "0" * 40, '{"email": "nobody@robot.test"}', {"Content-Type": "application/json"}), 401)
 # (others' requests, as robotd would have stored them from elsewhere)
 sql("INSERT INTO mail_addresses (email, token) SELECT 'all' || g || '@robot.test', robot_random_token() FROM generate_series(1, 100) g; "
     "INSERT INTO subscriptions (email, client) SELECT 'all' || g || '@robot.test', '10.0.0.' || g FROM generate_series(1, 100) g")

@@ -152,6 +152,6 @@ pages_subscribe(struct web *w, struct http_req *req,
 		page_bad(req, "the form's data is not well encoded");
 		return;
 	}
-	subscriptions_ask(w, req, sub, true);
+	subscriptions_ask(w, req, sub, true, false);
 	json_decref(sub);
 }
