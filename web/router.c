@@ -295,6 +295,15 @@ token_shaped(const char *t)
 	return true;
 }
 
+/* Whether an Authorization header names no token: none, or "Bearer"
+ * and nothing after it (a client that has none to send). */
+static bool
+no_token(const char *h)
+{
+	return h == NULL || (strncasecmp(h, "Bearer", 6) == 0 &&
+			     h[6 + strspn(h + 6, " \t")] == '\0');
+}
+
 static void
 router_on_request(struct http_req *req, void *arg)
 {
@@ -325,7 +334,7 @@ router_on_request(struct http_req *req, void *arg)
 	}
 	h = http_req_header(req, "Authorization");
 	if (rt->auth == ROUTE_PUBLIC ||
-	    (rt->auth == ROUTE_ANYONE && h == NULL)) {
+	    (rt->auth == ROUTE_ANYONE && no_token(h))) {
 		struct web_call call = {var, NULL, NULL};
 
 		rt->fn(&r->w, req, &call);
