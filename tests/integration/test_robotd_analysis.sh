@@ -32,16 +32,7 @@ SUB=$(token submit alice)
 B1=$(token box b1)
 echo "1..25"
 
-cat >"$T/dd.yaml" <<'YAML'
-suite: dd-write
-testcase: dd-write
-disk: 1LOOP_64M
-fs: ext4
-nr_threads: 1dd
-runtime: 1s
-dd:
-  bs: 1M
-YAML
+dd_job "$T/dd.yaml"
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
 # simbox NAME ARGS...: a simulated box of group lab until $T/stop-NAME.
 pairs_final() { [ "$(sql "SELECT count(*) FROM pairs WHERE state <> 'final'")" = 0 ] &&

@@ -23,16 +23,7 @@ B2=$(token box b2)
 ADM=$(token admin root)
 echo "1..50"
 
-cat >"$T/dd.yaml" <<'YAML'
-suite: dd-write
-testcase: dd-write
-disk: 1LOOP_64M
-fs: ext4
-nr_threads: 1dd
-runtime: 1s
-dd:
-  bs: 1M
-YAML
+dd_job "$T/dd.yaml"
 
 # Tokens.
 s=$(api POST "$U/api/jobs?tbox_group=lab" "" "$T/dd.yaml")

@@ -68,16 +68,7 @@ fi
 # 2. A box hangs up while its claim is in flight (the claim waits for a
 # lock on the box's row): the lease claimed for it is released at once,
 # the attempt not counted.
-cat >"$T/dd.yaml" <<'YAML'
-suite: dd-write
-testcase: dd-write
-disk: 1LOOP_64M
-fs: ext4
-nr_threads: 1dd
-runtime: 1s
-dd:
-  bs: 1M
-YAML
+dd_job "$T/dd.yaml"
 # b2 alone in its group: b1's last long-poll of part 1 may still wait.
 echo '{"tbox_group": "lab2", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts2"
 api POST "$U/api/boxes/b2/register" "$TOK_b2" "$T/facts2" >/dev/null

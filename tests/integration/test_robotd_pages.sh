@@ -56,16 +56,7 @@ done
 BAD=$(echo $shas | cut -d' ' -f4)
 HEAD=$(echo $shas | cut -d' ' -f6)
 EVILM='dd.x"</svg><script>alert(2)</script>'
-cat >"$T/dd.yaml" <<'YAML'
-suite: dd-write
-testcase: dd-write
-disk: 1LOOP_64M
-fs: ext4
-nr_threads: 1dd
-runtime: 1s
-dd:
-  bs: 1M
-YAML
+dd_job "$T/dd.yaml"
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
 shifts=$(for s in $(echo $shas | cut -d' ' -f4-); do printf '%s=-10 ' "$s"; done)
 # shellcheck disable=SC2086

@@ -44,16 +44,7 @@ commit() {
 }
 A=$(commit main "init")
 git -C "$R" tag v1.0
-cat >"$T/dd.yaml" <<'YAML'
-suite: dd-write
-testcase: dd-write
-disk: 1LOOP_64M
-fs: ext4
-nr_threads: 1dd
-runtime: 1s
-dd:
-  bs: 1M
-YAML
+dd_job "$T/dd.yaml"
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
 head_is() { [ "$(sql "SELECT sha FROM tree_heads WHERE tree = '$1' AND branch = '$2'")" = "$3" ]; }

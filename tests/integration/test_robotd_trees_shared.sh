@@ -15,16 +15,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 echo "1..5"
-cat >"$T/dd.yaml" <<'YAML'
-suite: dd-write
-testcase: dd-write
-disk: 1LOOP_64M
-fs: ext4
-nr_threads: 1dd
-runtime: 1s
-dd:
-  bs: 1M
-YAML
+dd_job "$T/dd.yaml"
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
 
 # Two robotd on one database share a tree: only one fetches it at a
