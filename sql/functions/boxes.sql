@@ -60,8 +60,9 @@ END $$;
 
 -- The next box with runs its canary has not been checked at, claimed
 -- (marked checked): {box, checked (the last result checked before),
--- canaries: [{series, commit, kpi, values, ids}]}, for each series and commit of its new ok runs that it ran at
--- least 8 times, the KPI's values of its last 24 runs there and their
+-- canaries: [{series, commit, kpi, values, ids}]}, for each series and
+-- commit of its new ok runs that is a base (not a bisection's) and that
+-- it ran at least 8 times, the KPI's values of its last 24 runs there and their
 -- results' ids, oldest first (the KPI of the series' newest analysed
 -- pair).  NULL when none is due.
 CREATE FUNCTION robot_canary_next() RETURNS json
@@ -96,7 +97,16 @@ BEGIN
 				FROM results r JOIN leases l ON l.id = r.lease
 				WHERE r.id > b.canary_checked
 				AND l.box = b.name
-				AND r.status = 'ok' AND r.commit IS NOT NULL) f,
+				AND r.status = 'ok' AND r.commit IS NOT NULL
+				-- a base's runs only (a tree's, a
+				-- submission's first commit): a commit
+				-- under test, a bisection's bad end above
+				-- all, may swing on its own (the demo's
+				-- writeback stalls: 34% between runs)
+				AND EXISTS (SELECT 1 FROM pairs p
+					WHERE p.series = r.series
+					AND p.base = r.commit
+					AND p.bisection IS NULL)) f,
 			LATERAL (SELECT array_agg(y.v ORDER BY y.id) AS values,
 				array_agg(y.id ORDER BY y.id) AS ids
 				FROM (SELECT r.id, (r.doc->'stats'->>f.kpi)::float8
