@@ -2,14 +2,18 @@
  * health.c: the boxes' health (health.h).  Its claim is the whole of
  * it, once a tick or when a run is stored:
  *
- *   IDLE      --(tick)-------------------------> CLAIMING (the engine's)
+ *   IDLE      --(tick)-------------------------> REFERENCING
+ *   REFERENCING --(idle boxes given a reference
+ *                  run, or none)----------------> CLAIMING
  *   CLAIMING  --(no box due)--------------------> IDLE
  *   CLAIMING  --(a box's canaries, none moved)--> CLAIMING (the next box)
  *             --(one moved)---------------------> SUSPECTING
  *   SUSPECTING --(stored)-----------------------> CLAIMING (the next box)
  *   SUSPECTING --(the database failed)----------> IDLE
  *
- * The canary's arithmetic is decide_canary()'s.
+ * REFERENCING and CLAIMING are both the engine's CLAIMING: one claim
+ * asks for the reference runs, then reads a canary.  The canary's
+ * arithmetic is decide_canary()'s.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +31,7 @@
 
 struct health {
 	struct store *store;
+	const struct settings *set;
 	struct drain_worker *w;
 	char *box; /* SUSPECTING: of this box */
 };
@@ -126,12 +131,37 @@ health_on_canaries(const char *text, const struct problem *p, void *arg)
 }
 
 static void
+health_on_reference(const char *text, const struct problem *p, void *arg)
+{
+	struct health *h = arg;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *r;
+	size_t i;
+
+	if (p != NULL)
+		log_warnx("health: cannot give idle boxes their reference "
+			  "runs: %s",
+			  p->message);
+	json_array_foreach(j, i, r)
+	{
+		log_info("health: box %s idle for %ds: a reference run of %s "
+			 "at %.12s (job %lld)",
+			 rjson_get_str(r, "box"), h->set->reference_every,
+			 rjson_get_str(r, "series"), rjson_get_str(r, "commit"),
+			 (long long)json_integer_value(
+				 json_object_get(r, "job")));
+	}
+	json_decref(j);
+	store_canary_next(h->store, health_on_canaries, h);
+}
+
+static void
 health_claim(struct drain_worker *w, int n)
 {
 	struct health *h = drain_ctx(w);
 
 	(void)n;
-	store_canary_next(h->store, health_on_canaries, h);
+	store_reference_due(h->store, h->set->reference_every,
+			    health_on_reference, h);
 }
 
 static const struct drain_ops health_ops = {
@@ -144,11 +174,12 @@ static const struct drain_ops health_ops = {
 };
 
 struct health *
-health_new(struct drain *d, struct store *store)
+health_new(struct drain *d, struct store *store, const struct settings *set)
 {
 	struct health *h = xcalloc(1, sizeof *h);
 
 	h->store = store;
+	h->set = set;
 	h->w = drain_add(d, &health_ops, h);
 	return h;
 }

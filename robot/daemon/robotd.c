@@ -246,7 +246,7 @@ robotd_serve(struct robotd *d)
 	d->trees = trees_new(d->drain, d->base, d->store, &d->set);
 	d->reporters = reporters_new(d->drain, d->base, d->store, &d->set);
 	d->janitor = janitor_new(d->drain, d->store, &d->set);
-	d->health = health_new(d->drain, d->store);
+	d->health = health_new(d->drain, d->store, &d->set);
 	wd = (struct web_deps){d->base,     d->store,  d->tokens,    d->lab,
 			       d->analysis, d->bisect, d->reporters, &d->set};
 	d->router = router_new(&wd, &err);

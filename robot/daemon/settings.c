@@ -76,6 +76,8 @@ static const struct setting table[] = {
 	{"operator_mail", SETTING_STRING, NULL, 0, 0, true, AT(operator_mail)},
 	{"operator_webhook", SETTING_STRING, NULL, 0, 0, true,
 	 AT(operator_webhook)},
+	{"reference_every", SETTING_INT, "3600", 0, 30 * 86400, true,
+	 AT(reference_every)},
 	{NULL, 0, NULL, 0, 0, false, 0},
 };
 

@@ -39,6 +39,8 @@
  *   chat_webhook: https://...   # {"text": ...}, Slack/Mattermost-style
  *   operator_mail: lab@example.org     # the lab's operators: boxes too
  *   operator_webhook: https://...      # noisy for a job (lab notes)
+ *   reference_every: 3600    # seconds a box idles before a reference
+ *                            # run of its canary (0: never)
  *
  * SIGHUP reloads the file; what needs a restart (listen, state_dir, db,
  * db_pool, the connection limits, request_timeout) keeps its old value,
@@ -85,6 +87,7 @@ struct settings {
 	char *chat_webhook;     /* a URL for {"text": ...}, or NULL */
 	char *operator_mail;    /* the lab's operators' address, or NULL */
 	char *operator_webhook; /* their webhook (lab notes), or NULL */
+	int reference_every;    /* idle seconds before a reference run */
 };
 
 /* Fills s with every default. */

@@ -121,12 +121,76 @@ BEGIN
 		WHERE cardinality(c.values) >= 8));
 END $$;
 
+-- Reference runs (021_reference_runs.sql): each box that took no run for
+-- p_every seconds, and is alive (seen in the last minute, neither broken
+-- nor suspect, nothing queued for it), is given one run of its canary,
+-- pinned to it: of the series and commits that are bases (not a
+-- bisection's) among its last 200 runs, the one it ran ok most often,
+-- the newest when tied.  A submission of its own (submitter robotd)
+-- holds it; it makes no pair, and its result is read as any other
+-- (robot_canary_next()).  A box that never ran a base gets none.
+-- Returns what was queued: [{box, series, commit, job}].
+CREATE FUNCTION robot_reference_due(p_every int) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	b boxes;
+	c record;
+	t jobs;
+	sub bigint;
+	jid bigint;
+	out json[] := '{}';
+BEGIN
+	IF p_every <= 0 THEN
+		RETURN '[]';
+	END IF;
+	FOR b IN SELECT x.* FROM boxes x WHERE x.state <> 'broken'
+		AND x.suspect IS NULL
+		AND x.last_seen > now() - interval '60 seconds'
+		AND x.registered < now() - make_interval(secs => p_every)
+		AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.box = x.name
+			AND (l.created > now() - make_interval(secs => p_every)
+			OR l.state = 'active'))
+		AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.box = x.name
+			AND j.state = 'queued')
+		ORDER BY x.name FOR UPDATE SKIP LOCKED LOOP
+		SELECT j.series, j.commit INTO c
+			FROM (SELECT l.job FROM leases l WHERE l.box = b.name
+				AND l.state = 'done'
+				ORDER BY l.created DESC LIMIT 200) y
+			JOIN jobs j ON j.id = y.job
+			JOIN results r ON r.job = j.id AND r.status = 'ok'
+			WHERE j.commit IS NOT NULL AND EXISTS (SELECT 1
+				FROM pairs p WHERE p.series = j.series
+				AND p.base = j.commit AND p.bisection IS NULL)
+			GROUP BY j.series, j.commit
+			ORDER BY count(*) DESC, max(y.job) DESC LIMIT 1;
+		IF NOT FOUND THEN
+			CONTINUE;
+		END IF;
+		t := robot_run_like(c.series, c.commit, c.commit);
+		INSERT INTO submissions (submitter, file_name, body)
+			VALUES ('robotd', format('reference run of box %s',
+				b.name), t.job::text)
+			RETURNING id INTO sub;
+		INSERT INTO jobs (submission, key, tbox_group, series, commit,
+			tree, job, needs, priority, max_attempts, box)
+		VALUES (sub, t.key, t.tbox_group, t.series, t.commit, t.tree,
+			t.job, t.needs, t.priority, t.max_attempts, b.name)
+		RETURNING id INTO jid;
+		PERFORM pg_notify('robot_jobs', t.tbox_group);
+		out := out || json_build_object('box', b.name, 'series',
+			t.series, 'commit', t.commit, 'job', jid);
+	END LOOP;
+	RETURN array_to_json(out);
+END $$;
+
 -- Box p_box changed under us (robotd read its canary): it is suspect
 -- since its run of result p_since, with p_message for the operators.
--- It takes no work; the rounds it began are measured again elsewhere;
--- each pair with a round on it since then has those rounds measured
--- again on other boxes (its regressions held meanwhile:
--- robot_report_pending()).  Returns the pairs measured again.
+-- It takes no work; the rounds it began are measured again elsewhere
+-- (a reference run queued for it is cancelled); each pair with a round
+-- on it since then has those rounds measured again on other boxes (its
+-- regressions held meanwhile: robot_report_pending()).  Returns the
+-- pairs measured again.
 CREATE FUNCTION robot_box_suspect(p_box text, p_since bigint,
 	p_kpi text, p_series text, p_message text) RETURNS int
 LANGUAGE plpgsql AS $$
@@ -149,6 +213,9 @@ BEGIN
 		AND state = 'queued' AND round IS NOT NULL LOOP
 		PERFORM robot_round_again(r, true);
 	END LOOP;
+	UPDATE jobs SET state = 'cancelled', updated = now(),
+		error = format('%s is suspect', p_box)
+		WHERE box = p_box AND state = 'queued' AND round IS NULL;
 	FOR p IN SELECT * FROM pairs x WHERE x.state IN ('waiting', 'final')
 		AND x.id IN (SELECT y.id FROM pairs y JOIN jobs j
 		ON j.series = y.series AND j.commit IN (y.base, y.head)

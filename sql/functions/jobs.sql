@@ -105,13 +105,20 @@ END $$;
 
 -- Rounds pinned to a box that has not been seen for a minute (it died
 -- between two runs of a round, holding no lease): measured again
--- elsewhere.  Returns how many.
+-- elsewhere.  A run pinned outside a round (a reference run,
+-- robot_reference_due()) is of no use elsewhere: cancelled.  Returns how
+-- many rounds.
 CREATE FUNCTION robot_rounds_orphaned() RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
 	r bigint;
 	n int := 0;
 BEGIN
+	UPDATE jobs j SET state = 'cancelled', updated = now(),
+		error = format('%s was not seen for a minute', j.box)
+		FROM boxes b WHERE b.name = j.box AND j.state = 'queued'
+		AND j.round IS NULL
+		AND b.last_seen < now() - interval '60 seconds';
 	FOR r IN SELECT DISTINCT j.round FROM jobs j JOIN boxes b
 		ON b.name = j.box
 		WHERE j.state = 'queued' AND j.box IS NOT NULL

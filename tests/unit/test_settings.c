@@ -49,6 +49,7 @@ test_defaults(void)
 	CHECK_INT(c.max_attempts, 3);
 	CHECK_INT(c.broken_after, 3);
 	CHECK_INT(c.long_poll, 30);
+	CHECK_INT(c.reference_every, 3600);
 	settings_release(&c);
 }
 
@@ -195,6 +196,7 @@ test_example_file(void)
 	CHECK_INT(el.n, 0);
 	CHECK_INT(c.lease_seconds, d.lease_seconds);
 	CHECK_INT(c.report_window, d.report_window);
+	CHECK_INT(c.reference_every, d.reference_every);
 	CHECK_INT(c.smtp_starttls, 0);
 	CHECK_STR(c.mail_from, d.mail_from);
 	CHECK(c.smtp == NULL && c.webhook == NULL);

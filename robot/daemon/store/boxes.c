@@ -25,6 +25,16 @@ store_reset(struct store *s, const char *box, store_text_cb cb, void *arg)
 	store_call(s, &reset, STORE_FN(cb), arg, box);
 }
 
+static const struct store_stmt reference_due = {
+	"SELECT robot_reference_due($1::int)::text", "i", store_read_text,
+	false};
+
+void
+store_reference_due(struct store *s, int every, store_text_cb cb, void *arg)
+{
+	store_call(s, &reference_due, STORE_FN(cb), arg, every);
+}
+
 static const struct store_stmt canary_next = {
 	"SELECT robot_canary_next()::text", "", store_read_text, false};
 

@@ -13,6 +13,10 @@ void store_register(struct store *s, const char *box, const char *group,
 		    void *arg);
 /* A broken or suspect box back to idle: its state. */
 void store_reset(struct store *s, const char *box, store_text_cb cb, void *arg);
+/* Each box idle for every seconds (0: none) gets a reference run of its
+ * canary: robot_reference_due()'s JSON ([{box, series, commit, job}]). */
+void store_reference_due(struct store *s, int every, store_text_cb cb,
+			 void *arg);
 /* The next box whose canary has new runs, claimed: robot_canary_next()'s
  * JSON ({box, canaries: [{series, commit, kpi, values}]}), or NULL. */
 void store_canary_next(struct store *s, store_text_cb cb, void *arg);
