@@ -20,7 +20,11 @@
  *
  * Usage: sim_loop [--pairs N] [--seed S] [--max R] [--first R]
  *                 [--noise PCT] [--shift PCT] [--boxes B] [--offset PCT]
- *                 [--drift PCT] [--step N:PCT]
+ *                 [--drift PCT] [--step N:PCT] [--prior DF]
+ *                 [--history PCT]
+ * --prior: the KPI's noise is known from its series' history, DF
+ * degrees of freedom of it (compare_prior), with the noise --history
+ * (default: the lab's; larger or smaller: a box whose noise changed).
  * Prints one line per way; run it with and without the lab's faults.
  */
 #include <math.h>
@@ -37,6 +41,8 @@ enum way { WAY_ROUNDS, WAY_SIDES, WAY_BEFORE };
 struct lab {
 	double noise, offset, drift, step;
 	int boxes, step_at, max, first;
+	int prior;          /* degrees of freedom of the KPI's known noise */
+	double history;     /* the noise the history had (default: noise) */
 	double *box_offset; /* per box */
 	int *box_runs;      /* runs each box took so far */
 };
@@ -118,8 +124,26 @@ pair(struct lab *l, enum way w, double shift, int *runs)
 	struct compare_result r;
 	int asked = l->first, before = 0;
 
+	struct compare_prior prior = {"dd.write_bytes_per_sec", 0, 0, 0};
+
 	compare_options_init(&opt);
 	opt.paired = w == WAY_ROUNDS;
+	if (opt.paired && l->prior > 0) {
+		/* the series' history: prior + 1 earlier rounds' differences
+		 * of identical runs */
+		double sum = 0, sq = 0;
+
+		for (int k = 0; k <= l->prior; k++) {
+			double d = l->history * (normal() - normal());
+
+			sum += d;
+			sq += d * d;
+		}
+		prior.df = l->prior;
+		prior.var = (sq - sum * sum / (l->prior + 1)) / l->prior;
+		opt.priors = &prior;
+		opt.npriors = 1;
+	}
 	take(l, w, shift, base, head, 0, asked);
 	for (;;) {
 		if (w == WAY_BEFORE)
@@ -127,6 +151,7 @@ pair(struct lab *l, enum way w, double shift, int *runs)
 		else
 			opt.alpha = decide_look_alpha(asked, before, l->max,
 						      DECIDE_ALPHA);
+		prior.alpha = decide_look_alpha_known(asked, before, l->max);
 		compare_metric("dd.write_bytes_per_sec", base, (size_t)asked,
 			       head, (size_t)asked, &opt, &up, &r);
 		if (r.verdict != COMPARE_INCONCLUSIVE || asked >= l->max)
@@ -148,7 +173,7 @@ pair(struct lab *l, enum way w, double shift, int *runs)
 int
 main(int argc, char **argv)
 {
-	struct lab l = {0.05, 0, 0, 0, 4, 0, 12, 3, NULL, NULL};
+	struct lab l = {0.05, 0, 0, 0, 4, 0, 12, 3, 0, -1, NULL, NULL};
 	long pairs = 1000, seed = 1;
 	double shift = 0.10;
 	static const char *names[] = {"rounds", "sides", "before"};
@@ -162,6 +187,10 @@ main(int argc, char **argv)
 			seed = atol(v);
 		else if (strcmp(o, "--max") == 0)
 			l.max = atoi(v);
+		else if (strcmp(o, "--prior") == 0)
+			l.prior = atoi(v);
+		else if (strcmp(o, "--history") == 0)
+			l.history = atof(v) / 100;
 		else if (strcmp(o, "--first") == 0)
 			l.first = atoi(v);
 		else if (strcmp(o, "--noise") == 0)
@@ -187,6 +216,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "sim_loop: bad figures\n");
 		return 2;
 	}
+	if (l.history < 0)
+		l.history = l.noise;
 	l.box_offset = calloc((size_t)l.boxes, sizeof *l.box_offset);
 	l.box_runs = calloc((size_t)l.boxes, sizeof *l.box_runs);
 	printf("%ld pairs each; noise %.1f%%, %d boxes offset %.1f%%, drift "
@@ -194,6 +225,10 @@ main(int argc, char **argv)
 	       "%d to %d rounds\n",
 	       pairs, 100 * l.noise, l.boxes, 100 * l.offset, 100 * l.drift,
 	       100 * l.step, l.step_at, l.first, l.max);
+	if (l.prior > 0)
+		printf("the KPI's noise known from %d degrees of freedom of a "
+		       "history with %.1f%% noise\n",
+		       l.prior, 100 * l.history);
 	{
 		char found[32];
 

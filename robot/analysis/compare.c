@@ -35,6 +35,8 @@ compare_options_init(struct compare_options *opt)
 	opt->trim = 0.1;
 	opt->max_runs = 30;
 	opt->paired = false;
+	opt->priors = NULL;
+	opt->npriors = 0;
 }
 
 const char *
@@ -245,7 +247,10 @@ log_floor(double floor_pct)
 struct estimate {
 	bool logs;
 	double d, se, df, sd;
-	size_t nmin; /* runs on the smaller side, or rounds */
+	size_t nmin;    /* runs on the smaller side, or rounds */
+	double own_var; /* in rounds: a round's difference's, by itself */
+	double own_df;
+	double prior_df; /* the history's weighed in (compare_prior) */
 };
 
 /* Yuen's test of two sides, on the values of each side sorted: Welch's
@@ -285,6 +290,24 @@ two_sides(const double *base, size_t nb, const double *head, size_t nh,
 	return true;
 }
 
+/* Whether a pair's own noise v (df) may be weighed with its history's
+ * pv (pdf): not when it is larger than the history's, beyond chance (an
+ * F test at 1%): a box noisier now than its history says must not be
+ * judged by that history. */
+static bool
+moderate_ok(double v, double df, const struct compare_prior *p)
+{
+	double f = v / p->var;
+
+	if (!(p->var > 0) || !(p->df > 0))
+		return false;
+	if (!(df > 0) || !(f > 1))
+		return true;
+	/* P(F(df, p->df) > f) */
+	return stats_incbeta(p->df / 2, df / 2, p->df / (p->df + df * f)) >=
+	       0.01;
+}
+
 /* The test of rounds: base[i] and head[i] were run back to back on one
  * box, so the change is read within each round (head less base, of the
  * logs when every value is positive), and what a box drifted or stood
@@ -298,7 +321,8 @@ two_sides(const double *base, size_t nb, const double *head, size_t nh,
  * form).  False with one round. */
 static bool
 rounds(const double *base, const double *head, size_t n, bool logs,
-       const struct compare_options *opt, struct estimate *e)
+       const struct compare_options *opt, const struct compare_prior *prior,
+       struct estimate *e)
 {
 	double x[256], *own = NULL, *dif = x, *mid = x + 128, m, v, mm, vm;
 	size_t h;
@@ -336,6 +360,17 @@ rounds(const double *base, const double *head, size_t n, bool logs,
 			(mb * mb + me * me);
 	} else {
 		e->df = (double)h - 1;
+	}
+	if (logs) {
+		e->own_var = v;
+		e->own_df = e->df;
+	}
+	if (logs && prior != NULL && moderate_ok(v, e->df, prior)) {
+		/* The noise its history shows, weighed with its own:
+		 * a moderated t (Smyth's). */
+		v = (prior->df * prior->var + e->df * v) / (prior->df + e->df);
+		e->df += prior->df;
+		e->prior_df = prior->df;
 	}
 	e->se = sqrt((n - 1) * v / (h * (h - 1.0)));
 	/* a run's spread, as two sides of independent runs would have it */
@@ -493,11 +528,27 @@ compare(const char *name, const double *base, size_t nb, const double *head,
 		struct estimate e = {0};
 		bool tested;
 
-		if (opt->paired && nb == nh)
+		const struct compare_prior *p = NULL;
+		struct compare_options known;
+
+		if (opt->paired && nb == nh) {
+			for (size_t i = 0; i < opt->npriors && p == NULL; i++)
+				if (strcmp(opt->priors[i].metric, name) == 0)
+					p = &opt->priors[i];
 			tested = rounds(base, head, nb, bs[0] > 0 && hs[0] > 0,
-					opt, &e);
-		else
+					opt, p, &e);
+		} else {
 			tested = two_sides(bs, nb, hs, nh, opt, &e);
+		}
+		r->noise_var = e.own_var;
+		r->noise_df = e.own_df;
+		r->prior_df = e.prior_df;
+		if (e.prior_df > 0) {
+			/* the noise known: the prior's own alpha */
+			known = *opt;
+			known.alpha = p->alpha;
+			opt = &known;
+		}
 		robust(&e, tested, opt, dir, lazy, r);
 	}
 	free(ob);

@@ -38,6 +38,17 @@ enum compare_verdict {
 /* A floor (min_effect_pct) is at least 0 and below this. */
 #define COMPARE_EFFECT_LIMIT 1000
 
+/* A metric's noise as its series' history shows it (robotd: the KPI's
+ * rounds in the series' earlier pairs): the variance of one round's
+ * difference of logs, with its degrees of freedom.  A comparison in
+ * rounds weighs it with the pair's own (a moderated t), and then tests
+ * at alpha instead of the options' alpha. */
+struct compare_prior {
+	const char *metric;
+	double var, df;
+	double alpha;
+};
+
 struct compare_options {
 	enum compare_method method;
 	double min_effect_pct; /* smallest change that counts; default 2 */
@@ -48,6 +59,8 @@ struct compare_options {
 	bool paired;           /* the sides are rounds: base[i] and head[i]
 				  ran back to back on one box (nb == nh);
 				  the change is read within each round */
+	const struct compare_prior *priors; /* paired: noise known */
+	size_t npriors;
 };
 
 struct compare_result {
@@ -71,6 +84,11 @@ struct compare_result {
 			       show it unchanged were there no change at
 			       all (the noise alone); -1 beyond max_runs */
 	const char *reason; /* why, for inconclusive and unchanged; static */
+	double noise_var;   /* in rounds, of logs: the variance of one
+			       round's difference the pair's own runs show
+			       (a compare_prior's var); 0 else */
+	double noise_df;    /* its degrees of freedom */
+	double prior_df;    /* the history's weighed in; 0: none */
 };
 
 /* Fills opt with the defaults. */

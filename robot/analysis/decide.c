@@ -79,13 +79,13 @@ decide_next_look(int runs, int max_runs)
 	return look < max_runs ? look : max_runs > runs ? max_runs : runs + 1;
 }
 
-/* The Pocock-type spending function (Lan and DeMets): what is spent by
- * information t. */
+/* The power family of spending functions (Kim and DeMets): what is
+ * spent by information t, alpha * t^rho. */
 static double
-spent(double alpha, double t)
+spent(double alpha, double t, double rho)
 {
 	t = t < 1 ? t : 1;
-	return alpha * t * t * t;
+	return alpha * pow(t, rho);
 }
 
 /* The planned look below runs, or 0. */
@@ -99,8 +99,8 @@ look_before(int runs)
 	return before;
 }
 
-double
-decide_look_alpha(int runs, int before, int max_runs, double alpha)
+static double
+look_alpha(int runs, int before, int max_runs, double alpha, double rho)
 {
 	if (max_runs < 1)
 		return alpha;
@@ -109,8 +109,20 @@ decide_look_alpha(int runs, int before, int max_runs, double alpha)
 	/* Looked at as many before (runs asked again): the plan's share. */
 	if (before < 0 || before >= runs)
 		before = look_before(runs);
-	return spent(alpha, (double)runs / max_runs) -
-	       spent(alpha, (double)before / max_runs);
+	return spent(alpha, (double)runs / max_runs, rho) -
+	       spent(alpha, (double)before / max_runs, rho);
+}
+
+double
+decide_look_alpha(int runs, int before, int max_runs, double alpha)
+{
+	return look_alpha(runs, before, max_runs, alpha, 3);
+}
+
+double
+decide_look_alpha_known(int runs, int before, int max_runs)
+{
+	return look_alpha(runs, before, max_runs, DECIDE_ALPHA_KNOWN, 2);
 }
 
 bool

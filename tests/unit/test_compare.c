@@ -353,6 +353,56 @@ test_rounds_cancel_drift(void)
 	}
 }
 
+/* A KPI's noise known from its series' history (compare_prior): three
+ * rounds of a 20% slowdown, too few for their own noise at a small
+ * alpha, are a regression with the history's 30 degrees of freedom
+ * weighed in; not when their own noise is far above the history's, nor
+ * for another metric's history. */
+static void
+test_prior_weighs_history(void)
+{
+	static const double e[3] = {0.05, -0.05, 0};
+	double b[3] = {100, 102, 98}, h[3];
+	struct compare_prior prior = {"dd.write_bytes_per_sec", 0.005, 30,
+				      0.0005};
+	struct compare_options opt;
+	struct compare_result r;
+
+	for (size_t i = 0; i < 3; i++)
+		h[i] = b[i] * 0.8 * exp(e[i]);
+	compare_options_init(&opt);
+	opt.paired = true;
+	opt.alpha = 0.0005;
+	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
+	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK_DBL(r.noise_var, 0.0025, 0.0005);
+	CHECK(r.noise_df >= 2);
+	CHECK_DBL(r.prior_df, 0, 0);
+
+	opt.priors = &prior;
+	opt.npriors = 1;
+	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
+	CHECK_INT(r.verdict, COMPARE_REGRESSION);
+	CHECK_DBL(r.prior_df, 30, 0);
+	CHECK(r.df >= 32);
+	CHECK_DBL(r.noise_var, 0.0025, 0.0005); /* its own, as before */
+
+	/* A history 500 times quieter than these rounds: not theirs. */
+	prior.var = 0.00001;
+	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
+	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK_DBL(r.prior_df, 0, 0);
+	prior.var = 0.005;
+	prior.metric = "fsmark.files_per_sec";
+	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
+	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
+	/* Two sides (not rounds) have no history to weigh. */
+	prior.metric = "dd.write_bytes_per_sec";
+	opt.paired = false;
+	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
+	CHECK_DBL(r.prior_df, 0, 0);
+}
+
 int
 main(void)
 {
@@ -371,6 +421,7 @@ main(void)
 		TAP_CASE(test_lkp_thresholds),
 		TAP_CASE(test_lkp_floors_on_many_metrics),
 		TAP_CASE(test_rounds_cancel_drift),
+		TAP_CASE(test_prior_weighs_history),
 		{NULL, NULL}};
 
 	return tap_run(cases);

@@ -134,6 +134,14 @@ test_looks_spend_the_budget(void)
 		  1e-15);
 	CHECK_DBL(decide_look_alpha(14, 14, 14, DECIDE_ALPHA),
 		  decide_look_alpha(14, 12, 14, DECIDE_ALPHA), 1e-15);
+	/* Known noise: its own budget, spent sooner (t^2). */
+	sum = 0;
+	for (int i = 0; i < n; i++)
+		sum += decide_look_alpha_known(plan[i], i ? plan[i - 1] : 0,
+					       14);
+	CHECK_DBL(sum, DECIDE_ALPHA_KNOWN, 1e-15);
+	CHECK_DBL(decide_look_alpha_known(3, 0, 14),
+		  DECIDE_ALPHA_KNOWN * 9 / 196, 1e-15);
 }
 
 /* A KPI whose change is below its floor, too noisy for the cap to show
