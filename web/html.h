@@ -11,6 +11,14 @@
 
 /* s as HTML text: & < > " ' escaped; control characters dropped. */
 void html_text(struct buf *b, const char *s);
+/* s as html_text() writes it, each number in it (a word that starts
+ * with a digit, or a sign and a digit, such as 4.1e-07 or -10.2%) kept
+ * on one line: prose with figures in it, as a table cell holds it. */
+void html_prose(struct buf *b, const char *s);
+/* A timestamp as PostgreSQL's JSON gives it (2026-12-03T15:32:50.21+00:00)
+ * as a person reads it: <time datetime="...">2026-12-03 15:32:50 UTC</time>
+ * (another zone: its offset); anything else as html_text() writes it. */
+void html_time(struct buf *b, const char *iso);
 /* s for a double-quoted attribute value (the same escapes). */
 void html_attr(struct buf *b, const char *s);
 /*

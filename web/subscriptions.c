@@ -213,15 +213,32 @@ subscriptions_on_confirmed(const char *text, const struct problem *p, void *arg)
 			   "again in a minute.</p>");
 	} else if (j == NULL) {
 		reply_page(l->req, 404, "Not a valid link",
-			   "<p>This confirmation link was used already, is "
-			   "older than a week, or was never robot's.</p>");
+			   "<p>This confirmation link is older than a week, "
+			   "or was never robot's: <a href=\"/subscribe\">"
+			   "subscribe</a> again.</p>");
+	} else if (json_is_true(json_object_get(j, "already")) &&
+		   json_is_true(json_object_get(j, "opted_out"))) {
+		buf_init(&b);
+		buf_adds(&b, "<p>This subscription of <strong>");
+		html_text(&b, rjson_get_str(j, "email"));
+		buf_adds(&b, "</strong> was confirmed already, and the "
+			     "address unsubscribed since: robot mails it "
+			     "nothing. <a href=\"/subscribe\">Subscribe</a> "
+			     "again to have reports.</p>");
+		reply_page(l->req, 200, "Unsubscribed already", b.data);
+		buf_release(&b);
 	} else {
 		static const char *const filters[] = {
 			"tree", "branch", "testcase", "metric", NULL};
 		double min =
 			json_number_value(json_object_get(j, "min_change"));
 
+		bool already = json_is_true(json_object_get(j, "already"));
+
 		buf_init(&b);
+		if (already)
+			buf_adds(&b, "<p>This subscription was confirmed "
+				     "already; nothing changed.</p>\n");
 		buf_adds(&b, "<p>Reports will be mailed to <strong>");
 		html_text(&b, rjson_get_str(j, "email"));
 		buf_adds(&b, "</strong>: ");
@@ -244,12 +261,15 @@ subscriptions_on_confirmed(const char *text, const struct problem *p, void *arg)
 			 "them; or <a href=\"/subscriptions/unsubscribe?t=");
 		html_attr(&b, rjson_get_str(j, "token"));
 		buf_adds(&b, "\">unsubscribe now</a>.</p>");
-		reply_page(l->req, 200, "Subscribed", b.data);
+		reply_page(l->req, 200,
+			   already ? "Subscribed already" : "Subscribed",
+			   b.data);
 		buf_release(&b);
-		log_info(
-			"subscription %lld of %s confirmed",
-			(long long)json_integer_value(json_object_get(j, "id")),
-			rjson_get_str(j, "email"));
+		if (!already)
+			log_info("subscription %lld of %s confirmed",
+				 (long long)json_integer_value(
+					 json_object_get(j, "id")),
+				 rjson_get_str(j, "email"));
 	}
 	json_decref(j);
 	free(l);

@@ -593,24 +593,39 @@ BEGIN
 		'state', 'unconfirmed');
 END $$;
 
--- The one-time link of a confirmation: the subscription confirmed (and
--- its address back in, if it had opted out).  NULL for a link unknown,
--- used, or older than a week.
+-- The link of a confirmation: the subscription confirmed (and its
+-- address back in, if it had opted out); opened again, what it confirmed
+-- ('already', and whether the address opted out since).  NULL for a link
+-- unknown or older than a week.
 CREATE FUNCTION robot_subscription_confirm(p_hash text) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
 	s subscriptions;
+	already boolean := false;
 BEGIN
-	UPDATE subscriptions SET state = 'confirmed', confirm_hash = NULL,
+	UPDATE subscriptions SET state = 'confirmed',
 		confirmed = now(), updated = now()
 		WHERE confirm_hash = p_hash AND state = 'unconfirmed'
 		AND created > now() - interval '7 days'
 		RETURNING * INTO s;
-	IF NOT FOUND THEN
-		RETURN NULL;
+	IF FOUND THEN
+		UPDATE mail_addresses SET opted_out = NULL
+			WHERE email = s.email;
+	ELSE
+		-- The link opened again (a second click, a mail client's
+		-- preview): what it confirmed, and when.
+		SELECT * INTO s FROM subscriptions WHERE confirm_hash = p_hash
+			AND state = 'confirmed'
+			AND created > now() - interval '7 days';
+		IF NOT FOUND THEN
+			RETURN NULL;
+		END IF;
+		already := true;
 	END IF;
-	UPDATE mail_addresses SET opted_out = NULL WHERE email = s.email;
 	RETURN json_build_object('id', s.id, 'email', s.email,
+		'already', already, 'confirmed', s.confirmed,
+		'opted_out', (SELECT opted_out IS NOT NULL
+			FROM mail_addresses WHERE email = s.email),
 		'tree', s.tree, 'branch', s.branch, 'testcase', s.testcase,
 		'metric', s.metric, 'min_change', s.min_change,
 		'regressions', s.regressions,

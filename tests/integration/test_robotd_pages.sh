@@ -21,16 +21,18 @@ if ! command -v chromium >/dev/null 2>&1; then
 	echo "not ok 1 - chromium is not installed (scripts/deps installs it)"
 	exit 1
 fi
+smtp_start || { echo "1..0 # the SMTP peer did not start"; exit 1; }
 cat >"$T/robotd.yaml" <<YAML
 state_dir: $T/state
 report_window: 0
 analysis_claim: 5
+smtp: smtp://127.0.0.1:$(cat "$T/smtp.port")
 YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 ADMIN=$(token admin root)
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
-echo "1..12"
+echo "1..14"
 
 # The seed: a tree whose fourth commit regresses the KPI and a hostile
 # metric, on a branch with a hostile name, under a hostile subject.
@@ -217,6 +219,19 @@ s4=$(curl -s -o /dev/null -w '%{http_code}' "$U/compare?series=nope/x/y&base=a&h
 s5=$(curl -s -o /dev/null -w '%{http_code}' "$U/jobs/424242")
 check $([ "$s1" = 404 ] && [ "$s2" = 400 ] && [ "$s3" = 400 ] && [ "$s4" = 404 ] && [ "$s5" = 404 ]; echo $?) \
 	"unknown things are 404 pages, bad arguments 400 ($s1 $s2 $s3 $s4 $s5)"
+
+# 9. Tables and headings never break a word, on a phone (390 px) or a
+# wide screen (1280 px), and no page is wider than the window (a wide
+# table scrolls in itself); a screenshot of each at each width.
+# shellcheck disable=SC2086
+check $($PY "$SRC/tests/integration/walk.py" widths "$U" "$T" "$ART" $PAGES >"$T/widths.out" 2>&1; echo $?) \
+	"no word broken in a table or heading at 390 px or 1280 px, no page wider than the window ($(tail -3 "$T/widths.out" | tr '\n' ' '))"
+
+# 10. Subscribing as a person does: type the address into the form,
+# press the button, open the link in the mail, then unsubscribe with the
+# page's link and button; the link opened a second time says it was.
+check $($PY "$SRC/tests/integration/walk.py" subscribe "$U" "$T" "$ART" >"$T/subscribe.out" 2>&1; echo $?) \
+	"subscribe by the form, confirm by the mail's link (twice), unsubscribe by the page's button ($(tail -3 "$T/subscribe.out" | tr '\n' ' '))"
 
 # Figures, not checks: the time Chromium takes to load and render pages.
 $PY - "$U" "$RID" "$ESERIES" <<'PY' | sed 's/^/# /'

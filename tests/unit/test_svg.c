@@ -7,6 +7,7 @@
 
 #include "robot/analysis/units.h"
 #include "tap.h"
+#include "web/html.h"
 #include "web/svg.h"
 
 static void
@@ -85,13 +86,59 @@ test_many_points(void)
 	free(y);
 }
 
+/* Prose with figures: each number kept on one line, everything escaped
+ * as html_text() escapes it, words that only look like numbers left. */
+static void
+test_prose(void)
+{
+	struct buf b;
+
+	buf_init(&b);
+	html_prose(&b, "-10.2%, p 4.1e-07, at 3 rounds <b>1e5</b> x-1 5a");
+	CHECK_STR(b.data, "<span class=\"nw\">-10.2%,</span> p "
+			  "<span class=\"nw\">4.1e-07,</span> at "
+			  "<span class=\"nw\">3</span> rounds "
+			  "&lt;b&gt;1e5&lt;/b&gt; x-1 5a");
+	buf_release(&b);
+	buf_init(&b);
+	html_prose(&b, NULL);
+	html_prose(&b, "  two  spaces\n");
+	CHECK_STR(b.data ? b.data : "", "  two  spaces\n");
+	buf_release(&b);
+}
+
+/* Timestamps as a person reads them; anything else left as text. */
+static void
+test_time(void)
+{
+	struct buf b;
+
+	buf_init(&b);
+	html_time(&b, "2026-12-03T15:32:50.212467+00:00");
+	CHECK_STR(b.data, "<time datetime=\"2026-12-03T15:32:50.212467+00:00\">"
+			  "2026-12-03 <span class=\"nw\">15:32:50 UTC</span>"
+			  "</time>");
+	buf_release(&b);
+	buf_init(&b);
+	html_time(&b, "2026-12-03T15:32:50+02:00");
+	CHECK(strstr(b.data,
+		     ">2026-12-03 <span class=\"nw\">15:32:50 +02:00<") !=
+	      NULL);
+	buf_release(&b);
+	buf_init(&b);
+	html_time(&b, "not yet");
+	html_time(&b, "2026-12-03T15:3<b>");
+	CHECK_STR(b.data, "not yet2026-12-03T15:3&lt;b&gt;");
+	buf_release(&b);
+}
+
 int
 main(void)
 {
-	static const struct tap_case cases[] = {TAP_CASE(test_si),
-						TAP_CASE(test_chart),
-						TAP_CASE(test_many_points),
-						{NULL, NULL}};
+	static const struct tap_case cases[] = {
+		TAP_CASE(test_si),          TAP_CASE(test_chart),
+		TAP_CASE(test_many_points), TAP_CASE(test_prose),
+		TAP_CASE(test_time),        {NULL, NULL}};
 
 	return tap_run(cases);
 }

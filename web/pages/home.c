@@ -106,7 +106,7 @@ on_home(const char *text, const struct problem *p, void *arg)
 		page_link(&b, "/trees/", rjson_get_str(t, "name"),
 			  rjson_get_str(t, "name"));
 		buf_adds(&b, "</td><td>");
-		html_text(&b, rjson_get_str(t, "fetched") != NULL
+		html_time(&b, rjson_get_str(t, "fetched") != NULL
 				      ? rjson_get_str(t, "fetched")
 				      : "not yet");
 		if (rjson_get_str(t, "fetch_error") != NULL) {

@@ -37,6 +37,14 @@ cell(struct buf *b, const char *s)
 }
 
 static void
+time_cell(struct buf *b, const char *s)
+{
+	buf_adds(b, "<td>");
+	html_time(b, s != NULL ? s : "-");
+	buf_adds(b, "</td>");
+}
+
+static void
 job_link(struct buf *b, long long id)
 {
 	char s[32];
@@ -91,7 +99,7 @@ on_status(const char *text, const struct problem *p, void *arg)
 		html_text(&b, rjson_get_str(x, "state"));
 		buf_addf(&b, "</td><td class=\"num\">%lld</td>",
 			 num(x, "failures"));
-		cell(&b, rjson_get_str(x, "last_seen"));
+		time_cell(&b, rjson_get_str(x, "last_seen"));
 		buf_adds(&b, "<td>");
 		json_array_foreach(json_object_get(s, "running"), k, r)
 		{
@@ -105,7 +113,7 @@ on_status(const char *text, const struct problem *p, void *arg)
 			page_link(&b, "/jobs/", id, rjson_get_str(r, "key"));
 			buf_addf(&b, " run %lld of %lld, lease until ",
 				 num(r, "run"), num(r, "runs"));
-			html_text(&b, rjson_get_str(r, "deadline"));
+			html_time(&b, rjson_get_str(r, "deadline"));
 		}
 		buf_adds(&b, "</td></tr>\n");
 	}
@@ -118,7 +126,7 @@ on_status(const char *text, const struct problem *p, void *arg)
 			buf_adds(&b, "<li>");
 			html_text(&b, rjson_get_str(x, "message"));
 			buf_adds(&b, " <span class=\"muted\">");
-			html_text(&b, rjson_get_str(x, "created"));
+			html_time(&b, rjson_get_str(x, "created"));
 			buf_adds(&b, "</span></li>\n");
 		}
 		buf_adds(&b, "</ul>\n");
@@ -134,7 +142,7 @@ on_status(const char *text, const struct problem *p, void *arg)
 		job_link(&b, num(x, "id"));
 		cell(&b, rjson_get_str(x, "box"));
 		cell(&b, rjson_get_str(x, "error"));
-		cell(&b, rjson_get_str(x, "updated"));
+		time_cell(&b, rjson_get_str(x, "updated"));
 		buf_adds(&b, "</tr>\n");
 	}
 	if (json_array_size(json_object_get(s, "failed")) > 0)
@@ -206,7 +214,7 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 		cell(&b, rjson_get_str(x, "series"));
 		cell(&b, c);
 		cell(&b, rjson_get_str(x, "box"));
-		cell(&b, rjson_get_str(x, "updated"));
+		time_cell(&b, rjson_get_str(x, "updated"));
 		buf_adds(&b, "</tr>\n");
 	}
 	buf_adds(&b, "</tbody></table></div>\n");
@@ -278,7 +286,7 @@ on_tree(const char *text, const struct problem *p, void *arg)
 	buf_adds(&b, "</td></tr>\n<tr><th scope=\"row\">base</th><td>");
 	html_text(&b, rjson_get_str(t, "base_ref"));
 	buf_adds(&b, "</td></tr>\n<tr><th scope=\"row\">last fetch</th><td>");
-	html_text(&b, rjson_get_str(t, "fetched") ? rjson_get_str(t, "fetched")
+	html_time(&b, rjson_get_str(t, "fetched") ? rjson_get_str(t, "fetched")
 						  : "not yet");
 	if (rjson_get_str(t, "fetch_error") != NULL) {
 		buf_adds(&b, " <span class=\"state-new\">");
@@ -302,7 +310,7 @@ on_tree(const char *text, const struct problem *p, void *arg)
 		buf_adds(&b, "</td><td>");
 		page_commit(&b, json_object_get(h, "base"));
 		buf_adds(&b, "</td>");
-		cell(&b, rjson_get_str(h, "updated"));
+		time_cell(&b, rjson_get_str(h, "updated"));
 		buf_adds(&b, "</tr>\n");
 	}
 	buf_adds(&b, "</tbody></table>\n<p>");

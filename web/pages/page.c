@@ -401,7 +401,7 @@ page_bisection(struct buf *b, json_t *bs)
 				     ? rjson_get_str(st, "verdict")
 				     : "running");
 		buf_adds(b, "</td><td>");
-		html_text(b, rjson_get_str(st, "reason"));
+		html_prose(b, rjson_get_str(st, "reason"));
 		buf_adds(b, "</td></tr>\n");
 	}
 	buf_adds(b, "</table>\n");

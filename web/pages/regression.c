@@ -27,7 +27,10 @@ row(struct buf *b, const char *name, const char *value)
 	buf_adds(b, "<tr><th scope=\"row\">");
 	html_text(b, name);
 	buf_adds(b, "</th><td>");
-	html_text(b, value);
+	if (strcmp(name, "found") == 0 || strcmp(name, "updated") == 0)
+		html_time(b, value);
+	else
+		html_text(b, value);
 	buf_adds(b, "</td></tr>\n");
 }
 
@@ -169,12 +172,12 @@ on_regression(const char *text, const struct problem *p, void *arg)
 		buf_adds(&b, "</pre>\n");
 	}
 	buf_adds(&b, "<h2>What happened</h2>\n<ul>\n<li>");
-	html_text(&b, rjson_get_str(r, "created"));
+	html_time(&b, rjson_get_str(r, "created"));
 	buf_adds(&b, ": found</li>\n");
 	json_array_foreach(json_object_get(r, "events"), i, e)
 	{
 		buf_adds(&b, "<li>");
-		html_text(&b, rjson_get_str(e, "created"));
+		html_time(&b, rjson_get_str(e, "created"));
 		buf_adds(&b, ": ");
 		html_text(&b, rjson_get_str(e, "kind"));
 		if (rjson_get_str(e, "head") != NULL) {

@@ -228,7 +228,10 @@ on_job(const char *text, const struct problem *p, void *arg)
 			buf_adds(&b, "<tr><th scope=\"row\">");
 			html_text(&b, keys[i]);
 			buf_adds(&b, "</th><td>");
-			html_text(&b, rjson_get_str(j, keys[i]));
+			if (i >= 5) /* created, updated */
+				html_time(&b, rjson_get_str(j, keys[i]));
+			else
+				html_text(&b, rjson_get_str(j, keys[i]));
 			buf_adds(&b, "</td></tr>\n");
 		}
 		buf_addf(&b,

@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+# walk.py PATH URL T ART [NAME:PAGE ...]: a person's path through
+# robotd's pages in headless Chromium (browser.py), clicking and typing;
+# screenshots of the steps in ART.  Exits 1, saying where, when a step
+# does not go as a person expects.  Paths:
+#   widths     each NAME:PAGE at 390 px and 1280 px: no word of a heading
+#              or a table broken across lines, no page wider than the
+#              window
+#   subscribe  the subscribe form typed in and sent, the link in the
+#              confirmation mail (robotd mails $T/mail through the
+#              test's SMTP peer) opened, twice, then the page's
+#              unsubscribe link and button
+import email
+import email.policy
+import os
+import re
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser import Browser  # noqa: E402
+
+path, U, T, ART = sys.argv[1:5]
+problems = []
+
+
+def expect(ok, what):
+    if not ok:
+        problems.append(what)
+        print("not as expected:", what)
+    return ok
+
+
+def widths(b, pages):
+    for w in (390, 1280):
+        p = b.page(w, 900)
+        for spec in pages:
+            name, page = spec.split(":", 1)
+            p.goto(U + page)
+            p.screenshot("%s/%s-%d.png" % (ART, name, w))
+            broken = p.broken_words()
+            expect(not broken, "%s at %d px breaks %s" % (name, w, broken[:4]))
+            expect(not p.overflows(), "%s at %d px is wider than the window"
+                   % (name, w))
+    print("%d pages at 390 and 1280 px" % len(pages))
+
+
+def mail_to(addr, subject, timeout=60):
+    d = T + "/mail/new"
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            m = email.message_from_bytes(open(os.path.join(d, f), "rb").read(),
+                                         policy=email.policy.default)
+            if m["To"] == addr and subject in (m["Subject"] or ""):
+                return m.get_body(("plain",)).get_content()
+        time.sleep(0.2)
+    return None
+
+
+def subscribe(b):
+    addr = "walker@robot.test"
+    p = b.page(390, 844)
+    p.goto(U + "/subscribe")
+    p.type('input[name="email"]', addr)
+    p.type('input[name="tree"]', "web")
+    p.click('button[type="submit"]')
+    p.screenshot(ART + "/walk-subscribe-sent.png")
+    text = p.text("main")
+    if not expect("confirmation" in text, "the form's answer: %r" % text[:300]):
+        return
+    body = mail_to(addr, "confirm")
+    if not expect(body is not None, "no confirmation mail to " + addr):
+        return
+    m = re.search(r"(/subscriptions/confirm\?t=[A-Za-z0-9_-]+)", body)
+    if not expect(m is not None, "no link in the mail: %r" % body[:400]):
+        return
+    link = U + m.group(1)
+    p.goto(link)
+    p.screenshot(ART + "/walk-subscribe-confirmed.png")
+    text = p.text("main")
+    expect(addr in text and "web" in text,
+           "the confirmation page names the address and the tree: %r"
+           % text[:300])
+    # The mail's link opened again (a second click, a mail client's
+    # preview): it was confirmed, it says so.
+    p.goto(link)
+    again = p.text("main")
+    expect("already" in again and addr in again,
+           "a second click on the link: %r" % again[:300])
+    p.goto(link)
+    p.click('a[href^="/subscriptions/unsubscribe"]')
+    p.click('button[type="submit"]')
+    p.screenshot(ART + "/walk-unsubscribed.png")
+    text = p.text("main")
+    expect("nothing more" in text and addr in text,
+           "the unsubscribe button's answer: %r" % text[:300])
+
+
+with Browser(T) as b:
+    if path == "widths":
+        widths(b, sys.argv[5:])
+    elif path == "subscribe":
+        subscribe(b)
+    else:
+        sys.exit("walk.py: no path " + path)
+print("%d problem%s" % (len(problems), "" if len(problems) == 1 else "s"))
+sys.exit(1 if problems else 0)
