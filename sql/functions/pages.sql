@@ -110,6 +110,13 @@ LANGUAGE sql STABLE AS $$
 			WHERE k->>'verdict' IN ('regression', 'improvement'))),
 		'job', (SELECT j.job FROM jobs j WHERE j.series = r.series
 			AND j.commit = r.commit ORDER BY j.id LIMIT 1),
+		-- how it was asked for: its group, the runs a side of its
+		-- first look (robotd added the rest)
+		'tbox_group', (SELECT j.tbox_group FROM jobs j
+			WHERE j.series = r.series AND j.commit = r.commit
+			ORDER BY j.id LIMIT 1),
+		'repeat', (SELECT j.runs FROM jobs j WHERE j.series = r.series
+			AND j.commit = r.commit ORDER BY j.id LIMIT 1),
 		'report', (SELECT json_build_object('id', x.id,
 			'message_id', x.message_id, 'subject', x.subject,
 			'body', x.body, 'created', x.created,

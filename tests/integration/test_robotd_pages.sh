@@ -32,7 +32,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
-echo "1..14"
+echo "1..15"
 
 # The seed: a tree whose fourth commit regresses the KPI and a hostile
 # metric, on a branch with a hostile name, under a hostile subject.
@@ -232,6 +232,20 @@ check $($PY "$SRC/tests/integration/walk.py" widths "$U" "$T" "$ART" $PAGES >"$T
 # page's link and button; the link opened a second time says it was.
 check $($PY "$SRC/tests/integration/walk.py" subscribe "$U" "$T" "$ART" >"$T/subscribe.out" 2>&1; echo $?) \
 	"subscribe by the form, confirm by the mail's link (twice), unsubscribe by the page's button ($(tail -3 "$T/subscribe.out" | tr '\n' ' '))"
+
+# 11. The regression's reproduce recipe: the job and the command saved
+# from the page and run as printed queue the two commits again, in the
+# group and with the runs a side the regression was first measured with.
+before=$(sql "SELECT max(id) FROM submissions")
+ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN $PY "$SRC/tests/integration/walk.py" reproduce "$U" "$T" "$ART" \
+	"/regressions/$RID" "$ROBOT" >"$T/reproduce.out" 2>&1
+rc=$?
+got=$(sql "SELECT string_agg(DISTINCT j.commit || ' ' || j.tbox_group || ' ' || j.runs, ',') FROM jobs j
+	WHERE j.submission > $before")
+want=$(sql "SELECT string_agg(DISTINCT c || ' lab 3', ',') FROM regressions r, unnest(ARRAY[r.base, r.commit]) c
+	WHERE r.id = $RID")
+check $([ $rc = 0 ] && [ -n "$got" ] && [ "$got" = "$want" ]; echo $?) \
+	"the reproduce recipe, saved from the page, runs as printed ($rc '$got' '$want'; $(tail -2 "$T/reproduce.out" | tr '\n' ' '))"
 
 # Figures, not checks: the time Chromium takes to load and render pages.
 $PY - "$U" "$RID" "$ESERIES" <<'PY' | sed 's/^/# /'

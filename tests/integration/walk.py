@@ -10,10 +10,16 @@
 #              confirmation mail (robotd mails $T/mail through the
 #              test's SMTP peer) opened, twice, then the page's
 #              unsubscribe link and button
+#   reproduce  PAGE ROBOT: the job and the command that the regression's
+#              page PAGE shows saved as a person saves them (job.json in
+#              $T), and the command run as printed, with robot at ROBOT
+#              ($ROBOT_SERVER and $ROBOT_TOKEN from the environment)
 import email
 import email.policy
 import os
 import re
+import shlex
+import subprocess
 import sys
 import time
 
@@ -97,11 +103,35 @@ def subscribe(b):
            "the unsubscribe button's answer: %r" % text[:300])
 
 
+def reproduce(b, page, robot):
+    p = b.page(1280, 900)
+    p.goto(U + page)
+    job = p.text("pre#job")
+    cmd = p.text("pre#reproduce")
+    p.screenshot(ART + "/walk-reproduce.png")
+    if not expect(job and cmd, "no job or command on " + page):
+        return
+    with open(T + "/job.json", "w") as f:
+        f.write(job)
+    argv = shlex.split(cmd)
+    if not expect(argv[:3] == ["robot", "submit", "job.json"],
+                  "the command: %r" % cmd):
+        return
+    r = subprocess.run([robot] + argv[1:], cwd=T, capture_output=True,
+                       text=True, timeout=60)
+    print(cmd)
+    print(r.stdout + r.stderr)
+    expect(r.returncode == 0, "the command as printed failed (%d): %s"
+           % (r.returncode, (r.stdout + r.stderr)[:400]))
+
+
 with Browser(T) as b:
     if path == "widths":
         widths(b, sys.argv[5:])
     elif path == "subscribe":
         subscribe(b)
+    elif path == "reproduce":
+        reproduce(b, sys.argv[5], sys.argv[6])
     else:
         sys.exit("walk.py: no path " + path)
 print("%d problem%s" % (len(problems), "" if len(problems) == 1 else "s"))

@@ -137,15 +137,26 @@ on_regression(const char *text, const struct problem *p, void *arg)
 	buf_adds(&b, "<h2>The changed metrics (LKP's table)</h2>\n");
 	page_comparison(&b, json_object_get(r, "comparison"));
 	page_bisection(&b, json_object_get(r, "bisection"));
-	job = json_object_get(r, "job");
+	/* The atomic job as a job file robot submit takes (its runs in
+	 * the command, not the file's repeat). */
+	job = json_object_get(json_object_get(r, "job"), "job");
 	if (json_is_object(job)) {
-		jtext = rjson_dumps(job, JSON_INDENT(2));
-		buf_adds(&b, "<h2>The job</h2>\n<pre>");
+		json_t *file = json_deep_copy(job);
+		json_int_t repeat =
+			json_integer_value(json_object_get(r, "repeat"));
+
+		json_object_del(file, "repeat");
+		jtext = rjson_dumps(file, JSON_INDENT(2));
+		json_decref(file);
+		buf_adds(&b, "<h2>The job</h2>\n<pre id=\"job\">");
 		html_text(&b, jtext);
-		buf_adds(&b,
-			 "</pre>\n<p>To reproduce: save the job as "
-			 "<code>job.json</code>, then</p>\n<pre>robot submit "
-			 "job.json");
+		buf_adds(&b, "</pre>\n<p>To reproduce: save the job as "
+			     "<code>job.json</code>, then</p>\n<pre "
+			     "id=\"reproduce\">robot submit job.json");
+		if (rjson_get_str(r, "tbox_group") != NULL) {
+			buf_adds(&b, " --tbox-group ");
+			html_text(&b, rjson_get_str(r, "tbox_group"));
+		}
 		if (rjson_get_str(r, "tree") != NULL) {
 			buf_adds(&b, " --tree ");
 			html_text(&b, rjson_get_str(r, "tree"));
@@ -154,6 +165,8 @@ on_regression(const char *text, const struct problem *p, void *arg)
 		html_text(&b, rjson_get_str(r, "base"));
 		buf_adds(&b, " --commit ");
 		html_text(&b, rjson_get_str(r, "commit"));
+		if (repeat > 0)
+			buf_addf(&b, " --repeat %lld", (long long)repeat);
 		buf_adds(&b, "</pre>\n");
 		free(jtext);
 	}
