@@ -2,6 +2,7 @@
  * cli.c: what the commands share (cli.h).
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,4 +388,50 @@ cli_query_add(struct buf *q, const char *name, const char *value)
 
 	buf_addf(q, "%c%s=%s", q->len == 0 ? '?' : '&', name, e);
 	free(e);
+}
+
+void
+cli_print_kpis(const struct comparison *c)
+{
+	size_t w = 0, n = 0;
+
+	for (size_t i = 0; i < c->nmetrics; i++)
+		if (c->metrics[i].kpi && strlen(c->metrics[i].name) > w)
+			w = strlen(c->metrics[i].name);
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		const struct comparison_metric *m = &c->metrics[i];
+		const struct compare_result *r = &m->r;
+
+		if (!m->kpi)
+			continue;
+		if (n++ == 0)
+			printf("KPIs (the %s method):\n",
+			       compare_method_name(c->method));
+		printf("  %-*s  %-12s", (int)w, m->name,
+		       compare_verdict_name(r->verdict));
+		if (r->change_defined)
+			printf(" %+7.1f%%", r->change_pct);
+		else
+			printf("       - ");
+		if (!isnan(r->p_value))
+			printf("  p=%-8.2g", r->p_value);
+		else
+			printf("  %-10s", "");
+		printf("  %zu+%zu runs", r->base.n, r->head.n);
+		if (r->reason != NULL)
+			printf(": %s", r->reason);
+		if (r->verdict == COMPARE_INCONCLUSIVE) {
+			if (r->runs_needed > 0)
+				printf("; about %d runs per side would settle "
+				       "it",
+				       r->runs_needed);
+			else if (r->runs_needed < 0)
+				printf("; more runs are unlikely to settle it");
+		}
+		printf("\n");
+	}
+	if (n == 0)
+		printf("KPIs: none known for this workload (no metric "
+		       "decides; the table explains)\n");
+	printf("\n");
 }

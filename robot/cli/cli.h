@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "robot/analysis/comparison.h"
 #include "robot/core/buf.h"
 
 #define CLI_HELP_SERVER                                                        \
@@ -103,6 +104,10 @@ void cli_query_add(struct buf *q, const char *name, const char *value);
 bool cli_id(const char *s, long long *id);
 /* A member of percent, "+1.2%", in buf ("-" when absent). */
 const char *cli_pct(json_t *o, const char *key, char *buf, size_t len);
+/* The verdict block above a comparison's table: each KPI's verdict,
+ * %change, p and runs a side, so that the table's dozens of rows need
+ * not be read to learn what happened. */
+void cli_print_kpis(const struct comparison *c);
 /* An admin listing (--server, --token, --json, --limit): path?limit=,
  * printed by print unless --json. */
 int cli_admin_list(int argc, char **argv, const char *usage, const char *path,

@@ -57,55 +57,6 @@ static const char compare_usage[] =
 	"  --directions F  more metric directions, before the built-in\n"
 	"                  ones (format: robot/directions; files only)\n";
 
-/* The verdict block above the table: each KPI's verdict, %change, p and
- * runs a side, so that the table's dozens of rows need not be read to
- * learn what happened. */
-static void
-print_kpis(const struct comparison *c)
-{
-	size_t w = 0, n = 0;
-
-	for (size_t i = 0; i < c->nmetrics; i++)
-		if (c->metrics[i].kpi && strlen(c->metrics[i].name) > w)
-			w = strlen(c->metrics[i].name);
-	for (size_t i = 0; i < c->nmetrics; i++) {
-		const struct comparison_metric *m = &c->metrics[i];
-		const struct compare_result *r = &m->r;
-
-		if (!m->kpi)
-			continue;
-		if (n++ == 0)
-			printf("KPIs (the %s method):\n",
-			       compare_method_name(c->method));
-		printf("  %-*s  %-12s", (int)w, m->name,
-		       compare_verdict_name(r->verdict));
-		if (r->change_defined)
-			printf(" %+7.1f%%", r->change_pct);
-		else
-			printf("       - ");
-		if (!isnan(r->p_value))
-			printf("  p=%-8.2g", r->p_value);
-		else
-			printf("  %-10s", "");
-		printf("  %zu+%zu runs", r->base.n, r->head.n);
-		if (r->reason != NULL)
-			printf(": %s", r->reason);
-		if (r->verdict == COMPARE_INCONCLUSIVE) {
-			if (r->runs_needed > 0)
-				printf("; about %d runs per side would settle "
-				       "it",
-				       r->runs_needed);
-			else if (r->runs_needed < 0)
-				printf("; more runs are unlikely to settle it");
-		}
-		printf("\n");
-	}
-	if (n == 0)
-		printf("KPIs: none known for this workload (no metric "
-		       "decides; the table explains)\n");
-	printf("\n");
-}
-
 /* "  4e159150a9 ("subject") (base)": the subject when the runs' provision
  * told it (robot-box's hook prints "subject: ..."), cleaned for a
  * terminal. */
@@ -230,7 +181,7 @@ print_text(const struct comparison *c, json_t *brun, json_t *hrun, bool all,
 	print_commit(c->base.commit, run_subject(brun), "base");
 	print_commit(c->head.commit, run_subject(hrun), "head");
 	printf("\n");
-	print_kpis(c);
+	cli_print_kpis(c);
 	rows = table_print_rows(stdout, c, all, workload_only);
 	if (rows == 0)
 		printf("(no metric changed: %zu compared with the %s method)\n",

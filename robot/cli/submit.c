@@ -2,6 +2,7 @@
  * submit.c: robot submit: queues a job file's runs on robotd, and with --wait follows them.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,26 +40,130 @@ static const char submit_usage[] =
 	"  --priority P   higher runs first (-1000 to 1000)\n"
 	"  --tbox-group G the box group (else the file's, else robotd's "
 	"default)\n"
-	"  --wait         show progress until every run is "
-	"done\n" CLI_HELP_SERVER CLI_HELP_TOKEN "                 (a submit "
+	"  --wait         show progress (the runs robotd adds too) until "
+	"every\n                 run is done and each commit has its "
+	"verdict\n" CLI_HELP_SERVER CLI_HELP_TOKEN "                 (a submit "
 	"token)\n";
 
-/* Polls the submission's runs until none is queued or leased. */
+/* The pairs a submission makes: in each series, each later commit
+ * against the first (robot_jobs_queued()). */
+struct wait_pair {
+	const char *series, *base, *head; /* borrowed from the answer */
+};
+
+static size_t
+wait_pairs(json_t *jobs, struct wait_pair **out)
+{
+	struct wait_pair *p = NULL;
+	size_t n = 0, i;
+	json_t *x;
+
+	json_array_foreach(jobs, i, x)
+	{
+		const char *series = rjson_get_str(x, "series");
+		const char *commit = rjson_get_str(x, "commit");
+		const char *base = NULL;
+		bool seen = false;
+
+		if (series == NULL || commit == NULL)
+			continue;
+		/* the series' first commit is its base */
+		for (size_t k = 0; k < i && base == NULL; k++) {
+			json_t *y = json_array_get(jobs, k);
+
+			if (rjson_get_str(y, "series") != NULL &&
+			    strcmp(rjson_get_str(y, "series"), series) == 0)
+				base = rjson_get_str(y, "commit");
+		}
+		if (base == NULL || strcmp(base, commit) == 0)
+			continue;
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = strcmp(p[k].series, series) == 0 &&
+			       strcmp(p[k].head, commit) == 0;
+		if (seen)
+			continue;
+		p = xreallocarray(p, n + 1, sizeof *p);
+		p[n++] = (struct wait_pair){series, base, commit};
+	}
+	*out = p;
+	return n;
+}
+
+/* The pair's comparison once robotd's verdict on it is final; NULL while
+ * it is not (more runs may come), or robotd does not answer.  A pair
+ * with nothing to compare (no ok run on a side) is final too: robotd's
+ * words as its "error". */
+static json_t *
+wait_final(const char *server, const struct wait_pair *p)
+{
+	char *s = client_escape(p->series), *b = client_escape(p->base),
+	     *h = client_escape(p->head);
+	char *url = xasprintf("%s/api/compare?series=%s&base=%s&head=%s",
+			      server, s, b, h);
+	struct client_resp r;
+	json_t *j = NULL;
+
+	if (client_request("GET", url, NULL, NULL, 0, 120, &r) &&
+	    (r.status == 200 || r.status == 404))
+		j = client_resp_json(&r);
+	if (j != NULL && r.status == 404) {
+		json_object_set_new(j, "verdict", json_string("no verdict"));
+	} else if (j != NULL &&
+		   (rjson_get_str(j, "state") == NULL ||
+		    strcmp(rjson_get_str(j, "state"), "final") != 0)) {
+		json_decref(j);
+		j = NULL;
+	}
+	client_resp_release(&r);
+	free(s);
+	free(b);
+	free(h);
+	free(url);
+	return j;
+}
+
+/* Each pair's final verdict and its KPIs, as robot compare shows them. */
+static void
+wait_verdicts(json_t **final, const struct wait_pair *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct comparison *c = comparison_from_json(
+			json_object_get(final[i], "comparison"));
+
+		printf("\n%s: %.12s against %.12s: %s\n", p[i].series,
+		       p[i].head, p[i].base, cli_shown(final[i], "verdict"));
+		if (c != NULL)
+			cli_print_kpis(c);
+		else if (rjson_get_str(final[i], "error") != NULL)
+			printf("  %s\n", cli_shown(final[i], "error"));
+		comparison_free(c);
+	}
+}
+
+/*
+ * Follows the submission's runs, counting the rounds robotd adds while a
+ * KPI is inconclusive, until every run has ended and every pair it makes
+ * has its final verdict, which it prints.
+ */
 static int
-submit_wait(const char *server, long long submission, size_t total)
+submit_wait(const char *server, long long submission, json_t *answer)
 {
 	char *path =
 		xasprintf("/api/jobs?submission=%lld&limit=10000", submission);
+	size_t asked = json_array_size(json_object_get(answer, "jobs"));
+	struct wait_pair *pairs;
+	size_t npairs = wait_pairs(json_object_get(answer, "jobs"), &pairs);
+	json_t **final = xcalloc(npairs + 1, sizeof *final);
 	char last[256] = "";
 	int status = 0;
-	bool down = false;
+	bool down = false, said = false;
 
 	for (;;) {
 		/* robotd down: said once, and its return. */
 		json_t *j = cli_get_json(server, path, down), *jobs, *x;
-		size_t n[4] = {0, 0, 0, 0}, i;
+		size_t n[5] = {0, 0, 0, 0, 0}, i, total, left = 0;
 		static const char *const states[] = {"queued", "leased", "done",
-						     "failed"};
+						     "failed", "cancelled"};
 		char line[256];
 
 		if (j == NULL) {
@@ -77,19 +182,42 @@ submit_wait(const char *server, long long submission, size_t total)
 		{
 			const char *st = rjson_get_str(x, "state");
 
-			for (size_t k = 0; k < 4; k++)
+			for (size_t k = 0; k < 5; k++)
 				if (st != NULL && strcmp(st, states[k]) == 0)
 					n[k]++;
 		}
+		/* one count: the runs asked for now, robotd's rounds too */
+		total = n[0] + n[1] + n[2] + n[3];
 		snprintf(line, sizeof line,
 			 "%zu of %zu runs done, %zu running, %zu queued, %zu "
 			 "failed",
 			 n[2], total, n[1], n[0], n[3]);
+		if (total > asked)
+			snprintf(line + strlen(line),
+				 sizeof line - strlen(line),
+				 " (robotd added %zu: a KPI was inconclusive)",
+				 total - asked);
 		if (strcmp(line, last) != 0) {
 			log_info("%s", line);
 			snprintf(last, sizeof last, "%s", line);
 		}
 		if (n[0] + n[1] == 0) {
+			/* Every run ended: each pair's verdict, once final
+			 * (its analysis may still ask for more runs). */
+			for (size_t k = 0; k < npairs; k++) {
+				if (final[k] == NULL)
+					final[k] =
+						wait_final(server, &pairs[k]);
+				left += final[k] == NULL;
+			}
+			if (left > 0 && !said)
+				log_info(
+					"every run ended; waiting for robotd's "
+					"verdict on %zu pair%s",
+					left, left == 1 ? "" : "s");
+			said = left > 0;
+		}
+		if (n[0] + n[1] == 0 && left == 0) {
 			/* Why each failed run failed. */
 			json_array_foreach(jobs, i, x)
 			{
@@ -107,9 +235,22 @@ submit_wait(const char *server, long long submission, size_t total)
 			status = n[3] > 0 ? 1 : 0;
 			break;
 		}
+		if (n[0] + n[1] > 0) {
+			/* more runs: the verdicts so far may change */
+			for (size_t k = 0; k < npairs; k++) {
+				json_decref(final[k]);
+				final[k] = NULL;
+			}
+			said = false;
+		}
 		json_decref(j);
 		sleep(2);
 	}
+	wait_verdicts(final, pairs, npairs);
+	for (size_t k = 0; k < npairs; k++)
+		json_decref(final[k]);
+	free(final);
+	free(pairs);
 	free(path);
 	return status;
 }
@@ -287,7 +428,7 @@ cmd_submit(int argc, char **argv)
 				a.server,
 				(long long)json_integer_value(
 					json_object_get(j, "submission")),
-				json_array_size(json_object_get(j, "jobs")));
+				j);
 	}
 	json_decref(j);
 	cli_args_release(&a);
