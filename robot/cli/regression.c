@@ -49,10 +49,17 @@ print_regression(json_t *r, void *ctx)
 	} else
 		printf("range   %s..%s (not bisected to one commit)\n",
 		       cli_shown(r, "base"), cli_shown(r, "commit"));
-	if (rjson_get_str(r, "tree") != NULL)
-		printf("tree    %s, branch %s, still at %s\n",
+	if (rjson_get_str(r, "tree") != NULL) {
+		printf("tree    %s, branch %s, still at %s",
 		       cli_shown(r, "tree"), cli_shown(r, "branch"),
 		       cli_shown(r, "last_head"));
+		/* what that later head showed (the figures above are the
+		 * commit's it was found at) */
+		if (json_is_number(json_object_get(r, "last_change_pct")))
+			printf(": %s there",
+			       cli_pct(r, "last_change_pct", buf, sizeof buf));
+		printf("\n");
+	}
 	if (rjson_get_str(r, "fixed_by") != NULL)
 		printf("fixed   by %s\n", cli_shown(r, "fixed_by"));
 	if (json_is_object(json_object_get(r, "bisection"))) {

@@ -349,9 +349,11 @@ BEGIN
 				WHERE id = f.regression
 				AND state NOT IN ('fixed', 'invalid');
 		ELSIF f.action = 'still' THEN
+			-- (the record keeps what it was found with)
 			UPDATE regressions SET last_head = p.head,
-				change_pct = f.change_pct, p_value = f.p_value,
-				runs = p_runs, updated = now()
+				last_change_pct = f.change_pct,
+				last_p_value = f.p_value, last_runs = p_runs,
+				updated = now()
 				WHERE id = f.regression
 				AND state NOT IN ('fixed', 'invalid');
 		ELSIF f.action = 'new' THEN

@@ -96,6 +96,8 @@ LANGUAGE sql STABLE AS $$
 		'runs', r.runs, 'base_runs', r.base_runs,
 		'head_runs', r.head_runs, 'state', r.state,
 		'last_head', r.last_head,
+		'last_change_pct', r.last_change_pct,
+		'last_p_value', r.last_p_value, 'last_runs', r.last_runs,
 		'culprit', CASE WHEN r.culprit IS NOT NULL THEN
 			robot_commit_info(r.tree, r.culprit) END,
 		'fixed_by', r.fixed_by, 'created', r.created,
@@ -126,7 +128,9 @@ LANGUAGE sql STABLE AS $$
 				WHERE o.report = x.id AND o.state = 'sent'))
 			FROM reports x WHERE x.id = r.report),
 		'events', (SELECT coalesce(json_agg(json_build_object(
-			'kind', e.kind, 'head', e.head, 'created', e.created)
+			'kind', e.kind, 'head', e.head, 'created', e.created,
+			'change_pct', e.change_pct, 'p_value', e.p_value,
+			'runs', e.runs)
 			ORDER BY e.id), '[]') FROM regression_events e
 			WHERE e.regression = r.id),
 		'bisected_to', CASE WHEN r.bisected_to IS NOT NULL THEN

@@ -25,8 +25,10 @@ BEGIN
 		INSERT INTO regression_events (regression, kind, head)
 			VALUES (NEW.id, 'bisected', NEW.bisected_to);
 	ELSIF NEW.last_head IS DISTINCT FROM OLD.last_head THEN
-		INSERT INTO regression_events (regression, kind, head)
-			VALUES (NEW.id, 'still', NEW.last_head);
+		INSERT INTO regression_events (regression, kind, head,
+			change_pct, p_value, runs)
+			VALUES (NEW.id, 'still', NEW.last_head,
+			NEW.last_change_pct, NEW.last_p_value, NEW.last_runs);
 	ELSE
 		RETURN NULL;
 	END IF;
@@ -363,8 +365,9 @@ BEGIN
 		'news', (SELECT json_agg(json_build_object('id', e.id,
 			'kind', e.kind, 'regression', r.id,
 			'finding', r.kind, 'series', r.series, 'kpi', r.kpi,
-			'change_pct', r.change_pct, 'p_value', r.p_value,
-			'runs', r.runs,
+			'change_pct', coalesce(e.change_pct, r.change_pct),
+			'p_value', coalesce(e.p_value, r.p_value),
+			'runs', coalesce(e.runs, r.runs),
 			'head', robot_commit_info(th.tree, e.head))
 			ORDER BY e.id) FROM regression_events e
 			JOIN regressions r ON r.id = e.regression

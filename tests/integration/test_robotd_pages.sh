@@ -32,7 +32,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
-echo "1..15"
+echo "1..16"
 
 # The seed: a tree whose fourth commit regresses the KPI and a hostile
 # metric, on a branch with a hostile name, under a hostile subject.
@@ -157,6 +157,7 @@ check $([ "$s" = 400 ] || [ "$s" = 403 ] || [ "$s" = 404 ]; echo $?) "a box name
 curl -s "$U/api/regressions/$RID" >"$T/reg.json"
 curl -s "$U/api/home" >"$T/home.json"
 curl -s "$U/api/series/$ESERIES/history?metric=dd.write_bytes_per_sec" >"$T/hist.json"
+curl -s "$U/api/compare?series=$ESERIES&base=$(git -C "$R" rev-parse v1.0)&head=$HEAD" >"$T/cmp.json"
 check $($PY - "$ART" "$T" <<'PY'; echo $?
 import json, sys, re
 art, t = sys.argv[1], sys.argv[2]
@@ -174,6 +175,10 @@ assert sorted(links) == sorted(want), (links, want)
 h = json.load(open(t + "/hist.json"))
 dots = open(art + "/history.html").read().split("<svg")[1].count("<circle")
 assert dots == sum(c["n"] for c in h["commits"]), (dots, [c["n"] for c in h["commits"]])
+c = json.load(open(t + "/cmp.json"))["comparison"]
+runs = "%d runs a side, in %d rounds" % (c["base_runs"]["ok"], c["rounds"])
+assert c["base_runs"]["ok"] == c["head_runs"]["ok"] > 0, c["base_runs"]
+assert runs in open(art + "/compare.html").read(), runs
 PY
 ) "the pages and their JSON twins agree on the numbers"
 
@@ -219,6 +224,27 @@ s4=$(curl -s -o /dev/null -w '%{http_code}' "$U/compare?series=nope/x/y&base=a&h
 s5=$(curl -s -o /dev/null -w '%{http_code}' "$U/jobs/424242")
 check $([ "$s1" = 404 ] && [ "$s2" = 400 ] && [ "$s3" = 400 ] && [ "$s4" = 404 ] && [ "$s5" = 404 ]; echo $?) \
 	"unknown things are 404 pages, bad arguments 400 ($s1 $s2 $s3 $s4 $s5)"
+
+# 12. A later head that still shows the regression does not rewrite it:
+# the record keeps the change it was found with (its chart and commit
+# show that one); the page adds what the new head showed.
+before=$(sql "SELECT round(change_pct::numeric, 6) || ' ' || p_value || ' ' || runs FROM regressions WHERE id = $RID")
+export GIT_COMMITTER_DATE="2026-11-20T12:07:00Z" GIT_AUTHOR_DATE="2026-11-20T12:07:00Z"
+echo 7 >>"$R/f"
+git -C "$R" commit -q -am "fs: change 7"
+C7=$(git -C "$R" rev-parse HEAD)
+# shellcheck disable=SC2086
+simbox s1 $shifts "$C7=-25" --noise=1 --seed=2 "--extra-metric=$EVILM"
+still() { [ "$(sql "SELECT last_head FROM regressions WHERE id = $RID")" = "$C7" ]; }
+wait_for 120 still
+rc=$?
+simbox_stop s1
+after=$(sql "SELECT round(change_pct::numeric, 6) || ' ' || p_value || ' ' || runs FROM regressions WHERE id = $RID")
+last=$(sql "SELECT round(last_change_pct) FROM regressions WHERE id = $RID")
+curl -s "$U/regressions/$RID" >"$T/still.html"
+check $([ $rc = 0 ] && [ "$before" = "$after" ] && [ "$last" -le -20 ] &&
+	grep -q "<th scope=\"row\">still at</th><td><code>$C7</code> <span class=\"nw\">-2[0-9].[0-9]%</span>" "$T/still.html"; echo $?) \
+	"a later head that still shows it leaves the record as found, and the page says what it showed ($rc; $before -> $after; $last)"
 
 # 9. Tables and headings never break a word, on a phone (390 px) or a
 # wide screen (1280 px), and no page is wider than the window (a wide

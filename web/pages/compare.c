@@ -108,9 +108,9 @@ on_compared(json_t *answer, const struct problem *p, void *arg)
 		buf_adds(&b, " on ");
 		html_text(&b, rjson_get_str(answer, "kpi"));
 	}
-	buf_addf(
-		&b, ", %lld runs a side</p>\n",
-		(long long)json_integer_value(json_object_get(answer, "runs")));
+	buf_adds(&b, ", ");
+	page_runs(&b, json_object_get(answer, "comparison"));
+	buf_adds(&b, "</p>\n");
 	json_object_foreach(json_object_get(answer, "values"), key, v)
 	{
 		if (json_is_array(json_object_get(v, "base")) &&

@@ -266,6 +266,28 @@ mean_sd(json_t *a, double *mean, double *sd)
 }
 
 void
+page_runs(struct buf *b, json_t *comparison)
+{
+	json_int_t nb = json_integer_value(json_object_get(
+		json_object_get(comparison, "base_runs"), "ok"));
+	json_int_t nh = json_integer_value(json_object_get(
+		json_object_get(comparison, "head_runs"), "ok"));
+	json_int_t rounds =
+		json_integer_value(json_object_get(comparison, "rounds"));
+
+	if (nb == nh)
+		buf_addf(b, "%lld run%s a side", (long long)nb,
+			 nb == 1 ? "" : "s");
+	else
+		buf_addf(b, "%lld base run%s and %lld head run%s",
+			 (long long)nb, nb == 1 ? "" : "s", (long long)nh,
+			 nh == 1 ? "" : "s");
+	if (rounds > 0)
+		buf_addf(b, ", in %lld round%s", (long long)rounds,
+			 rounds == 1 ? "" : "s");
+}
+
+void
 page_sides_chart(struct buf *b, const char *metric, json_t *values,
 		 const char *base, const char *head)
 {

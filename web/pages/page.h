@@ -42,6 +42,9 @@ void page_pct(struct buf *b, json_t *v);
 /* LKP's table as HTML: every metric of comparison (the JSON of
  * DESIGN.md section 6), KPIs first, each row with its verdict. */
 void page_comparison(struct buf *b, json_t *comparison);
+/* The runs a comparison compared, from its own counts: "5 runs a side,
+ * in 5 rounds", or "6 base runs and 3 head runs". */
+void page_runs(struct buf *b, json_t *comparison);
 /* A chart of every run of metric at two commits: dots, the means and
  * their spread.  values is {"base": [...], "head": [...]}. */
 void page_sides_chart(struct buf *b, const char *metric, json_t *values,

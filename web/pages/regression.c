@@ -17,6 +17,46 @@
 #include "web/pages/pages.h"
 #include "robot/core/banned.h"
 
+/* " -89.1% (p 0.00012, 6 runs a side)": what a later head showed. */
+static void
+still_figures(struct buf *b, json_t *o, const char *pct, const char *p,
+	      const char *runs)
+{
+	if (!json_is_number(json_object_get(o, pct)))
+		return;
+	buf_addf(b, " <span class=\"nw\">%+.1f%%</span>",
+		 json_number_value(json_object_get(o, pct)));
+	if (json_is_number(json_object_get(o, p)))
+		buf_addf(b, " (p %.2g",
+			 json_number_value(json_object_get(o, p)));
+	else
+		buf_adds(b, " (");
+	if (json_integer_value(json_object_get(o, runs)) > 0)
+		buf_addf(b, "%s%lld runs a side",
+			 json_is_number(json_object_get(o, p)) ? ", " : "",
+			 (long long)json_integer_value(
+				 json_object_get(o, runs)));
+	buf_adds(b, ")");
+}
+
+/* The latest head that still shows it, with what it showed there (the
+ * record above keeps what it was found with); nothing when that is the
+ * commit it was found at. */
+static void
+still_row(struct buf *b, json_t *r)
+{
+	const char *last = rjson_get_str(r, "last_head");
+
+	if (last == NULL || rjson_get_str(r, "commit") == NULL ||
+	    strcmp(last, rjson_get_str(r, "commit")) == 0)
+		return;
+	buf_adds(b, "<tr><th scope=\"row\">still at</th><td><code>");
+	html_text(b, last);
+	buf_adds(b, "</code>");
+	still_figures(b, r, "last_change_pct", "last_p_value", "last_runs");
+	buf_adds(b, "</td></tr>\n");
+}
+
 /* A row of the record: a name and a value (escaped), or nothing when
  * the value is absent. */
 static void
@@ -109,7 +149,7 @@ on_regression(const char *text, const struct problem *p, void *arg)
 			 (long long)json_integer_value(
 				 json_object_get(r, "runs")));
 	row(&b, "runs (base+head)", num);
-	row(&b, "still at", rjson_get_str(r, "last_head"));
+	still_row(&b, r);
 	row(&b, "fixed by", rjson_get_str(r, "fixed_by"));
 	row(&b, "found", rjson_get_str(r, "created"));
 	row(&b, "updated", rjson_get_str(r, "updated"));
@@ -197,6 +237,7 @@ on_regression(const char *text, const struct problem *p, void *arg)
 			buf_adds(&b, " ");
 			page_commit(&b, json_object_get(e, "head"));
 		}
+		still_figures(&b, e, "change_pct", "p_value", "runs");
 		buf_adds(&b, "</li>\n");
 	}
 	buf_adds(&b, "</ul>\n<p><a href=\"/api/regressions/");
