@@ -8,6 +8,8 @@
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/problem.h"
+#include "robot/daemon/resolve.h"
 #include "robot/daemon/store/analysis.h"
 #include "robot/daemon/store/bisect.h"
 #include "robot/daemon/store/pages.h"
@@ -101,10 +103,21 @@ findings_regression_set(struct web *w, struct http_req *req,
 	json_decref(j);
 }
 
-/* A comparison being answered with its KPIs' runs (findings_compare_values()). */
+/*
+ * A comparison being answered with its KPIs' runs
+ * (findings_compare_values()):
+ *
+ *   RESOLVING (base, then head: a short SHA, a branch or the tree's base
+ *             ref made a full SHA; robot_series_commit())
+ *     --(both full SHAs)--> COMPARING --(compared)--> VALUES --> done
+ *     --(not a commit of the series)--> done (400, robotd's words)
+ */
 struct compared {
 	struct web *w;
 	char *series, *base, *head;
+	char **resolving; /* RESOLVING: &base or &head; NULL after */
+	struct analysis_ask ask_copy;
+	bool asked;
 	json_t *answer;
 	findings_compare_cb cb;
 	void *arg;
@@ -172,6 +185,56 @@ findings_on_compared(json_t *answer, const struct problem *p, void *arg)
 	json_decref(names);
 }
 
+static void compared_resolve(struct compared *c);
+
+static void
+findings_on_resolved(const char *text, const struct problem *p, void *arg)
+{
+	struct compared *c = arg;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	const char *sha = rjson_get_str(j, "sha");
+
+	if (p != NULL || sha == NULL) {
+		struct problem *bad = NULL;
+
+		if (p == NULL)
+			p = bad = problem_new(
+				json_is_true(json_object_get(j, "missing"))
+					? PROBLEM_NOT_FOUND
+					: PROBLEM_INVALID,
+				NULL, "%s",
+				rjson_get_str(j, "error")
+					? rjson_get_str(j, "error")
+					: "no such commit");
+		c->cb(NULL, p, c->arg);
+		problem_free(bad);
+		json_decref(j);
+		compared_free(c);
+		return;
+	}
+	free(*c->resolving);
+	*c->resolving = xstrdup(sha);
+	json_decref(j);
+	compared_resolve(c);
+}
+
+/* RESOLVING the next name that is no full SHA, else COMPARING. */
+static void
+compared_resolve(struct compared *c)
+{
+	c->resolving = !resolve_is_sha(c->base)   ? &c->base
+		       : !resolve_is_sha(c->head) ? &c->head
+						  : NULL;
+	if (c->resolving != NULL) {
+		store_series_commit(c->w->d.store, c->series, *c->resolving,
+				    findings_on_resolved, c);
+		return;
+	}
+	analysis_compare(c->w->d.analysis, c->series, c->base, c->head,
+			 c->asked ? &c->ask_copy : NULL, findings_on_compared,
+			 c);
+}
+
 void
 findings_compare_values(struct web *w, const char *series, const char *base,
 			const char *head, const struct analysis_ask *ask,
@@ -183,10 +246,13 @@ findings_compare_values(struct web *w, const char *series, const char *base,
 	c->series = xstrdup(series);
 	c->base = xstrdup(base);
 	c->head = xstrdup(head);
+	if (ask != NULL) {
+		c->ask_copy = *ask;
+		c->asked = true;
+	}
 	c->cb = cb;
 	c->arg = arg;
-	analysis_compare(w->d.analysis, series, base, head, ask,
-			 findings_on_compared, c);
+	compared_resolve(c);
 }
 
 static void

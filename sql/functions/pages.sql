@@ -49,10 +49,76 @@ LANGUAGE sql STABLE AS $$
 			WHERE state = 'running'))
 $$;
 
+-- A commit of series p_series as a person names it, where the pages and
+-- the mails show it: a full SHA; a branch of its tree (its head now); its
+-- tree's base ref (the base its pairs are measured against); a SHA prefix
+-- of at least 4 hex digits among the commits it has runs of, else among
+-- its tree's.  {"sha"}, or {"error"} saying why not (unknown, or
+-- ambiguous with the candidates; "missing": a series with no runs).
+CREATE FUNCTION robot_series_commit(p_series text, p_name text)
+RETURNS json LANGUAGE plpgsql STABLE AS $$
+DECLARE
+	n text := lower(p_name);
+	t text;
+	shas text[];
+BEGIN
+	IF n ~ '^[0-9a-f]{40}$' THEN
+		RETURN json_build_object('sha', n);
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM jobs j WHERE j.series = p_series) THEN
+		RETURN json_build_object('error', format(
+			'robot has no runs of %s', p_series), 'missing', true);
+	END IF;
+	SELECT j.tree INTO t FROM jobs j WHERE j.series = p_series
+		AND j.tree IS NOT NULL ORDER BY j.id DESC LIMIT 1;
+	IF t IS NOT NULL THEN
+		SELECT array_agg(h.sha) INTO shas FROM tree_heads h
+			WHERE h.tree = t AND h.branch = p_name;
+		IF shas IS NULL THEN
+			SELECT ARRAY[p.base] INTO shas FROM trees x
+				JOIN pairs p ON p.tree = x.name
+				WHERE x.name = t AND x.base_ref = p_name
+				AND p.bisection IS NULL
+				ORDER BY p.id DESC LIMIT 1;
+		END IF;
+		IF shas IS NOT NULL THEN
+			RETURN json_build_object('sha', shas[1]);
+		END IF;
+	END IF;
+	IF n ~ '^[0-9a-f]{4,39}$' THEN
+		SELECT array_agg(x.commit ORDER BY x.commit) INTO shas
+			FROM (SELECT DISTINCT j.commit FROM jobs j
+			WHERE j.series = p_series AND j.commit LIKE n || '%'
+			LIMIT 6) x;
+		IF shas IS NULL AND t IS NOT NULL THEN
+			SELECT array_agg(c.sha ORDER BY c.sha) INTO shas
+				FROM (SELECT c.sha FROM tree_commits c
+				WHERE c.tree = t AND c.sha LIKE n || '%'
+				LIMIT 6) c;
+		END IF;
+		IF cardinality(shas) = 1 THEN
+			RETURN json_build_object('sha', shas[1]);
+		ELSIF cardinality(shas) > 1 THEN
+			RETURN json_build_object('error', format(
+				'%s is ambiguous in %s: %s%s', p_name,
+				p_series, array_to_string(shas[1:5], ', '),
+				CASE WHEN cardinality(shas) > 5
+				THEN ', ...' ELSE '' END));
+		END IF;
+	END IF;
+	RETURN json_build_object('error', format(
+		'%s is no commit of %s: give a SHA (4 hex digits or more) of '
+		'a commit it ran%s', p_name, p_series,
+		CASE WHEN t IS NOT NULL THEN format(
+			', a branch of tree %s or its base %s', t,
+			(SELECT base_ref FROM trees WHERE name = t)) ELSE '' END));
+END $$;
+
 -- A metric of a series over its commits, oldest first (the commit's
 -- date in its tree, else its first run's), at most p_limit commits (the
 -- newest): every run's value, and the series' regressions and fixes of
--- that metric.
+-- that metric; and the series' metrics and KPIs, for a picker (p_metric
+-- NULL: those only).
 CREATE FUNCTION robot_series_history(p_series text, p_metric text,
 	p_limit int) RETURNS json
 LANGUAGE sql STABLE AS $$
@@ -80,7 +146,21 @@ LANGUAGE sql STABLE AS $$
 			'fixed_by', r.fixed_by, 'bisected_to', r.bisected_to,
 			'change_pct', r.change_pct) ORDER BY r.id), '[]')
 			FROM regressions r WHERE r.series = p_series
-			AND r.kpi = p_metric))
+			AND r.kpi = p_metric),
+		-- what a picker offers: the metrics of its newest run's
+		-- commit, its KPIs (of its newest pairs) first
+		'kpis', k.kpis,
+		'metrics', (SELECT coalesce(json_agg(m.metric ORDER BY
+			m.metric <> ALL (k.kpis), m.metric), '[]')
+			FROM metric_values m WHERE m.series = p_series
+			AND m.commit = (SELECT j.commit FROM jobs j
+				WHERE j.series = p_series AND j.state = 'done'
+				AND j.commit IS NOT NULL
+				ORDER BY j.id DESC LIMIT 1)))
+	FROM (SELECT coalesce(array_agg(DISTINCT x->>'kpi'), '{}') AS kpis
+		FROM (SELECT p.kpis FROM pairs p WHERE p.series = p_series
+			AND p.kpis IS NOT NULL ORDER BY p.id DESC LIMIT 20) q,
+		json_array_elements(q.kpis) x) k
 $$;
 
 -- A regression as its page and GET /api/regressions/:id show it: the

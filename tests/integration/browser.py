@@ -196,6 +196,19 @@ class Page:
         if not ok:
             raise BrowserError("no option %r in %s" % (label, selector))
 
+    def select_index(self, selector, index):
+        """Picks the option at index (negative: from the end)."""
+        label = self.eval("""(() => {
+            const s = document.querySelector(%s);
+            if (!s || !s.options.length) return null;
+            const i = %d < 0 ? s.options.length + %d : %d;
+            return s.options[i] ? s.options[i].textContent.trim() : null;
+        })()""" % (json.dumps(selector), index, index, index))
+        if label is None:
+            raise BrowserError("no option %d in %s" % (index, selector))
+        self.select(selector, label)
+        return label
+
     def text(self, selector="body"):
         return self.eval("(document.querySelector(%s) || {}).innerText || ''"
                          % json.dumps(selector))

@@ -32,7 +32,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
-echo "1..16"
+echo "1..19"
 
 # The seed: a tree whose fourth commit regresses the KPI and a hostile
 # metric, on a branch with a hostile name, under a hostile subject.
@@ -218,11 +218,11 @@ check $([ "$s1" = 403 ] && [ "$s2" = 403 ] && [ "$s3" = 202 ] && [ "$s4" = 400 ]
 
 # 8. Bad page arguments get a clear page, not a crash.
 s1=$(curl -s -o /dev/null -w '%{http_code}' "$U/regressions/99999")
-s2=$(curl -s -o /dev/null -w '%{http_code}' "$U/series/$ESERIES/history")
+s2=$(curl -s -o /dev/null -w '%{http_code}' "$U/series/nope/x/history")
 s3=$(curl -s -o /dev/null -w '%{http_code}' "$U/queue?state=bogus")
 s4=$(curl -s -o /dev/null -w '%{http_code}' "$U/compare?series=nope/x/y&base=a&head=b")
 s5=$(curl -s -o /dev/null -w '%{http_code}' "$U/jobs/424242")
-check $([ "$s1" = 404 ] && [ "$s2" = 400 ] && [ "$s3" = 400 ] && [ "$s4" = 404 ] && [ "$s5" = 404 ]; echo $?) \
+check $([ "$s1" = 404 ] && [ "$s2" = 404 ] && [ "$s3" = 400 ] && [ "$s4" = 404 ] && [ "$s5" = 404 ]; echo $?) \
 	"unknown things are 404 pages, bad arguments 400 ($s1 $s2 $s3 $s4 $s5)"
 
 # 12. A later head that still shows the regression does not rewrite it:
@@ -233,6 +233,7 @@ export GIT_COMMITTER_DATE="2026-11-20T12:07:00Z" GIT_AUTHOR_DATE="2026-11-20T12:
 echo 7 >>"$R/f"
 git -C "$R" commit -q -am "fs: change 7"
 C7=$(git -C "$R" rev-parse HEAD)
+git -C "$R" branch topic
 # shellcheck disable=SC2086
 simbox s1 $shifts "$C7=-25" --noise=1 --seed=2 "--extra-metric=$EVILM"
 still() { [ "$(sql "SELECT last_head FROM regressions WHERE id = $RID")" = "$C7" ]; }
@@ -258,6 +259,31 @@ check $($PY "$SRC/tests/integration/walk.py" widths "$U" "$T" "$ART" $PAGES >"$T
 # page's link and button; the link opened a second time says it was.
 check $($PY "$SRC/tests/integration/walk.py" subscribe "$U" "$T" "$ART" >"$T/subscribe.out" 2>&1; echo $?) \
 	"subscribe by the form, confirm by the mail's link (twice), unsubscribe by the page's button ($(tail -3 "$T/subscribe.out" | tr '\n' ' '))"
+
+# 13. The history page without a metric offers the series' metrics, its
+# KPI first; the KPI picked, two commits picked in its form and compared.
+check $($PY "$SRC/tests/integration/walk.py" history "$U" "$T" "$ART" "$ESERIES" >"$T/history.out" 2>&1; echo $?) \
+	"pick a metric on the history page, then two commits, and compare them ($(tail -3 "$T/history.out" | tr '\n' ' '))"
+
+# 14. Compare without a series: pick the series, then its commits; and
+# commits named as a git user names them (a short SHA, a branch), on the
+# page, the API and the CLI; an unknown or ambiguous one is a clear 400.
+SHORT=$(git -C "$R" rev-parse v1.0 | cut -c1-10)
+check $($PY "$SRC/tests/integration/walk.py" compare "$U" "$T" "$ART" "$ESERIES" v1.0 topic >"$T/compare.out" 2>&1; echo $?) \
+	"compare: pick the series and two commits; the base tag against a branch ($(tail -3 "$T/compare.out" | tr '\n' ' '))"
+s1=$(curl -s -o "$T/short.json" -w '%{http_code}' "$U/api/compare?series=$ESERIES&base=$SHORT&head=topic")
+s2=$(curl -s -o "$T/unknown.json" -w '%{http_code}' "$U/api/compare?series=$ESERIES&base=$SHORT&head=v9.9")
+s3=$(curl -s -o "$T/ambiguous.json" -w '%{http_code}' "$U/api/compare?series=$ESERIES&base=$SHORT&head=0")
+robot compare --series "$SERIES" --base "$SHORT" --head "$(git -C "$R" rev-parse HEAD | cut -c1-8)" >"$T/cli-short.out" 2>&1
+rc=$?
+check $([ "$s1" = 200 ] && [ "$s2" = 400 ] && [ "$s3" = 400 ] && [ $rc = 0 ] &&
+	$PY -c "
+import json
+j = json.load(open('$T/short.json'))
+assert j['base'] == '$(git -C "$R" rev-parse v1.0)' and j['head'] == '$C7', (j['base'], j['head'])
+assert 'v9.9 is no commit of' in json.load(open('$T/unknown.json'))['error']
+" && grep -q "regression" "$T/cli-short.out"; echo $?) \
+	"the API and the CLI take a short SHA and a branch; an unknown or too short name is a clear 400 ($s1 $s2 $s3 $rc; $(head -c 200 "$T/unknown.json"))"
 
 # 11. The regression's reproduce recipe: the job and the command saved
 # from the page and run as printed queue the two commits again, in the

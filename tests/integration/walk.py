@@ -10,6 +10,11 @@
 #              confirmation mail (robotd mails $T/mail through the
 #              test's SMTP peer) opened, twice, then the page's
 #              unsubscribe link and button
+#   history    SERIES: its history page without a metric, the KPI picked,
+#              then two commits picked in its form and compared
+#   compare    SERIES SHORT BRANCH (URL-escaped): /compare without a
+#              series, the series picked, then two of its commits; then
+#              SERIES compared from a short SHA to a branch, as typed
 #   reproduce  PAGE ROBOT: the job and the command that the regression's
 #              page PAGE shows saved as a person saves them (job.json in
 #              $T), and the command run as printed, with robot at ROBOT
@@ -125,11 +130,55 @@ def reproduce(b, page, robot):
            % (r.returncode, (r.stdout + r.stderr)[:400]))
 
 
+def history(b, series):
+    p = b.page(1280, 900)
+    p.goto(U + "/series/%s/history" % series)
+    p.screenshot(ART + "/walk-history-pick.png")
+    p.select('select[name="metric"]', "dd.write_bytes_per_sec (KPI)")
+    p.click('form[action$="/history"] button[type="submit"]')
+    p.screenshot(ART + "/walk-history.png")
+    expect("metric=dd.write_bytes_per_sec" in p.url(), "the picked metric's page: " + p.url())
+    expect(p.eval("document.querySelectorAll('svg circle').length") >= 6,
+           "the history draws the runs")
+    base = p.select_index('select[name="base"]', 0)
+    head = p.select_index('select[name="head"]', -1)
+    p.click('form[action="/compare"] button[type="submit"]')
+    p.screenshot(ART + "/walk-history-compare.png")
+    text = p.text("main")
+    expect("runs a side" in text and "verdict" in text,
+           "compare %s with %s: %r" % (base, head, text[:300]))
+
+
+def compare(b, series, short, branch):
+    p = b.page(390, 844)
+    p.goto(U + "/compare")
+    p.screenshot(ART + "/walk-compare-series.png")
+    p.select_index('select[name="series"]', 0)
+    p.click('button[type="submit"]')
+    p.select_index('select[name="base"]', -1)    # the oldest
+    p.select_index('select[name="head"]', 0)     # the newest
+    p.click('form[action="/compare"] button[type="submit"]')
+    p.screenshot(ART + "/walk-compare.png")
+    text = p.text("main")
+    expect(re.search(r"verdict \w+ on \S+, \d+ (runs a side|base runs? and \d+ head runs?)", text),
+           "the picked commits compared: %r" % text[:300])
+    # As a git user types them: a tag, a branch, a short SHA.
+    p.goto(U + "/compare?series=%s&base=%s&head=%s" % (series, short, branch))
+    p.screenshot(ART + "/walk-compare-short.png")
+    text = p.text("main")
+    expect("runs a side" in text and "verdict" in text,
+           "%s and %s compared: %r" % (short, branch, text[:300]))
+
+
 with Browser(T) as b:
     if path == "widths":
         widths(b, sys.argv[5:])
     elif path == "subscribe":
         subscribe(b)
+    elif path == "history":
+        history(b, sys.argv[5])
+    elif path == "compare":
+        compare(b, sys.argv[5], sys.argv[6], sys.argv[7])
     elif path == "reproduce":
         reproduce(b, sys.argv[5], sys.argv[6])
     else:

@@ -2,7 +2,7 @@
  * compare.c: any two commits of a series (/compare?series=&base=&head=,
  * the twin of /api/compare): LKP's table as HTML and a chart of every
  * run of each KPI, under a form to pick them.  Without commits, the form
- * lists the series' commits; without a series, it asks for one.
+ * lists the series' commits; without a series, the series robot has.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +61,30 @@ commit_select(struct buf *b, const char *name, json_t *commits,
 	buf_adds(b, "</select></label>\n");
 }
 
+/* The series' <select>, from /api/series: each with its commits. */
+static void
+series_select(struct buf *b, json_t *list)
+{
+	json_t *x;
+	size_t i;
+
+	buf_adds(b, "<label>series <select name=\"series\">");
+	json_array_foreach(list, i, x)
+	{
+		buf_adds(b, "<option value=\"");
+		html_attr(b, rjson_get_str(x, "series"));
+		buf_adds(b, "\">");
+		html_text(b, rjson_get_str(x, "series"));
+		buf_addf(b, " (%lld commits)</option>",
+			 (long long)json_integer_value(
+				 json_object_get(x, "commits")));
+	}
+	buf_adds(b, "</select></label>\n");
+}
+
+/* The form: the series picked from those robot has (or kept as given),
+ * then its commits picked from those it ran; a commit typed in may be a
+ * short SHA, a branch or the tree's base ref (robot_series_commit()). */
 static void
 form(struct buf *b, const char *series, const char *base, const char *head,
      json_t *commits)
@@ -157,6 +181,38 @@ on_commits(const char *text, const struct problem *p, void *arg)
 	ask_free(a);
 }
 
+/* No series asked: pick one of those robot has runs of. */
+static void
+on_series(const char *text, const struct problem *p, void *arg)
+{
+	struct ask *a = arg;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	json_t *list = json_object_get(j, "series");
+	struct buf b;
+
+	if (p != NULL) {
+		page_fail(a->req, p, "list of series");
+		json_decref(j);
+		ask_free(a);
+		return;
+	}
+	buf_init(&b);
+	buf_adds(&b, "<p>Two commits of a series: its KPIs' runs and LKP's "
+		     "table. Pick the series, then its commits.</p>\n");
+	if (json_array_size(list) == 0) {
+		buf_adds(&b, "<p class=\"muted\">robot has no runs yet.</p>\n");
+	} else {
+		buf_adds(&b, "<form method=\"get\" action=\"/compare\">\n");
+		series_select(&b, list);
+		buf_adds(&b, "<button type=\"submit\">Its commits</button>\n"
+			     "</form>\n");
+	}
+	page_reply(a->req, 200, "Compare", &b);
+	buf_release(&b);
+	json_decref(j);
+	ask_free(a);
+}
+
 void
 pages_compare(struct web *w, struct http_req *req, const struct web_call *call)
 {
@@ -168,19 +224,12 @@ pages_compare(struct web *w, struct http_req *req, const struct web_call *call)
 	    !web_name_arg(req, "base", 0, NAME_COMMIT, &base) ||
 	    !web_name_arg(req, "head", 0, NAME_COMMIT, &head))
 		return;
+	a = xcalloc(1, sizeof *a);
 	if (series == NULL) {
-		struct buf b;
-
-		buf_init(&b);
-		buf_adds(&b, "<p>Two commits of a series: its KPIs' runs and "
-			     "LKP's table. <a href=\"/api/series\">The series"
-			     "</a> robot has runs of.</p>\n");
-		form(&b, NULL, base, head, NULL);
-		page_reply(req, 200, "Compare", &b);
-		buf_release(&b);
+		a->req = req;
+		store_series(w->d.store, NULL, 1000, on_series, a);
 		return;
 	}
-	a = xcalloc(1, sizeof *a);
 	a->req = req;
 	a->series = xstrdup(series);
 	a->base = base ? xstrdup(base) : NULL;

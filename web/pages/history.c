@@ -3,9 +3,11 @@
  * (/series/:series/history?metric=, the twin of /api/series/:series/
  * history): every run a dot, the mean line with its spread, regressions
  * and fixes marked; a dot links to the compare of its commit with the
- * one before, and a form compares any two.
+ * one before, and a form compares any two; a picker offers the series'
+ * metrics (without ?metric=, it alone).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +195,41 @@ chart(struct buf *b, struct ask *a, json_t *h)
 	free(shas);
 }
 
+/* The metric picker: the series' metrics, its KPIs first (marked). */
+static void
+metric_form(struct buf *b, const char *series, json_t *h, const char *chosen)
+{
+	json_t *m, *k;
+	size_t i, j;
+
+	buf_adds(b, "<form method=\"get\" action=\"/series/");
+	html_attr(b, series);
+	buf_adds(b, "/history\">\n<label>metric <select name=\"metric\">");
+	json_array_foreach(json_object_get(h, "metrics"), i, m)
+	{
+		const char *name = json_string_value(m);
+		bool kpi = false;
+
+		json_array_foreach(json_object_get(h, "kpis"), j, k)
+		{
+			kpi = kpi || (name != NULL && json_string_value(k) &&
+				      strcmp(json_string_value(k), name) == 0);
+		}
+		buf_adds(b, "<option value=\"");
+		html_attr(b, name);
+		buf_adds(b, "\"");
+		if (chosen != NULL && name != NULL && strcmp(chosen, name) == 0)
+			buf_adds(b, " selected");
+		buf_adds(b, ">");
+		html_text(b, name);
+		if (kpi)
+			buf_adds(b, " (KPI)");
+		buf_adds(b, "</option>");
+	}
+	buf_adds(b, "</select></label>\n<button type=\"submit\">Show"
+		    "</button>\n</form>\n");
+}
+
 static void
 on_history(const char *text, const struct problem *p, void *arg)
 {
@@ -202,14 +239,29 @@ on_history(const char *text, const struct problem *p, void *arg)
 	size_t i, n;
 
 	n = json_array_size(json_object_get(h, "commits"));
+	if (p == NULL && a->metric == NULL &&
+	    json_array_size(json_object_get(h, "metrics")) > 0) {
+		/* no metric asked: pick one */
+		buf_init(&b);
+		buf_adds(&b, "<p>");
+		html_text(&b, a->series);
+		buf_adds(&b, ": which metric's history?</p>\n");
+		metric_form(&b, a->series, h, NULL);
+		page_reply(a->req, 200, "History", &b);
+		buf_release(&b);
+		goto out;
+	}
 	if (p != NULL || h == NULL || n == 0) {
-		page_fail(a->req, p, "runs of that metric in that series");
+		page_fail(a->req, p,
+			  a->metric ? "runs of that metric in that series"
+				    : "series of that name");
 		goto out;
 	}
 	buf_init(&b);
 	buf_adds(&b, "<p>");
 	html_text(&b, a->series);
 	buf_adds(&b, "</p>\n");
+	metric_form(&b, a->series, h, a->metric);
 	chart(&b, a, h);
 	buf_adds(&b, "<form method=\"get\" action=\"/compare\">\n"
 		     "<input type=\"hidden\" name=\"series\" value=\"");
@@ -248,13 +300,18 @@ on_history(const char *text, const struct problem *p, void *arg)
 		double m = json_number_value(json_object_get(c, "mean"));
 		double sd = json_number_value(json_object_get(c, "stddev"));
 
+		char mean[32];
+
+		unit_si(mean, sizeof mean, m, unit_of(a->metric));
 		buf_adds(&b, "<tr><td>");
 		page_commit(&b, c);
-		buf_addf(&b,
-			 "</td><td class=\"num\">%lld</td><td class=\"num\">"
-			 "%.4g</td><td class=\"num\">%.1f%%</td></tr>\n",
-			 (long long)json_integer_value(json_object_get(c, "n")),
-			 m, m != 0 ? 100 * fabs(sd / m) : 0.0);
+		buf_addf(
+			&b,
+			"</td><td class=\"num\">%lld</td><td class=\"num\">",
+			(long long)json_integer_value(json_object_get(c, "n")));
+		html_text(&b, mean);
+		buf_addf(&b, "</td><td class=\"num\">%.1f%%</td></tr>\n",
+			 m != 0 ? 100 * fabs(sd / m) : 0.0);
 	}
 	buf_adds(&b, "</tbody></table></div>\n<p><a href=\"/api/series/");
 	html_attr(&b, a->series);
@@ -278,15 +335,10 @@ pages_history(struct web *w, struct http_req *req, const struct web_call *call)
 
 	if (!web_name_arg(req, "metric", 0, NAME_METRIC, &metric))
 		return;
-	if (metric == NULL) {
-		page_bad(req, "the history of which metric? Add ?metric=NAME, "
-			      "e.g. ?metric=dd.write_bytes_per_sec");
-		return;
-	}
 	a = xcalloc(1, sizeof *a);
 	a->req = req;
 	a->series = xstrdup(call->arg);
-	a->metric = xstrdup(metric);
+	a->metric = metric ? xstrdup(metric) : NULL;
 	store_series_history(w->d.store, call->arg, metric,
 			     FINDINGS_HISTORY_COMMITS, on_history, a);
 }

@@ -29,6 +29,10 @@ void store_home(struct store *s, int limit, store_text_cb cb, void *arg);
 void store_series_history(struct store *s, const char *series,
 			  const char *metric, int limit, store_text_cb cb,
 			  void *arg);
+/* A commit of series as a person names it (a short SHA, a branch, the
+ * tree's base ref): robot_series_commit()'s {"sha"} or {"error"}. */
+void store_series_commit(struct store *s, const char *series, const char *name,
+			 store_text_cb cb, void *arg);
 /* One regression with its pair's comparison and table, its report, its
  * news and its bisection, or NULL. */
 void store_regression(struct store *s, long long id, store_text_cb cb,
