@@ -78,6 +78,17 @@ findings_regression(struct web *w, struct http_req *req,
 }
 
 void
+findings_commit(struct web *w, struct http_req *req,
+		const struct web_call *call)
+{
+	const char *tree;
+
+	if (!web_name_arg(req, "tree", 0, NAME_LABEL, &tree))
+		return;
+	store_commit(w->d.store, call->arg, tree, web_on_json, req);
+}
+
+void
 findings_regression_set(struct web *w, struct http_req *req,
 			const struct web_call *call)
 {

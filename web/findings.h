@@ -37,6 +37,10 @@ void findings_compare_values(struct web *w, const char *series,
 			     const struct analysis_ask *ask,
 			     findings_compare_cb cb, void *arg);
 /* GET /api/home: what the home page shows */
+/* GET /api/commits/:sha?tree=: a commit's page as JSON
+ * (robot_commit()). */
+void findings_commit(struct web *w, struct http_req *req,
+		     const struct web_call *call);
 void findings_home(struct web *w, struct http_req *req,
 		   const struct web_call *call);
 /* GET /api/series/:series/history?metric=&limit= */

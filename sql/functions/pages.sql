@@ -49,6 +49,98 @@ LANGUAGE sql STABLE AS $$
 			WHERE state = 'running'))
 $$;
 
+-- A commit's page (/commits/SHA?tree=, /api/commits/SHA): what its tree
+-- knows of it (subject, author, date, parents), the series it was
+-- measured in (its runs ok, failed, to come, and its first parent's ok
+-- runs there), the pairs it is a side of
+-- (newest 50), and the findings and bisections that name it, each with
+-- its part.  p_sha may be a prefix of 4 hex digits or more, unique among
+-- the trees' commits (or, outside a tree, the commits run); NULL when
+-- robot knows no such commit.
+CREATE FUNCTION robot_commit(p_sha text, p_tree text) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+	c tree_commits;
+	s text := lower(p_sha);
+	found text[];
+BEGIN
+	IF s !~ '^[0-9a-f]{4,40}$' THEN
+		RETURN NULL;
+	END IF;
+	SELECT array_agg(x.sha) INTO found FROM (SELECT t.sha
+		FROM tree_commits t WHERE t.sha LIKE s || '%'
+		AND (p_tree IS NULL OR t.tree = p_tree)
+		ORDER BY t.tree = p_tree DESC NULLS LAST LIMIT 2) x;
+	IF cardinality(found) >= 1 THEN
+		SELECT * INTO c FROM tree_commits t WHERE t.sha = found[1]
+			ORDER BY t.tree = p_tree DESC NULLS LAST LIMIT 1;
+		s := c.sha;
+	ELSIF length(s) < 40 THEN
+		SELECT array_agg(x.commit) INTO found FROM (SELECT DISTINCT
+			j.commit FROM jobs j WHERE j.commit LIKE s || '%'
+			LIMIT 2) x;
+		IF cardinality(found) <> 1 THEN
+			RETURN NULL;
+		END IF;
+		s := found[1];
+	END IF;
+	IF c.sha IS NULL AND NOT EXISTS (SELECT 1 FROM jobs j
+		WHERE j.commit = s) THEN
+		RETURN NULL;
+	END IF;
+	RETURN json_build_object('sha', s, 'tree', coalesce(c.tree,
+		(SELECT j.tree FROM jobs j WHERE j.commit = s
+			AND j.tree IS NOT NULL LIMIT 1)),
+		'subject', c.subject, 'author', c.author, 'date', c.date,
+		'parents', c.parents,
+		'series', (SELECT coalesce(json_agg(json_build_object(
+			'series', x.series, 'ok', x.ok, 'failed', x.failed,
+			'to_come', x.to_come,
+			'parent_ok', (SELECT count(*) FROM jobs y
+				WHERE y.series = x.series
+				AND y.commit = c.parents[1]
+				AND y.state = 'done')) ORDER BY x.series), '[]')
+			FROM (SELECT j.series,
+				count(*) FILTER (WHERE j.state = 'done') AS ok,
+				count(*) FILTER (WHERE j.state = 'failed')
+					AS failed,
+				count(*) FILTER (WHERE j.state IN ('queued',
+					'leased')) AS to_come
+				FROM jobs j WHERE j.commit = s
+				GROUP BY j.series) x),
+		'pairs', (SELECT coalesce(json_agg(json_build_object(
+			'id', p.id, 'series', p.series, 'base', p.base,
+			'head', p.head, 'state', p.state,
+			'verdict', p.verdict, 'bisection', p.bisection)
+			ORDER BY p.id DESC), '[]')
+			FROM (SELECT * FROM pairs x WHERE x.head = s
+				OR x.base = s ORDER BY x.id DESC LIMIT 50) p),
+		'findings', (SELECT coalesce(json_agg(json_build_object(
+			'id', r.id, 'kind', r.kind, 'state', r.state,
+			'series', r.series, 'kpi', r.kpi,
+			'change_pct', r.change_pct,
+			'part', CASE WHEN r.culprit = s THEN 'the commit at fault'
+				WHEN r.commit = s THEN 'found at'
+				WHEN r.bisected_to = s THEN 'bisected to'
+				WHEN r.fixed_by = s THEN 'fixed by'
+				WHEN r.last_head = s THEN 'still at'
+				ELSE 'the base' END) ORDER BY r.id DESC), '[]')
+			FROM regressions r WHERE s IN (r.commit, r.culprit,
+				r.bisected_to, r.fixed_by, r.last_head,
+				r.base)),
+		'bisections', (SELECT coalesce(json_agg(json_build_object(
+			'id', b.id, 'state', b.state, 'series', b.series,
+			'part', CASE WHEN b.first_bad = s
+				THEN 'the first bad commit'
+				WHEN b.good = s THEN 'the good end'
+				WHEN b.bad = s THEN 'the bad end'
+				ELSE 'a step' END) ORDER BY b.id DESC), '[]')
+			FROM bisections b WHERE s IN (b.good, b.bad, b.first_bad)
+				OR EXISTS (SELECT 1 FROM pairs p
+				WHERE p.bisection = b.id AND s IN (p.base,
+				p.head))));
+END $$;
+
 -- A commit of series p_series as a person names it, where the pages and
 -- the mails show it: a full SHA; a branch of its tree (its head now); its
 -- tree's base ref (the base its pairs are measured against); a SHA prefix

@@ -32,7 +32,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
-echo "1..19"
+echo "1..20"
 
 # The seed: a tree whose fourth commit regresses the KPI and a hostile
 # metric, on a branch with a hostile name, under a hostile subject.
@@ -97,7 +97,8 @@ chrome() { # NAME PATH
 }
 PAGES="home:/ regression:/regressions/$RID compare:/compare?series=$ESERIES&base=$(git -C "$R" rev-parse v1.0)&head=$HEAD
 history:/series/$ESERIES/history?metric=dd.write_bytes_per_sec job:/jobs/$JOB lab:/lab queue:/queue
-tree:/trees/web bisections:/bisections bisection:/bisections/$BID subscribe:/subscribe"
+tree:/trees/web bisections:/bisections bisection:/bisections/$BID subscribe:/subscribe
+commit:/commits/$BAD"
 errs=""
 for p in $PAGES; do
 	name=${p%%:*}
@@ -112,7 +113,7 @@ check $([ -z "$errs" ]; echo $?) "Chromium loads every page without a console er
 chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/chrome-phone" \
 	--window-size=390,844 --screenshot="$ART/regression-phone.png" "$U/regressions/$RID" >/dev/null 2>&1
 shots=$(ls "$ART"/*.png 2>/dev/null | wc -l)
-check $([ "$shots" = 12 ]; echo $?) "a screenshot of each page (and the regression's on a phone): $shots in $ART"
+check $([ "$shots" = 13 ]; echo $?) "a screenshot of each page (and the regression's on a phone): $shots in $ART"
 
 # 3. The key content is in the DOM.
 check $($PY - "$ART" "$RID" "$(git -C "$R" rev-parse v1.0) $shas" <<'PY'; echo $?
@@ -233,7 +234,6 @@ export GIT_COMMITTER_DATE="2026-11-20T12:07:00Z" GIT_AUTHOR_DATE="2026-11-20T12:
 echo 7 >>"$R/f"
 git -C "$R" commit -q -am "fs: change 7"
 C7=$(git -C "$R" rev-parse HEAD)
-git -C "$R" branch topic
 # shellcheck disable=SC2086
 simbox s1 $shifts "$C7=-25" --noise=1 --seed=2 "--extra-metric=$EVILM"
 still() { [ "$(sql "SELECT last_head FROM regressions WHERE id = $RID")" = "$C7" ]; }
@@ -244,7 +244,7 @@ after=$(sql "SELECT round(change_pct::numeric, 6) || ' ' || p_value || ' ' || ru
 last=$(sql "SELECT round(last_change_pct) FROM regressions WHERE id = $RID")
 curl -s "$U/regressions/$RID" >"$T/still.html"
 check $([ $rc = 0 ] && [ "$before" = "$after" ] && [ "$last" -le -20 ] &&
-	grep -q "<th scope=\"row\">still at</th><td><code>$C7</code> <span class=\"nw\">-2[0-9].[0-9]%</span>" "$T/still.html"; echo $?) \
+	grep -q "<th scope=\"row\">still at</th><td><a href=\"/commits/$C7\">.* <span class=\"nw\">-2[0-9].[0-9]%</span>" "$T/still.html"; echo $?) \
 	"a later head that still shows it leaves the record as found, and the page says what it showed ($rc; $before -> $after; $last)"
 
 # 9. Tables and headings never break a word, on a phone (390 px) or a
@@ -260,6 +260,12 @@ check $($PY "$SRC/tests/integration/walk.py" widths "$U" "$T" "$ART" $PAGES >"$T
 check $($PY "$SRC/tests/integration/walk.py" subscribe "$U" "$T" "$ART" >"$T/subscribe.out" 2>&1; echo $?) \
 	"subscribe by the form, confirm by the mail's link (twice), unsubscribe by the page's button ($(tail -3 "$T/subscribe.out" | tr '\n' ' '))"
 
+# 15. From the home page to a regression, then by its links to its
+# bisection, the commit at fault (its page: the series it was measured
+# in, the findings that name it) and the series' runs.
+check $($PY "$SRC/tests/integration/walk.py" regression "$U" "$T" "$ART" >"$T/regression.out" 2>&1; echo $?) \
+	"from the home page to a regression, its bisection, its commit and its runs ($(tail -3 "$T/regression.out" | tr '\n' ' '))"
+
 # 13. The history page without a metric offers the series' metrics, its
 # KPI first; the KPI picked, two commits picked in its form and compared.
 check $($PY "$SRC/tests/integration/walk.py" history "$U" "$T" "$ART" "$ESERIES" >"$T/history.out" 2>&1; echo $?) \
@@ -269,6 +275,10 @@ check $($PY "$SRC/tests/integration/walk.py" history "$U" "$T" "$ART" "$ESERIES"
 # commits named as a git user names them (a short SHA, a branch), on the
 # page, the API and the CLI; an unknown or ambiguous one is a clear 400.
 SHORT=$(git -C "$R" rev-parse v1.0 | cut -c1-10)
+git -C "$R" branch topic
+wait_for 60 sh -c "[ \"\$(psql -h '$T/state/pg/run' -U robot -d postgres -XAtqc \"SELECT count(*) FROM tree_heads WHERE branch = 'topic'\")\" = 1 ]" ||
+	diag "the tree's branch topic was not fetched in 60 s"
+
 check $($PY "$SRC/tests/integration/walk.py" compare "$U" "$T" "$ART" "$ESERIES" v1.0 topic >"$T/compare.out" 2>&1; echo $?) \
 	"compare: pick the series and two commits; the base tag against a branch ($(tail -3 "$T/compare.out" | tr '\n' ' '))"
 s1=$(curl -s -o "$T/short.json" -w '%{http_code}' "$U/api/compare?series=$ESERIES&base=$SHORT&head=topic")

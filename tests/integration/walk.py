@@ -10,6 +10,8 @@
 #              confirmation mail (robotd mails $T/mail through the
 #              test's SMTP peer) opened, twice, then the page's
 #              unsubscribe link and button
+#   regression from the home page to a regression, then its bisection,
+#              its commit at fault and the series' runs, by their links
 #   history    SERIES: its history page without a metric, the KPI picked,
 #              then two commits picked in its form and compared
 #   compare    SERIES SHORT BRANCH (URL-escaped): /compare without a
@@ -130,6 +132,34 @@ def reproduce(b, page, robot):
            % (r.returncode, (r.stdout + r.stderr)[:400]))
 
 
+def regression(b):
+    p = b.page(1280, 900)
+    p.goto(U + "/")
+    p.click('a[href^="/regressions/"]')
+    reg = p.url()
+    p.screenshot(ART + "/walk-regression.png")
+    expect("/regressions/" in reg, "home to a regression: " + reg)
+    p.click('a[href^="/bisections/"]')
+    text = p.text("main")
+    p.screenshot(ART + "/walk-bisection.png")
+    expect("/bisections/" in p.url() and "first bad commit" in text,
+           "the regression's bisection: %s %r" % (p.url(), text[:200]))
+    p.goto(reg)
+    p.click('main table a[href^="/commits/"]')
+    text = p.text("main")
+    p.screenshot(ART + "/walk-commit.png")
+    expect("/commits/" in p.url() and "Measured in" in text and
+           "Findings" in text and "this commit is" in text,
+           "the commit at fault's page: %s %r" % (p.url(), text[:300]))
+    p.click('a[href$="/history"]')
+    expect("/history" in p.url() and "metric" in p.text("main"),
+           "the commit's series' history: " + p.url())
+    p.goto(reg)
+    p.click('a[href^="/queue?series="]')
+    expect(p.eval("document.querySelectorAll('a[href^=\"/jobs/\"]').length") >= 6,
+           "the series' runs, each a link: " + p.url())
+
+
 def history(b, series):
     p = b.page(1280, 900)
     p.goto(U + "/series/%s/history" % series)
@@ -175,6 +205,8 @@ with Browser(T) as b:
         widths(b, sys.argv[5:])
     elif path == "subscribe":
         subscribe(b)
+    elif path == "regression":
+        regression(b)
     elif path == "history":
         history(b, sys.argv[5])
     elif path == "compare":

@@ -112,11 +112,18 @@ page_commit(struct buf *b, json_t *info)
 	char s[16];
 
 	snprintf(s, sizeof s, "%.10s", sha ? sha : "?");
+	if (sha != NULL) {
+		buf_adds(b, "<a href=\"/commits/");
+		html_attr(b, sha);
+		buf_adds(b, "\">");
+	}
 	buf_adds(b, "<code title=\"");
 	html_attr(b, sha);
 	buf_adds(b, "\">");
 	html_text(b, s);
 	buf_adds(b, "</code>");
+	if (sha != NULL)
+		buf_adds(b, "</a>");
 	if (json_is_object(info) && rjson_get_str(info, "subject") != NULL) {
 		buf_adds(b, " ");
 		html_text(b, rjson_get_str(info, "subject"));
@@ -130,11 +137,18 @@ short_code(struct buf *b, const char *sha)
 	char s[16];
 
 	snprintf(s, sizeof s, "%.10s", sha ? sha : "?");
+	if (sha != NULL) {
+		buf_adds(b, "<a href=\"/commits/");
+		html_attr(b, sha);
+		buf_adds(b, "\">");
+	}
 	buf_adds(b, "<code title=\"");
 	html_attr(b, sha ? sha : "?");
 	buf_adds(b, "\">");
 	html_text(b, s);
 	buf_adds(b, "</code>");
+	if (sha != NULL)
+		buf_adds(b, "</a>");
 }
 
 void
@@ -377,11 +391,20 @@ page_bisection(struct buf *b, json_t *bs)
 	if (!json_is_object(bs))
 		return;
 	buf_adds(b, "<h2>Bisection</h2>\n<p>");
+	if (json_is_integer(json_object_get(bs, "id"))) {
+		char id[32];
+
+		snprintf(id, sizeof id, "%lld",
+			 (long long)json_integer_value(
+				 json_object_get(bs, "id")));
+		page_link(b, "/bisections/", id, "Bisection");
+		buf_adds(b, " ");
+		html_text(b, id);
+		buf_adds(b, ". ");
+	}
 	if (json_is_object(fb)) {
-		buf_adds(b, "First bad commit: <code>");
-		html_text(b, rjson_get_str(fb, "sha"));
-		buf_adds(b, "</code> ");
-		html_text(b, rjson_get_str(fb, "subject"));
+		buf_adds(b, "First bad commit: ");
+		page_commit(b, fb);
 		if (rjson_get_str(fb, "author") != NULL) {
 			buf_adds(b, ", by ");
 			html_text(b, rjson_get_str(fb, "author"));
@@ -408,11 +431,8 @@ page_bisection(struct buf *b, json_t *bs)
 		html_text(b, num);
 		buf_adds(b, "</td><td>");
 		html_text(b, rjson_get_str(st, "kind"));
-		buf_adds(b, "</td><td><code>");
-		snprintf(num, sizeof num, "%.12s", rjson_get_str(c, "sha"));
-		html_text(b, num);
-		buf_adds(b, "</code> ");
-		html_text(b, rjson_get_str(c, "subject"));
+		buf_adds(b, "</td><td>");
+		page_commit(b, c);
 		buf_adds(b, "</td><td>");
 		snprintf(num, sizeof num, "%lld",
 			 (long long)json_integer_value(json_object_get(

@@ -29,8 +29,8 @@ void page_query(struct buf *b, const char *s);
 /* <a href="PATH">TEXT</a>: path is a fixed prefix, then arg escaped. */
 void page_link(struct buf *b, const char *prefix, const char *arg,
 	       const char *text);
-/* A commit: its short SHA in <code> and its subject. info is {sha or
- * commit, subject} or a string. */
+/* A commit: its short SHA in <code>, a link to its page (/commits/SHA),
+ * and its subject.  info is {sha or commit, subject} or a string. */
 void page_commit(struct buf *b, json_t *info);
 /* What a regression blames: the commit at fault (culprit: {sha,
  * subject}) with the head it was found at (when it is another), or while

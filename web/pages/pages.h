@@ -6,6 +6,8 @@
  *   /                          home: newest regressions by commit, the
  *                              queue, the lab, the trees (/api/home)
  *   /regressions/:id           one regression (/api/regressions/:id)
+ *   /commits/:sha?tree=        a commit: its series, pairs, findings
+ *                              (/api/commits/:sha)
  *   /compare?series=&base=&head=  two commits of a series (/api/compare)
  *   /series/:series/history?metric=  a metric over commits
  *                              (/api/series/:series/history)
@@ -26,6 +28,8 @@ void pages_home(struct web *w, struct http_req *req,
 		const struct web_call *call);
 void pages_regression(struct web *w, struct http_req *req,
 		      const struct web_call *call);
+void pages_commit(struct web *w, struct http_req *req,
+		  const struct web_call *call);
 void pages_compare(struct web *w, struct http_req *req,
 		   const struct web_call *call);
 void pages_history(struct web *w, struct http_req *req,

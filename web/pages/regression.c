@@ -50,9 +50,8 @@ still_row(struct buf *b, json_t *r)
 	if (last == NULL || rjson_get_str(r, "commit") == NULL ||
 	    strcmp(last, rjson_get_str(r, "commit")) == 0)
 		return;
-	buf_adds(b, "<tr><th scope=\"row\">still at</th><td><code>");
-	html_text(b, last);
-	buf_adds(b, "</code>");
+	buf_adds(b, "<tr><th scope=\"row\">still at</th><td>");
+	page_commit(b, json_object_get(r, "last_head"));
 	still_figures(b, r, "last_change_pct", "last_p_value", "last_runs");
 	buf_adds(b, "</td></tr>\n");
 }
@@ -165,7 +164,10 @@ on_regression(const char *text, const struct problem *p, void *arg)
 	html_attr(&b, series);
 	buf_adds(&b, "/history?metric=");
 	page_query(&b, rjson_get_str(r, "kpi"));
-	buf_adds(&b, "\">the KPI's history</a></p>\n");
+	buf_adds(&b, "\">the KPI's history</a> &middot; <a "
+		     "href=\"/queue?series=");
+	page_query(&b, series);
+	buf_adds(&b, "\">the series' runs</a></p>\n");
 	json_object_foreach(json_object_get(r, "values"), key, v)
 	{
 		if (!json_is_array(json_object_get(v, "base")) ||

@@ -97,6 +97,16 @@ store_series_history(struct store *s, const char *series, const char *metric,
 	store_call(s, &history, STORE_FN(cb), arg, series, metric, limit);
 }
 
+static const struct store_stmt commit = {"SELECT robot_commit($1, $2)", "ss",
+					 store_read_text, false};
+
+void
+store_commit(struct store *s, const char *sha, const char *tree,
+	     store_text_cb cb, void *arg)
+{
+	store_call(s, &commit, STORE_FN(cb), arg, sha, tree);
+}
+
 static const struct store_stmt series_commit = {
 	"SELECT robot_series_commit($1, $2)", "ss", store_read_text, false};
 

@@ -29,6 +29,11 @@ void store_home(struct store *s, int limit, store_text_cb cb, void *arg);
 void store_series_history(struct store *s, const char *series,
 			  const char *metric, int limit, store_text_cb cb,
 			  void *arg);
+/* A commit's page (robot_commit()): its tree's record, series, pairs,
+ * findings and bisections; NULL when robot knows no such commit.  tree
+ * may be NULL. */
+void store_commit(struct store *s, const char *sha, const char *tree,
+		  store_text_cb cb, void *arg);
 /* A commit of series as a person names it (a short SHA, a branch, the
  * tree's base ref): robot_series_commit()'s {"sha"} or {"error"}. */
 void store_series_commit(struct store *s, const char *series, const char *name,
