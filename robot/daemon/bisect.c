@@ -325,7 +325,12 @@ decide_mid(struct walk *k)
 	if (c == BISECT_UNSURE) {
 		size_t n = strlen(reason);
 
-		if (walk_more(k, g.runs > d.runs ? g.runs : d.runs, reason))
+		/* More runs for the side with the fewest: the other may be
+		 * a head's pair, measured to the cap before the bisection
+		 * (the quickstart's innocent commit), which gets no runs
+		 * from it (robot_bisect_more() asks only its own pairs
+		 * that have fewer). */
+		if (walk_more(k, g.runs < d.runs ? g.runs : d.runs, reason))
 			return;
 		snprintf(reason + n, sizeof reason - n,
 			 ", inconclusive at the most runs");

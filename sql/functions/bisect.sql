@@ -425,8 +425,13 @@ BEGIN
 		RETURN '"stale"';
 	END IF;
 	SELECT * INTO s FROM bisect_steps WHERE id = b.step;
-	FOR p IN SELECT * FROM pairs WHERE id IN (s.pair_good, s.pair_bad)
-		AND bisection IS NOT NULL AND state = 'final' LOOP
+	-- (only its own pairs, and only those with fewer rounds: a pair
+	-- asked again for the rounds it has would be compared again as it
+	-- is, and the step would ask again)
+	FOR p IN SELECT * FROM pairs x WHERE x.id IN (s.pair_good, s.pair_bad)
+		AND x.bisection IS NOT NULL AND x.state = 'final'
+		AND (SELECT count(*) FROM robot_pair_rounds(x.series, x.base,
+			x.head)) < p_runs LOOP
 		PERFORM robot_pair_again(p, p_runs, p_runs);
 		n := n + 1;
 	END LOOP;

@@ -10,7 +10,7 @@ set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
 . "$SRC/tests/integration/bisect_lib.sh"
-echo "1..6"
+echo "1..7"
 
 # 12. Two series that regress at one commit, in one push: one report
 # names it and lists both.
@@ -110,6 +110,40 @@ assert to[0] == ['imp@robot.test'], to
 " && [ "$(sql "SELECT change || ' ' || state || ' ' || first_bad FROM bisections WHERE tree = 'imp'")" = "improvement bisected $IGOOD" ]; echo $?) \
 	"an improvement is bisected to the commit that brought it, and reported to who asks ($(sql "SELECT change || ' ' || state || ' ' || coalesce(reason, '') FROM bisections WHERE tree = 'imp'"))"
 simbox_stop s11
+
+# 17. The midpoint is a head measured before, to the cap: its pair with
+# the good end (the head's own, reused) gets no runs from the bisection,
+# and its pair with the bad end is unsure at 3 runs.  The bisection asks
+# more runs of the side that can have them, instead of skipping the
+# commit "at the most runs" (the quickstart's innocent commit, which once
+# failed its bisection so).  REU1's first six runs scatter (+10, -2,
+# ...: its head pair ends inconclusive at 6 rounds), its next three
+# scatter wider (+30, -20, 0: the pair with REU2 is unsure at 3 runs),
+# then 1% noise.
+repo reu
+commits reu 1 "reu" >"$T/reu.shas"
+REU1=$(sed -n 1p "$T/reu.shas")
+# The bad commit, made now (its SHA is the simulated box's), on a branch
+# robotd does not watch; main moves to it later.
+git -C "$T/reu" checkout -q -b later
+commits reu 1 "reu-bad" >>"$T/reu.shas"
+REU2=$(sed -n 2p "$T/reu.shas")
+git -C "$T/reu" checkout -q main
+[ "$(git -C "$T/reu" rev-list --bisect "$REU2" --not v1.0)" = "$REU1" ] || diag "the midpoint is not REU1: the test proves nothing"
+simbox s12 "$REU1=0~1@10,-2,10,-2,10,-2,30,-20,0" "$REU2=-50" --noise=1 --seed=12
+watch reu 6
+head_pair() { [ "$(sql "SELECT state || ' ' || (comparison->>'rounds') FROM pairs WHERE head = '$REU1' AND bisection IS NULL")" = "final 6" ]; }
+wait_for 120 head_pair
+diag "the head pair: $(sql "SELECT state || ' ' || verdict || ' ' || (comparison->>'rounds') FROM pairs WHERE head = '$REU1'")"
+git -C "$T/reu" merge -q --ff-only later
+wait_for 60 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT id FROM bisections WHERE tree = 'reu'\")\" ]"
+RB=$(bisection_of reu)
+wait_for 240 ended "$RB"
+diag "steps: $(steps_of "$RB")"
+check $([ "$(sql "SELECT state || ' ' || first_bad FROM bisections WHERE id = ${RB:-0}")" = "bisected $REU2" ] &&
+	[ "$(sql "SELECT verdict FROM bisect_steps WHERE bisection = ${RB:-0} AND commit = '$REU1' AND kind = 'mid'")" = good ]; echo $?) \
+	"a midpoint measured to the cap as a head gets more runs on its other side, not skipped ($(sql "SELECT state || ' ' || coalesce(first_bad, '-') || ' ' || coalesce(reason, '') FROM bisections WHERE id = ${RB:-0}"))"
+simbox_stop s12
 
 sanitizer_clean
 exit $((failed > 0))

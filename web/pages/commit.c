@@ -67,9 +67,8 @@ static void
 series(struct buf *b, json_t *c)
 {
 	const char *sha = rjson_get_str(c, "sha");
-	const char *parent =
-		json_string_value(json_array_get(json_object_get(c, "parents"),
-						 0));
+	const char *parent = json_string_value(
+		json_array_get(json_object_get(c, "parents"), 0));
 	json_t *s;
 	size_t i;
 
