@@ -32,6 +32,7 @@ struct svg {
 	size_t ncats;
 	struct buf legend, body;
 	int nlegend, legend_x; /* entries, and where the next goes */
+	int legend_hidden;     /* entries that did not fit: "+N more" */
 	size_t elements;
 };
 
@@ -171,6 +172,15 @@ void
 svg_legend(struct svg *s, int c, const char *name)
 {
 	int x = LEFT + s->legend_x;
+	/* About 7 pixels a character at 12 pixels. */
+	int w = 14 + 7 * (int)strlen(name ? name : "");
+
+	/* An entry that would leave the chart is counted, not drawn (room
+	 * is kept for "+N more"). */
+	if (s->legend_hidden > 0 || x + w + 70 > s->w) {
+		s->legend_hidden++;
+		return;
+	}
 
 	buf_addf(&s->legend,
 		 "<rect x=\"%d\" y=\"8\" width=\"10\" height=\"10\" "
@@ -178,8 +188,7 @@ svg_legend(struct svg *s, int c, const char *name)
 		 x, colour(c), x + 14);
 	html_text(&s->legend, name);
 	buf_adds(&s->legend, "</text>\n");
-	/* About 7 pixels a character at 12 pixels. */
-	s->legend_x += 14 + 7 * (int)strlen(name ? name : "") + 18;
+	s->legend_x += w + 18;
 	s->nlegend++;
 	s->elements += 2;
 }
@@ -439,6 +448,11 @@ svg_finish(struct svg *s, struct buf *b)
 	axes(s, b);
 	buf_add(b, s->body.data ? s->body.data : "", s->body.len);
 	buf_add(b, s->legend.data ? s->legend.data : "", s->legend.len);
+	if (s->legend_hidden > 0)
+		buf_addf(b,
+			 "<text x=\"%d\" y=\"17\" font-size=\"12\">+%d more"
+			 "</text>\n",
+			 LEFT + s->legend_x, s->legend_hidden);
 	buf_adds(b, "</svg>\n");
 	for (size_t i = 0; i < s->ncats; i++)
 		free(s->cats[i]);

@@ -32,7 +32,8 @@ void svg_yaxis(struct svg *s, const char *label, const char *unit);
 void svg_xaxis(struct svg *s, const char *label, const char *unit);
 /* Category ticks at x = 0, 1, ...: labels[i] (shown thinned to fit). */
 void svg_xcategories(struct svg *s, const char *const *labels, size_t n);
-/* Series colour c (0..7): a legend entry. */
+/* Series colour c (0..7): a legend entry; one that would not fit in the
+ * chart's width is left out, and "+N more" says how many were. */
 void svg_legend(struct svg *s, int c, const char *name);
 /* Points of colour c; titles[i] (may be NULL) a tooltip each, hrefs[i]
  * (may be NULL) a link each. */

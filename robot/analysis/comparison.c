@@ -99,6 +99,14 @@ is_headline(const char *metric, const char *prefix)
 	       strchr(metric + n, '.') == NULL;
 }
 
+bool
+comparison_is_kpi(const struct direction_table *dt, const char *metric,
+		  const char *kpi_prefix)
+{
+	return is_headline(metric, kpi_prefix) &&
+	       direction_lookup(dt, metric).sign != 0;
+}
+
 /*
  * Collects one column of values per metric, in the order the metrics
  * first appear, from the ok runs of both sides, the values of all in one
@@ -249,6 +257,7 @@ comparison_of_columns(const char *series, const struct comparison_side *base,
 		compare_metric_lazy(col->name, col->base, col->nb, col->head,
 				    col->nh, opt, &dir, &m->r);
 		m->kpi = dir.sign != 0 && is_headline(col->name, kpi_prefix);
+		/* (comparison_is_kpi(), with the direction at hand) */
 		/* what is shown has its p-value; the writer makes the rest's */
 		if (m->kpi || compare_verdict_is_change(m->r.verdict))
 			m->r.p_value = compare_p_value(&m->r);

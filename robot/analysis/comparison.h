@@ -74,6 +74,12 @@ comparison_of_columns(const char *series, const struct comparison_side *base,
 		      const struct compare_options *opt,
 		      const struct direction_table *dt, const char *kpi_prefix);
 
+/* Whether metric is a KPI: one of the workload's headline figures
+ * (directly under kpi_prefix, "dd.write_bytes_per_sec") with a direction
+ * in dt.  What a comparison marks "kpi". */
+bool comparison_is_kpi(const struct direction_table *dt, const char *metric,
+		       const char *kpi_prefix);
+
 /*
  * Compares the runs of one series.  kpi_prefix is the workload's metric
  * prefix ("fsmark.", series_kpi_prefix()), or NULL when none is known

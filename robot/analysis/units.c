@@ -2,11 +2,21 @@
  * units.c: a metric's unit and a value with an SI prefix (units.h).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "robot/analysis/units.h"
 #include "robot/core/banned.h"
+
+/* Whether s ends with suffix. */
+static bool
+ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
 
 const char *
 unit_of(const char *metric)
@@ -17,6 +27,16 @@ unit_of(const char *metric)
 		return "/s";
 	if (strstr(metric, "elapsed_time") != NULL)
 		return "s";
+	/* the monitors' (iostat -x, vmstat) */
+	if (ends(metric, ".util") || strncmp(metric, "vmstat.cpu.", 11) == 0)
+		return "%";
+	if (ends(metric, "await"))
+		return "ms";
+	if (ends(metric, "kB/s"))
+		return "kB/s";
+	if (ends(metric, "/s") || strncmp(metric, "vmstat.io.", 10) == 0 ||
+	    strncmp(metric, "vmstat.system.", 14) == 0)
+		return "/s";
 	return "";
 }
 
@@ -34,6 +54,20 @@ unit_si(char *buf, size_t len, double v, const char *unit)
 		snprintf(buf, len, "?");
 		return;
 	}
+	/* A share takes no prefix ("500 m%"); a time in ms and kB/s are
+	 * seconds and B/s with theirs ("1.2 MB/s", not "1.2 kkB/s"). */
+	if (strcmp(unit, "%") == 0) {
+		snprintf(buf, len, "%.3g%%", v);
+		return;
+	}
+	if (strcmp(unit, "ms") == 0) {
+		v /= 1000;
+		unit = "s";
+	} else if (strcmp(unit, "kB/s") == 0) {
+		v *= 1000;
+		unit = "B/s";
+	}
+	a = fabs(v);
 	if (a >= 1000) {
 		while (a >= 1000 && i < 6) {
 			a /= 1000;

@@ -9,10 +9,14 @@
 #include <stddef.h>
 
 /* "B/s" for *bytes_per_sec*, "/s" for another *per_sec*, "s" for
- * *elapsed_time*; else "". */
+ * *elapsed_time*; the monitors': "%" for *.util and vmstat.cpu.*, "ms"
+ * for names ending in "await", "kB/s" for those ending in "kB/s", "/s"
+ * for those ending in another "/s" and for vmstat.io and vmstat.system;
+ * else "". */
 const char *unit_of(const char *metric);
 /* v with an SI prefix and unit: "1.23 GB/s", "512 k", "0.5 ms"; "?" when
- * v is not finite. */
+ * v is not finite.  "%" takes no prefix ("12.5%"); "ms" and "kB/s" are
+ * given in s and B/s ("250 µs", "1.2 MB/s"). */
 void unit_si(char *buf, size_t len, double v, const char *unit);
 
 #endif

@@ -619,6 +619,12 @@ analysis_compare(struct analysis *a, const char *series, const char *base,
 	}
 }
 
+const struct direction_table *
+analysis_directions(const struct analysis *a)
+{
+	return a->dt;
+}
+
 struct analysis *
 analysis_new(struct drain *d, struct event_base *base, struct store *store,
 	     const struct settings *set)

@@ -51,6 +51,9 @@ struct analysis_ask {
  * "base", "head", "verdict", "kpi", "runs", "stored", "comparison",
  * "table"}; 404 when a side has no ok runs.
  */
+/* The metric directions analysis decides with (read-only: the pages
+ * may read them too). */
+const struct direction_table *analysis_directions(const struct analysis *a);
 void analysis_compare(struct analysis *a, const char *series, const char *base,
 		      const char *head, const struct analysis_ask *ask,
 		      analysis_cb cb, void *arg);

@@ -129,6 +129,13 @@ home = open(art + "/home.html").read()
 assert '/regressions/%s"' % sys.argv[2] in home
 hist = open(art + "/history.html").read()
 assert hist.count("<circle") >= 12, hist.count("<circle")
+# The run: its result first, its KPI with its unit; no number printed
+# to seventeen digits.
+job = open(art + "/job.html").read()
+assert job.index("<h2>Result</h2>") < job.index("<h2>Numbers</h2>"), "the result comes first"
+res = job.split("<h2>Result</h2>")[1].split("<h2>")[0]
+assert "dd.write_bytes_per_sec" in res and re.search(r"<strong>[0-9.]+ MB/s</strong>", res), res[:300]
+assert not re.search(r"\d\.\d{9,}", job.split("<h2>The job</h2>")[0]), re.search(r"\d\.\d{9,}", job).group(0)
 # Oldest first: init, then the commits in their order.
 order = re.findall(r'<option value="([0-9a-f]{40})"', hist.split('name="base"')[1].split("</select>")[0])
 assert order == sorted(order, key=lambda c: sys.argv[3].split().index(c)), order

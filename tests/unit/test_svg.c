@@ -27,6 +27,20 @@ test_si(void)
 	CHECK_STR(b, "-2.5 k");
 	unit_si(b, sizeof b, 42, "");
 	CHECK_STR(b, "42");
+	/* The monitors' units; shares and milliseconds take no prefix. */
+	CHECK_STR(unit_of("iostat.loop0.util"), "%");
+	CHECK_STR(unit_of("vmstat.cpu.wa"), "%");
+	CHECK_STR(unit_of("iostat.loop0.await"), "ms");
+	CHECK_STR(unit_of("iostat.loop0.wkB/s"), "kB/s");
+	CHECK_STR(unit_of("iostat.loop0.w/s"), "/s");
+	CHECK_STR(unit_of("vmstat.system.cs"), "/s");
+	CHECK_STR(unit_of("proc-vmstat.nr_dirty"), "");
+	unit_si(b, sizeof b, 0.5, "%");
+	CHECK_STR(b, "0.5%");
+	unit_si(b, sizeof b, 0.25, "ms");
+	CHECK_STR(b, "250 µs");
+	unit_si(b, sizeof b, 1200, "kB/s");
+	CHECK_STR(b, "1.2 MB/s");
 }
 
 static void
@@ -86,6 +100,30 @@ test_many_points(void)
 	free(y);
 }
 
+/* Legend entries that would leave the chart are counted, not drawn. */
+static void
+test_legend_fits(void)
+{
+	struct svg *s = svg_new(400, 200, "t", "d");
+	struct buf b;
+	const char *p;
+
+	svg_range(s, 0, 1, 0, 1);
+	svg_legend(s, 0, "dd.loop0.write_bytes_per_sec");
+	svg_legend(s, 1, "dd.loop1.write_bytes_per_sec");
+	svg_legend(s, 2, "dd.loop2.write_bytes_per_sec");
+	buf_init(&b);
+	svg_finish(s, &b);
+	CHECK(strstr(b.data, "dd.loop0.write_bytes_per_sec") != NULL);
+	CHECK(strstr(b.data, "dd.loop2.write_bytes_per_sec") == NULL);
+	CHECK(strstr(b.data, ">+2 more</text>") != NULL);
+	/* every legend text starts inside the chart */
+	for (p = strstr(b.data, "<text x=\""); p != NULL;
+	     p = strstr(p + 1, "<text x=\""))
+		CHECK(atoi(p + 9) < 400);
+	buf_release(&b);
+}
+
 /* Prose with figures: each number kept on one line, everything escaped
  * as html_text() escapes it, words that only look like numbers left. */
 static void
@@ -135,10 +173,13 @@ test_time(void)
 int
 main(void)
 {
-	static const struct tap_case cases[] = {
-		TAP_CASE(test_si),          TAP_CASE(test_chart),
-		TAP_CASE(test_many_points), TAP_CASE(test_prose),
-		TAP_CASE(test_time),        {NULL, NULL}};
+	static const struct tap_case cases[] = {TAP_CASE(test_si),
+						TAP_CASE(test_chart),
+						TAP_CASE(test_many_points),
+						TAP_CASE(test_legend_fits),
+						TAP_CASE(test_prose),
+						TAP_CASE(test_time),
+						{NULL, NULL}};
 
 	return tap_run(cases);
 }

@@ -1,16 +1,23 @@
 /*
  * run.c: a run (/jobs/:id, the twin of /api/jobs/:id): its state, its
- * facts and provisioning, its per-second series as charts (dd's
- * throughput per filesystem over time shows erratic writeback), its
- * numbers, and its raw outputs as text.
+ * result first (its KPIs, formatted with their units), its facts and
+ * provisioning, its per-second series as charts (dd's throughput per
+ * filesystem over time shows erratic writeback; none for a run too
+ * short for a line), its numbers (KPIs first), and its raw outputs.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobs/catalog.h"
+#include "robot/analysis/comparison.h"
+#include "robot/analysis/series.h"
+#include "robot/analysis/units.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/analysis.h"
 #include "robot/daemon/store/jobs.h"
 #include "web/html.h"
 #include "web/pages/page.h"
@@ -18,7 +25,57 @@
 #include "web/svg.h"
 #include "robot/core/banned.h"
 
-#define RUN_CHARTS 12 /* per-second series drawn; the rest are numbers */
+#define RUN_CHARTS      12 /* per-second series drawn; the rest are numbers */
+#define RUN_MIN_SAMPLES 3  /* a series shorter is no line */
+
+/* A number as a person reads it: with its unit when the metric's name
+ * tells it (SI prefix: "4.72 kB/s"), else to six digits ("4715.8", not
+ * 4715.8000000000002). */
+static void
+number(struct buf *b, const char *metric, json_t *v)
+{
+	char s[64];
+	const char *unit = unit_of(metric);
+
+	if (json_is_integer(v) && unit[0] == '\0')
+		snprintf(s, sizeof s, "%lld", (long long)json_integer_value(v));
+	else if (unit[0] != '\0')
+		unit_si(s, sizeof s, json_number_value(v), unit);
+	else
+		snprintf(s, sizeof s, "%.6g", json_number_value(v));
+	html_text(b, s);
+}
+
+/* The run's numbers: each KPI first (marked), then the rest, by name. */
+static void
+numbers_table(struct buf *b, json_t *stats, const char *const *kpis,
+	      size_t nkpis)
+{
+	const char *k;
+	json_t *v;
+
+	buf_adds(b, "<table>\n");
+	for (int pass = 0; pass < 2; pass++)
+		json_object_foreach(stats, k, v)
+		{
+			bool kpi = false;
+
+			for (size_t i = 0; i < nkpis && !kpi; i++)
+				kpi = strcmp(kpis[i], k) == 0;
+			if (kpi != (pass == 0))
+				continue;
+			buf_adds(b, "<tr><th scope=\"row\">");
+			html_text(b, k);
+			buf_adds(b, kpi ? " (KPI)</th><td class=\"num\">"
+					: "</th><td class=\"num\">");
+			if (json_is_number(v))
+				number(b, k, v);
+			else if (json_is_string(v))
+				html_text(b, json_string_value(v));
+			buf_adds(b, "</td></tr>\n");
+		}
+	buf_adds(b, "</table>\n");
+}
 
 static void
 kv_table(struct buf *b, json_t *o)
@@ -71,8 +128,7 @@ series_chart(struct buf *b, const char *title, json_t *series,
 		 n);
 	s = svg_new(720, 260, title, desc);
 	svg_range(s, 0, xmax, lo, hi);
-	svg_yaxis(s, title,
-		  strstr(title, "bytes_per_sec") != NULL ? "B/s" : "");
+	svg_yaxis(s, title, unit_of(title));
 	svg_xaxis(s, "seconds", "s");
 	for (size_t i = 0; i < n; i++) {
 		json_t *a = json_object_get(series, names[i]);
@@ -147,7 +203,7 @@ draw_series(struct buf *b, json_t *series)
 {
 	json_t *groups = json_object(), *g;
 	const char *k, **keys;
-	size_t n = 0, drawn = 0, i;
+	size_t n = 0, drawn = 0, i, longest = 0;
 	json_t *v;
 
 	json_object_foreach(series, k, v)
@@ -160,6 +216,22 @@ draw_series(struct buf *b, json_t *series)
 		}
 		json_array_append_new(g, json_string(k));
 		free(key);
+	}
+	/* A run too short for a line: its numbers say it all. */
+	json_object_foreach(series, k, v)
+	{
+		if (json_array_size(v) > longest)
+			longest = json_array_size(v);
+	}
+	if (longest < RUN_MIN_SAMPLES) {
+		if (json_object_size(series) > 0)
+			buf_addf(b,
+				 "<p class=\"muted\">The run was too short for "
+				 "charts (%zu sample%s a second); its numbers "
+				 "are below.</p>\n",
+				 longest, longest == 1 ? "" : "s");
+		json_decref(groups);
+		return 0;
 	}
 	keys = xcalloc(json_object_size(groups) + 1, sizeof *keys);
 	json_object_foreach(groups, k, g) keys[n++] = k;
@@ -196,18 +268,82 @@ draw_series(struct buf *b, json_t *series)
 	return drawn;
 }
 
+#define RUN_KPIS 8
+
+/* A run asked for: the page's request, and the web for the metrics'
+ * directions. */
+struct ask {
+	struct web *w;
+	struct http_req *req;
+};
+
+/* The run's KPIs (comparison_is_kpi() of its workload's prefix), at
+ * most max, into kpis (borrowed from stats); how many. */
+static size_t
+run_kpis(struct web *w, json_t *j, json_t *stats, const char **kpis, size_t max)
+{
+	char prefix[64];
+	const char *k;
+	json_t *v;
+	size_t n = 0;
+
+	if (!series_kpi_prefix_of(
+		    json_object_get(j, "job"), rjson_get_str(j, "key"),
+		    catalog_testcase_workload, prefix, sizeof prefix))
+		return 0;
+	json_object_foreach(stats, k, v)
+	{
+		if (n < max && json_is_number(v) &&
+		    comparison_is_kpi(analysis_directions(w->d.analysis), k,
+				      prefix))
+			kpis[n++] = k;
+	}
+	return n;
+}
+
+/* What the run measured, first: its KPIs, formatted, and a failure's
+ * reason. */
+static void
+result_section(struct buf *b, json_t *r, const char *const *kpis, size_t n)
+{
+	json_t *stats = json_object_get(r, "stats");
+
+	if (n == 0 && rjson_get_str(r, "error") == NULL)
+		return;
+	buf_adds(b, "<h2>Result</h2>\n");
+	if (rjson_get_str(r, "error") != NULL) {
+		buf_adds(b, "<p class=\"state-new\">");
+		html_text(b, rjson_get_str(r, "error"));
+		buf_adds(b, "</p>\n");
+	}
+	if (n == 0)
+		return;
+	buf_adds(b, "<table>\n");
+	for (size_t i = 0; i < n; i++) {
+		buf_adds(b, "<tr><th scope=\"row\">");
+		html_text(b, kpis[i]);
+		buf_adds(b, "</th><td class=\"num\"><strong>");
+		number(b, kpis[i], json_object_get(stats, kpis[i]));
+		buf_adds(b, "</strong></td></tr>\n");
+	}
+	buf_adds(b, "</table>\n");
+}
+
 static void
 on_job(const char *text, const struct problem *p, void *arg)
 {
-	struct http_req *req = arg;
+	struct ask *a = arg;
+	struct http_req *req = a->req;
 	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *r, *series, *v;
-	const char *k;
+	const char *k, *kpis[RUN_KPIS];
+	size_t nkpis = 0;
 	struct buf b;
 	char *title, *jtext;
 
 	if (p != NULL || j == NULL) {
 		page_fail(req, p, "run of that number");
 		json_decref(j);
+		free(a);
 		return;
 	}
 	r = json_object_get(j, "result");
@@ -252,6 +388,9 @@ on_job(const char *text, const struct problem *p, void *arg)
 		buf_adds(&b, "</p>\n");
 	}
 	if (json_is_object(r)) {
+		nkpis = run_kpis(a->w, j, json_object_get(r, "stats"), kpis,
+				 RUN_KPIS);
+		result_section(&b, r, kpis, nkpis);
 		if (json_is_object(json_object_get(r, "provision"))) {
 			buf_adds(&b, "<h2>What the box ran</h2>\n");
 			kv_table(&b, json_object_get(r, "provision"));
@@ -266,7 +405,8 @@ on_job(const char *text, const struct problem *p, void *arg)
 		draw_series(&b, series);
 		if (json_object_size(json_object_get(r, "stats")) > 0) {
 			buf_adds(&b, "<h2>Numbers</h2>\n<div class=\"wide\">");
-			kv_table(&b, json_object_get(r, "stats"));
+			numbers_table(&b, json_object_get(r, "stats"), kpis,
+				      nkpis);
 			buf_adds(&b, "</div>\n");
 		}
 		json_object_foreach(json_object_get(r, "outputs"), k, v)
@@ -306,10 +446,15 @@ on_job(const char *text, const struct problem *p, void *arg)
 	buf_release(&b);
 	free(title);
 	json_decref(j);
+	free(a);
 }
 
 void
 pages_job(struct web *w, struct http_req *req, const struct web_call *call)
 {
-	store_job(w->d.store, strtoll(call->arg, NULL, 10), on_job, req);
+	struct ask *a = xcalloc(1, sizeof *a);
+
+	a->w = w;
+	a->req = req;
+	store_job(w->d.store, strtoll(call->arg, NULL, 10), on_job, a);
 }
