@@ -26,6 +26,7 @@
 #include "robot/core/errlist.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
+#include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/resolve.h"
 #include "robot/daemon/store/jobs.h"
@@ -62,6 +63,7 @@ struct submit {
 	const char **groups; /* per atomic job, once known (borrowed) */
 	char **own;          /* groups read from the lab, owned */
 	size_t nown;
+	size_t nhave;    /* of own, the lab's (the first) */
 	json_t *waiting; /* groups no box has registered for */
 	char *body;
 	bool have_groups;     /* GROUPS: the lab's groups are in own */
@@ -213,13 +215,30 @@ submit_answer(struct submit *s)
 
 	waiting = json_array();
 	for (size_t i = 0; i < json_array_size(s->waiting); i++) {
-		char *msg = xasprintf(
-			"no box of tbox_group %s has registered yet: its jobs "
-			"wait in the queue",
-			json_string_value(json_array_get(s->waiting, i)));
+		const char *g =
+			json_string_value(json_array_get(s->waiting, i));
+		/* (a typo's nearest registered group: s->own[0..nhave)) */
+		const char **have = xcalloc(s->nhave + 1, sizeof *have);
+		const char *near;
+		char *msg;
 
+		for (size_t k = 0; k < s->nhave; k++)
+			have[k] = s->own[k];
+		near = str_closest(g, have);
+		if (near != NULL)
+			msg = xasprintf(
+				"no box of tbox_group %s has registered "
+				"yet: its jobs wait in the queue (did "
+				"you mean %s?)",
+				g, near);
+		else
+			msg = xasprintf(
+				"no box of tbox_group %s has registered "
+				"yet: its jobs wait in the queue",
+				g);
 		json_array_append_new(waiting, json_string(msg));
 		free(msg);
+		free(have);
 	}
 	json_object_set(answer, "warnings", s->warnings);
 	json_object_set_new(answer, "waiting", waiting);
@@ -355,6 +374,8 @@ submit_resolve_groups(struct submit *s)
 {
 	size_t nhave = s->nown;
 	bool unnamed = false;
+
+	s->nhave = nhave;
 
 	for (size_t i = 0; i < s->jf->njobs; i++) {
 		const char *g = s->group;

@@ -21,7 +21,7 @@ SUB=$(token submit alice)
 B1=$(token box b1)
 B2=$(token box b2)
 ADM=$(token admin root)
-echo "1..50"
+echo "1..51"
 
 dd_job "$T/dd.yaml"
 
@@ -337,6 +337,13 @@ rc=$?
 check $([ $rc = 0 ] && [ "$(grep -c "waiting for robotd to answer again" "$T/wait2.out")" = 1 ] &&
 	grep -q "robotd answers again" "$T/wait2.out" && grep -q "1 of 1 runs done" "$T/wait2.out"; echo $?) \
 	"robot submit --wait says once that robotd is down, and when it is back ($rc)"
+# A typo in the group: queued (a group may get boxes later), and the
+# answer names the registered group it looks like.
+s=$(api POST "$U/api/jobs?tbox_group=lba&commit=$(sha c10)" "$SUB" "$T/dd.yaml")
+check $([ "$s" = 201 ] && py "
+w = j['waiting']
+assert len(w) == 1 and 'tbox_group lba' in w[0] and w[0].endswith('(did you mean lab?)'), w"; echo $?) \
+	"a tbox_group typo: queued, and the answer asks \"did you mean lab?\" ($s $(head -c 300 "$T/body"))"
 stop "$PID_f"
 sanitizer_clean
 [ $failed = 0 ]
