@@ -526,9 +526,15 @@ server_missing(const struct compare_args *a, const struct client_resp *r)
 {
 	json_t *j = client_resp_json(r);
 	const char *e = json_string_value(json_object_get(j, "error"));
-	char *why = cli_explain_missing(
-		a->server, a->series,
-		e != NULL && strstr(e, "head side") ? a->head[0] : a->base[0]);
+	/* the side robotd names: "... on the head side", or "HEAD is no
+	 * commit of ..." (robot_series_commit()) */
+	bool head =
+		e != NULL &&
+		(strstr(e, "head side") != NULL ||
+		 (strncmp(e, a->head[0], strlen(a->head[0])) == 0 &&
+		  strncmp(e + strlen(a->head[0]), " is no commit", 13) == 0));
+	char *why = cli_explain_missing(a->server, a->series,
+					head ? a->head[0] : a->base[0]);
 
 	log_warnx("%s", why);
 	free(why);

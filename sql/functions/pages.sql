@@ -146,7 +146,9 @@ END $$;
 -- tree's base ref (the base its pairs are measured against); a SHA prefix
 -- of at least 4 hex digits among the commits it has runs of, else among
 -- its tree's.  {"sha"}, or {"error"} saying why not (unknown, or
--- ambiguous with the candidates; "missing": a series with no runs).
+-- ambiguous with the candidates); "missing" when nothing was found (a
+-- series without runs, a name of no commit of it: 404, where the CLI
+-- names the nearest).
 CREATE FUNCTION robot_series_commit(p_series text, p_name text)
 RETURNS json LANGUAGE plpgsql STABLE AS $$
 DECLARE
@@ -203,7 +205,8 @@ BEGIN
 		'a commit it ran%s', p_name, p_series,
 		CASE WHEN t IS NOT NULL THEN format(
 			', a branch of tree %s or its base %s', t,
-			(SELECT base_ref FROM trees WHERE name = t)) ELSE '' END));
+			(SELECT base_ref FROM trees WHERE name = t)) ELSE '' END),
+		'missing', true);
 END $$;
 
 -- A metric of a series over its commits, oldest first (the commit's

@@ -268,8 +268,24 @@ class Page:
             return out;
         })()""")
 
+    def widest(self):
+        """The element that reaches furthest right: (tag, class, right)."""
+        return self.eval("""(() => {
+            let best = null, right = 0;
+            for (const e of document.querySelectorAll('body *')) {
+                const r = e.getBoundingClientRect();
+                if (r.right > right) {
+                    right = r.right;
+                    best = [e.tagName.toLowerCase(), e.className || '',
+                            (e.getAttribute('name') || ''), Math.round(r.right)];
+                }
+            }
+            return best;
+        })()""")
+
     def overflows(self):
-        """Whether the page is wider than the window (a table too wide
-        must scroll in itself, not the page)."""
-        return self.eval("document.documentElement.scrollWidth > "
-                         "window.innerWidth + 1")
+        """Whether the page is wider than the window it was opened at (a
+        table too wide must scroll in itself, not the page; a phone's
+        layout would grow to fit, so the width asked is the measure)."""
+        return self.eval("document.documentElement.scrollWidth > %d"
+                         % (self.width + 1))

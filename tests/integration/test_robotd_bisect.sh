@@ -137,7 +137,7 @@ curl -s "$U/series/$SERIES/history?metric=dd.write_bytes_per_sec" >"$T/hist.html
 check $(grep -q "regression -[0-9.]*%: $(echo "$BAD" | cut -c1-12), found at $(echo "$HEAD" | cut -c1-12)" "$T/hist.html"; echo $?) \
 	"the history page marks the regression at the first bad commit, found at the head"
 check $(grep -q "<title>$(echo "$BAD" | cut -c1-10): dd.write_bytes_per_sec" "$T/reg.html" &&
-	grep -q "found at <code title=\"$HEAD\">" "$T/home.html" &&
+	grep -q "found at <a href=\"/commits/$HEAD\"><code title=\"$HEAD\">" "$T/home.html" &&
 	grep -q "<code title=\"$BAD\">" "$T/home.html"; echo $?) \
 	"the regression page's title and the home page lead with the first bad commit ($(grep -o '<title>[^<]*' "$T/reg.html" | head -1))"
 simbox_stop s1

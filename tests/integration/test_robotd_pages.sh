@@ -293,14 +293,14 @@ s2=$(curl -s -o "$T/unknown.json" -w '%{http_code}' "$U/api/compare?series=$ESER
 s3=$(curl -s -o "$T/ambiguous.json" -w '%{http_code}' "$U/api/compare?series=$ESERIES&base=$SHORT&head=0")
 robot compare --series "$SERIES" --base "$SHORT" --head "$(git -C "$R" rev-parse HEAD | cut -c1-8)" >"$T/cli-short.out" 2>&1
 rc=$?
-check $([ "$s1" = 200 ] && [ "$s2" = 400 ] && [ "$s3" = 400 ] && [ $rc = 0 ] &&
+check $([ "$s1" = 200 ] && [ "$s2" = 404 ] && [ "$s3" = 404 ] && [ $rc = 0 ] &&
 	$PY -c "
 import json
 j = json.load(open('$T/short.json'))
 assert j['base'] == '$(git -C "$R" rev-parse v1.0)' and j['head'] == '$C7', (j['base'], j['head'])
 assert 'v9.9 is no commit of' in json.load(open('$T/unknown.json'))['error']
 " && grep -q "regression" "$T/cli-short.out"; echo $?) \
-	"the API and the CLI take a short SHA and a branch; an unknown or too short name is a clear 400 ($s1 $s2 $s3 $rc; $(head -c 200 "$T/unknown.json"))"
+	"the API and the CLI take a short SHA and a branch; an unknown or too short name is a clear 404 ($s1 $s2 $s3 $rc; $(head -c 200 "$T/unknown.json"))"
 
 # 11. The regression's reproduce recipe: the job and the command saved
 # from the page and run as printed queue the two commits again, in the

@@ -53,8 +53,8 @@ def widths(b, pages):
             p.screenshot("%s/%s-%d.png" % (ART, name, w))
             broken = p.broken_words()
             expect(not broken, "%s at %d px breaks %s" % (name, w, broken[:4]))
-            expect(not p.overflows(), "%s at %d px is wider than the window"
-                   % (name, w))
+            expect(not p.overflows(), "%s at %d px is wider than the window "
+                   "(%s)" % (name, w, p.widest()))
     print("%d pages at 390 and 1280 px" % len(pages))
 
 

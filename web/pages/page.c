@@ -182,17 +182,28 @@ page_pct(struct buf *b, json_t *v)
 }
 
 /* "1.23e+09 ± 3%" of a side {n, mean, stddev}. */
+/* A side's mean, as a person reads it (with its unit, or an SI prefix
+ * for a large count: 90.1 MB/s, 5.05 k), then its %stddev. */
 static void
-side_cell(struct buf *b, json_t *side)
+side_cell(struct buf *b, const char *metric, json_t *side)
 {
 	json_t *m = json_object_get(side, "mean"),
 	       *sd = json_object_get(side, "stddev");
+	const char *unit = unit_of(metric ? metric : "");
+	double v = json_number_value(m);
+	char s[48];
 
 	if (!json_is_number(m)) {
 		buf_adds(b, "-");
 		return;
 	}
-	buf_addf(b, "%.4g", json_number_value(m));
+	if (unit[0] == '\0' && fabs(v) < 1000)
+		snprintf(s, sizeof s, "%.4g", v);
+	else
+		unit_si(s, sizeof s, v, unit);
+	buf_adds(b, "<span class=\"nw\">");
+	html_text(b, s);
+	buf_adds(b, "</span>");
 	if (json_is_number(sd) && json_number_value(m) != 0)
 		buf_addf(b, " &plusmn; %.0f%%",
 			 100 * fabs(json_number_value(sd) /
@@ -214,11 +225,13 @@ metric_rows(struct buf *b, json_t *metrics, bool kpis)
 		buf_adds(b, "<tr class=\"");
 		html_attr(b, v);
 		buf_adds(b, "\"><td class=\"num\">");
-		side_cell(b, json_object_get(m, "base"));
+		side_cell(b, rjson_get_str(m, "metric"),
+			  json_object_get(m, "base"));
 		buf_adds(b, "</td><td class=\"num\">");
 		page_pct(b, json_object_get(m, "change_pct"));
 		buf_adds(b, "</td><td class=\"num\">");
-		side_cell(b, json_object_get(m, "head"));
+		side_cell(b, rjson_get_str(m, "metric"),
+			  json_object_get(m, "head"));
 		buf_adds(b, "</td><td>");
 		html_text(b, v);
 		buf_adds(b, "</td><td class=\"num\">");
