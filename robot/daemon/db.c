@@ -389,14 +389,18 @@ db_on_drive(evutil_socket_t fd, short what, void *arg)
 			while (db->head != NULL) {
 				struct db_query *q = db->head;
 
+				/* (taken off whole first: its callback may
+				 * queue another, which this loop fails too) */
 				db->head = q->next;
+				if (db->head == NULL)
+					db->tail = NULL;
+				q->next = NULL;
 				db->queued--;
 				query_finish(q, NULL, "08006",
 					     db->error ? db->error
 						       : "database down",
 					     NULL);
 			}
-			db->tail = NULL;
 			return;
 		}
 	}
@@ -483,6 +487,9 @@ db_free(struct db *db)
 		struct db_query *q = db->head;
 
 		db->head = q->next;
+		if (db->head == NULL)
+			db->tail = NULL;
+		q->next = NULL;
 		query_finish(q, NULL, "57P01", "robotd is stopping", NULL);
 	}
 	event_free(db->drive);

@@ -137,10 +137,14 @@ health_on_reference(const char *text, const struct problem *p, void *arg)
 	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *r;
 	size_t i;
 
-	if (p != NULL)
+	if (p != NULL) {
+		/* the database failed: no canary either, this time */
 		log_warnx("health: cannot give idle boxes their reference "
 			  "runs: %s",
 			  p->message);
+		drain_claimed(h->w, NULL, 0, true);
+		return;
+	}
 	json_array_foreach(j, i, r)
 	{
 		log_info("health: box %s idle for %ds: a reference run of %s "
