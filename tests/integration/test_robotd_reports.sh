@@ -117,7 +117,7 @@ YAML
 # (INNOCENT, BAD) that confirms BAD), and the report names BAD against
 # its parent.
 robot tree add demo --url "$T/demo" --branch master --base v1.0 --job "$T/dd.yaml" \
-	--tbox-group rt --runs 3 --max-runs 6 --poll 5 >/dev/null 2>&1
+	--tbox-group rt --runs 3 --max-runs 10 --poll 5 >/dev/null 2>&1
 head_is() { [ "$(sql "SELECT sha FROM tree_heads WHERE tree = '$1' AND branch = 'master'")" = "$2" ]; }
 wait_for 30 head_is demo "$(git -C "$T/demo" rev-parse master)"
 INNOCENT=$("$SRC/scripts/make-demo-tree" --next "$T/demo")
