@@ -174,6 +174,14 @@ stop() {
 	wait_for 30 sh -c "! kill -0 $1 2>/dev/null"
 }
 
+# kill9 PID: SIGKILL, and wait until it is gone: a robotd under ASan on a
+# busy machine takes a while to die, and until it has, its lock on the
+# state directory keeps a new robotd from starting there.
+kill9() {
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
 # token KIND NAME: a new token (robotd's token command).
 token() {
 	"$ROBOTD" --config "$T/robotd.yaml" token create --kind "$1" --name "$2" 2>/dev/null

@@ -61,8 +61,7 @@ B=$(bisection_of lin)
 # 3. robotd is killed -9 once the bisection is under way; started again,
 # it resumes, and the bisection finishes once.
 wait_for 120 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM bisect_steps WHERE bisection = $B AND kind = 'mid'\")\" -ge 2 ]"
-kill -9 "$PID_d"
-wait "$PID_d" 2>/dev/null
+kill9 "$PID_d"
 simbox_stop s1
 steps_before=$(steps_of "$B")
 state_before=$(sql "SELECT state FROM bisections WHERE id = $B")

@@ -55,7 +55,7 @@ rm -f "$T/stop"
 SP=$!
 PIDS="$PIDS $SP"
 sleep 3
-kill -9 "$PID_d"
+kill9 "$PID_d"
 sleep 1
 touch "$T/stop"
 wait "$SP"

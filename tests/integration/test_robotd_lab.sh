@@ -117,7 +117,7 @@ check $(once "$S"; echo $?) "still one result"
 # kill -9 robotd mid-campaign, restart it.
 S=$(submit quick --commit $(sha dddd) --commit $(sha eeee) --repeat 3)
 wait_for 60 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM jobs WHERE submission = $S AND state = 'done'\")\" -ge 1 ]"
-kill -9 "$PID_d"
+kill9 "$PID_d"
 sleep 3
 port=${URL_d##*:}
 start_robotd d --config "$T/robotd.yaml" --listen "127.0.0.1:$port"
