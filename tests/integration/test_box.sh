@@ -399,7 +399,7 @@ check $? "a run provisioned with the demo hook exits 0"
 py "$T/prov.json" "
 d = docs[0]; p = d['provision']
 assert d['status'] == 'ok', d['error']
-assert p['commit'] == '$head' and p['tunable vm.dirty_bytes'] == '8388608', p
+assert p['commit'] == '$head' and p['tunable vm.dirty_bytes'] == '1048576', p
 assert d['tree'] == 'demo' and d['commit'] == 'HEAD'
 "
 check $? "provision records the commit and its tunables"

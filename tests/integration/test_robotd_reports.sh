@@ -101,6 +101,13 @@ box_config "$bx"
 sed -i "s/^tbox_group: .*/tbox_group: rt/" "$T/$bx.yaml"
 echo "hook: $SRC/examples/demo/provision" >>"$T/$bx.yaml"
 start_box "$bx" "$U" "$(token box "$bx")"
+# 512 MiB and fdatasync (dd's size mode), not a runtime: on a fresh loop
+# image in /dev/shm, dd's first chunk in runtime mode takes 250 MB/s or
+# 1-4 GB/s as it happens (about every other run), at either end, which
+# left the demo's regression inconclusive at 10 rounds in CI.  In size
+# mode v1.0 measured 2.1-2.4 GB/s, and 1.0-1.4 beside two CPU hogs; the
+# writeback commit (1 MiB of dirty memory) 0.13 and 0.11-0.12
+# (docs/testing.md).
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
 testcase: dd-write
@@ -108,11 +115,11 @@ category: benchmark
 disk: 1LOOP_1G
 fs: xfs
 nr_threads: 1dd
-runtime: 3s
 sysctl:
   sc_dirty_ratio: 40
 dd:
   bs: 1M
+  size: 512M
 YAML
 # The range (v1.0, BAD] holds two commits: robotd bisects it before it
 # mails (the runs are there already: INNOCENT's, then the pair
@@ -337,7 +344,7 @@ before=$(ls "$T/mail/new" | wc -l)
 rm -f "$T/mail.holding"
 robot subscribe slow@robot.test >/dev/null 2>&1
 wait_for 20 test -e "$T/mail.holding"
-kill -9 "$PID_d"
+kill9 "$PID_d"
 start_robotd d --config "$T/robotd.yaml"
 U=$URL_d
 wait_for 60 sh -c "[ \$(ls '$T/mail/new' | wc -l) -ge $((before + 2)) ]"
