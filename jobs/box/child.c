@@ -87,7 +87,11 @@ child_signals_read(int *sig)
 	return stop || stop_signal != 0;
 }
 
-/* In the child: its own group, death with the parent, default signals. */
+/* In the child: its own group, death with the parent, default signals.
+ * Every signal, not only those robot-box handles (exec resets those):
+ * an ignored one stays ignored across exec, and robot-box started as a
+ * shell's background job ignores SIGINT, with which dd is stopped at
+ * its runtime's end (GNU dd keeps an ignored SIGINT ignored). */
 static void
 child_setup(void)
 {
@@ -95,7 +99,9 @@ child_setup(void)
 
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	signal(SIGPIPE, SIG_DFL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
