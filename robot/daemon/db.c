@@ -371,6 +371,20 @@ dbc_connect(struct dbc *c)
 	dbc_events(c, p == PGRES_POLLING_WRITING);
 }
 
+/* The queue's first query, taken off it whole. */
+static struct db_query *
+queue_pop(struct db *db)
+{
+	struct db_query *q = db->head;
+
+	db->head = q->next;
+	if (db->head == NULL)
+		db->tail = NULL;
+	q->next = NULL;
+	db->queued--;
+	return q;
+}
+
 static void
 db_on_drive(evutil_socket_t fd, short what, void *arg)
 {
@@ -386,21 +400,13 @@ db_on_drive(evutil_socket_t fd, short what, void *arg)
 			connecting = connecting ||
 				     db->conns[i].state == DBC_CONNECTING;
 		if (!connecting) {
-			while (db->head != NULL) {
-				struct db_query *q = db->head;
-
-				/* (taken off whole first: its callback may
-				 * queue another, which this loop fails too) */
-				db->head = q->next;
-				if (db->head == NULL)
-					db->tail = NULL;
-				q->next = NULL;
-				db->queued--;
-				query_finish(q, NULL, "08006",
+			/* (each taken off whole first: its callback may
+			 * queue another, which this loop fails too) */
+			while (db->head != NULL)
+				query_finish(queue_pop(db), NULL, "08006",
 					     db->error ? db->error
 						       : "database down",
 					     NULL);
-			}
 			return;
 		}
 	}
@@ -410,11 +416,7 @@ db_on_drive(evutil_socket_t fd, short what, void *arg)
 
 		if (c->state != DBC_IDLE)
 			continue;
-		q = db->head;
-		db->head = q->next;
-		if (db->head == NULL)
-			db->tail = NULL;
-		db->queued--;
+		q = queue_pop(db);
 		if (!PQsendQueryParams(c->conn, q->sql, q->nparams, NULL,
 				       (const char *const *)q->params, NULL,
 				       NULL, q->binary ? 1 : 0)) {
@@ -483,15 +485,9 @@ db_free(struct db *db)
 			query_finish(c->q, NULL, "57P01", "robotd is stopping",
 				     NULL);
 	}
-	while (db->head != NULL) {
-		struct db_query *q = db->head;
-
-		db->head = q->next;
-		if (db->head == NULL)
-			db->tail = NULL;
-		q->next = NULL;
-		query_finish(q, NULL, "57P01", "robotd is stopping", NULL);
-	}
+	while (db->head != NULL)
+		query_finish(queue_pop(db), NULL, "57P01", "robotd is stopping",
+			     NULL);
 	event_free(db->drive);
 	free(db->conns);
 	free(db->conninfo);
