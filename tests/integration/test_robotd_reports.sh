@@ -101,13 +101,8 @@ box_config "$bx"
 sed -i "s/^tbox_group: .*/tbox_group: rt/" "$T/$bx.yaml"
 echo "hook: $SRC/examples/demo/provision" >>"$T/$bx.yaml"
 start_box "$bx" "$U" "$(token box "$bx")"
-# 512 MiB and fdatasync (dd's size mode), not a runtime: on a fresh loop
-# image in /dev/shm, dd's first chunk in runtime mode takes 250 MB/s or
-# 1-4 GB/s as it happens (about every other run), at either end, which
-# left the demo's regression inconclusive at 10 rounds in CI.  In size
-# mode v1.0 measured 2.1-2.4 GB/s, and 1.0-1.4 beside two CPU hogs; the
-# writeback commit (1 MiB of dirty memory) 0.13 and 0.11-0.12
-# (docs/testing.md).
+# dd of 512 MiB with fdatasync, not for a runtime: runtime-mode dd on
+# these machines swings 3-10x between runs (docs/testing.md).
 cat >"$T/dd.yaml" <<'YAML'
 suite: dd-write
 testcase: dd-write
