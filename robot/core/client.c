@@ -1,6 +1,11 @@
 /*
- * client.c: libcurl's easy interface.
+ * client.c: libcurl's easy interface, loaded when the first request is
+ * made.  libcurl and the 30 libraries it needs cost every process that
+ * links them about 450 page faults and 6 ms before main(); most robot
+ * commands (compare, split) never talk to a server, and robot-box run
+ * does not either (docs/analysis.md, "Comparison speed").
  */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +21,73 @@
 #include "robot/core/banned.h"
 
 static bool (*client_cancel)(void);
+
+/* The functions of libcurl used here, typed from curl.h. */
+static struct {
+	__typeof__(curl_global_init) *global_init;
+	__typeof__(curl_easy_init) *easy_init;
+	__typeof__(curl_easy_setopt) *easy_setopt;
+	__typeof__(curl_easy_perform) *easy_perform;
+	__typeof__(curl_easy_getinfo) *easy_getinfo;
+	__typeof__(curl_easy_strerror) *easy_strerror;
+	__typeof__(curl_easy_cleanup) *easy_cleanup;
+	__typeof__(curl_slist_append) *slist_append;
+	__typeof__(curl_slist_free_all) *slist_free_all;
+} lc;
+
+/*
+ * Loads libcurl and its functions once; false, with *why, when it cannot
+ * be loaded.  Its sonames: OpenSSL's build, then GnuTLS's (Debian's
+ * libcurl4 and libcurl3-gnutls).
+ */
+static bool
+client_load(char **why)
+{
+	static const char *const names[] = {"libcurl.so.4",
+					    "libcurl-gnutls.so.4"};
+	static char *failed;
+	static bool loaded;
+	void *h = NULL;
+
+	if (loaded)
+		return true;
+	if (failed != NULL) {
+		*why = xstrdup(failed);
+		return false;
+	}
+	for (size_t i = 0; i < sizeof names / sizeof names[0] && h == NULL; i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		failed = xasprintf("cannot load libcurl (%s): install "
+				   "libcurl4",
+				   dlerror());
+		*why = xstrdup(failed);
+		return false;
+	}
+#define CLIENT_SYM(f, name)                                                    \
+	do {                                                                   \
+		*(void **)&lc.f = dlsym(h, name);                              \
+		if (lc.f == NULL) {                                            \
+			failed =                                               \
+				xasprintf("libcurl has no %s: too old", name); \
+			*why = xstrdup(failed);                                \
+			return false;                                          \
+		}                                                              \
+	} while (0)
+	CLIENT_SYM(global_init, "curl_global_init");
+	CLIENT_SYM(easy_init, "curl_easy_init");
+	CLIENT_SYM(easy_setopt, "curl_easy_setopt");
+	CLIENT_SYM(easy_perform, "curl_easy_perform");
+	CLIENT_SYM(easy_getinfo, "curl_easy_getinfo");
+	CLIENT_SYM(easy_strerror, "curl_easy_strerror");
+	CLIENT_SYM(easy_cleanup, "curl_easy_cleanup");
+	CLIENT_SYM(slist_append, "curl_slist_append");
+	CLIENT_SYM(slist_free_all, "curl_slist_free_all");
+#undef CLIENT_SYM
+	lc.global_init(CURL_GLOBAL_DEFAULT);
+	loaded = true;
+	return true;
+}
 
 void
 client_set_cancel(bool (*cancel)(void))
@@ -47,20 +119,17 @@ client_request(const char *method, const char *url, const char *token,
 	       const char *body, size_t len, double timeout,
 	       struct client_resp *r)
 {
-	static bool inited;
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *hdrs = NULL;
 	struct buf b;
 	CURL *c;
 	CURLcode rc;
 
-	if (!inited) {
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-		inited = true;
-	}
 	memset(r, 0, sizeof *r);
+	if (!client_load(&r->error))
+		return false;
 	buf_init(&b);
-	c = curl_easy_init();
+	c = lc.easy_init();
 	if (c == NULL) {
 		r->error = xstrdup("cannot start libcurl");
 		return false;
@@ -68,47 +137,44 @@ client_request(const char *method, const char *url, const char *token,
 	if (token != NULL) {
 		char *h = xasprintf("Authorization: Bearer %s", token);
 
-		hdrs = curl_slist_append(hdrs, h);
+		hdrs = lc.slist_append(hdrs, h);
 		free(h);
 	}
-	hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
-	hdrs = curl_slist_append(hdrs, "Expect:");
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, client_on_data);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	hdrs = lc.slist_append(hdrs, "Content-Type: application/json");
+	hdrs = lc.slist_append(hdrs, "Expect:");
+	lc.easy_setopt(c, CURLOPT_URL, url);
+	lc.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	lc.easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	lc.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	lc.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+	lc.easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
+	lc.easy_setopt(c, CURLOPT_WRITEFUNCTION, client_on_data);
+	lc.easy_setopt(c, CURLOPT_WRITEDATA, &b);
+	lc.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	lc.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (client_cancel != NULL) {
 		/* libcurl calls it about once a second, also while idle. */
-		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION,
-				 client_on_progress);
+		lc.easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+		lc.easy_setopt(c, CURLOPT_XFERINFOFUNCTION, client_on_progress);
 	}
 	if (body != NULL) {
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
-				 (curl_off_t)len);
+		lc.easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		lc.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	} else if (strcmp(method, "POST") == 0) {
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
+		lc.easy_setopt(c, CURLOPT_POSTFIELDS, "");
 	}
-	rc = curl_easy_perform(c);
+	rc = lc.easy_perform(c);
 	if (rc == CURLE_OK) {
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+		lc.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	} else {
-		r->error =
-			xasprintf("%s: %s", url,
-				  errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		r->error = xasprintf("%s: %s", url,
+				     errbuf[0] ? errbuf : lc.easy_strerror(rc));
 	}
 	buf_addc(&b, '\0');
 	r->len = b.len - 1;
 	r->body = buf_detach(&b);
-	curl_slist_free_all(hdrs);
-	curl_easy_cleanup(c);
+	lc.slist_free_all(hdrs);
+	lc.easy_cleanup(c);
 	return rc == CURLE_OK;
 }
 
@@ -152,16 +218,26 @@ client_resp_error(const struct client_resp *r)
 	return buf_detach(&b);
 }
 
+/* As curl_easy_escape(): every byte but RFC 3986's unreserved as %XX. */
 char *
 client_escape(const char *s)
 {
-	char *e = curl_easy_escape(NULL, s, 0), *out;
+	static const char hex[] = "0123456789ABCDEF";
+	struct buf b;
 
-	if (e == NULL)
-		return xstrdup("");
-	out = xstrdup(e);
-	curl_free(e);
-	return out;
+	buf_init(&b);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p) != NULL) {
+			buf_addc(&b, (char)*p);
+		} else {
+			buf_addc(&b, '%');
+			buf_addc(&b, hex[*p >> 4]);
+			buf_addc(&b, hex[*p & 15]);
+		}
+	}
+	buf_addc(&b, '\0');
+	return buf_detach(&b);
 }
 
 void

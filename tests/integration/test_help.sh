@@ -13,7 +13,7 @@ check() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
 }
-echo "1..12"
+echo "1..13"
 
 # help CMD...: CMD --help exits 0, with "usage: NAME" on stdout and
 # nothing on stderr.
@@ -80,4 +80,13 @@ printf 'suite: fsmark\ntestcase: fsmark\ndisk: 1LOOP_1G\nfs: xfs\nfsmark:\n  fil
 rc=$?
 check $([ $rc = 0 ] && ! grep -q "//" "$T/out" && ls "$T/o/new/dir/"*.yaml >/dev/null 2>&1; echo $?) \
 	"robot split -o makes missing folders and prints no // ($rc)"
+
+# libcurl (30 libraries, about 450 page faults to map) is loaded only by
+# the commands that talk to robotd, when they do (issue 33).
+LD_DEBUG=libs "$ROBOT" compare --min-effect 5 --base "$T/none" --head "$T/none" >"$T/out" 2>&1
+LD_DEBUG=libs "$ROBOT" status --server http://127.0.0.1:1 >"$T/out2" 2>&1
+rc=$?
+check $(! grep -q "libcurl" "$T/out" && grep -q "calling init: .*libcurl" "$T/out2" &&
+	[ $rc = 1 ] && grep -q "^robot: http://127.0.0.1:1/api/status: .*onnect" "$T/out2"; echo $?) \
+	"robot compare does not load libcurl; robot status loads it and says why it got no answer ($rc)"
 exit $((failed > 0))
