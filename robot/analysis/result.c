@@ -350,7 +350,6 @@ result_load_file(const char *path, struct result_names *names,
 	char *buf;
 	size_t len = 0;
 	ssize_t got;
-	bool ok;
 	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
@@ -370,7 +369,7 @@ result_load_file(const char *path, struct result_names *names,
 	}
 	/* Read whole (a file may grow while read: no more than the limit)
 	 * and parsed from the buffer. */
-	buf = xmalloc((size_t)st.st_size + 1);
+	buf = result_names_file_buffer(names, (size_t)st.st_size);
 	while (len < (size_t)st.st_size &&
 	       (got = read(fd, buf + len, (size_t)st.st_size - len)) != 0) {
 		if (got == -1 && errno == EINTR)
@@ -379,16 +378,13 @@ result_load_file(const char *path, struct result_names *names,
 			errlist_error(el, path, 0, "cannot read: %s",
 				      strerror(errno));
 			close(fd);
-			free(buf);
 			return false;
 		}
 		len += (size_t)got;
 	}
 	close(fd);
 	buf[len] = '\0';
-	ok = result_read(path, buf, len, names, v, n, el);
-	free(buf);
-	return ok;
+	return result_read(path, buf, len, names, v, n, el);
 }
 
 static int

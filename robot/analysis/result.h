@@ -107,6 +107,9 @@ struct result_names *result_names_new(void);
 void result_names_free(struct result_names *t);
 /* How many names it holds. */
 size_t result_names_count(const struct result_names *t);
+/* A buffer of len + 1 bytes that the files of the load are read into,
+ * one after another: the same memory each time, touched once. */
+char *result_names_file_buffer(struct result_names *t, size_t len);
 
 /*
  * Reads the result documents in buf (len bytes; buf[len] must be '\0'),

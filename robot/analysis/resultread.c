@@ -48,6 +48,8 @@ struct result_names {
 	const struct name_entry **hint; /* the previous document's order */
 	size_t nhint, caphint;
 	unsigned stamp; /* of the document being read */
+	char *file;     /* the files of the load are read here, in turn */
+	size_t filecap;
 };
 
 struct result_names *
@@ -75,7 +77,19 @@ result_names_free(struct result_names *t)
 	}
 	free(t->slots);
 	free(t->hint);
+	free(t->file);
 	free(t);
+}
+
+char *
+result_names_file_buffer(struct result_names *t, size_t len)
+{
+	if (len + 1 > t->filecap) {
+		free(t->file);
+		t->filecap = len + 1;
+		t->file = xmalloc(t->filecap);
+	}
+	return t->file;
 }
 
 size_t

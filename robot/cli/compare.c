@@ -623,8 +623,10 @@ cmd_compare(int argc, char **argv)
 	status = compare_parse(argc, argv, &a, &el);
 	if (status == -1 && a.series != NULL)
 		status = compare_server(&a);
-	if (status == -1)
+	if (status == -1) {
+		xmalloc_bulk_process();
 		status = compare_load(&a, &base, &nbase, &head, &nhead, &el);
+	}
 	if (status == -1) {
 		series_group(base, nbase, head, nhead, &set);
 		status = compare_print(&a, &set, &el);
