@@ -127,6 +127,9 @@ struct compared {
 	struct web *w;
 	char *series, *base, *head;
 	char **resolving; /* RESOLVING: &base or &head; NULL after */
+	/* Each side is resolved once: a run stored before submits resolved
+	 * commits may carry a short one, which resolves to itself. */
+	bool base_resolved, head_resolved;
 	struct analysis_ask ask_copy;
 	bool asked;
 	json_t *answer;
@@ -225,6 +228,10 @@ findings_on_resolved(const char *text, const struct problem *p, void *arg)
 	}
 	free(*c->resolving);
 	*c->resolving = xstrdup(sha);
+	if (c->resolving == &c->base)
+		c->base_resolved = true;
+	else
+		c->head_resolved = true;
 	json_decref(j);
 	compared_resolve(c);
 }
@@ -233,9 +240,10 @@ findings_on_resolved(const char *text, const struct problem *p, void *arg)
 static void
 compared_resolve(struct compared *c)
 {
-	c->resolving = !resolve_is_sha(c->base)   ? &c->base
-		       : !resolve_is_sha(c->head) ? &c->head
-						  : NULL;
+	c->resolving = !c->base_resolved && !resolve_is_sha(c->base) ? &c->base
+		       : !c->head_resolved && !resolve_is_sha(c->head)
+			       ? &c->head
+			       : NULL;
 	if (c->resolving != NULL) {
 		store_series_commit(c->w->d.store, c->series, *c->resolving,
 				    findings_on_resolved, c);
