@@ -151,7 +151,7 @@ static void
 findings_on_values(const char *text, const struct problem *p, void *arg)
 {
 	struct compared *c = arg;
-	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+	json_t *v = text ? json_loads(text, 0, NULL) : NULL, *answer;
 
 	if (p != NULL) {
 		c->cb(NULL, p, c->arg);
@@ -163,7 +163,13 @@ findings_on_values(const char *text, const struct problem *p, void *arg)
 				json_is_object(vals) ? vals : json_object());
 		json_object_set(c->answer, "runs",
 				json_is_object(runs) ? runs : json_object());
-		c->cb(json_incref(c->answer), NULL, c->arg);
+		/* the answer alone holds what it took of v from here: it may
+		 * be written on another thread */
+		json_decref(v);
+		v = NULL;
+		answer = c->answer;
+		c->answer = NULL;
+		c->cb(answer, NULL, c->arg);
 	}
 	json_decref(v);
 	compared_free(c);
@@ -274,10 +280,20 @@ findings_compare_values(struct web *w, const char *series, const char *base,
 	compared_resolve(c);
 }
 
+/* GET /api/compare's: the answer of every metric may be megabytes of
+ * JSON, written off the loop. */
+struct api_compare {
+	struct web *w;
+	struct http_req *req;
+};
+
 static void
 findings_on_api_compared(json_t *answer, const struct problem *p, void *arg)
 {
-	web_reply(arg, 200, answer, p);
+	struct api_compare *x = arg;
+
+	web_reply_off_loop(x->w, x->req, 200, answer, p);
+	free(x);
 }
 
 /* GET /api/compare's options: ?method=robust|lkp, &min_effect=PCT,
@@ -329,6 +345,7 @@ findings_compare(struct web *w, struct http_req *req,
 {
 	const char *series, *base, *head;
 	struct analysis_ask ask;
+	struct api_compare *x;
 
 	(void)call;
 	if (!web_name_arg(req, "series", 0, NAME_SERIES, &series) ||
@@ -343,8 +360,11 @@ findings_compare(struct web *w, struct http_req *req,
 				     NULL);
 		return;
 	}
+	x = xcalloc(1, sizeof *x);
+	x->w = w;
+	x->req = req;
 	findings_compare_values(w, series, base, head, &ask,
-				findings_on_api_compared, req);
+				findings_on_api_compared, x);
 }
 
 void

@@ -388,9 +388,11 @@ router_new(const struct web_deps *d, char **err)
 				   ROUTER_CONNECTION_MEMORY};
 
 	r->w.d = *d;
+	r->w.writer = worker_new(d->base);
 	r->httpd = httpd_new(d->base, &ho, router_on_request, router_body_limit,
 			     r, err);
 	if (r->httpd == NULL) {
+		worker_free(r->w.writer);
 		free(r);
 		return NULL;
 	}
@@ -409,6 +411,7 @@ router_free(struct router *r)
 {
 	if (r == NULL)
 		return;
+	worker_free(r->w.writer); /* its answers given, before the httpd goes */
 	httpd_free(r->httpd);
 	free(r);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
@@ -29,6 +30,52 @@ web_reply(struct http_req *req, int status, json_t *answer,
 	} else {
 		http_req_reply_json(req, status, answer);
 	}
+}
+
+/* An answer being written off the loop. */
+struct written {
+	struct http_req *req;
+	int status;
+	json_t *answer;
+	char *text;
+};
+
+static void
+written_work(void *arg)
+{
+	struct written *x = arg;
+
+	x->text = rjson_dumps(x->answer, JSON_COMPACT);
+	json_decref(x->answer);
+	x->answer = NULL;
+}
+
+static void
+written_done(void *arg)
+{
+	struct written *x = arg;
+
+	http_req_reply(x->req, x->status, "application/json", x->text,
+		       strlen(x->text));
+	free(x->text);
+	free(x);
+}
+
+void
+web_reply_off_loop(struct web *w, struct http_req *req, int status,
+		   json_t *answer, const struct problem *p)
+{
+	struct written *x;
+
+	if (p != NULL || answer == NULL) {
+		web_reply(req, status, answer, p);
+		return;
+	}
+	x = xcalloc(1, sizeof *x);
+	x->req = req;
+	x->status = status;
+	x->answer = answer;
+	worker_run(w->writer, written_work, written_done, x);
 }
 
 bool

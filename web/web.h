@@ -24,6 +24,7 @@
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
 #include "robot/daemon/tokens.h"
+#include "robot/daemon/worker.h"
 #include "reporters/reporters.h"
 #include "web/httpd.h"
 
@@ -53,6 +54,9 @@ struct web {
 	/* The status query in flight, and who waits for it. */
 	bool status_asked;
 	struct web_waiter *status_waiting;
+	/* Writes the largest answers (a comparison of every metric) off
+	 * the loop: web_reply_off_loop(). */
+	struct worker *writer;
 };
 
 /* What a route's handler gets besides the request; valid during the
@@ -78,6 +82,10 @@ void web_reply_problem(struct http_req *req, const struct problem *p);
  * problem. */
 void web_reply(struct http_req *req, int status, json_t *answer,
 	       const struct problem *p);
+/* As web_reply(), the answer written on w->writer's thread: answer must
+ * hold nothing the loop still uses. */
+void web_reply_off_loop(struct web *w, struct http_req *req, int status,
+			json_t *answer, const struct problem *p);
 /*
  * The integer query argument name into *v (left alone when absent).
  * False after answering 400 when it is not a whole number in [lo, hi].

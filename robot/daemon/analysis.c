@@ -81,6 +81,7 @@ struct analysis {
 	const struct settings *set;
 	struct direction_table *dt; /* read by the worker only */
 	unsigned long long count;
+	int asks_making; /* asks SIZING, VALUES or COMPARING */
 };
 
 static const char *
@@ -452,12 +453,20 @@ static const struct drain_ops analysis_ops = {
  * A comparison asked for (GET /api/compare), a state machine:
  *
  *   STORED     the pair's stored comparison, if analysis made one
- *   VALUES     else the values of both sides, to compare now
- *   COMPARING  on the worker thread
+ *   SIZING     else, when fewer than compare_max_running others are
+ *              being made (429 else), how many values it would read:
+ *              413 over compare_max_values
+ *   VALUES     the values of both sides, to compare now
+ *   COMPARING  on the worker thread, which also makes the answer
  *   DONE       answered; freed after the loop iteration
+ *
+ * A comparison made on request reads every value of both sides and holds
+ * them, and its answer, at once: the two limits bound robotd's memory and
+ * its worker's queue however many clients ask (issue 28).
  */
 enum ask_state {
 	ASK_STORED,
+	ASK_SIZING,
 	ASK_VALUES,
 	ASK_COMPARING,
 	ASK_DONE,
@@ -469,6 +478,8 @@ struct ask {
 	char *series, *base, *head;
 	struct analysis_ask ask; /* how to compare */
 	struct pair_work *work;
+	bool making;    /* counted in asks_making */
+	json_t *answer; /* made on the worker */
 	analysis_cb cb;
 	void *arg;
 };
@@ -479,6 +490,7 @@ ask_free(void *arg)
 	struct ask *k = arg;
 
 	pair_work_free(k->work);
+	json_decref(k->answer);
 	free(k->series);
 	free(k->base);
 	free(k->head);
@@ -490,6 +502,9 @@ static void
 ask_finish(struct ask *k, json_t *answer, const struct problem *p)
 {
 	log_debug("compare %s %s..%s: -> done", k->series, k->base, k->head);
+	if (k->making)
+		k->a->asks_making--;
+	k->making = false;
 	k->state = ASK_DONE;
 	k->cb(answer, p, k->arg);
 	drain_defer(k->a->base, ask_free, k);
@@ -500,7 +515,7 @@ ask_on_compared(void *arg)
 {
 	struct ask *k = arg;
 	struct pair_work *w = k->work;
-	json_t *answer, *cj;
+	json_t *answer;
 
 	if (w->verdict == NULL) {
 		struct problem *p = problem_new(PROBLEM_INTERNAL, NULL,
@@ -519,26 +534,44 @@ ask_on_compared(void *arg)
 		problem_free(p);
 		return;
 	}
-	cj = json_loads(w->comparison, 0, NULL);
-	answer = json_pack(
-		"{s:s, s:s, s:s, s:s, s:o, s:i, s:b, s:o, s:s}", "series",
-		k->series, "base", k->base, "head", k->head, "verdict",
-		w->verdict, "kpi", w->kpi ? json_string(w->kpi) : json_null(),
-		"runs", w->runs, "stored", 0, "comparison",
-		cj ? cj : json_null(), "table", w->table ? w->table : "");
+	answer = k->answer;
+	k->answer = NULL;
 	ask_finish(k, answer, NULL);
 }
 
-/* On the worker thread: reads the binary values and compares them. */
+/* On the worker thread: reads the binary values, compares them and
+ * makes the answer (parsing a comparison of 20,000 metrics takes the
+ * loop's time otherwise); the values are freed as soon as they are
+ * compared. */
 static void
 ask_compare_work(void *arg)
 {
 	struct ask *k = arg;
 	struct pair_work *w = k->work;
+	json_t *cj;
 
-	if (store_values_read(w->values, k->base, k->head, &w->in, &w->cols,
-			      &w->ncols, &w->block))
-		pair_compare(w);
+	if (!store_values_read(w->values, k->base, k->head, &w->in, &w->cols,
+			       &w->ncols, &w->block))
+		return;
+	pair_compare(w);
+	free(w->block);
+	free(w->cols);
+	store_values_free(w->values);
+	w->block = NULL;
+	w->cols = NULL;
+	w->ncols = 0;
+	w->values = NULL;
+	if (w->verdict == NULL || strcmp(w->verdict, "failed") == 0)
+		return;
+	cj = json_loads(w->comparison, 0, NULL);
+	free(w->comparison);
+	w->comparison = NULL;
+	k->answer = json_pack(
+		"{s:s, s:s, s:s, s:s, s:o, s:i, s:b, s:o, s:s}", "series",
+		k->series, "base", k->base, "head", k->head, "verdict",
+		w->verdict, "kpi", w->kpi ? json_string(w->kpi) : json_null(),
+		"runs", w->runs, "stored", 0, "comparison",
+		cj ? cj : json_null(), "table", w->table ? w->table : "");
 }
 
 static void
@@ -566,6 +599,58 @@ ask_on_values(struct store_values *v, const struct problem *p, void *arg)
 }
 
 static void
+ask_on_size(const char *text, const struct problem *p, void *arg)
+{
+	struct ask *k = arg;
+	long long n = text != NULL ? strtoll(text, NULL, 10) : 0;
+	struct problem *q;
+
+	if (p != NULL) {
+		ask_finish(k, NULL, p);
+		return;
+	}
+	if (n > k->a->set->compare_max_values) {
+		q = problem_new(PROBLEM_TOO_LARGE, NULL,
+				"comparing %s at %.12s and %.12s reads %lld "
+				"values (metrics x runs), over this robotd's "
+				"compare_max_values (%d): fetch the runs with "
+				"robot results and compare the files with "
+				"robot compare",
+				k->series, k->base, k->head, n,
+				k->a->set->compare_max_values);
+		ask_finish(k, NULL, q);
+		problem_free(q);
+		return;
+	}
+	k->state = ASK_VALUES;
+	store_pair_columns(k->a->store, k->series, k->base, k->head,
+			   ask_on_values, k);
+}
+
+/* SIZING, or 429 while compare_max_running others are being made. */
+static void
+ask_size(struct ask *k)
+{
+	struct problem *q;
+
+	if (k->a->asks_making >= k->a->set->compare_max_running) {
+		q = problem_new(PROBLEM_BUSY, NULL,
+				"%d comparisons are being made (this robotd's "
+				"compare_max_running): ask again in a few "
+				"seconds",
+				k->a->asks_making);
+		ask_finish(k, NULL, q);
+		problem_free(q);
+		return;
+	}
+	k->a->asks_making++;
+	k->making = true;
+	k->state = ASK_SIZING;
+	store_pair_size(k->a->store, k->series, k->base, k->head, ask_on_size,
+			k);
+}
+
+static void
 ask_on_stored(const char *text, const struct problem *p, void *arg)
 {
 	struct ask *k = arg;
@@ -583,9 +668,7 @@ ask_on_stored(const char *text, const struct problem *p, void *arg)
 		ask_finish(k, j, NULL);
 		return;
 	}
-	k->state = ASK_VALUES;
-	store_pair_columns(k->a->store, k->series, k->base, k->head,
-			   ask_on_values, k);
+	ask_size(k);
 }
 
 void
@@ -613,9 +696,7 @@ analysis_compare(struct analysis *a, const char *series, const char *base,
 		k->state = ASK_STORED;
 		store_pair(a->store, series, base, head, ask_on_stored, k);
 	} else {
-		k->state = ASK_VALUES;
-		store_pair_columns(a->store, series, base, head, ask_on_values,
-				   k);
+		ask_size(k);
 	}
 }
 

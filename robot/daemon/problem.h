@@ -16,6 +16,7 @@ enum problem_kind {
 	PROBLEM_NOT_FOUND = 404,   /* no such thing */
 	PROBLEM_CONFLICT = 409,    /* not in this state (an expired lease) */
 	PROBLEM_TOO_LARGE = 413,   /* over a size limit */
+	PROBLEM_BUSY = 429,        /* too many at once: try again soon */
 	PROBLEM_INTERNAL = 500,    /* a bug, logged */
 	PROBLEM_UNAVAILABLE = 503, /* the database is down; robotd stops */
 };

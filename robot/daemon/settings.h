@@ -72,6 +72,8 @@ struct settings {
 	int request_timeout;
 	int max_runs;
 	int analysis_claim;
+	int compare_max_running; /* comparisons made on request at once */
+	int compare_max_values;  /* the values one may read */
 	int tree_fetch_timeout;
 	char *smtp;      /* smtp://HOST:PORT; NULL: no mail goes out */
 	char *smtp_user; /* NULL: no login */

@@ -20,6 +20,8 @@ state_dir: $T/state
 lease_seconds: 60
 analysis_claim: 3
 max_runs: 10
+compare_max_running: 1
+compare_max_values: 2000
 smtp: smtp://127.0.0.1:$(cat "$T/smtp.port")
 mail_from: robot@robot.test
 webhook_secret: s3cret
@@ -30,7 +32,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 SUB=$(token submit alice)
 B1=$(token box b1)
-echo "1..27"
+echo "1..29"
 
 dd_job "$T/dd.yaml"
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
@@ -312,5 +314,34 @@ s=$(curl -s -m 20 -o "$T/legacy.json" -w '%{http_code}' "$U/api/compare?series=d
 check $([ "$s" = 200 ] && /usr/bin/python3 -c "import json; c = json.load(open('$T/legacy.json'))
 assert c['base'] == 'abcd0001' and c['head'] == 'abcd0002', c"; echo $?) \
 	"GET /api/compare of runs stored with short commits answers ($s)"
+
+# A comparison made on request holds every value of both sides: one over
+# compare_max_values (2,000 here) is a 413 that says what to do instead,
+# and one while compare_max_running (1 here) others are being made is a
+# 429, at once.  The first is held in SIZING by a lock on the values.
+WA=$(sha wide-a) WB=$(sha wide-b)
+sql "INSERT INTO jobs (submission, key, tbox_group, series, commit, job, state, run, runs)
+	SELECT $LSID, 'dd-write/wide', 'lab', 'dd-write/wide/lab', c, '{\"suite\": \"dd-write\"}', 'done', r, 3
+	FROM unnest(ARRAY['$WA', '$WB']) c, generate_series(1, 3) r" >/dev/null
+sql "INSERT INTO metric_values (series, commit, metric, vals, n, mean, stddev, min, max)
+	SELECT 'dd-write/wide/lab', c, 'proc-vmstat.m' || m, ARRAY[1, 2, 3]::float8[], 3, 2, 1, 1, 3
+	FROM unnest(ARRAY['$WA', '$WB']) c, generate_series(1, 400) m" >/dev/null
+s=$(curl -s -m 20 -o "$T/wide.json" -w '%{http_code}' "$U/api/compare?series=dd-write/wide/lab&base=$WA&head=$WB")
+check $([ "$s" = 413 ] && grep -q "reads 2400 values (metrics x runs), over this robotd's compare_max_values (2000): fetch the runs with robot results" "$T/wide.json"; echo $?) \
+	"a comparison over compare_max_values is refused before its values are read ($s $(head -c 300 "$T/wide.json"))"
+locked() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE relation = 'metric_values'::regclass AND mode = 'AccessExclusiveLock' AND granted")" = 1 ]; }
+sizing() { [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%sum(n)%'")" = 1 ]; }
+sql "BEGIN; LOCK TABLE metric_values IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(5); COMMIT" >/dev/null 2>&1 &
+LOCKER=$!
+wait_for 10 locked
+curl -s -m 60 -o "$T/held.json" -w '%{http_code}' "$U/api/compare?series=dd-write/legacy/lab&base=abcd0001&head=abcd0002&all=1" >"$T/held.code" &
+HELD=$!
+wait_for 10 sizing
+s=$(curl -s -m 20 -o "$T/busy.json" -w '%{http_code}' "$U/api/compare?series=dd-write/legacy/lab&base=abcd0001&head=abcd0002&min_effect=3")
+wait $HELD
+wait $LOCKER
+check $([ "$s" = 429 ] && grep -q "1 comparisons are being made (this robotd's compare_max_running): ask again in a few seconds" "$T/busy.json" &&
+	[ "$(cat "$T/held.code")" = 200 ]; echo $?) \
+	"a comparison asked while compare_max_running are being made is a 429; the one held answers when it can ($s $(cat "$T/held.code"))"
 sanitizer_clean
 exit $((failed > 0))

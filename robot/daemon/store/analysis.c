@@ -142,6 +142,18 @@ static const struct store_stmt pair_columns = {
 	"commit IN ($2, $3) ORDER BY 1, 2",
 	"sss", read_values, true};
 
+static const struct store_stmt pair_size = {
+	"SELECT coalesce(sum(n), 0)::text FROM metric_values WHERE series = "
+	"$1 AND commit IN ($2, $3)",
+	"sss", store_read_text, false};
+
+void
+store_pair_size(struct store *s, const char *series, const char *base,
+		const char *head, store_text_cb cb, void *arg)
+{
+	store_call(s, &pair_size, STORE_FN(cb), arg, series, base, head);
+}
+
 void
 store_pair_columns(struct store *s, const char *series, const char *base,
 		   const char *head, store_values_cb cb, void *arg)

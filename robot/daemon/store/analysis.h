@@ -70,6 +70,11 @@ void store_pair_done(struct store *s, const struct store_pair_done *d,
  * longer to print than robotd to compare).  cb gets them (its to free)
  * or the problem; store_values_read() reads them, on any thread.
  */
+/* How many values store_pair_columns() would read: the text of a
+ * number. */
+void store_pair_size(struct store *s, const char *series, const char *base,
+		     const char *head, store_text_cb cb, void *arg);
+
 struct store_values;
 typedef void (*store_values_cb)(struct store_values *v, const struct problem *p,
 				void *arg);
