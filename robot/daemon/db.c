@@ -33,6 +33,7 @@ struct db_query {
 	db_cb cb;
 	void *arg;
 	bool binary; /* the rows' values in binary, not text */
+	bool shared; /* one of the shared reads (db_query_flags()) */
 	struct db_query *next;
 };
 
@@ -68,12 +69,26 @@ struct db {
 	int nconns;
 	struct db_query *head, *tail;
 	size_t queued;
+	int shared_busy; /* shared reads on a connection */
+	int shared_max;  /* the most of them at once */
 	char *error;
 	struct event *drive; /* a deferred db_drive() */
 };
 
 static void dbc_connect(struct dbc *c);
 static void db_drive(struct db *db);
+
+/* The connection's query, taken off it. */
+static struct db_query *
+dbc_take(struct dbc *c)
+{
+	struct db_query *q = c->q;
+
+	c->q = NULL;
+	if (q != NULL && q->shared)
+		c->db->shared_busy--;
+	return q;
+}
 
 static const char *
 dbc_state_name(enum dbc_state s)
@@ -171,12 +186,8 @@ dbc_fail(struct dbc *c, const char *reason)
 		c->last = NULL;
 	}
 	dbc_set_state(c, DBC_DOWN);
-	if (c->q != NULL) {
-		struct db_query *q = c->q;
-
-		c->q = NULL;
-		query_finish(q, NULL, "08006", why, NULL);
-	}
+	if (c->q != NULL)
+		query_finish(dbc_take(c), NULL, "08006", why, NULL);
 	tv.tv_sec = (long)c->backoff;
 	tv.tv_usec = (long)((c->backoff - (double)tv.tv_sec) * 1e6);
 	evtimer_add(c->timer, &tv);
@@ -208,10 +219,9 @@ dbc_read_results(struct dbc *c)
 		r = PQgetResult(c->conn);
 		if (r == NULL) {
 			/* The query is complete. */
-			struct db_query *q = c->q;
+			struct db_query *q = dbc_take(c);
 			PGresult *last = c->last;
 
-			c->q = NULL;
 			c->last = NULL;
 			dbc_set_state(c, DBC_IDLE);
 			if (q != NULL && last != NULL &&
@@ -371,18 +381,43 @@ dbc_connect(struct dbc *c)
 	dbc_events(c, p == PGRES_POLLING_WRITING);
 }
 
-/* The queue's first query, taken off it whole. */
+/* The query after prev (the first when prev is NULL), taken off the
+ * queue whole. */
 static struct db_query *
-queue_pop(struct db *db)
+queue_take(struct db *db, struct db_query *prev)
 {
-	struct db_query *q = db->head;
+	struct db_query *q = prev != NULL ? prev->next : db->head;
 
-	db->head = q->next;
-	if (db->head == NULL)
-		db->tail = NULL;
+	if (prev != NULL)
+		prev->next = q->next;
+	else
+		db->head = q->next;
+	if (db->tail == q)
+		db->tail = prev;
 	q->next = NULL;
 	db->queued--;
 	return q;
+}
+
+static struct db_query *
+queue_pop(struct db *db)
+{
+	return queue_take(db, NULL);
+}
+
+/* The first query a connection may take: a shared read only while fewer
+ * than shared_max are on connections, so that the others always have
+ * one; NULL when none may.  *prev is the one before it. */
+static struct db_query *
+queue_next(struct db *db, struct db_query **prev)
+{
+	*prev = NULL;
+	for (struct db_query *q = db->head; q != NULL; q = q->next) {
+		if (!q->shared || db->shared_busy < db->shared_max)
+			return q;
+		*prev = q;
+	}
+	return NULL;
 }
 
 static void
@@ -412,11 +447,15 @@ db_on_drive(evutil_socket_t fd, short what, void *arg)
 	}
 	for (int i = 0; i < db->size && db->head != NULL; i++) {
 		struct dbc *c = &db->conns[i];
-		struct db_query *q;
+		struct db_query *q, *prev;
 
 		if (c->state != DBC_IDLE)
 			continue;
-		q = queue_pop(db);
+		if (queue_next(db, &prev) == NULL)
+			break;
+		q = queue_take(db, prev);
+		if (q->shared)
+			db->shared_busy++;
 		if (!PQsendQueryParams(c->conn, q->sql, q->nparams, NULL,
 				       (const char *const *)q->params, NULL,
 				       NULL, q->binary ? 1 : 0)) {
@@ -448,6 +487,8 @@ db_new(struct event_base *base, const char *conninfo, int size,
 	db->on_notify = on_notify;
 	db->notify_arg = notify_arg;
 	db->size = size;
+	/* a quarter kept for the rest, at least one (none of a pool of 1) */
+	db->shared_max = size > 1 ? size - (size / 4 > 1 ? size / 4 : 1) : 1;
 	db->nconns = size + (channel ? 1 : 0);
 	db->conns = xcalloc((size_t)db->nconns, sizeof *db->conns);
 	db->drive = event_new(base, -1, 0, db_on_drive, db);
@@ -498,11 +539,12 @@ db_free(struct db *db)
 
 static void
 enqueue(struct db *db, const char *sql, int nparams, const char *const *params,
-	bool binary, db_cb cb, void *arg)
+	int flags, db_cb cb, void *arg)
 {
 	struct db_query *q = xcalloc(1, sizeof *q);
 
-	q->binary = binary;
+	q->binary = (flags & DB_BINARY) != 0;
+	q->shared = (flags & DB_SHARED) != 0;
 	q->sql = xstrdup(sql);
 	q->nparams = nparams;
 	q->params = xcalloc((size_t)nparams + 1, sizeof *q->params);
@@ -523,14 +565,21 @@ void
 db_query(struct db *db, const char *sql, int nparams, const char *const *params,
 	 db_cb cb, void *arg)
 {
-	enqueue(db, sql, nparams, params, false, cb, arg);
+	enqueue(db, sql, nparams, params, 0, cb, arg);
+}
+
+void
+db_query_flags(struct db *db, const char *sql, int nparams,
+	       const char *const *params, int flags, db_cb cb, void *arg)
+{
+	enqueue(db, sql, nparams, params, flags, cb, arg);
 }
 
 void
 db_query_binary(struct db *db, const char *sql, int nparams,
 		const char *const *params, db_cb cb, void *arg)
 {
-	enqueue(db, sql, nparams, params, true, cb, arg);
+	enqueue(db, sql, nparams, params, DB_BINARY, cb, arg);
 }
 
 bool

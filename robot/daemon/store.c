@@ -180,10 +180,10 @@ store_call(struct store *s, const struct store_stmt *st, store_fn cb, void *arg,
 	va_end(ap);
 	c = xmalloc(sizeof *c);
 	*c = (struct store_call){st, cb, arg};
-	if (st->binary)
-		db_query_binary(s->db, st->sql, n, params, store_on_answer, c);
-	else
-		db_query(s->db, st->sql, n, params, store_on_answer, c);
+	db_query_flags(s->db, st->sql, n, params,
+		       (st->binary ? DB_BINARY : 0) |
+			       (st->shared ? DB_SHARED : 0),
+		       store_on_answer, c);
 }
 
 void

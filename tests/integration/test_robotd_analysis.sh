@@ -32,7 +32,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 SUB=$(token submit alice)
 B1=$(token box b1)
-echo "1..29"
+echo "1..30"
 
 dd_job "$T/dd.yaml"
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
@@ -331,17 +331,44 @@ check $([ "$s" = 413 ] && grep -q "reads 2400 values (metrics x runs), over this
 	"a comparison over compare_max_values is refused before its values are read ($s $(head -c 300 "$T/wide.json"))"
 locked() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE relation = 'metric_values'::regclass AND mode = 'AccessExclusiveLock' AND granted")" = 1 ]; }
 sizing() { [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%sum(n)%'")" = 1 ]; }
-sql "BEGIN; LOCK TABLE metric_values IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(5); COMMIT" >/dev/null 2>&1 &
+sql "BEGIN; LOCK TABLE metric_values IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(30); COMMIT" >/dev/null 2>&1 &
 LOCKER=$!
 wait_for 10 locked
 curl -s -m 60 -o "$T/held.json" -w '%{http_code}' "$U/api/compare?series=dd-write/legacy/lab&base=abcd0001&head=abcd0002&all=1" >"$T/held.code" &
 HELD=$!
 wait_for 10 sizing
 s=$(curl -s -m 20 -o "$T/busy.json" -w '%{http_code}' "$U/api/compare?series=dd-write/legacy/lab&base=abcd0001&head=abcd0002&min_effect=3")
+sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid()" >/dev/null
 wait $HELD
 wait $LOCKER
 check $([ "$s" = 429 ] && grep -q "1 comparisons are being made (this robotd's compare_max_running): ask again in a few seconds" "$T/busy.json" &&
 	[ "$(cat "$T/held.code")" = 200 ]; echo $?) \
 	"a comparison asked while compare_max_running are being made is a 429; the one held answers when it can ($s $(cat "$T/held.code"))"
+
+# Anonymous reads take a share of the database pool (8 here: 6 of it),
+# so that a crowd of them cannot hold every connection: with the
+# histories held by a lock, 12 readers wait on 6 connections and
+# /api/status still answers (before, all 8 waited, and status with
+# them until the lock went).
+HQ="%robot_series_history%"
+readers() { [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '$HQ'")" = "$1" ]; }
+sql "BEGIN; LOCK TABLE metric_values IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
+LOCKER=$!
+wait_for 10 locked
+RPIDS=""
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	curl -s -m 60 -o /dev/null -w '%{http_code}\n' "$U/api/series/$SERIES/history?metric=dd.write_bytes_per_sec" >>"$T/readers.codes" &
+	RPIDS="$RPIDS $!"
+done
+wait_for 10 readers 6
+s=$(curl -s -m 15 -o /dev/null -w '%{http_code}' "$U/api/status")
+held=$(kill -0 $LOCKER 2>/dev/null && echo held || echo gone)
+most=$(sql "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '$HQ'")
+sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()" >/dev/null
+wait $LOCKER
+# shellcheck disable=SC2086
+wait $RPIDS
+check $([ "$s" = 200 ] && [ $held = held ] && [ "$most" = 6 ] && [ "$(grep -c '^200$' "$T/readers.codes")" = 12 ]; echo $?) \
+	"12 anonymous readers held by a lock take 6 of 8 connections; /api/status answers meanwhile, and then they do ($s $held $most $(sort "$T/readers.codes" | uniq -c | tr -s ' \n' ' '))"
 sanitizer_clean
 exit $((failed > 0))

@@ -145,7 +145,7 @@ static const struct store_stmt pair_columns = {
 static const struct store_stmt pair_size = {
 	"SELECT coalesce(sum(n), 0)::text FROM metric_values WHERE series = "
 	"$1 AND commit IN ($2, $3)",
-	"sss", store_read_text, false};
+	"sss", store_read_text, false, .shared = true};
 
 void
 store_pair_size(struct store *s, const char *series, const char *base,
@@ -521,7 +521,7 @@ static const struct store_stmt pair = {
 	"'comparison', comparison, 'table', table_text) FROM pairs "
 	"WHERE series = $1 AND base = $2 AND head = $3 AND "
 	"comparison IS NOT NULL",
-	"sss", store_read_text, false};
+	"sss", store_read_text, false, .shared = true};
 
 void
 store_pair(struct store *s, const char *series, const char *base,
@@ -533,7 +533,7 @@ store_pair(struct store *s, const char *series, const char *base,
 static const struct store_stmt side_values = {
 	"SELECT robot_compare_extras($1, $2, $3, ARRAY(SELECT "
 	"json_array_elements_text($4::json)))",
-	"ssss", store_read_text, false};
+	"ssss", store_read_text, false, .shared = true};
 
 void
 store_side_values(struct store *s, const char *series, const char *base,
@@ -555,7 +555,7 @@ static const struct store_stmt regressions = {
 	"($3::timestamptz IS NULL OR updated >= $3::timestamptz) "
 	"AND ($4::text IS NULL OR kind = $4) ORDER BY id DESC LIMIT "
 	"$5::int) x",
-	"ssssl", store_read_text, false};
+	"ssssl", store_read_text, false, .shared = true};
 
 void
 store_regressions(struct store *s, const struct store_regressions_filter *f,

@@ -284,7 +284,7 @@ store_bisect_cancel(struct store *s, long long id, const char *by, bool admin,
 
 static const struct store_stmt bisections = {
 	"SELECT json_build_object('bisections', robot_bisections($1::int))",
-	"i", store_read_text, false};
+	"i", store_read_text, false, .shared = true};
 
 void
 store_bisections(struct store *s, int limit, store_text_cb cb, void *arg)
@@ -293,7 +293,8 @@ store_bisections(struct store *s, int limit, store_text_cb cb, void *arg)
 }
 
 static const struct store_stmt bisection = {
-	"SELECT robot_bisection($1::bigint)", "l", store_read_text, false};
+	"SELECT robot_bisection($1::bigint)", "l", store_read_text, false,
+	.shared = true};
 
 void
 store_bisection(struct store *s, long long id, store_text_cb cb, void *arg)

@@ -32,6 +32,9 @@ struct store_stmt {
 	const char *params;
 	store_read_fn read;
 	bool binary; /* the rows in PostgreSQL's binary format */
+	/* A read anyone may cause (listings, histories, pages): it takes a
+	 * share of the pool only (db_query_flags(), DB_SHARED). */
+	bool shared;
 };
 
 /* Runs st with the parameters that follow arg, of the kinds

@@ -78,7 +78,7 @@ store_counts(struct store *s, store_counts_cb cb, void *arg)
 }
 
 static const struct store_stmt home = {"SELECT robot_home($1::int)", "i",
-				       store_read_text, false};
+				       store_read_text, false, .shared = true};
 
 void
 store_home(struct store *s, int limit, store_text_cb cb, void *arg)
@@ -88,7 +88,7 @@ store_home(struct store *s, int limit, store_text_cb cb, void *arg)
 
 static const struct store_stmt history = {
 	"SELECT robot_series_history($1, $2, $3::int)", "ssi", store_read_text,
-	false};
+	false, .shared = true};
 
 void
 store_series_history(struct store *s, const char *series, const char *metric,
@@ -98,7 +98,8 @@ store_series_history(struct store *s, const char *series, const char *metric,
 }
 
 static const struct store_stmt commit = {"SELECT robot_commit($1, $2)", "ss",
-					 store_read_text, false};
+					 store_read_text, false,
+					 .shared = true};
 
 void
 store_commit(struct store *s, const char *sha, const char *tree,
@@ -108,7 +109,8 @@ store_commit(struct store *s, const char *sha, const char *tree,
 }
 
 static const struct store_stmt series_commit = {
-	"SELECT robot_series_commit($1, $2)", "ss", store_read_text, false};
+	"SELECT robot_series_commit($1, $2)", "ss", store_read_text, false,
+	.shared = true};
 
 void
 store_series_commit(struct store *s, const char *series, const char *name,
@@ -118,7 +120,8 @@ store_series_commit(struct store *s, const char *series, const char *name,
 }
 
 static const struct store_stmt regression = {
-	"SELECT robot_regression($1::bigint)", "l", store_read_text, false};
+	"SELECT robot_regression($1::bigint)", "l", store_read_text, false,
+	.shared = true};
 
 void
 store_regression(struct store *s, long long id, store_text_cb cb, void *arg)
@@ -133,7 +136,7 @@ static const struct store_stmt series = {
 	"max(updated) AS last FROM jobs WHERE $1::text IS NULL OR "
 	"strpos(series, $1) > 0 GROUP BY series ORDER BY series "
 	"LIMIT $2::int) x",
-	"sl", store_read_text, false};
+	"sl", store_read_text, false, .shared = true};
 
 void
 store_series(struct store *s, const char *match, long limit, store_text_cb cb,
@@ -149,7 +152,7 @@ static const struct store_stmt series_commits = {
 	"AS ok, min(created) AS first, max(updated) AS last FROM "
 	"jobs WHERE series = $1 GROUP BY commit) x HAVING count(*) "
 	"> 0",
-	"s", store_read_text, false};
+	"s", store_read_text, false, .shared = true};
 
 void
 store_series_commits(struct store *s, const char *series_name, store_text_cb cb,

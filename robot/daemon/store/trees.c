@@ -229,7 +229,7 @@ static const struct store_stmt all = {
 	"json_build_object('branch', h.branch, 'sha', h.sha, 'base', "
 	"h.base) ORDER BY h.branch), '[]') FROM tree_heads h WHERE "
 	"h.tree = t.name) AS heads FROM trees t) x",
-	"", store_read_text, false};
+	"", store_read_text, false, .shared = true};
 
 void
 store_trees(struct store *s, const char *name, store_text_cb cb, void *arg)
