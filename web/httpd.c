@@ -64,12 +64,22 @@ enum http_req_state {
 };
 
 /* A client connection, watched for requests that come too slowly. */
+/* The seconds a connection has to send a request's headers (at most
+ * request_timeout, which its body has): a browser sends them at once. */
+#define HTTPD_HEADER_TIMEOUT 10
+/* libmicrohttpd's own cap is this far above max_connections, which
+ * robotd keeps by closing the oldest connections that have sent no
+ * headers (httpd_evict()): at its cap libmicrohttpd stops accepting, and
+ * then did not start again until a connection timed out. */
+#define HTTPD_CAP_ROOM 64
+
 struct http_conn {
 	struct httpd *h;
 	int fd;
 	double since;         /* its start, or its last request's end */
 	struct http_req *req; /* the request in flight, or NULL */
 	char addr[64];        /* for logs */
+	bool closing;         /* shut down by robotd, not yet gone */
 	TAILQ_ENTRY(http_conn) entry;
 };
 
@@ -115,9 +125,14 @@ struct httpd {
 	size_t in_flight;
 	struct http_req *dead; /* completed, freed by the reaper */
 	struct event *reaper;
-	struct http_conn_list conns; /* open client connections */
-	struct event *sweep;         /* once a second: slow requests */
+	struct http_conn_list conns; /* open client connections, oldest
+				      * first */
+	size_t nconns;
+	size_t max_connections;
+	unsigned long evicted; /* closed at the cap, since the last sweep */
+	struct event *sweep;   /* once a second: slow requests */
 	int request_timeout;
+	int header_timeout;
 };
 
 static void httpd_run(struct httpd *h);
@@ -518,6 +533,41 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 }
 
 /* MHD's connection callback: a client connects or goes. */
+/* A connection closed by robotd (once): shut down, for libmicrohttpd to
+ * see it gone and free its slot. */
+static void
+http_conn_close(struct http_conn *c)
+{
+	shutdown(c->fd, SHUT_RDWR);
+	c->closing = true;
+}
+
+/*
+ * At the connection cap: the oldest connection that has not sent a
+ * request's headers (a slowloris, or an idle keep-alive) is closed, so
+ * that libmicrohttpd accepts the next one; without it, connections that
+ * send nothing held every slot until their deadline (issue 28).  A
+ * connection whose request is in is never closed for room.
+ */
+static void
+httpd_evict(struct httpd *h, struct http_conn *newest)
+{
+	struct http_conn *c;
+
+	TAILQ_FOREACH(c, &h->conns, entry)
+	{
+		if (c == newest)
+			break;
+		if (c->req == NULL && !c->closing && c->fd != -1) {
+			http_conn_close(c);
+			h->evicted++;
+			/* libmicrohttpd sees it closed at its next run */
+			event_active(h->ev, EV_READ, 0);
+			return;
+		}
+	}
+}
+
 static void
 on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
 	      enum MHD_ConnectionNotificationCode code)
@@ -545,19 +595,25 @@ on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
 				  c->addr, sizeof c->addr);
 		TAILQ_INSERT_TAIL(&h->conns, c, entry);
 		*socket_context = c;
+		/* near the cap, not at it: libmicrohttpd stops accepting at
+		 * its cap, and may count a closing connection there still */
+		if (++h->nconns >= h->max_connections)
+			httpd_evict(h, c);
 		return;
 	}
 	if (c == NULL)
 		return;
 	if (c->req != NULL)
 		c->req->c = NULL;
+	h->nconns--;
 	TAILQ_REMOVE(&h->conns, c, entry);
 	free(c);
 	*socket_context = NULL;
 }
 
-/* Once a second: a connection whose request has not arrived whole within
- * request_timeout is closed (a client sending a byte a second). */
+/* Once a second: a connection whose request's headers have not arrived
+ * within header_timeout, or whose body has not within request_timeout, is
+ * closed (a client sending a byte a second). */
 static void
 httpd_on_sweep(evutil_socket_t fd, short what, void *arg)
 {
@@ -567,21 +623,29 @@ httpd_on_sweep(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	if (h->evicted > 0) {
+		log_warnx("at the connection cap (%zu): closed %lu connections "
+			  "that had sent no headers",
+			  h->max_connections, h->evicted);
+		h->evicted = 0;
+	}
 	TAILQ_FOREACH(c, &h->conns, entry)
 	{
 		bool waiting = c->req == NULL ||
 			       c->req->state == HTTP_REQ_RECEIVING ||
 			       c->req->state == HTTP_REQ_DISCARDING;
+		int limit =
+			c->req == NULL ? h->header_timeout : h->request_timeout;
 
-		if (!waiting || c->fd == -1 ||
-		    now - c->since < h->request_timeout)
+		if (!waiting || c->fd == -1 || c->closing ||
+		    now - c->since < limit)
 			continue;
 		log_warnx("closing a connection from %s: no whole request "
 			  "within %d s",
-			  c->addr[0] ? c->addr : "?", h->request_timeout);
-		shutdown(c->fd, SHUT_RDWR);
-		c->since = now + 3600; /* once */
+			  c->addr[0] ? c->addr : "?", limit);
+		http_conn_close(c);
 	}
+	httpd_run(h);
 }
 
 static void
@@ -628,6 +692,10 @@ httpd_new(struct event_base *base, const struct httpd_options *opt,
 	h->arg = arg;
 	h->request_timeout =
 		opt->request_timeout > 0 ? opt->request_timeout : 30;
+	h->header_timeout = h->request_timeout < HTTPD_HEADER_TIMEOUT
+				    ? h->request_timeout
+				    : HTTPD_HEADER_TIMEOUT;
+	h->max_connections = (size_t)opt->max_connections;
 	TAILQ_INIT(&h->conns);
 	h->mhd = MHD_start_daemon(
 		MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, (uint16_t)opt->port,
@@ -635,7 +703,8 @@ httpd_new(struct event_base *base, const struct httpd_options *opt,
 		(struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED,
 		on_completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)opt->max_connections,
+		MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned int)opt->max_connections + HTTPD_CAP_ROOM,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 		(unsigned int)opt->per_client,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, opt->connection_memory,

