@@ -60,11 +60,13 @@ check $([ "$s1" = 400 ] && [ "$n1" = 3 ] && [ "$s2" = 400 ] && [ $rc = 1 ] &&
 	grep -q "an address is local@domain" "$T/sub.out" &&
 	[ "$(sql "SELECT count(*) FROM subscriptions")" = 0 ]; echo $?) \
 	"bad subscriptions are refused with every fault, nothing stored ($s1 $n1 $s2 $rc)"
+# (frank's threshold is above what the demo's 1 MiB cap measures, -90%
+# to -96%: he gets no report.)
 robot subscribe alice@robot.test --tree demo >"$T/sub.out" 2>&1 &&
 	robot subscribe carol@robot.test >/dev/null 2>&1 &&
 	robot subscribe dave@robot.test --tree other >/dev/null 2>&1 &&
 	robot subscribe erin@robot.test --improvements --no-regressions >/dev/null 2>&1 &&
-	robot subscribe frank@robot.test --min-change 95% >/dev/null 2>&1
+	robot subscribe frank@robot.test --min-change 99% >/dev/null 2>&1
 rc=$?
 wait_for 20 count_mails 5
 check $([ $rc = 0 ] && grep -q "a confirmation mail is on its way to alice@robot.test" "$T/sub.out" &&
@@ -78,7 +80,7 @@ for a in alice dave erin frank; do
 	case $a in
 	alice) grep -q "regressions, tree <code>demo</code>" "$T/page" || ok=1 ;;
 	erin) grep -q ": improvements\." "$T/page" || ok=1 ;;
-	frank) grep -q "of at least 95%" "$T/page" || ok=1 ;;
+	frank) grep -q "of at least 99%" "$T/page" || ok=1 ;;
 	esac
 done
 # (opened again, a second click or a mail client's preview, the link
