@@ -3,7 +3,8 @@
 # clients ask it for a large comparison (issue 28 item 2).  As root (the
 # embedded database runs as postgres).  Seeds, as uploads leave them:
 #
-#   - 100,000 done runs (one series at two commits, no values)
+#   - BULK (0) done runs more (one series at two commits, no values:
+#     100,000 takes this database minutes to insert, its triggers)
 #   - a series of 100+100 runs x 20,001 metrics at two commits
 #
 # then prints /api/status's p50 and p99 (a probe every 50 ms) quiet and
@@ -26,8 +27,10 @@ finish() {
 }
 trap finish EXIT
 
+# CONF: more lines for robotd.yaml ("compare_max_values: 5000000").
 cat >"$T/robotd.yaml" <<YAML
 state_dir: $T/state
+${CONF:-}
 YAML
 "$build/robotd" --config "$T/robotd.yaml" --listen 127.0.0.1:0 >"$T/robotd.log" 2>&1 &
 RD=$!
@@ -41,9 +44,10 @@ B=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
 C=cccccccccccccccccccccccccccccccccccccccc
 D=dddddddddddddddddddddddddddddddddddddddd
 SID=$(sql "INSERT INTO submissions (submitter, body) VALUES ('bench', '') RETURNING id")
-sql "INSERT INTO jobs (submission, key, tbox_group, series, commit, job, state, run, runs)
-	SELECT $SID, 'dd-write/bulk', 'lab', 'dd-write/bulk/lab', c, '{\"suite\": \"dd-write\"}', 'done', r, 50000
-	FROM unnest(ARRAY['$C', '$D']) c, generate_series(1, 50000) r"
+BULK=${BULK:-0}
+[ "$BULK" -gt 0 ] && sql "INSERT INTO jobs (submission, key, tbox_group, series, commit, job, state, run, runs)
+	SELECT $SID, 'dd-write/bulk', 'lab', 'dd-write/bulk/lab', c, '{\"suite\": \"dd-write\"}', 'done', r, $BULK / 2
+	FROM unnest(ARRAY['$C', '$D']) c, generate_series(1, $BULK / 2) r"
 sql "INSERT INTO jobs (submission, key, tbox_group, series, commit, job, state, run, runs)
 	SELECT $SID, 'dd-write/wide', 'lab', 'dd-write/wide/lab', c, '{\"suite\": \"dd-write\"}', 'done', r, 100
 	FROM unnest(ARRAY['$A', '$B']) c, generate_series(1, 100) r"
@@ -55,12 +59,14 @@ sql "INSERT INTO metric_values (series, commit, metric, vals, n, mean, stddev, m
 	LATERAL (SELECT array_agg(1000 * (1 + 0.02 * sin(m * 7 + r * 3)) *
 		CASE WHEN c = '$B' AND m % 50 = 1 THEN 0.9 ELSE 1 END) v
 		FROM generate_series(1, 100) r) x"
-# robotd analyses the two pairs the seeding made; then it is idle.
+# robotd analyses the pairs the seeding made (at most 2 minutes here).
 i=0
-until [ "$(sql "SELECT count(*) FROM pairs WHERE state = 'final'")" -ge 2 ] || [ $i -ge 600 ]; do
+echo "seeded at $(date +%T); analysing"
+until [ "$(sql "SELECT count(*) FROM pairs WHERE state <> 'final'")" = 0 ] || [ $i -ge 120 ]; do
 	sleep 1
 	i=$((i + 1))
 done
+sql "SELECT state, count(*) FROM pairs GROUP BY 1" | sed 's/^/pairs: /'
 echo "seeded: $(sql "SELECT count(*) FROM jobs") runs, $(sql "SELECT count(*) FROM metric_values") metric rows; robotd pid $RD"
 
 /usr/bin/python3 - "$U" "$RD" "$CLIENTS" "$SECONDS_" "$A" "$B" <<'PY'
@@ -102,7 +108,7 @@ def phase(label, load):
     def asker():
         url = "%s/api/compare?series=dd-write/wide/lab&base=%s&head=%s&all=1" % (U, A, B)
         while not stop.is_set():
-            c, t = get(url)
+            c, t = get(url, 120)
             codes[c] += 1
             took.append(t)
     th = [threading.Thread(target=probe, args=(stop, lat))]
