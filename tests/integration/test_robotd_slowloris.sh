@@ -41,17 +41,24 @@ U=$URL_d
 PORT=${U##*:}
 echo "1..6"
 
+# served URL SECONDS: how many of 50 GET URL/api/status answered 200
+# within SECONDS each.
+served() {
+	n=0
+	for i in $(seq 1 50); do
+		c=$(curl -s -m "$2" -o /dev/null -w '%{http_code}' "$1/api/status")
+		[ "$c" = 200 ] && n=$((n + 1))
+		sleep 0.1
+	done
+	echo $n
+}
+
 ip netns exec "$NS" /usr/bin/python3 "$SRC/tests/integration/slowloris.py" "${NET}1" "$PORT" 300 15 \
 	>"$T/attack" 2>&1 &
 ATTACK=$!
 PIDS="$PIDS $ATTACK"
 sleep 4
-ok=0
-for i in $(seq 1 50); do
-	c=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$U/api/status")
-	[ "$c" = 200 ] && ok=$((ok + 1))
-	sleep 0.1
-done
+ok=$(served "$U" 5)
 check $([ $ok = 50 ]; echo $?) "a client from another address is served during the attack ($ok of 50)"
 wait $ATTACK
 sed 's/^/# attacker: /' "$T/attack"
@@ -67,8 +74,10 @@ stop "$PID_d"
 # From 8 addresses at 32 each the attack is over max_connections (100
 # here), and the request deadline is 30 s: robotd closes the oldest
 # connection that has sent no headers when it is at its cap, and a
-# client is served.  (Before, every slot was the attacker's until its
-# deadline, and the client could not connect.)
+# client is served: each request waits its turn in the kernel's queue of
+# connections behind the attacker's, a few seconds at most on a loaded
+# machine.  (Before, every slot was the attacker's until a timeout, and
+# the client could not connect: 19 of 50 in 5 s each.)
 SRCS=""
 for i in 10 11 12 13 14 15 16 17; do
 	ip netns exec "$NS" ip addr add "${NET}$i/24" dev eth0
@@ -84,17 +93,12 @@ start_robotd e --config "$T/capped.yaml" --listen "${NET}1:0" ||
 	{ echo "not ok 5 - robotd did not start"; exit 1; }
 U=$URL_e
 PORT=${U##*:}
-ip netns exec "$NS" /usr/bin/python3 "$SRC/tests/integration/slowloris.py" "${NET}1" "$PORT" 300 15 "$SRCS" \
+ip netns exec "$NS" /usr/bin/python3 "$SRC/tests/integration/slowloris.py" "${NET}1" "$PORT" 300 40 "$SRCS" \
 	>"$T/attack2" 2>&1 &
 ATTACK=$!
 PIDS="$PIDS $ATTACK"
 sleep 4
-ok=0
-for i in $(seq 1 50); do
-	c=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$U/api/status")
-	[ "$c" = 200 ] && ok=$((ok + 1))
-	sleep 0.1
-done
+ok=$(served "$U" 15)
 wait $ATTACK
 sed 's/^/# attacker: /' "$T/attack2"
 check $([ $ok = 50 ]; echo $?) "over max_connections from 8 addresses, a client is still served ($ok of 50)"
