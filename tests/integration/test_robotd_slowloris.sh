@@ -101,7 +101,10 @@ sleep 4
 ok=$(served "$U" 15)
 wait $ATTACK
 sed 's/^/# attacker: /' "$T/attack2"
-check $([ $ok = 50 ]; echo $?) "over max_connections from 8 addresses, a client is still served ($ok of 50)"
+# (At least 45: on a loaded machine a newcomer can be the oldest
+# connection without headers before its client writes them, and be
+# closed; twice in CI one of 50 was.  Before: 19.)
+check $([ $ok -ge 45 ]; echo $?) "over max_connections from 8 addresses, a client is still served ($ok of 50)"
 check $(grep -q "at the connection cap (100): closed [0-9]* connections that had sent no headers" "$T/e.log" &&
 	kill -0 "$PID_e" 2>/dev/null; echo $?) "robotd says it closed connections at its cap, and runs on"
 exit $((failed > 0))
