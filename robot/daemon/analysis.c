@@ -339,7 +339,9 @@ pair_on_stored(const char *text, const struct problem *p, void *arg)
 			w->a->count++;
 		log_info("analysis: %s %.12s..%.12s: %s%s", w->claim->series,
 			 w->claim->base, w->claim->head, w->summary,
-			 stale ? " (stale: another robotd took it over)" : "");
+			 stale ? " (stale: measured again, or taken over, "
+				 "meanwhile)"
+			       : "");
 	}
 	pair_end(w);
 }

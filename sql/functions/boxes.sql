@@ -188,18 +188,23 @@ END $$;
 -- since its run of result p_since, with p_message for the operators.
 -- It takes no work; the rounds it began are measured again elsewhere
 -- (a reference run queued for it is cancelled); each pair with a round
--- on it since then has those rounds measured again on other boxes (its
--- regressions held meanwhile: robot_report_pending()).  Returns the
--- pairs measured again.
+-- on it since then, whatever its state (an analysis under way ends
+-- stale), has those rounds measured again on other boxes (its
+-- regressions held meanwhile: robot_report_pending()).  A pair's rounds
+-- are counted before any round is dropped: a round of a submission of
+-- several commits is in several pairs, and a pair that only shares a
+-- commit with the box's rounds (a base's other heads) is not one of
+-- them.  Returns the pairs measured again.
 CREATE FUNCTION robot_box_suspect(p_box text, p_since bigint,
 	p_kpi text, p_series text, p_message text) RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
 	since timestamptz;
-	p pairs;
 	r bigint;
-	n int := 0;
-	asked int;
+	dropped bigint[];
+	ids bigint[];
+	asked int[];
+	p pairs;
 BEGIN
 	SELECT l.created INTO since FROM results x JOIN leases l
 		ON l.id = x.lease WHERE x.id = p_since;
@@ -216,25 +221,27 @@ BEGIN
 	UPDATE jobs SET state = 'cancelled', updated = now(),
 		error = format('%s is suspect', p_box)
 		WHERE box = p_box AND state = 'queued' AND round IS NULL;
-	FOR p IN SELECT * FROM pairs x WHERE x.state IN ('waiting', 'final')
+	SELECT coalesce(array_agg(DISTINCT j.round), '{}') INTO dropped
+		FROM jobs j JOIN leases l ON l.job = j.id AND l.box = p_box
+		WHERE j.round IS NOT NULL AND l.created >= since;
+	SELECT coalesce(array_agg(x.id ORDER BY x.id), '{}'),
+		coalesce(array_agg(c.n ORDER BY x.id), '{}') INTO ids, asked
+		FROM pairs x, LATERAL (SELECT count(*) AS n,
+			count(*) FILTER (WHERE y.round = ANY (dropped)) AS hit
+			FROM robot_pair_rounds(x.series, x.base, x.head) y) c
+		WHERE x.state IN ('waiting', 'ready', 'analysing', 'final')
 		AND x.id IN (SELECT y.id FROM pairs y JOIN jobs j
-		ON j.series = y.series AND j.commit IN (y.base, y.head)
-		JOIN leases l ON l.job = j.id AND l.box = p_box
-		WHERE j.round IS NOT NULL AND l.created >= since)
-		ORDER BY x.id LOOP
-		SELECT count(*) INTO asked
-			FROM robot_pair_rounds(p.series, p.base, p.head);
-		UPDATE jobs SET round = NULL, round_pos = NULL
-			WHERE round IN (SELECT j.round FROM jobs j JOIN leases l
-				ON l.job = j.id AND l.box = p_box
-				WHERE j.series = p.series
-				AND j.commit IN (p.base, p.head)
-				AND j.round IS NOT NULL AND l.created >= since);
-		PERFORM robot_pair_again(p, asked);
-		n := n + 1;
+			ON j.series = y.series AND j.commit IN (y.base, y.head)
+			WHERE j.round = ANY (dropped))
+		AND c.hit > 0;
+	UPDATE jobs SET round = NULL, round_pos = NULL
+		WHERE round = ANY (dropped);
+	FOR i IN 1 .. cardinality(ids) LOOP
+		SELECT * INTO p FROM pairs WHERE id = ids[i] FOR UPDATE;
+		PERFORM robot_pair_again(p, asked[i]);
 	END LOOP;
 	INSERT INTO lab_notes (kind, series, boxes, kpi, message)
 		VALUES ('suspect', p_series, ARRAY[p_box], p_kpi, p_message);
 	PERFORM pg_notify('robot_jobs', ':reports');
-	RETURN n;
+	RETURN cardinality(ids);
 END $$;

@@ -29,7 +29,8 @@ PGCTL=$(ls -d /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | sort -V | tail -1)
 # directory, which was that test's alone: a robotd's --config or --db, a
 # box's --config, PostgreSQL's -D, a simulated box's stop file), its
 # databases stopped, its boxes' devices cleaned up, and it is removed.
-# A test that still runs (its shell alive) is left alone.  The
+# A test that still runs (its shell alive) is left alone, and so is a
+# directory kept by ROBOT_TEST_KEEP (it has no owner left).  The
 # directories are made in ROBOT_TEST_TMP (default /tmp): the test of the
 # reaping itself (robotd-leftovers) keeps its own in a directory of its
 # own, /tmp/robotd-leftovers.*, which other tests leave alone while that
@@ -115,6 +116,7 @@ finish() {
 	[ -d "$T/state/pg/data" ] &&
 		runuser -u postgres -- "$PGCTL" stop -m immediate -D "$T/state/pg/data" >/dev/null 2>&1
 	if [ -n "${ROBOT_TEST_KEEP:-}" ]; then
+		rm -f "$T/owner" # (kept: the next test's reaping leaves it)
 		echo "# kept $T" >&2
 	else
 		rm -rf "$T"
