@@ -32,6 +32,9 @@ janitor_on_swept(const char *text, const struct problem *p, void *arg)
 	json_int_t o = json_integer_value(json_object_get(j, "orphaned"));
 	size_t i;
 
+	if (p != NULL)
+		log_warnx("janitor: cannot sweep: %s (tried again next tick)",
+			  p->message);
 	if (n > 0)
 		log_info("%lld lease%s expired: back to the queue",
 			 (long long)n, n == 1 ? "" : "s");

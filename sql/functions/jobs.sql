@@ -215,3 +215,57 @@ BEGIN
 	END IF;
 	RETURN n;
 END $$;
+
+-- The jobs in each state (job_counts, 024_job_counts.sql): each
+-- statement that adds, moves or removes jobs adds a row a state it
+-- changed, by how much.  Statement triggers with the rows changed: an
+-- update that moves no job between states adds nothing.
+CREATE FUNCTION robot_jobs_counted() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+	IF TG_OP = 'INSERT' THEN
+		INSERT INTO job_counts (state, n)
+			SELECT state, count(*) FROM new_jobs GROUP BY state;
+	ELSIF TG_OP = 'DELETE' THEN
+		INSERT INTO job_counts (state, n)
+			SELECT state, -count(*) FROM old_jobs GROUP BY state;
+	ELSE
+		INSERT INTO job_counts (state, n)
+			SELECT state, sum(d) FROM (SELECT state, -1 AS d
+				FROM old_jobs UNION ALL SELECT state, 1
+				FROM new_jobs) x
+			GROUP BY state HAVING sum(d) <> 0;
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER jobs_counted_insert AFTER INSERT ON jobs
+	REFERENCING NEW TABLE AS new_jobs FOR EACH STATEMENT
+	EXECUTE FUNCTION robot_jobs_counted();
+CREATE TRIGGER jobs_counted_update AFTER UPDATE ON jobs
+	REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs
+	FOR EACH STATEMENT EXECUTE FUNCTION robot_jobs_counted();
+CREATE TRIGGER jobs_counted_delete AFTER DELETE ON jobs
+	REFERENCING OLD TABLE AS old_jobs FOR EACH STATEMENT
+	EXECUTE FUNCTION robot_jobs_counted();
+
+-- The jobs in each state, as job_counts keeps them.
+CREATE FUNCTION robot_job_counts() RETURNS TABLE (state text, n bigint)
+LANGUAGE sql STABLE AS $$
+	SELECT state, sum(n)::bigint FROM job_counts GROUP BY state
+$$;
+
+-- Folds job_counts' rows of each state into one (the janitor's sweep):
+-- the rows this transaction sees are deleted and their sums added; rows
+-- added meanwhile stay as they are.  Returns the rows left.
+CREATE FUNCTION robot_job_counts_fold() RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	left_rows int;
+BEGIN
+	WITH gone AS (DELETE FROM job_counts c RETURNING c.state, c.n)
+	INSERT INTO job_counts (state, n)
+		SELECT g.state, sum(g.n) FROM gone g GROUP BY g.state
+		HAVING sum(g.n) <> 0;
+	GET DIAGNOSTICS left_rows = ROW_COUNT;
+	RETURN left_rows;
+END $$;

@@ -326,8 +326,7 @@ LANGUAGE sql STABLE AS $$
 			'failed', coalesce(sum(n) FILTER (WHERE state = 'failed'), 0),
 			'cancelled', coalesce(sum(n) FILTER (WHERE
 				state = 'cancelled'), 0))
-			FROM (SELECT state, count(*) AS n FROM jobs
-				GROUP BY state) x),
+			FROM robot_job_counts() x),
 		'analysis', (SELECT json_build_object(
 			'waiting', coalesce(sum(n) FILTER (WHERE
 				state = 'waiting'), 0),

@@ -49,7 +49,7 @@ pair() {
 		VALUES ('$1', '$2', '$3', '$4', 1) RETURNING id"
 }
 
-echo "1..5"
+echo "1..6"
 
 # 1. The last run of each side ends at once, on two boxes: each
 # transaction's check sees the other's run still leased.  The pair must
@@ -133,4 +133,31 @@ q "SELECT robot_expire(60)" >/dev/null
 left=$(q "SELECT round(extract(epoch FROM deadline - now())) FROM leases WHERE id = $L6")
 check $([ -n "$left" ] && [ "$left" -le 60 ] && [ "$left" -ge 50 ]; echo $?) \
 	"a lease's deadline past its lease time (a clock stepped back) comes back to it (${left:-?} s left)"
+
+# 6. The jobs in each state, as job_counts keeps them for /api/status
+# (issue 28), are the jobs' own counts: after jobs are added, moved
+# (one at a time and many at once, in sessions side by side, one of
+# them rolled back) and removed, and after the sweep folds the rows.
+counts() { q "SELECT coalesce(string_agg(state || ' ' || n, ', ' ORDER BY state), '-') FROM $1"; }
+real="(SELECT state, count(*) AS n FROM jobs GROUP BY state) x"
+kept="robot_job_counts() x WHERE n <> 0"
+runs s7/lab a queued 40 >/dev/null
+runs s7/lab b leased 3 >/dev/null
+later 1 "UPDATE jobs SET state = 'done' WHERE series = 's7/lab' AND state = 'leased'"
+later 1 "UPDATE jobs SET state = 'cancelled' WHERE id IN (SELECT id FROM jobs WHERE series = 's7/lab' AND state = 'queued' ORDER BY id LIMIT 10)"
+(printf "BEGIN;\nDELETE FROM jobs WHERE series = 's7/lab' AND state = 'queued';\nSELECT pg_sleep(1);\nROLLBACK;\n" |
+	psql -h "$T/sock" -U postgres -d postgres -XAtq >/dev/null) &
+q "UPDATE jobs SET state = 'failed' WHERE id = (SELECT max(id) FROM jobs WHERE series = 's7/lab' AND commit = 'a')" >/dev/null
+q "UPDATE jobs SET priority = priority WHERE series = 's7/lab'" >/dev/null
+wait
+q "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE series = 's7/lab' AND state = 'queued' ORDER BY id LIMIT 5)" >/dev/null
+before=$(counts "$kept")
+rows=$(q "SELECT count(*) FROM job_counts")
+q "SELECT robot_job_counts_fold()" >/dev/null || echo "# the fold failed"
+after=$(counts "$kept")
+folded=$(q "SELECT count(*) || ' ' || count(DISTINCT state) FROM job_counts")
+realc=$(counts "$real")
+check $([ "$before" = "$realc" ] && [ "$after" = "$before" ] &&
+	[ "$rows" -gt 5 ] && [ "${folded%% *}" = "${folded##* }" ]; echo $?) \
+	"the jobs in each state, kept as they change, are the jobs' counts (kept $before; real $realc; $rows rows, folded to $folded)"
 exit $((failed > 0))

@@ -88,7 +88,7 @@ store_upload(struct store *s, const struct store_upload *u, store_text_cb cb,
 static const struct store_stmt sweep = {
 	"SELECT json_build_object('expired', robot_expire($1::int), "
 	"'orphaned', robot_rounds_orphaned(), 'mended', "
-	"robot_pairs_mend())::text",
+	"robot_pairs_mend(), 'folded', robot_job_counts_fold())::text",
 	"i", store_read_text, false};
 
 void
