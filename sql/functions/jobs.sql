@@ -217,9 +217,9 @@ BEGIN
 END $$;
 
 -- The jobs in each state (job_counts, 024_job_counts.sql): each
--- statement that adds, moves or removes jobs adds a row a state it
--- changed, by how much.  Statement triggers with the rows changed: an
--- update that moves no job between states adds nothing.
+-- statement that adds, moves or removes jobs adds a row for each state
+-- it changed, by how much.  Statement triggers with the rows changed:
+-- an update that moves no job between states adds nothing.
 CREATE FUNCTION robot_jobs_counted() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
