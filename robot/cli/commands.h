@@ -9,6 +9,7 @@
 
 int cmd_split(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_changes(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_results(int argc, char **argv);

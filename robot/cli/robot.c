@@ -16,6 +16,7 @@ static const struct {
 } commands[] = {
 	{"split", cmd_split, "split job files into atomic jobs"},
 	{"compare", cmd_compare, "compare the runs of two commits"},
+	{"changes", cmd_changes, "the change points of a history file"},
 	{"submit", cmd_submit, "queue a job file's runs on robotd"},
 	{"status", cmd_status, "robotd's queue, boxes and running jobs"},
 	{"results", cmd_results, "fetch result documents from robotd"},

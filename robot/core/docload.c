@@ -959,13 +959,14 @@ jconv_value(struct jconv *c, json_t *j, int depth, bool *ok)
 }
 
 struct node *
-docload_json(const char *name, const char *data, size_t len, struct errlist *el)
+docload_json_value(const char *name, const char *data, size_t len,
+		   struct errlist *el)
 {
 	struct jscan scan = {
 		.p = data, .end = data + len, .line = 1, .line_start = data};
 	struct jconv conv = {.name = name, .el = el, .scan = &scan};
 	json_error_t jerr;
-	struct node *root, *docs;
+	struct node *root;
 	bool ok = true;
 	json_t *j;
 
@@ -985,6 +986,18 @@ docload_json(const char *name, const char *data, size_t len, struct errlist *el)
 		node_free(root);
 		return NULL;
 	}
+	return root;
+}
+
+struct node *
+docload_json(const char *name, const char *data, size_t len, struct errlist *el)
+{
+	struct node *root, *docs;
+	bool ok = true;
+
+	root = docload_json_value(name, data, len, el);
+	if (root == NULL)
+		return NULL;
 	if (root->kind == NODE_SEQ) {
 		for (size_t i = 0; i < root->nitems; i++) {
 			if (root->items[i]->kind != NODE_MAP) {

@@ -54,6 +54,10 @@ struct node *docload_yaml_opt(const char *name, const char *data, size_t len,
 			      struct errlist *el);
 struct node *docload_json(const char *name, const char *data, size_t len,
 			  struct errlist *el);
+/* One JSON value of any kind, with its lines (docload_json() is this,
+ * framed as a job file's documents); NULL after adding the errors. */
+struct node *docload_json_value(const char *name, const char *data, size_t len,
+				struct errlist *el);
 /*
  * Resolves a plain YAML scalar the way LKP's Ruby (Psych, YAML 1.1) does
  * for the types a job file uses: null, booleans, integers, reals; anything
