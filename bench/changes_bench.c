@@ -26,6 +26,7 @@
  *
  * Usage: changes_bench [--histories N] [--seed S] [--alpha A]
  *                      [--min-effect P] [--outliers SHARE]
+ *                      [--min-segment N]
  */
 #include <math.h>
 #include <stdint.h>
@@ -108,9 +109,9 @@ now(void)
 }
 
 #define MAXPOINTS 1000
-#define MAXRUNS 5
-#define MAXSTEPS 4
-#define MARGIN 5
+#define MAXRUNS   5
+#define MAXSTEPS  4
+#define MARGIN    5
 
 struct history {
 	size_t n, runs;
@@ -214,8 +215,8 @@ matched(const size_t *want, size_t nwant, const size_t *got, size_t ngot)
 /* Precision, recall and F1 of got[] against the truth, each set with
  * the first point added. */
 static void
-score(const struct history *h, const size_t *found, size_t nfound,
-      double *p, double *r, double *f)
+score(const struct history *h, const size_t *found, size_t nfound, double *p,
+      double *r, double *f)
 {
 	size_t want[MAXSTEPS + 1], got[MAXPOINTS + 1], nw = 0, ng = 0;
 
@@ -297,14 +298,14 @@ reference(const struct history *h, size_t *found)
 }
 
 struct tally {
-	double p, r, f;  /* sums over the histories with steps */
-	double fall;     /* F1 summed over every history */
-	long nsteps;     /* histories with steps */
-	long nall;       /* every history */
-	long false_cps;  /* change points found where none is */
+	double p, r, f; /* sums over the histories with steps */
+	double fall;    /* F1 summed over every history */
+	long nsteps;    /* histories with steps */
+	long nall;      /* every history */
+	long false_cps; /* change points found where none is */
 	long null_points;
 	double seconds;
-	double slowest;  /* the most seconds one history took */
+	double slowest; /* the most seconds one history took */
 };
 
 static void
@@ -362,13 +363,15 @@ main(int argc, char **argv)
 			opt.alpha = atof(argv[++i]);
 		else if (strcmp(argv[i], "--min-effect") == 0 && i + 1 < argc)
 			opt.min_effect_pct = atof(argv[++i]);
+		else if (strcmp(argv[i], "--min-segment") == 0 && i + 1 < argc)
+			opt.min_segment = (size_t)atol(argv[++i]);
 		else if (strcmp(argv[i], "--outliers") == 0 && i + 1 < argc)
 			outliers = atof(argv[++i]);
 		else {
 			fprintf(stderr,
 				"usage: changes_bench [--histories N] "
 				"[--seed S] [--alpha A] [--min-effect P] "
-				"[--outliers SHARE]\n");
+				"[--outliers SHARE] [--min-segment N]\n");
 			return 2;
 		}
 	}
@@ -390,12 +393,14 @@ main(int argc, char **argv)
 			/* the step against the noise of one point's mean */
 			double ratio = fabs(h->size[t]) / 100 /
 				       (h->noise / sqrt((double)h->runs));
-			int b = ratio < 1 ? 0 : ratio < 2 ? 1 : ratio < 4 ? 2
-									  : 3;
+			int b = ratio < 1   ? 0
+				: ratio < 2 ? 1
+				: ratio < 4 ? 2
+					    : 3;
 
 			bucket_n[b]++;
-			bucket_ours[b] += matched(&h->truth[t], 1, found,
-						  nfound) > 0;
+			bucket_ours[b] +=
+				matched(&h->truth[t], 1, found, nfound) > 0;
 		}
 
 		t0 = now();
@@ -405,11 +410,13 @@ main(int argc, char **argv)
 		for (size_t t = 0; t < h->ntruth; t++) {
 			double ratio = fabs(h->size[t]) / 100 /
 				       (h->noise / sqrt((double)h->runs));
-			int b = ratio < 1 ? 0 : ratio < 2 ? 1 : ratio < 4 ? 2
-									  : 3;
+			int b = ratio < 1   ? 0
+				: ratio < 2 ? 1
+				: ratio < 4 ? 2
+					    : 3;
 
-			bucket_ref[b] += matched(&h->truth[t], 1, found,
-						 nref) > 0;
+			bucket_ref[b] +=
+				matched(&h->truth[t], 1, found, nref) > 0;
 		}
 		tally_add(&none, h, found, 0, 0);
 	}

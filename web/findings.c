@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot/analysis/changes.h"
+#include "robot/analysis/history.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
@@ -374,25 +376,103 @@ findings_home(struct web *w, struct http_req *req, const struct web_call *call)
 	store_home(w->d.store, FINDINGS_HOME_COMMITS, web_on_json, req);
 }
 
-void
-findings_history(struct web *w, struct http_req *req,
-		 const struct web_call *call)
+json_t *
+findings_history_changes(const json_t *h, size_t *points, size_t *runs)
+{
+	struct changes_options opt;
+	struct change_point *cp;
+	struct history hist;
+	size_t n;
+	json_t *list;
+
+	changes_options_init(&opt);
+	history_from_json(&hist, json_object_get(h, "commits"));
+	n = changes_find(hist.pts, hist.n, &opt, &cp);
+	list = history_changes_json(&hist, cp, n);
+	if (points != NULL)
+		*points = hist.n;
+	if (runs != NULL)
+		*runs = hist.runs;
+	free(cp);
+	history_release(&hist);
+	return list;
+}
+
+/* A history's asker: the request, and whether it wants the change
+ * points alone (/changes) or the history with them (/history). */
+struct history_ask {
+	struct http_req *req;
+	bool changes_only;
+};
+
+static void
+findings_on_history(const char *text, const struct problem *p, void *arg)
+{
+	struct history_ask *a = arg;
+	json_t *h = text != NULL ? json_loads(text, 0, NULL) : NULL;
+	size_t points, runs;
+
+	if (p != NULL || h == NULL) {
+		web_on_json(text, p, a->req);
+	} else if (a->changes_only) {
+		json_t *changes = findings_history_changes(h, &points, &runs);
+
+		http_req_reply_json(
+			a->req, 200,
+			json_pack("{s:O, s:O, s:I, s:I, s:o}", "series",
+				  json_object_get(h, "series"), "metric",
+				  json_object_get(h, "metric"), "points",
+				  (json_int_t)points, "runs", (json_int_t)runs,
+				  "changes", changes));
+	} else {
+		json_object_set_new(h, "changes",
+				    findings_history_changes(h, NULL, NULL));
+		http_req_reply_json(a->req, 200, json_incref(h));
+	}
+	json_decref(h);
+	free(a);
+}
+
+/* GET /api/series/:series/history and /changes: ?metric=, &limit= */
+static void
+findings_series_history(struct web *w, struct http_req *req,
+			const struct web_call *call, bool changes_only)
 {
 	const char *metric;
 	long limit = FINDINGS_HISTORY_COMMITS;
+	struct history_ask *a;
 
 	if (!web_name_arg(req, "metric", 0, NAME_METRIC, &metric) ||
 	    !web_int_arg(req, "limit", 1, 10000, &limit))
 		return;
 	if (metric == NULL) {
-		http_req_reply_error(req, 400,
-				     "history wants ?metric=NAME (a KPI such "
-				     "as dd.write_bytes_per_sec)",
-				     NULL);
+		char *msg = xasprintf("%s wants ?metric=NAME (a KPI such as "
+				      "dd.write_bytes_per_sec)",
+				      changes_only ? "changes" : "history");
+
+		http_req_reply_error(req, 400, msg, NULL);
+		free(msg);
 		return;
 	}
+	a = xcalloc(1, sizeof *a);
+	a->req = req;
+	a->changes_only = changes_only;
 	store_series_history(w->d.store, call->arg, metric, (int)limit,
-			     web_on_json, req);
+			     findings_on_history, a);
+}
+
+void
+findings_history(struct web *w, struct http_req *req,
+		 const struct web_call *call)
+{
+	findings_series_history(w, req, call, false);
+}
+
+void
+findings_changes(struct web *w, struct http_req *req,
+		 const struct web_call *call)
+{
+	findings_series_history(w, req, call, true);
 }
 
 void

@@ -46,6 +46,15 @@ void findings_home(struct web *w, struct http_req *req,
 /* GET /api/series/:series/history?metric=&limit= */
 void findings_history(struct web *w, struct http_req *req,
 		      const struct web_call *call);
+/* GET /api/series/:series/changes?metric=&limit=: the history's change
+ * points ({"series", "metric", "points", "runs", "changes"}) */
+void findings_changes(struct web *w, struct http_req *req,
+		      const struct web_call *call);
+/* The change points of h, a series' history (robot_series_history()'s
+ * answer, oldest commit first), as history_changes_json() gives them: a
+ * new array.  points and runs (each may be NULL) get the history's
+ * size. */
+json_t *findings_history_changes(const json_t *h, size_t *points, size_t *runs);
 /* GET /api/series?match=&limit= */
 void findings_series(struct web *w, struct http_req *req,
 		     const struct web_call *call);

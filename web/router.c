@@ -110,6 +110,8 @@ static const struct route routes[] = {
 	{"GET", "/api/commits/:sha", ROUTE_PUBLIC, 0, NULL, findings_commit},
 	{"GET", "/api/series/:series/history", ROUTE_PUBLIC, 0, NULL,
 	 findings_history},
+	{"GET", "/api/series/:series/changes", ROUTE_PUBLIC, 0, NULL,
+	 findings_changes},
 	{"GET", "/", ROUTE_PUBLIC, 0, NULL, pages_home},
 	{"GET", "/style.css", ROUTE_PUBLIC, 0, NULL, pages_style},
 	{"GET", "/regressions/:id", ROUTE_PUBLIC, 0, NULL, pages_regression},

@@ -51,16 +51,16 @@ struct hist {
 	const struct changes_point *pts;
 	size_t n;
 	const struct changes_options *opt;
-	size_t *start;          /* point k's runs: flat[start[k] ..
+	size_t *start;         /* point k's runs: flat[start[k] ..
 				   start[k + 1]) */
-	double *flat;           /* every run's value, in point order */
-	bool positive;          /* every value above 0 (logs apply) */
-	struct ranked *sorted;  /* scratch: a segment's values, sorted */
-	double *rank;           /* scratch: their midranks, in order */
-	double *perm;           /* scratch: the ranks shuffled */
-	double *sd;             /* scratch: sd_k by point, 0 if no split */
-	double *tmp;            /* scratch: one side's values */
-	uint64_t rng[4];        /* xoshiro256** */
+	double *flat;          /* every run's value, in point order */
+	bool positive;         /* every value above 0 (logs apply) */
+	struct ranked *sorted; /* scratch: a segment's values, sorted */
+	double *rank;          /* scratch: their midranks, in order */
+	double *perm;          /* scratch: the ranks shuffled */
+	double *sd;            /* scratch: sd_k by point, 0 if no split */
+	double *tmp;           /* scratch: one side's values */
+	uint64_t rng[4];       /* xoshiro256** */
 };
 
 /* One segment's test. */
@@ -118,7 +118,7 @@ changes_options_init(struct changes_options *opt)
 {
 	opt->alpha = 0.001;
 	opt->min_effect_pct = 2;
-	opt->min_segment = 3;
+	opt->min_segment = 2;
 }
 
 static int
@@ -191,8 +191,8 @@ rank_segment(struct hist *h, size_t base, size_t N)
 /* The largest |z_k| of the ranks r (in point order) over the splits
  * with sd[k - a] > 0; stops early, once one reaches stop. */
 static double
-largest_z(const struct hist *h, const double *r, size_t a, size_t b,
-	  double mu, double stop, size_t *at)
+largest_z(const struct hist *h, const double *r, size_t a, size_t b, double mu,
+	  double stop, size_t *at)
 {
 	double best = -1, sum = 0;
 	size_t base = h->start[a];
@@ -239,8 +239,8 @@ split_test(struct hist *h, size_t a, size_t b, struct split *s)
 
 		h->sd[k - a] = 0;
 		if (k >= a + m && k + m <= b && nl >= 2 && nr >= 2) {
-			h->sd[k - a] = sqrt(nl * nr * (double)(N + 1) / 12 *
-					    tiefac);
+			h->sd[k - a] =
+				sqrt(nl * nr * (double)(N + 1) / 12 * tiefac);
 			nsplits++;
 		}
 	}
@@ -304,7 +304,7 @@ size_cmp(const void *x, const void *y)
 static size_t
 segment(struct hist *h, size_t *cps)
 {
-	size_t (*stack)[2] = xreallocarray(NULL, h->n + 1, sizeof *stack);
+	size_t(*stack)[2] = xreallocarray(NULL, h->n + 1, sizeof *stack);
 	size_t depth = 0, ncps = 0;
 
 	stack[depth][0] = 0;
@@ -333,7 +333,7 @@ segment(struct hist *h, size_t *cps)
 static size_t
 prune(struct hist *h, size_t *cps, size_t ncps, struct split *tests)
 {
-	size_t (*around)[2] = xreallocarray(NULL, ncps + 1, sizeof *around);
+	size_t(*around)[2] = xreallocarray(NULL, ncps + 1, sizeof *around);
 
 	for (size_t i = 0; i < ncps; i++)
 		around[i][0] = around[i][1] = 0; /* not tested yet */

@@ -27,23 +27,23 @@ struct changes_options {
 	double alpha;          /* false change points per segment tested;
 				  default 0.001 */
 	double min_effect_pct; /* smallest change that counts; default 2 */
-	size_t min_segment;    /* fewest points a segment has; default 3 */
+	size_t min_segment;    /* fewest points a segment has; default 2 */
 };
 
 /* A change point: the level of [from, index) differs from [index, to). */
 struct change_point {
-	size_t index;       /* the first point after the change */
-	size_t from, to;    /* the segments around it */
-	size_t nbefore;     /* runs of [from, index) */
-	size_t nafter;      /* runs of [index, to) */
-	double before;      /* the mean of the runs of [from, index) */
-	double after;       /* the mean of the runs of [index, to) */
-	double change_pct;  /* 100 * (after - before) / before; NAN when
+	size_t index;      /* the first point after the change */
+	size_t from, to;   /* the segments around it */
+	size_t nbefore;    /* runs of [from, index) */
+	size_t nafter;     /* runs of [index, to) */
+	double before;     /* the mean of the runs of [from, index) */
+	double after;      /* the mean of the runs of [index, to) */
+	double change_pct; /* 100 * (after - before) / before; NAN when
 			       before is 0 */
-	double effect_pct;  /* the change the test rests on: of the 20%
+	double effect_pct; /* the change the test rests on: of the 20%
 			       trimmed means of the logs (of the values,
 			       if one is not positive) */
-	double p;           /* the test's p-value, the search for the
+	double p;          /* the test's p-value, the search for the
 			       split accounted for */
 };
 

@@ -10,6 +10,7 @@
 #include "robot/analysis/history.h"
 #include "robot/core/docload.h"
 #include "robot/core/node.h"
+#include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/strmap.h"
 #include "robot/core/xmalloc.h"
@@ -36,8 +37,8 @@ builder_add(struct builder *b, const char *commit, int line, double v)
 		if (h->n == b->ncap) {
 			b->ncap = b->ncap ? 2 * b->ncap : 64;
 			h->pts = xreallocarray(h->pts, b->ncap, sizeof *h->pts);
-			h->lines =
-				xreallocarray(h->lines, b->ncap, sizeof *h->lines);
+			h->lines = xreallocarray(h->lines, b->ncap,
+						 sizeof *h->lines);
 			b->cap = xreallocarray(b->cap, b->ncap, sizeof *b->cap);
 		}
 		i = h->n++;
@@ -173,7 +174,8 @@ csv_line(struct builder *b, const char *s, size_t len, const char *name,
 	free(text);
 	*first = false;
 	if (!isfinite(v)) {
-		errlist_error(el, name, line, "the value is not a finite number");
+		errlist_error(el, name, line,
+			      "the value is not a finite number");
 		return;
 	}
 	if (!commit_ok(commit, clen, name, line, el))
@@ -255,8 +257,9 @@ json_point(struct builder *b, const struct node *x, size_t i, const char *name,
 	if (values->kind != NODE_SEQ || values->nitems == 0) {
 		errlist_error(el, name, values->line,
 			      "\"values\" is %s, not an array of numbers",
-			      values->kind == NODE_SEQ ? "empty"
-						       : node_type_name(values));
+			      values->kind == NODE_SEQ
+				      ? "empty"
+				      : node_type_name(values));
 		return;
 	}
 	for (size_t k = 0; k < values->nitems; k++) {
@@ -299,8 +302,8 @@ load_json(struct builder *b, const char *name, const char *data, size_t len,
 }
 
 bool
-history_load(struct history *h, const char *name, const char *data,
-	     size_t len, struct errlist *el)
+history_load(struct history *h, const char *name, const char *data, size_t len,
+	     struct errlist *el)
 {
 	struct builder b = {.h = h, .index = strmap_new(64)};
 	size_t before = el->nerrors, i = 0;
@@ -333,4 +336,72 @@ history_release(struct history *h)
 	free(h->pts);
 	free(h->lines);
 	memset(h, 0, sizeof *h);
+}
+
+void
+history_from_json(struct history *h, const json_t *commits)
+{
+	struct builder b = {.h = h, .index = strmap_new(64)};
+	const json_t *c, *v;
+	size_t i, k;
+
+	memset(h, 0, sizeof *h);
+	json_array_foreach(commits, i, c)
+	{
+		const char *sha = rjson_get_str(c, "commit");
+
+		if (sha == NULL)
+			continue;
+		json_array_foreach(json_object_get(c, "vals"), k, v)
+		{
+			double x = json_number_value(v);
+
+			if (json_is_number(v) && isfinite(x))
+				builder_add(&b, sha, 0, x);
+		}
+	}
+	strmap_free(b.index);
+	free(b.cap);
+}
+
+/* A real, or null where it is not finite (jansson refuses those). */
+static json_t *
+real_or_null(double d)
+{
+	return isfinite(d) ? json_real(d) : json_null();
+}
+
+static json_t *
+segment_json(size_t from, size_t to, size_t runs, double mean)
+{
+	return json_pack("{s:I, s:I, s:I, s:o}", "from", (json_int_t)from, "to",
+			 (json_int_t)to, "runs", (json_int_t)runs, "mean",
+			 real_or_null(mean));
+}
+
+json_t *
+history_changes_json(const struct history *h, const struct change_point *cp,
+		     size_t n)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		const struct change_point *c = &cp[i];
+		const char *commit = h->pts[c->index].commit;
+
+		json_array_append_new(
+			list,
+			json_pack("{s:I, s:o, s:o, s:f, s:o, s:o, s:o}",
+				  "index", (json_int_t)c->index, "commit",
+				  rjson_string_lossy(commit, strlen(commit)),
+				  "change_pct", real_or_null(c->change_pct),
+				  "p", c->p, "effect_pct",
+				  real_or_null(c->effect_pct), "before",
+				  segment_json(c->from, c->index, c->nbefore,
+					       c->before),
+				  "after",
+				  segment_json(c->index, c->to, c->nafter,
+					       c->after)));
+	}
+	return list;
 }

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "robot/analysis/changes.h"
 #include "robot/core/errlist.h"
 
@@ -22,7 +24,7 @@ struct history {
 				      owned */
 	int *lines;                /* the line each point starts on */
 	size_t n;
-	size_t runs;               /* values, over every point */
+	size_t runs; /* values, over every point */
 };
 
 /*
@@ -34,5 +36,19 @@ bool history_load(struct history *h, const char *name, const char *data,
 		  size_t len, struct errlist *el)
 	__attribute__((warn_unused_result));
 void history_release(struct history *h);
+/*
+ * The history robotd's series history holds: commits is its array of
+ * {"commit": sha, "vals": [number, ...]}, oldest first; a commit
+ * without a finite value is left out.  Release h.
+ */
+void history_from_json(struct history *h, const json_t *commits);
+/*
+ * The change points cp[0..n) of h as JSON (robot changes --json, and
+ * robotd's API): a new array of {"index", "commit", "change_pct" (null
+ * when the mean before is 0), "p", "effect_pct", "before" and "after"
+ * ({"from", "to", "runs", "mean"})}.
+ */
+json_t *history_changes_json(const struct history *h,
+			     const struct change_point *cp, size_t n);
 
 #endif

@@ -78,8 +78,7 @@ changes_option(int c, const char *arg, void *ctx)
 }
 
 static void
-print_text(const struct history *h, const struct change_point *cp,
-	   size_t ncp)
+print_text(const struct history *h, const struct change_point *cp, size_t ncp)
 {
 	if (ncp == 0) {
 		printf("no change point in %zu points (%zu runs)\n", h->n,
@@ -110,43 +109,12 @@ print_text(const struct history *h, const struct change_point *cp,
 	}
 }
 
-static json_t *
-segment_json(size_t from, size_t to, size_t runs, double mean)
-{
-	return json_pack("{s:I, s:I, s:I, s:f}", "from", (json_int_t)from,
-			 "to", (json_int_t)to, "runs", (json_int_t)runs,
-			 "mean", mean);
-}
-
 static bool
-print_json(const struct history *h, const struct change_point *cp,
-	   size_t ncp)
+print_json(const struct history *h, const struct change_point *cp, size_t ncp)
 {
-	json_t *list = json_array();
-	bool ok;
+	json_t *list = history_changes_json(h, cp, ncp);
+	bool ok = rjson_print(list, stdout);
 
-	for (size_t i = 0; i < ncp; i++) {
-		const struct change_point *c = &cp[i];
-		const char *commit = h->pts[c->index].commit;
-
-		json_array_append_new(
-			list,
-			json_pack("{s:I, s:o, s:o, s:f, s:f, s:o, s:o}",
-				  "index", (json_int_t)c->index, "commit",
-				  rjson_string_lossy(commit, strlen(commit)),
-				  "change_pct",
-				  isnan(c->change_pct)
-					  ? json_null()
-					  : json_real(c->change_pct),
-				  "p", c->p, "effect_pct", c->effect_pct,
-				  "before",
-				  segment_json(c->from, c->index, c->nbefore,
-					       c->before),
-				  "after",
-				  segment_json(c->index, c->to, c->nafter,
-					       c->after)));
-	}
-	ok = rjson_print(list, stdout);
 	json_decref(list);
 	return ok;
 }

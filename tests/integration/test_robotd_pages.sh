@@ -32,7 +32,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
-echo "1..20"
+echo "1..21"
 
 # The seed: a tree whose fourth commit regresses the KPI and a hostile
 # metric, on a branch with a hostile name, under a hostile subject.
@@ -189,6 +189,28 @@ assert c["base_runs"]["ok"] == c["head_runs"]["ok"] > 0, c["base_runs"]
 assert runs in open(art + "/compare.html").read(), runs
 PY
 ) "the pages and their JSON twins agree on the numbers"
+
+# 5b. The history's change point: where the KPI stepped down 10%, in
+# the API, the history's JSON and on the page.
+curl -s "$U/api/series/$ESERIES/changes?metric=dd.write_bytes_per_sec" >"$T/changes.json"
+check $($PY - "$ART" "$T" "$BAD" <<'PY'; echo $?
+import json, sys
+art, t, bad = sys.argv[1:]
+c = json.load(open(t + "/changes.json"))
+h = json.load(open(t + "/hist.json"))
+shas = [x["commit"] for x in h["commits"]]
+assert c["points"] == len(shas) and c["runs"] == sum(x["n"] for x in h["commits"]), c
+cps = c["changes"]
+assert len(cps) == 1, cps
+assert cps[0]["commit"] == bad and cps[0]["index"] == shas.index(bad), (cps, shas)
+assert -12 < cps[0]["change_pct"] < -8 and cps[0]["p"] < 0.001, cps
+assert h["changes"] == cps, (h["changes"], cps)
+page = open(art + "/history.html").read()
+listed = page.split("1 change point in this history:")[1].split("</ul>")[0]
+assert bad[:7] in listed and ("-10." in listed or "-9." in listed), listed
+assert "change point at " + bad[:12] in page
+PY
+) "the history's change point: at the commit that stepped down, about -10%, in the API, the history and the page ($(head -c 300 "$T/changes.json"))"
 
 # 6. Headers: the CSP and friends on every page; the stylesheet is
 # cacheable by its ETag.

@@ -176,10 +176,8 @@ int
 main(void)
 {
 	static const struct tap_case cases[] = {
-		TAP_CASE(test_csv),
-		TAP_CASE(test_csv_bad),
-		TAP_CASE(test_json),
-		TAP_CASE(test_json_bad),
+		TAP_CASE(test_csv),  TAP_CASE(test_csv_bad),
+		TAP_CASE(test_json), TAP_CASE(test_json_bad),
 		{NULL, NULL},
 	};
 

@@ -2,9 +2,10 @@
  * history.c: a metric of a series over its commits, in commit order
  * (/series/:series/history?metric=, the twin of /api/series/:series/
  * history): every run a dot, the mean line with its spread, regressions
- * and fixes marked; a dot links to the compare of its commit with the
- * one before, and a form compares any two; a picker offers the series'
- * metrics (without ?metric=, it alone).
+ * and fixes marked, and the history's change points (changes.h) with
+ * the means of the segments between them; a dot links to the compare of
+ * its commit with the one before, and a form compares any two; a picker
+ * offers the series' metrics (without ?metric=, it alone).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -60,8 +61,95 @@ compare_href(const char *series, const char *base, const char *head)
 	return buf_detach(&b);
 }
 
+/* The change points cps (history_changes_json()) on the chart: a
+ * marker between the points on either side, and each segment's mean as
+ * a level. */
 static void
-chart(struct buf *b, struct ask *a, json_t *h)
+mark_changes(struct svg *s, struct ask *a, json_t *commits, json_t *cps)
+{
+	double from = -0.5, mean = NAN;
+	json_t *cp;
+	size_t i;
+	char t[200], m[32];
+
+	json_array_foreach(cps, i, cp)
+	{
+		long at = index_of(commits, rjson_get_str(cp, "commit"));
+		json_t *before = json_object_get(cp, "before");
+
+		if (at < 0)
+			continue;
+		mean = json_number_value(json_object_get(before, "mean"));
+		unit_si(m, sizeof m, mean, unit_of(a->metric));
+		snprintf(t, sizeof t, "mean %s before %.12s", m,
+			 rjson_get_str(cp, "commit"));
+		svg_hline(s, 3, from, (double)at - 0.5, mean, t);
+		snprintf(t, sizeof t, "change point at %.12s: %+.1f%% (p %.2g)",
+			 rjson_get_str(cp, "commit"),
+			 json_number_value(json_object_get(cp, "change_pct")),
+			 json_number_value(json_object_get(cp, "p")));
+		svg_marker(s, 3, (double)at - 0.5, t);
+		from = (double)at - 0.5;
+		mean = json_number_value(
+			json_object_get(json_object_get(cp, "after"), "mean"));
+	}
+	if (!isnan(mean)) {
+		unit_si(m, sizeof m, mean, unit_of(a->metric));
+		snprintf(t, sizeof t, "mean %s since the last change point", m);
+		svg_hline(s, 3, from, (double)json_array_size(commits) - 0.5,
+			  mean, t);
+	}
+}
+
+/* The change points, in words, above the chart. */
+static void
+list_changes(struct buf *b, struct ask *a, json_t *cps)
+{
+	json_t *cp;
+	size_t i;
+
+	if (json_array_size(cps) == 0) {
+		buf_adds(b, "<p>No change point in this history.</p>\n");
+		return;
+	}
+	buf_addf(b, "<p>%zu change point%s in this history:</p>\n<ul>\n",
+		 json_array_size(cps), json_array_size(cps) == 1 ? "" : "s");
+	json_array_foreach(cps, i, cp)
+	{
+		json_t *before = json_object_get(cp, "before");
+		json_t *after = json_object_get(cp, "after");
+		char mb[32], ma[32];
+
+		unit_si(mb, sizeof mb,
+			json_number_value(json_object_get(before, "mean")),
+			unit_of(a->metric));
+		unit_si(ma, sizeof ma,
+			json_number_value(json_object_get(after, "mean")),
+			unit_of(a->metric));
+		buf_adds(b, "<li>");
+		page_pct(b, json_object_get(cp, "change_pct"));
+		buf_adds(b, " at ");
+		page_commit(b, json_object_get(cp, "commit"));
+		buf_addf(b, " (p %.2g): from ",
+			 json_number_value(json_object_get(cp, "p")));
+		html_text(b, mb);
+		buf_addf(b, " over %lld commits to ",
+			 (long long)(json_integer_value(
+					     json_object_get(before, "to")) -
+				     json_integer_value(
+					     json_object_get(before, "from"))));
+		html_text(b, ma);
+		buf_addf(b, " over %lld</li>\n",
+			 (long long)(json_integer_value(
+					     json_object_get(after, "to")) -
+				     json_integer_value(
+					     json_object_get(after, "from"))));
+	}
+	buf_adds(b, "</ul>\n");
+}
+
+static void
+chart(struct buf *b, struct ask *a, json_t *h, json_t *cps)
 {
 	json_t *commits = json_object_get(h, "commits"), *c, *r;
 	size_t n = json_array_size(commits), runs = 0, i, k, at = 0;
@@ -128,10 +216,11 @@ chart(struct buf *b, struct ask *a, json_t *h)
 	snprintf(desc, sizeof desc,
 		 "%s of %s over %zu commits, oldest first: %zu runs as dots, "
 		 "the mean as a line, its spread (one standard deviation) as "
-		 "a band; dashed lines mark regressions (red) and fixes "
-		 "(green). A commit's dots link to its comparison with the "
-		 "commit before.",
-		 a->metric, a->series, n, runs);
+		 "a band; dashed lines mark regressions, fixes and change "
+		 "points (%zu), with the mean between change points as a "
+		 "level. A commit's dots link to its comparison with "
+		 "the commit before.",
+		 a->metric, a->series, n, runs, json_array_size(cps));
 	s = svg_new(900, 320, a->metric, desc);
 	svg_range(s, -0.5, (double)n - 0.5, ylo, yhi);
 	svg_yaxis(s, a->metric, unit_of(a->metric));
@@ -171,9 +260,12 @@ chart(struct buf *b, struct ask *a, json_t *h)
 			svg_marker(s, 2, (double)at_f, t);
 		}
 	}
+	mark_changes(s, a, commits, cps);
 	svg_legend(s, 0, "runs, mean and spread");
 	svg_legend(s, 1, "regression");
 	svg_legend(s, 2, "fix");
+	if (json_array_size(cps) > 0)
+		svg_legend(s, 3, "change point, segment means");
 	buf_adds(b, "<figure>");
 	svg_finish(s, b);
 	buf_adds(b, "<figcaption>");
@@ -234,7 +326,7 @@ static void
 on_history(const char *text, const struct problem *p, void *arg)
 {
 	struct ask *a = arg;
-	json_t *h = text ? json_loads(text, 0, NULL) : NULL, *c;
+	json_t *h = text ? json_loads(text, 0, NULL) : NULL, *c, *cps;
 	struct buf b;
 	size_t i, n;
 
@@ -262,7 +354,10 @@ on_history(const char *text, const struct problem *p, void *arg)
 	html_text(&b, a->series);
 	buf_adds(&b, "</p>\n");
 	metric_form(&b, a->series, h, a->metric);
-	chart(&b, a, h);
+	cps = findings_history_changes(h, NULL, NULL);
+	list_changes(&b, a, cps);
+	chart(&b, a, h, cps);
+	json_decref(cps);
 	buf_adds(&b, "<form method=\"get\" action=\"/compare\">\n"
 		     "<input type=\"hidden\" name=\"series\" value=\"");
 	html_attr(&b, a->series);
