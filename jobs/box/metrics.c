@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jobs/box/metrics.h"
+#include "robot/analysis/shape.h"
 #include "robot/core/strmap.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -141,6 +142,7 @@ metrics_spread(struct metrics *m, const char *name, bool drop_first,
 	size_t n, i;
 	const double *v = metrics_series(m, name, &n);
 	double min, max, sum = 0, sq = 0, mean;
+	struct shape sh;
 	char *key;
 
 	if (v == NULL || n == 0)
@@ -182,6 +184,20 @@ metrics_spread(struct metrics *m, const char *name, bool drop_first,
 	if (mean > 0) {
 		key = xasprintf("%s.cv", name);
 		metrics_set(m, key, sqrt(sq / (double)n) / mean);
+		free(key);
+	}
+	/* Its shape: a steady 50k and a swing between 20k and 80k have
+	 * one mean. */
+	shape_of(v, n, &sh);
+	key = xasprintf("%s.peak", name);
+	metrics_set(m, key, sh.peak);
+	free(key);
+	key = xasprintf("%s.trough", name);
+	metrics_set(m, key, sh.trough);
+	free(key);
+	if (sh.periodic) {
+		key = xasprintf("%s.period_s", name);
+		metrics_set(m, key, sh.period * METRICS_SAMPLE_S);
 		free(key);
 	}
 }

@@ -31,12 +31,16 @@ const double *metrics_series(const struct metrics *m, const char *name,
 void metrics_reduce(struct metrics *m);
 /*
  * Adds NAME.min, .max, .stddev and .cv (stddev over mean) of a series's
- * samples, leaving out the first (a ramp) and the last (a partial second)
- * when asked and there are more than two; nothing when the series has
- * fewer than METRICS_SPREAD_MIN samples.
+ * samples, and its shape (shape.h): .peak and .trough (the means of the
+ * top and bottom tenths) and, when it has one, .period_s (its dominant
+ * period in seconds); leaving out the first (a ramp) and the last (a
+ * partial second) when asked and there are more than two; nothing when
+ * the series has fewer than METRICS_SPREAD_MIN samples.
  */
 void metrics_spread(struct metrics *m, const char *name, bool drop_first,
 		    bool drop_last);
+/* The seconds between two samples of a series. */
+#define METRICS_SAMPLE_S 1.0
 /* The fewest samples (after the ones dropped) a spread is made of. */
 #define METRICS_SPREAD_MIN 3
 /* How many spreads metrics_spread() left out for too few samples. */

@@ -21,6 +21,12 @@ ends(const char *s, const char *suffix)
 const char *
 unit_of(const char *metric)
 {
+	/* A series' figures: its period, and how erratic it is (a
+	 * ratio), whatever the series' own unit. */
+	if (ends(metric, ".period_s"))
+		return "s";
+	if (ends(metric, ".cv"))
+		return "";
 	if (strstr(metric, "bytes_per_sec") != NULL)
 		return "B/s";
 	if (strstr(metric, "per_sec") != NULL)

@@ -2,7 +2,8 @@
 # simbox.py URL TOKEN BOX GROUP STOPFILE [COMMIT=SHIFT[~NOISE][@A,B..] ...]
 #           [COMMIT=fail ...] [--noise=PCT] [--seed=N] [--delay=S]
 #           [--offset=PCT] [--drift=PCT] [--step=N:PCT]
-#           [--outliers=P:FACTOR] [--tails=DF] [--uploads=N] [--hold=N]:
+#           [--outliers=P:FACTOR] [--tails=DF] [--uploads=N] [--hold=N]
+#           [--series=1]:
 # a simulated test box for the daemon's decisions.  It registers, leases
 # runs and uploads for each a result document whose KPI
 # (dd.write_bytes_per_sec, 100 MB/s) is moved by SHIFT percent at COMMIT
@@ -23,6 +24,8 @@
 # --uploads=N: it stops after N uploads, as a box that dies between two
 # runs; --hold=N: after N uploads it leases one more run and stops
 # without giving it back, as a box that dies during a run.
+# --series=1: each document has a per-second series too (a disk's
+# throughput swinging between 80 and 20 MB/s every 20 s) and its shape.
 #
 # It stands in for a box only to drive robotd's analysis with a chosen
 # truth: real boxes measure real filesystems elsewhere in the tests.
@@ -120,6 +123,13 @@ while not os.path.exists(STOP):
     doc = {"version": 1, "key": lease["key"], "tbox_group": GROUP, "box": BOX,
            "commit": commit, "status": "ok", "error": None, "job": lease["job"]["job"],
            "stats": stats}
+    if "series" in opts:
+        # A disk's throughput a second, a 20 s square wave between 80
+        # and 20 MB/s, with the shape robot-box gives it.
+        name = "dd.loop0.write_bytes_per_sec"
+        doc["series"] = {name: [(80e6 if i % 20 < 10 else 20e6) for i in range(60)]}
+        stats.update({name + ".peak": 80e6, name + ".trough": 20e6,
+                      name + ".period_s": 20.0})
     if commit in FAIL:
         doc.update(status="failed", fault="job", stats={},
                    error="cannot provision %s: the build failed" % commit[:12])

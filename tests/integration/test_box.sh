@@ -152,7 +152,7 @@ d = docs[0]; s = d['stats']
 n = d['run']['samples']
 assert n < 3, 'not a short run: %d samples' % n
 assert any('a short run: %d monitor samples' % n in w for w in d['warnings']), d.get('warnings')
-bad = [k for k in s if k.startswith('dd.') and '.time.' not in k and k.endswith(('.min', '.max', '.stddev', '.cv'))]
+bad = [k for k in s if k.startswith('dd.') and '.time.' not in k and k.endswith(('.min', '.max', '.stddev', '.cv', '.peak', '.trough', '.period_s'))]
 assert not bad, bad
 "
 check $? "a run of fewer than 3 monitor samples: a warning, and no per-second figures"
@@ -187,6 +187,10 @@ for dev in [x['device'].split('/')[-1] for x in d['storage']['devices']]:
     cv = s.get(k + '.cv')
     assert (cv is None) == (s[k + '.max'] == 0), (cv, s[k + '.max'])
     assert cv is None or (s[k + '.stddev'] / s[k + '.max'] <= cv + 1e-12 and (s[k + '.min'] == 0 or cv <= s[k + '.stddev'] / s[k + '.min'] + 1e-12)), (cv, s[k + '.stddev'])
+    # its shape: the means of the top and bottom tenths of the same
+    # seconds (at least one each), between .min and .max
+    assert s[k + '.min'] <= s[k + '.trough'] <= s[k + '.peak'] <= s[k + '.max'], (s[k + '.trough'], s[k + '.peak'])
+    assert k + '.period_s' not in s or 3 <= 3 * s[k + '.period_s'] <= len(d['series'][k]), s[k + '.period_s']
 assert 'warnings' not in d, d.get('warnings')
 # Present, but maybe 0: with 3 s of dirty pages under a high
 # dirty_ratio, writeback need not have begun before dd is stopped.
@@ -240,6 +244,7 @@ assert s['unlink.unlinks_per_sec'] > 1000 and s['unlink.creates_per_sec'] > 1000
 if len(d['series']['unlink.unlinks_per_sec']) >= 3:
     assert s['unlink.unlinks_per_sec.min'] <= s['unlink.unlinks_per_sec.max']
     assert s['unlink.unlinks_per_sec.cv'] >= 0
+    assert s['unlink.unlinks_per_sec.min'] <= s['unlink.unlinks_per_sec.trough'] <= s['unlink.unlinks_per_sec.peak'] <= s['unlink.unlinks_per_sec.max']
 else:
     assert 'unlink.unlinks_per_sec.min' not in s and d['warnings'], s
 assert d['series']['unlink.unlinks_per_sec'] and d['series']['unlink.creates_per_sec']

@@ -62,7 +62,7 @@ dd_job "$T/dd.yaml"
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
 shifts=$(for s in $(echo $shas | cut -d' ' -f4-); do printf '%s=-10 ' "$s"; done)
 # shellcheck disable=SC2086
-simbox s1 $shifts --noise=1 --seed=1 "--extra-metric=$EVILM"
+simbox s1 $shifts --noise=1 --seed=1 "--extra-metric=$EVILM" --series=1
 robot tree add web --url "$R" --branch '*' --base v1.0 --job "$T/dd.yaml" --tbox-group lab \
 	--runs 3 --max-runs 6 --poll 5 >/dev/null 2>&1
 bisected() { [ "$(sql "SELECT state FROM bisections LIMIT 1")" = bisected ]; }
@@ -136,6 +136,11 @@ assert job.index("<h2>Result</h2>") < job.index("<h2>Numbers</h2>"), "the result
 res = job.split("<h2>Result</h2>")[1].split("<h2>")[0]
 assert "dd.write_bytes_per_sec" in res and re.search(r"<strong>[0-9.]+ MB/s</strong>", res), res[:300]
 assert not re.search(r"\d\.\d{9,}", job.split("<h2>The job</h2>")[0]), re.search(r"\d\.\d{9,}", job).group(0)
+# Its per-second series with its shape: peak and trough as levels, and
+# in words with the period.
+per = job.split("<h2>Per second</h2>")[1].split("<h2>")[0]
+assert "dd.loop0.write_bytes_per_sec: peak 80 MB/s, trough 20 MB/s, a period of 20 s" in per, per[-600:]
+assert "<title>peak of dd.loop0.write_bytes_per_sec</title>" in per and "<title>trough of dd.loop0.write_bytes_per_sec</title>" in per
 # Oldest first: init, then the commits in their order.
 order = re.findall(r'<option value="([0-9a-f]{40})"', hist.split('name="base"')[1].split("</select>")[0])
 assert order == sorted(order, key=lambda c: sys.argv[3].split().index(c)), order

@@ -24,6 +24,8 @@ static const char *const names[] = {"fsmark.files_per_sec",
 				    "dd.loop0.write_bytes_per_sec",
 				    "dd.loop0.write_bytes_per_sec.max",
 				    "dd.loop0.write_bytes_per_sec.cv",
+				    "dd.loop0.write_bytes_per_sec.trough",
+				    "unlink.unlinks_per_sec.period_s",
 				    "dd.startup_time_ms",
 				    "dd.x.write_bytes_per_sec.stddev",
 				    "unlink.unlinks_per_sec",
@@ -196,6 +198,19 @@ test_builtin_rules(void)
 	CHECK_INT(direction_lookup(t, "dd.loop0.write_bytes_per_sec.min").sign,
 		  1);
 	CHECK_INT(direction_lookup(t, "unlink.unlinks_per_sec").sign, 1);
+	/* A throughput's shape: a trough higher is better; a period is
+	 * neither, yet it is a known metric. */
+	CHECK_INT(
+		direction_lookup(t, "dd.loop0.write_bytes_per_sec.trough").sign,
+		1);
+	CHECK_INT(direction_lookup(t, "dd.disks.write_bytes_per_sec.peak").sign,
+		  1);
+	CHECK_INT(direction_lookup(t, "unlink.unlinks_per_sec.trough").sign, 1);
+	CHECK_INT(direction_lookup(t, "dd.loop0.write_bytes_per_sec.period_s")
+			  .sign,
+		  0);
+	CHECK(direction_lookup(t, "unlink.unlinks_per_sec.period_s").pattern !=
+	      NULL);
 	CHECK_INT(direction_lookup(t, "fsmark.time.elapsed_time").sign, -1);
 	CHECK_INT(direction_lookup(t, "vmstat.system.cs").sign, 0);
 	CHECK_DBL(direction_lookup(t, "proc-vmstat.pgpgout").abs_floor, 1000,

@@ -35,6 +35,12 @@ test_si(void)
 	CHECK_STR(unit_of("iostat.loop0.w/s"), "/s");
 	CHECK_STR(unit_of("vmstat.system.cs"), "/s");
 	CHECK_STR(unit_of("proc-vmstat.nr_dirty"), "");
+	/* A throughput's shape: its peak in its unit, its period in
+	 * seconds, its coefficient of variation a plain ratio. */
+	CHECK_STR(unit_of("dd.loop0.write_bytes_per_sec.peak"), "B/s");
+	CHECK_STR(unit_of("dd.loop0.write_bytes_per_sec.period_s"), "s");
+	CHECK_STR(unit_of("unlink.unlinks_per_sec.period_s"), "s");
+	CHECK_STR(unit_of("dd.loop0.write_bytes_per_sec.cv"), "");
 	unit_si(b, sizeof b, 0.5, "%");
 	CHECK_STR(b, "0.5%");
 	unit_si(b, sizeof b, 0.25, "ms");

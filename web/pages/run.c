@@ -103,12 +103,41 @@ kv_table(struct buf *b, json_t *o)
 
 /* The chart of a group of per-second series (one prefix: "dd.", one
  * column each). */
+/* A series' shape in words ("loop0: peak 80 MB/s, trough 20 MB/s,
+ * every 20 s"), from the run's stats (metrics_spread()), into b; false
+ * when it has none. */
+static bool
+shape_text(struct buf *b, const char *name, json_t *stats)
+{
+	char *k = xasprintf("%s.peak", name), peak[32], trough[32];
+	json_t *p = json_object_get(stats, k), *t, *period;
+
+	free(k);
+	k = xasprintf("%s.trough", name);
+	t = json_object_get(stats, k);
+	free(k);
+	k = xasprintf("%s.period_s", name);
+	period = json_object_get(stats, k);
+	free(k);
+	if (!json_is_number(p) || !json_is_number(t))
+		return false;
+	unit_si(peak, sizeof peak, json_number_value(p), unit_of(name));
+	unit_si(trough, sizeof trough, json_number_value(t), unit_of(name));
+	buf_addf(b, "%s: peak %s, trough %s", name, peak, trough);
+	if (json_is_number(period))
+		buf_addf(b, ", a period of %.3g s", json_number_value(period));
+	else
+		buf_adds(b, ", no period");
+	return true;
+}
+
 static void
-series_chart(struct buf *b, const char *title, json_t *series,
+series_chart(struct buf *b, const char *title, json_t *series, json_t *stats,
 	     const char *const *names, size_t n)
 {
 	double lo = INFINITY, hi = -INFINITY, xmax = 1;
 	char desc[256];
+	struct buf shapes;
 	struct svg *s;
 
 	for (size_t i = 0; i < n; i++) {
@@ -147,11 +176,46 @@ series_chart(struct buf *b, const char *title, json_t *series,
 		free(x);
 		free(y);
 	}
+	/* The shapes: each series' peak and trough as levels (of the
+	 * first few), and in words under the chart. */
+	buf_init(&shapes);
+	for (size_t i = 0; i < n && i < 6; i++) {
+		size_t at = shapes.len;
+
+		if (shapes.len > 0)
+			buf_adds(&shapes, "; ");
+		if (!shape_text(&shapes, names[i], stats)) {
+			shapes.len = at;
+			shapes.data[at] = '\0';
+			continue;
+		}
+		for (int k = 0; k < 2; k++) {
+			char *key = xasprintf("%s.%s", names[i],
+					      k ? "trough" : "peak");
+			char *tip = xasprintf("%s of %s", k ? "trough" : "peak",
+					      names[i]);
+
+			svg_hline(
+				s, (int)i, 0, xmax,
+				json_number_value(json_object_get(stats, key)),
+				tip);
+			free(tip);
+			free(key);
+		}
+	}
 	buf_adds(b, "<figure>");
 	svg_finish(s, b);
 	buf_adds(b, "<figcaption>");
 	html_text(b, desc);
+	if (shapes.len > 0) {
+		buf_adds(b, " The levels are each series' peak and trough "
+			    "(the means of its top and bottom tenths of "
+			    "seconds): ");
+		html_text(b, shapes.data);
+		buf_adds(b, ".");
+	}
 	buf_adds(b, "</figcaption></figure>\n");
+	buf_release(&shapes);
 }
 
 /* The chart a per-second series goes in: one per device-less name, so
@@ -199,7 +263,7 @@ rank_of(const char *group)
 /* Draws the run's per-second series, grouped, at most RUN_CHARTS
  * charts; names what it does not draw.  The charts drawn. */
 static size_t
-draw_series(struct buf *b, json_t *series)
+draw_series(struct buf *b, json_t *series, json_t *stats)
 {
 	json_t *groups = json_object(), *g;
 	const char *k, **keys;
@@ -251,7 +315,7 @@ draw_series(struct buf *b, json_t *series)
 
 		for (size_t j = 0; j < m; j++)
 			list[j] = json_string_value(json_array_get(names, j));
-		series_chart(b, keys[i], series, list, m);
+		series_chart(b, keys[i], series, stats, list, m);
 		free(list);
 	}
 	if (i < n) {
@@ -402,7 +466,7 @@ on_job(const char *text, const struct problem *p, void *arg)
 		series = json_object_get(r, "series");
 		if (json_object_size(series) > 0)
 			buf_adds(&b, "<h2>Per second</h2>\n");
-		draw_series(&b, series);
+		draw_series(&b, series, json_object_get(r, "stats"));
 		if (json_object_size(json_object_get(r, "stats")) > 0) {
 			buf_adds(&b, "<h2>Numbers</h2>\n<div class=\"wide\">");
 			numbers_table(&b, json_object_get(r, "stats"), kpis,
