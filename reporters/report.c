@@ -365,9 +365,48 @@ means_text(char *buf, size_t len, json_t *pair, const char *kpi)
 	return true;
 }
 
+/* A change point's (found_by "change point"): "100 MB/s over 6 commits
+ * -> 95 MB/s over 5", the means of the history's segments around it. */
+static bool
+history_text(char *buf, size_t len, json_t *f)
+{
+	json_t *h = json_object_get(f, "history");
+	json_t *before = json_object_get(h, "before");
+	json_t *after = json_object_get(h, "after");
+	const char *kpi = str(f, "kpi");
+	char b[32], a[32];
+
+	if (!json_is_object(before) || !json_is_object(after) || kpi == NULL)
+		return false;
+	unit_si(b, sizeof b, num(before, "mean"), unit_of(kpi));
+	unit_si(a, sizeof a, num(after, "mean"), unit_of(kpi));
+	snprintf(buf, len, "%s over %lld commits -> %s over %lld", b,
+		 (long long)(num(before, "to") - num(before, "from")), a,
+		 (long long)(num(after, "to") - num(after, "from")));
+	return true;
+}
+
+/* Whether one of the findings is a change point of a branch's
+ * history. */
+static bool
+any_change_point(json_t *findings)
+{
+	json_t *f;
+	size_t i;
+
+	json_array_foreach(findings, i, f)
+	{
+		if (str(f, "found_by") != NULL &&
+		    strcmp(str(f, "found_by"), "change point") == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The headline: each finding's change, p, runs a side and verdict at the
  * commit named, with its KPI's means; and, for a first bad commit that a
- * bisection found, the change at the head where it was found. */
+ * bisection found, the change at the head where it was found.  A change
+ * point of a branch's history says so, with the means of its segments. */
 static void
 add_headline(struct buf *b, json_t *claim, json_t *findings)
 {
@@ -378,7 +417,7 @@ add_headline(struct buf *b, json_t *claim, json_t *findings)
 	json_array_foreach(findings, i, f)
 	{
 		struct at_fault a;
-		char c[32], p[32], means[80];
+		char c[32], p[32], means[160];
 
 		at_fault(claim, f, &a);
 		pct(c, sizeof c, a.change);
@@ -390,7 +429,18 @@ add_headline(struct buf *b, json_t *claim, json_t *findings)
 			 str(f, "kind") ? str(f, "kind") : "?",
 			 str(f, "kpi") ? str(f, "kpi") : "?");
 		buf_addf(b, "%41s(%s)\n", "", str(f, "series"));
-		if (means_text(means, sizeof means, a.pair, str(f, "kpi")))
+		if (str(f, "found_by") != NULL &&
+		    strcmp(str(f, "found_by"), "change point") == 0 &&
+		    history_text(means, sizeof means, f)) {
+			buf_addf(b,
+				 "%41sa change point of the branch's history, "
+				 "%lld commits\n",
+				 "",
+				 (long long)num(json_object_get(f, "history"),
+						"points"));
+			buf_addf(b, "%41s%s\n", "", means);
+		} else if (means_text(means, sizeof means, a.pair,
+				      str(f, "kpi")))
 			buf_addf(b, "%41s%s\n", "", means);
 		if (a.pair != NULL &&
 		    json_integer_value(json_object_get(a.pair, "pair")) !=
@@ -549,10 +599,10 @@ finding_json(json_t *claim, json_t *f, const struct report_config *cfg)
 	struct at_fault a;
 	json_t *o;
 
-	static const char *const keys[] = {"kind",       "series",    "kpi",
-					   "change_pct", "p_value",   "runs",
-					   "base_runs",  "head_runs", "head",
-					   "base",       NULL};
+	static const char *const keys[] = {
+		"kind",    "found_by", "series",    "kpi",       "change_pct",
+		"p_value", "runs",     "base_runs", "head_runs", "head",
+		"base",    "history",  NULL};
 
 	at_fault(claim, f, &a);
 	o = pick(f, keys);
@@ -953,7 +1003,19 @@ render_report(json_t *claim, const struct report_config *cfg,
 	buf_adds(&b, "\n(The robust test: a trimmed Welch test on the logs of "
 		     "the runs' values, each\nside measured again until the "
 		     "verdict was final; p is its two-sided p-value;\nruns are "
-		     "the ok runs of the base and of the head.)\n\n");
+		     "the ok runs of the base and of the head.)\n");
+	if (any_change_point(findings))
+		buf_adds(&b, "(A change point of a branch's history: where "
+			     "the level of the KPI's runs\nalong the branch's "
+			     "tested commits changed, by a rank test over "
+			     "every\nrun, the search for the place accounted "
+			     "for; change is between the\nmeans of the commits "
+			     "before and after it, p the test's, runs those "
+			     "of\neach side.  It may be a creep of steps each "
+			     "too small for one head's\npair: the table below "
+			     "is the pair of this commit and the one before.)"
+			     "\n");
+	buf_addc(&b, '\n');
 	json_array_foreach(pairs, i, p)
 	{
 		if (i == nfull)

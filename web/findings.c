@@ -51,9 +51,13 @@ findings_regressions(struct web *w, struct http_req *req,
 		}
 	}
 	if (kind != NULL && strcmp(kind, "regression") != 0 &&
-	    strcmp(kind, "improvement") != 0) {
+	    strcmp(kind, "improvement") != 0 &&
+	    strcmp(kind, "change point") != 0) {
 		http_req_reply_error(req, 400,
-				     "kind is regression or improvement", NULL);
+				     "kind is regression, improvement or "
+				     "change point (those found in a branch's "
+				     "history)",
+				     NULL);
 		return;
 	}
 	if (since != NULL &&

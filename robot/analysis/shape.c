@@ -49,8 +49,8 @@ ranks(double *x, size_t n)
 		while (e < n && *p[e] == *p[i])
 			e++;
 		for (size_t q = i; q < e; q++)
-			r[p[q] - x] = (double)(i + e - 1) / 2 -
-				      (double)(n - 1) / 2;
+			r[p[q] - x] =
+				(double)(i + e - 1) / 2 - (double)(n - 1) / 2;
 		i = e;
 	}
 	memcpy(x, r, n * sizeof *x);

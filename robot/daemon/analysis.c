@@ -7,15 +7,26 @@
  *
  *   VALUES     --(its values, in binary)------------> COMPARING (worker)
  *   COMPARING  --(compared and decided)--------------> STORING
- *   STORING    --(stored: final, more or stale)------> ended
+ *   STORING    --(stored: more or stale)-------------> ended
+ *   STORING    --(stored final)----------------------> HISTORY
+ *   HISTORY    --(its KPIs' histories, a branch's)---> SCANNING (worker)
+ *   HISTORY    --(none: no branch)-------------------> ended
+ *   SCANNING   --(their change points found)---------> RECORDING
+ *   RECORDING  --(recorded)--------------------------> ended
  *   VALUES, COMPARING, STORING --(the database failed, or values that
  *              cannot be read)-----------------------> ended (the claim
  *                                                      runs out; taken
  *                                                      again)
+ *   HISTORY, RECORDING --(the database failed)-------> ended (said; the
+ *                                                      next final pair of
+ *                                                      the series scans
+ *                                                      again)
  *
  * The comparison runs on the worker thread: it touches only the pair's
  * values and the results it fills in, which the loop does not touch
- * meanwhile.  A comparison asked for (analysis_compare()) reads the same
+ * meanwhile; so does the scan of a final pair's histories for change
+ * points (robot/analysis/changes.h: a new change point of a KPI in its
+ * worse direction is a regression record, robot_change_points_record()).  A comparison asked for (analysis_compare()) reads the same
  * values the same way.
  */
 #include <math.h>
@@ -24,10 +35,13 @@
 #include <string.h>
 
 #include "jobs/catalog.h"
+#include "robot/analysis/changes.h"
 #include "robot/analysis/decide.h"
 #include "robot/analysis/findings.h"
+#include "robot/analysis/history.h"
 #include "robot/analysis/series.h"
 #include "robot/analysis/table.h"
+#include "robot/core/buf.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
@@ -37,12 +51,17 @@
 
 #define ANALYSIS_TICK  5 /* seconds between looks when nothing woke it */
 #define ANALYSIS_SLOTS 4 /* pairs in hand at once */
+/* The commits back along a head's first-parent line its history holds. */
+#define ANALYSIS_HISTORY_COMMITS 10000
 
 /* A claimed pair's steps (a comparison asked for has its own). */
 enum pair_state {
 	PAIR_VALUES,
 	PAIR_COMPARING,
 	PAIR_STORING,
+	PAIR_HISTORY,
+	PAIR_SCANNING,
+	PAIR_RECORDING,
 };
 
 /* One pair's analysis: the claim, and what the worker made of it. */
@@ -71,6 +90,9 @@ struct pair_work {
 	char *findings; /* what a final pair records (a claim's only) */
 	char *summary;  /* for the log */
 	char *note;     /* too noisy at the cap: for the lab's operators */
+	char *history;  /* a final pair's histories (robot_pair_history()) */
+	char *changes;  /* what their change points record, or NULL */
+	char *changes_summary; /* the change points, for the log */
 };
 
 struct analysis {
@@ -94,6 +116,12 @@ pair_state_name(enum pair_state s)
 		return "comparing";
 	case PAIR_STORING:
 		return "storing";
+	case PAIR_HISTORY:
+		return "history";
+	case PAIR_SCANNING:
+		return "scanning";
+	case PAIR_RECORDING:
+		return "recording";
 	}
 	return "?";
 }
@@ -138,6 +166,9 @@ pair_work_free(void *arg)
 	free(w->findings);
 	free(w->summary);
 	free(w->note);
+	free(w->history);
+	free(w->changes);
+	free(w->changes_summary);
 	free(w);
 }
 
@@ -325,6 +356,154 @@ pair_end(struct pair_work *w)
 	drain_done(w->a->w, w);
 }
 
+/*
+ * On the worker thread: the change points of each KPI's history in
+ * w->history, as robot_change_points_record() takes them: those in the
+ * KPI's worse direction, each with the point before it (its base), the
+ * commits of the segments around it (its window) and the segments.
+ */
+static void
+pair_scan_work(void *arg)
+{
+	struct pair_work *w = arg;
+	json_t *h = json_loads(w->history, 0, NULL), *x, *kpis = json_array();
+	struct buf said;
+	size_t i;
+
+	buf_init(&said);
+	json_array_foreach(json_object_get(h, "histories"), i, x)
+	{
+		const char *kpi = json_string_value(json_object_get(x, "kpi"));
+		struct direction dir;
+		struct changes_options opt;
+		struct change_point *cp;
+		struct history hist;
+		json_t *found, *list = json_array(), *c;
+		size_t n, k;
+
+		if (kpi == NULL)
+			continue;
+		dir = direction_lookup(w->dt, kpi);
+		changes_options_init(&opt);
+		if (dir.floor_pct > opt.min_effect_pct)
+			opt.min_effect_pct = dir.floor_pct;
+		history_from_json(&hist, json_object_get(x, "commits"));
+		n = changes_find(hist.pts, hist.n, &opt, &cp);
+		found = history_changes_json(&hist, cp, n);
+		json_array_foreach(found, k, c)
+		{
+			const struct change_point *q = &cp[k];
+			json_t *window = json_array();
+
+			if (dir.sign == 0 || !isfinite(q->change_pct) ||
+			    (double)dir.sign * q->change_pct >= 0)
+				continue; /* not the worse direction */
+			for (size_t j = q->from; j < q->to; j++)
+				json_array_append_new(
+					window,
+					json_string(hist.pts[j].commit));
+			json_object_set_new(c, "points",
+					    json_integer((json_int_t)hist.n));
+			json_array_append_new(
+				list,
+				json_pack("{s:O, s:s, s:s, s:O, s:O, s:o, s:O}",
+					  "commit",
+					  json_object_get(c, "commit"), "base",
+					  hist.pts[q->index - 1].commit, "kind",
+					  "regression", "change_pct",
+					  json_object_get(c, "change_pct"), "p",
+					  json_object_get(c, "p"), "window",
+					  window, "history", c));
+			buf_addf(&said, "%s%s at %.12s %+.1f%% (p %.2g)",
+				 said.len ? ", " : "", kpi,
+				 hist.pts[q->index].commit, q->change_pct,
+				 q->p);
+		}
+		json_array_append_new(kpis, json_pack("{s:s, s:o}", "kpi", kpi,
+						      "changes", list));
+		json_decref(found);
+		free(cp);
+		history_release(&hist);
+	}
+	if (h != NULL) {
+		json_t *rec =
+			json_pack("{s:O, s:O, s:O, s:O, s:O, s:o}", "pair",
+				  json_object_get(h, "pair"), "series",
+				  json_object_get(h, "series"), "tree",
+				  json_object_get(h, "tree"), "branch",
+				  json_object_get(h, "branch"), "head",
+				  json_object_get(h, "head"), "kpis", kpis);
+
+		if (rec != NULL)
+			w->changes = rjson_dumps(rec, JSON_COMPACT);
+		json_decref(rec);
+	} else
+		json_decref(kpis);
+	json_decref(h);
+	w->changes_summary = said.len ? buf_detach(&said) : NULL;
+	if (w->changes_summary == NULL)
+		buf_release(&said);
+}
+
+static void
+pair_on_recorded(const char *text, const struct problem *p, void *arg)
+{
+	struct pair_work *w = arg;
+
+	json_t *r = text != NULL ? json_loads(text, 0, NULL) : NULL;
+	json_int_t made = json_integer_value(json_object_get(r, "new")),
+		   moved = json_integer_value(json_object_get(r, "moved")),
+		   dropped = json_integer_value(json_object_get(r, "dropped"));
+
+	if (p != NULL)
+		log_warnx("analysis of pair %lld: cannot record its change "
+			  "points: %s (the next final pair of its series "
+			  "scans again)",
+			  w->claim->pair, p->message);
+	else if (w->changes_summary != NULL || dropped > 0)
+		log_info("analysis: %s: change points up to %.12s: %s (%lld "
+			 "recorded, %lld moved, %lld no longer one)",
+			 w->claim->series, w->claim->head,
+			 w->changes_summary ? w->changes_summary : "none",
+			 (long long)made, (long long)moved, (long long)dropped);
+	json_decref(r);
+	pair_end(w);
+}
+
+static void
+pair_on_scanned(void *arg)
+{
+	struct pair_work *w = arg;
+
+	if (w->changes == NULL) {
+		log_warnx("analysis of pair %lld: its histories cannot be "
+			  "read",
+			  w->claim->pair);
+		pair_end(w);
+		return;
+	}
+	pair_set_state(w, PAIR_RECORDING);
+	store_change_points(w->a->store, w->changes, pair_on_recorded, w);
+}
+
+static void
+pair_on_history(const char *text, const struct problem *p, void *arg)
+{
+	struct pair_work *w = arg;
+
+	if (p != NULL)
+		log_warnx("analysis of pair %lld: cannot read its histories: "
+			  "%s (the next final pair of its series scans again)",
+			  w->claim->pair, p->message);
+	if (p != NULL || text == NULL) {
+		pair_end(w);
+		return;
+	}
+	w->history = xstrdup(text);
+	pair_set_state(w, PAIR_SCANNING);
+	worker_run(w->a->worker, pair_scan_work, pair_on_scanned, w);
+}
+
 static void
 pair_on_stored(const char *text, const struct problem *p, void *arg)
 {
@@ -342,6 +521,15 @@ pair_on_stored(const char *text, const struct problem *p, void *arg)
 			 stale ? " (stale: measured again, or taken over, "
 				 "meanwhile)"
 			       : "");
+	}
+	/* A final pair of a branch adds a point to its KPIs' histories. */
+	if (p == NULL && text != NULL && strcmp(text, "final") == 0 &&
+	    !w->claim->bisection) {
+		pair_set_state(w, PAIR_HISTORY);
+		store_pair_history(w->a->store, w->claim->pair,
+				   ANALYSIS_HISTORY_COMMITS, pair_on_history,
+				   w);
+		return;
 	}
 	pair_end(w);
 }

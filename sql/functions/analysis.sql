@@ -279,8 +279,9 @@ END $$;
 -- max_runs, looked (the runs a side of its last look), bisection
 -- (whether a bisection made it), series, base, head, open}; robotd then reads its values in
 -- binary (store_pair_columns()).  open: the findings its branch recorded
--- for the series at earlier heads and did not close, the newest of each
--- KPI ([{id, kpi, kind, change_pct}]), from which robotd decides what
+-- for the series at earlier heads and did not close (a pair's: a change
+-- point's is the history's to close), the newest of each KPI ([{id, kpi,
+-- kind, change_pct}]), from which robotd decides what
 -- the pair records (robot/analysis/findings.c).  So that they are still
 -- so when it is done, claims take turns, and a pair of a branch is not
 -- handed out while another of its branch and series is analysed.  NULL
@@ -318,6 +319,7 @@ BEGIN
 			WHERE p.branch IS NOT NULL AND x.tree = p.tree
 			AND x.branch = p.branch AND x.series = p.series
 			AND x.state NOT IN ('fixed', 'invalid')
+			AND x.found_by = 'pair'
 			AND x.pair < p.id ORDER BY x.kpi, x.id DESC) r));
 END $$;
 
@@ -379,7 +381,7 @@ BEGIN
 	-- already is left to the people it was mailed to.
 	UPDATE regressions r SET state = 'invalid', updated = now()
 		WHERE r.pair = p.id AND r.state = 'new' AND r.report IS NULL
-		AND NOT EXISTS (SELECT 1 FROM json_to_recordset(p_findings)
+		AND r.found_by = 'pair' AND NOT EXISTS (SELECT 1 FROM json_to_recordset(p_findings)
 			AS x(kpi text, verdict text, action text)
 			WHERE x.action = 'new' AND x.kpi = r.kpi
 			AND x.verdict = r.kind);
@@ -528,4 +530,161 @@ BEGIN
 		PERFORM pg_notify('robot_jobs', ':analysis');
 	END IF;
 	RETURN coalesce(ids, '{}');
+END $$;
+
+-- The history of each KPI of a final pair of a branch (not a
+-- bisection's), up to its head: the commits on the head's first-parent
+-- line (at most p_limit back, as far as robotd fetched them) that have
+-- values of the series, oldest first, with their values.  {pair, series,
+-- tree, branch, head, histories: [{kpi, commits: [{commit, vals}]}]}, or
+-- NULL for a pair without a branch.
+CREATE FUNCTION robot_pair_history(p_pair bigint, p_limit int) RETURNS json
+LANGUAGE sql STABLE AS $$
+	WITH RECURSIVE p AS (SELECT * FROM pairs WHERE id = p_pair
+		AND tree IS NOT NULL AND branch IS NOT NULL
+		AND bisection IS NULL AND state = 'final'
+		AND verdict IS DISTINCT FROM 'cancelled'),
+	fp(sha, parents, pos) AS (
+		SELECT c.sha, c.parents, 0 FROM p JOIN tree_commits c
+			ON c.tree = p.tree AND c.sha = p.head
+		UNION ALL
+		SELECT c.sha, c.parents, fp.pos + 1 FROM fp JOIN tree_commits c
+			ON c.tree = (SELECT tree FROM p)
+			AND c.sha = fp.parents[1]
+			WHERE fp.pos < p_limit)
+	SELECT json_build_object('pair', p.id, 'series', p.series,
+		'tree', p.tree, 'branch', p.branch, 'head', p.head,
+		'histories', (SELECT coalesce(json_agg(json_build_object(
+			'kpi', k.kpi, 'commits', (SELECT coalesce(json_agg(
+				json_build_object('commit', m.commit,
+				'vals', m.vals) ORDER BY fp.pos DESC), '[]')
+				FROM fp JOIN metric_values m
+				ON m.series = p.series AND m.metric = k.kpi
+				AND m.commit = fp.sha)) ORDER BY k.kpi), '[]')
+			FROM (SELECT DISTINCT x->>'kpi' AS kpi
+			FROM json_array_elements(p.kpis) x) k))
+	FROM p
+$$;
+
+-- What the change points of a pair's histories record (p: {pair,
+-- series, tree, branch, head, kpis: [{kpi, changes: [{commit, base,
+-- kind, change_pct, p, window, history}]}]}, robotd's reading of
+-- robot_pair_history(): each change point in the KPI's worse direction,
+-- base the point before it, window the commits of the segments around
+-- it).  For each KPI scanned, a change point is:
+-- - the same change as an open record of the history whose commit lies
+--   in its window: that record, moved to it while it is new and not
+--   reported, else its figures updated;
+-- - a regression a pair of the tree found already, fixed since or not
+--   (its culprit, its head, or in its range): nothing;
+-- - else a new record (found_by 'change point'), with the pair of its
+--   two points when there is one, and bisected between them
+--   (robot_regression_bisect()) unless they are one commit apart.
+-- An open record of the history that no change point is now is invalid
+-- while it is new and not reported.  Returns {new, moved, updated,
+-- dropped}.
+CREATE FUNCTION robot_change_points_record(p json) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	k record;
+	c record;
+	r regressions;
+	kept bigint[] := '{}';
+	n_new int := 0;
+	n_moved int := 0;
+	n_updated int := 0;
+	n_dropped int := 0;
+	v_tree text := p->>'tree';
+	v_branch text := p->>'branch';
+	v_series text := p->>'series';
+	v_culprit text;
+	v_rows int;
+BEGIN
+	FOR k IN SELECT x->>'kpi' AS kpi, x->'changes' AS changes
+		FROM json_array_elements(p->'kpis') x LOOP
+		FOR c IN SELECT * FROM json_to_recordset(k.changes) AS y(
+			commit text, base text, kind text, change_pct float8,
+			p float8, "window" text[], history json) LOOP
+			v_culprit := CASE WHEN EXISTS (SELECT 1
+				FROM tree_commits t WHERE t.tree = v_tree
+				AND t.sha = c.commit
+				AND c.base = ANY (t.parents)) THEN c.commit END;
+			SELECT * INTO r FROM regressions x
+				WHERE x.found_by = 'change point'
+				AND x.tree = v_tree AND x.branch = v_branch
+				AND x.series = v_series AND x.kpi = k.kpi
+				AND x.kind = c.kind
+				AND x.state NOT IN ('fixed', 'invalid')
+				AND x.commit = ANY (c."window")
+				AND x.id <> ALL (kept)
+				ORDER BY x.id LIMIT 1 FOR UPDATE;
+			IF FOUND THEN
+				kept := kept || r.id;
+				IF r.commit <> c.commit AND r.state = 'new'
+					AND r.report IS NULL THEN
+					UPDATE regressions SET commit = c.commit,
+						base = c.base, culprit = v_culprit,
+						change_pct = c.change_pct,
+						p_value = c.p, history = c.history,
+						last_head = p->>'head',
+						updated = now()
+						WHERE id = r.id;
+					n_moved := n_moved + 1;
+				ELSE
+					-- (its last_head stays: a change
+					-- point seen again is no news)
+					UPDATE regressions SET
+						change_pct = c.change_pct,
+						p_value = c.p, history = c.history,
+						updated = now()
+						WHERE id = r.id;
+					n_updated := n_updated + 1;
+				END IF;
+				CONTINUE;
+			END IF;
+			IF EXISTS (SELECT 1 FROM regressions x
+				WHERE x.found_by = 'pair' AND x.tree = v_tree
+				AND x.series = v_series AND x.kpi = k.kpi
+				AND x.kind = c.kind AND x.state <> 'invalid'
+				AND (x.culprit = c.commit OR x.commit = c.commit
+				OR x.bisected_to = c.commit
+				OR c.commit IN (SELECT q.sha FROM
+					robot_range_commits(x.tree, x.base,
+					x.commit) q))) THEN
+				CONTINUE;
+			END IF;
+			INSERT INTO regressions (kind, found_by, tree, branch,
+				commit, base, series, kpi, change_pct, p_value,
+				runs, base_runs, head_runs, pair, last_head,
+				culprit, history)
+			VALUES (c.kind, 'change point', v_tree, v_branch,
+				c.commit, c.base, v_series, k.kpi,
+				c.change_pct, c.p,
+				least((c.history->'before'->>'runs')::int,
+					(c.history->'after'->>'runs')::int),
+				(c.history->'before'->>'runs')::int,
+				(c.history->'after'->>'runs')::int,
+				coalesce((SELECT x.id FROM pairs x
+					WHERE x.series = v_series
+					AND x.base = c.base
+					AND x.head = c.commit),
+					(p->>'pair')::bigint),
+				p->>'head', v_culprit, c.history)
+			ON CONFLICT (series, kpi, base, commit, kind) DO NOTHING
+			RETURNING * INTO r;
+			IF FOUND THEN
+				kept := kept || r.id;
+				n_new := n_new + 1;
+			END IF;
+		END LOOP;
+		UPDATE regressions x SET state = 'invalid', updated = now()
+			WHERE x.found_by = 'change point' AND x.tree = v_tree
+			AND x.branch = v_branch AND x.series = v_series
+			AND x.kpi = k.kpi AND x.state = 'new'
+			AND x.report IS NULL AND x.id <> ALL (kept);
+		GET DIAGNOSTICS v_rows = ROW_COUNT;
+		n_dropped := n_dropped + v_rows;
+	END LOOP;
+	RETURN json_build_object('new', n_new, 'moved', n_moved,
+		'updated', n_updated, 'dropped', n_dropped);
 END $$;

@@ -236,6 +236,7 @@ LANGUAGE sql STABLE AS $$
 				LIMIT p_limit) x),
 		'regressions', (SELECT coalesce(json_agg(json_build_object(
 			'id', r.id, 'kind', r.kind, 'state', r.state,
+			'found_by', r.found_by,
 			'commit', r.commit, 'base', r.base,
 			'culprit', r.culprit,
 			'fixed_by', r.fixed_by, 'bisected_to', r.bisected_to,
@@ -265,6 +266,7 @@ $$;
 CREATE FUNCTION robot_regression(p_id bigint) RETURNS json
 LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('id', r.id, 'kind', r.kind,
+		'found_by', r.found_by, 'history', r.history,
 		'tree', r.tree, 'branch', r.branch, 'commit', r.commit,
 		'base', r.base, 'series', r.series, 'kpi', r.kpi,
 		'change_pct', r.change_pct, 'p_value', r.p_value,

@@ -110,6 +110,7 @@ $$;
 CREATE FUNCTION robot_finding_info(r regressions) RETURNS json
 LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('id', r.id, 'kind', r.kind,
+		'found_by', r.found_by, 'history', r.history,
 		'branch', r.branch, 'base', r.base, 'head', r.commit,
 		'series', r.series, 'kpi', r.kpi,
 		'change_pct', r.change_pct, 'p_value', r.p_value,

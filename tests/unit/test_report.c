@@ -151,6 +151,55 @@ has(json_t *outbox, const char *channel, const char *recipient)
 #define BASE    "7e5035bd9ef7cc41cdc36f6549965f59304d6d49"
 #define CULPRIT "b6aefd0a216cea179940c3a7b847a05c82084076"
 
+/* A finding of a branch's history (found_by "change point"): the
+ * headline says so with its segments' means, instead of the pair's
+ * means, and a note says what a change point is; the JSON carries how
+ * it was found and the segments. */
+static void
+test_report_change_point(void)
+{
+	json_t *c = claim(),
+	       *f = json_array_get(json_object_get(c, "findings"), 0);
+	struct report_out out;
+	json_t *j;
+
+	json_object_set_new(f, "found_by", json_string("change point"));
+	json_object_set_new(
+		f, "history",
+		json_pack("{s:i, s:i, s:{s:i, s:i, s:i, s:f}, s:{s:i, s:i, "
+			  "s:i, s:f}}",
+			  "index", 4, "points", 9, "before", "from", 0, "to", 4,
+			  "runs", 24, "mean", 1e8, "after", "from", 4, "to", 9,
+			  "runs", 30, "mean", 9.5e7));
+	CHECK(report_render(c, &cfg, &out));
+	CHECK(strstr(out.body,
+		     "(dd-write/1M-3LOOP_1G-xfs-1dd-5s-10/local)\n"
+		     "                                         "
+		     "a change point of the branch's history, 9 "
+		     "commits\n"
+		     "                                         "
+		     "100 MB/s over 4 commits -> 95 MB/s over 5\n") != NULL);
+	CHECK(strstr(out.body, "6.99 GB/s -> 1.03 GB/s") == NULL);
+	CHECK(strstr(out.body, "(A change point of a branch's history: where "
+			       "the level") != NULL);
+	CHECK(narrow(out.body));
+	j = json_array_get(json_object_get(out.doc, "findings"), 0);
+	CHECK_STR(json_string_value(json_object_get(j, "found_by")),
+		  "change point");
+	CHECK_INT(json_integer_value(json_object_get(
+			  json_object_get(j, "history"), "points")),
+		  9);
+	report_out_release(&out);
+	json_decref(c);
+
+	/* A pair's finding has no such note. */
+	c = claim();
+	CHECK(report_render(c, &cfg, &out));
+	CHECK(strstr(out.body, "A change point of a branch's history") == NULL);
+	report_out_release(&out);
+	json_decref(c);
+}
+
 /* The claim as robot_report_next() gives it for a push of several
  * commits: found at HEAD against BASE.  With bisected, the bisection
  * found CULPRIT (its pair against its parent, BASE, is pair 99); else it
@@ -527,6 +576,7 @@ main(void)
 {
 	static const struct tap_case cases[] = {
 		TAP_CASE(test_report_text),
+		TAP_CASE(test_report_change_point),
 		TAP_CASE(test_report_bisected),
 		TAP_CASE(test_report_range),
 		TAP_CASE(test_recipients),

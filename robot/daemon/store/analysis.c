@@ -116,6 +116,28 @@ store_pair_done(struct store *s, const struct store_pair_done *d,
 		   d->more, d->kpis, d->findings, d->note, d->looked);
 }
 
+static const struct store_stmt pair_history = {
+	"SELECT robot_pair_history($1::bigint, $2::int)", "li", store_read_text,
+	false, .shared = true};
+
+void
+store_pair_history(struct store *s, long long pair, int limit, store_text_cb cb,
+		   void *arg)
+{
+	store_call(s, &pair_history, STORE_FN(cb), arg, pair, limit);
+}
+
+static const struct store_stmt change_points = {
+	"SELECT robot_change_points_record($1::json)", "s", store_read_text,
+	false};
+
+void
+store_change_points(struct store *s, const char *json, store_text_cb cb,
+		    void *arg)
+{
+	store_call(s, &change_points, STORE_FN(cb), arg, json);
+}
+
 struct store_values {
 	struct db_result *rows;
 };
@@ -547,14 +569,14 @@ store_side_values(struct store *s, const char *series, const char *base,
 static const struct store_stmt regressions = {
 	"SELECT json_build_object('regressions', "
 	"coalesce(json_agg(x ORDER BY x.id DESC), '[]')) FROM "
-	"(SELECT id, kind, tree, branch, commit, base, culprit, series, "
-	"kpi, change_pct, p_value, runs, base_runs, head_runs, state, "
-	"last_head, fixed_by, created, updated FROM regressions WHERE "
-	"($1::text IS NULL "
+	"(SELECT id, kind, found_by, tree, branch, commit, base, culprit, "
+	"series, kpi, change_pct, p_value, runs, base_runs, head_runs, "
+	"state, last_head, fixed_by, created, updated FROM regressions "
+	"WHERE ($1::text IS NULL "
 	"OR tree = $1) AND ($2::text IS NULL OR state = $2) AND "
 	"($3::timestamptz IS NULL OR updated >= $3::timestamptz) "
-	"AND ($4::text IS NULL OR kind = $4) ORDER BY id DESC LIMIT "
-	"$5::int) x",
+	"AND ($4::text IS NULL OR kind = $4 OR found_by = $4) "
+	"ORDER BY id DESC LIMIT $5::int) x",
 	"ssssl", store_read_text, false, .shared = true};
 
 void

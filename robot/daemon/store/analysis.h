@@ -63,6 +63,16 @@ struct store_pair_done {
 /* "final", "more" or "stale" (another robotd took the claim over). */
 void store_pair_done(struct store *s, const struct store_pair_done *d,
 		     store_text_cb cb, void *arg);
+/* The histories of a final pair of a branch, each KPI's up to its head
+ * (robot_pair_history(): commits on its first-parent line, at most limit
+ * back); NULL text for a pair without a branch. */
+void store_pair_history(struct store *s, long long pair, int limit,
+			store_text_cb cb, void *arg);
+/* Records what the change points of a pair's histories say
+ * (robot_change_points_record(), whose JSON json is): {new, moved,
+ * updated, dropped}. */
+void store_change_points(struct store *s, const char *json, store_text_cb cb,
+			 void *arg);
 /*
  * A pair's values, any series, base and head (nothing claimed):
  * robot_pair_head()'s JSON and every metric's values of both sides, in
