@@ -36,61 +36,21 @@
 #include <time.h>
 
 #include "robot/analysis/changes.h"
+#include "robot/analysis/rng.h"
 #include "robot/analysis/stats.h"
 
-static uint64_t rng_state[4];
-
-static uint64_t
-rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-/* xoshiro256** */
-static uint64_t
-rng_next(void)
-{
-	uint64_t *s = rng_state, result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
-
-static void
-rng_seed(uint64_t seed)
-{
-	for (int i = 0; i < 4; i++) {
-		/* splitmix64 */
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		rng_state[i] = z ^ (z >> 31);
-	}
-}
+static struct rng rng;
 
 static double
 uniform(void)
 {
-	return (double)(rng_next() >> 11) * 0x1.0p-53;
+	return rng_uniform(&rng);
 }
 
 static double
 gauss(void)
 {
-	double u, v, s;
-
-	do {
-		u = 2 * uniform() - 1;
-		v = 2 * uniform() - 1;
-		s = u * u + v * v;
-	} while (s >= 1 || s == 0);
-	return u * sqrt(-2 * log(s) / s);
+	return rng_gauss(&rng);
 }
 
 static int
@@ -297,6 +257,17 @@ reference(const struct history *h, size_t *found)
 	return nfound;
 }
 
+/* The bucket of step t: its size against the noise of one point's
+ * mean, below 1, 1 to 2, 2 to 4, 4 and above. */
+static int
+bucket_of(const struct history *h, size_t t)
+{
+	double ratio =
+		fabs(h->size[t]) / 100 / (h->noise / sqrt((double)h->runs));
+
+	return ratio < 1 ? 0 : ratio < 2 ? 1 : ratio < 4 ? 2 : 3;
+}
+
 struct tally {
 	double p, r, f; /* sums over the histories with steps */
 	double fall;    /* F1 summed over every history */
@@ -375,7 +346,7 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	rng_seed(seed);
+	rng_seed(&rng, seed);
 	for (long i = 0; i < histories; i++) {
 		struct change_point *cp;
 		size_t found[MAXPOINTS], nfound, nref;
@@ -390,16 +361,8 @@ main(int argc, char **argv)
 		free(cp);
 		tally_add(&ours, h, found, nfound, t1 - t0);
 		for (size_t t = 0; t < h->ntruth; t++) {
-			/* the step against the noise of one point's mean */
-			double ratio = fabs(h->size[t]) / 100 /
-				       (h->noise / sqrt((double)h->runs));
-			int b = ratio < 1   ? 0
-				: ratio < 2 ? 1
-				: ratio < 4 ? 2
-					    : 3;
-
-			bucket_n[b]++;
-			bucket_ours[b] +=
+			bucket_n[bucket_of(h, t)]++;
+			bucket_ours[bucket_of(h, t)] +=
 				matched(&h->truth[t], 1, found, nfound) > 0;
 		}
 
@@ -407,17 +370,9 @@ main(int argc, char **argv)
 		nref = reference(h, found);
 		t1 = now();
 		tally_add(&ref, h, found, nref, t1 - t0);
-		for (size_t t = 0; t < h->ntruth; t++) {
-			double ratio = fabs(h->size[t]) / 100 /
-				       (h->noise / sqrt((double)h->runs));
-			int b = ratio < 1   ? 0
-				: ratio < 2 ? 1
-				: ratio < 4 ? 2
-					    : 3;
-
-			bucket_ref[b] +=
+		for (size_t t = 0; t < h->ntruth; t++)
+			bucket_ref[bucket_of(h, t)] +=
 				matched(&h->truth[t], 1, found, nref) > 0;
-		}
 		tally_add(&none, h, found, 0, 0);
 	}
 	printf("%ld histories (%ld with 1 to %d steps, %ld without), "

@@ -25,60 +25,20 @@
 
 #include "robot/analysis/compare.h"
 #include "robot/analysis/direction.h"
+#include "robot/analysis/rng.h"
 
-static uint64_t rng_state[4];
-
-static uint64_t
-rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-/* xoshiro256** */
-static uint64_t
-rng_next(void)
-{
-	uint64_t *s = rng_state, result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
-
-static void
-rng_seed(uint64_t seed)
-{
-	for (int i = 0; i < 4; i++) {
-		/* splitmix64 */
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		rng_state[i] = z ^ (z >> 31);
-	}
-}
+static struct rng rng;
 
 static double
 uniform(void)
 {
-	return (double)(rng_next() >> 11) * 0x1.0p-53;
+	return rng_uniform(&rng);
 }
 
 static double
 gauss(void)
 {
-	double u, v, s;
-
-	do {
-		u = 2 * uniform() - 1;
-		v = 2 * uniform() - 1;
-		s = u * u + v * v;
-	} while (s >= 1 || s == 0);
-	return u * sqrt(-2 * log(s) / s);
+	return rng_gauss(&rng);
 }
 
 enum dist { NORMAL, LOGNORMAL, OUTLIERS };
@@ -144,7 +104,7 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	rng_seed(seed);
+	rng_seed(&rng, seed);
 	for (int m = 0; m < 2; m++)
 		for (int d = 0; d < NDIST; d++)
 			for (int c = 0; c < NCV; c++)

@@ -28,11 +28,11 @@
  * the weakest one that no longer holds, until every one holds.
  */
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "robot/analysis/changes.h"
+#include "robot/analysis/rng.h"
 #include "robot/analysis/stats.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -60,7 +60,7 @@ struct hist {
 	double *perm;          /* scratch: the ranks shuffled */
 	double *sd;            /* scratch: sd_k by point, 0 if no split */
 	double *tmp;           /* scratch: one side's values */
-	uint64_t rng[4];       /* xoshiro256** */
+	struct rng rng;        /* the shuffles' */
 };
 
 /* One segment's test. */
@@ -71,47 +71,6 @@ struct split {
 	double p;          /* the largest |z|'s p-value */
 	double effect_pct; /* the change at it */
 };
-
-static uint64_t
-rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t
-rng_next(uint64_t *s)
-{
-	uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
-
-static void
-rng_seed(uint64_t *s, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++) {
-		/* splitmix64 */
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		s[i] = z ^ (z >> 31);
-	}
-}
-
-/* A uniform integer below n (Lemire's multiply-shift; the bias, below
- * n / 2^64, is immaterial here). */
-static size_t
-rng_below(uint64_t *s, size_t n)
-{
-	return (size_t)(((unsigned __int128)rng_next(s) * n) >> 64);
-}
 
 void
 changes_options_init(struct changes_options *opt)
@@ -262,11 +221,11 @@ split_test(struct hist *h, size_t a, size_t b, struct split *s)
 	size_t ignored;
 	double reach = s->z * (1 - 1e-12);
 
-	rng_seed(h->rng, ((uint64_t)a << 40) ^ ((uint64_t)b << 20) ^ N);
+	rng_seed(&h->rng, ((uint64_t)a << 40) ^ ((uint64_t)b << 20) ^ N);
 	memcpy(h->perm, h->rank, N * sizeof *h->perm);
 	for (l = 1; l <= most; l++) {
 		for (size_t j = N - 1; j > 0; j--) {
-			size_t q = rng_below(h->rng, j + 1);
+			size_t q = rng_below(&h->rng, j + 1);
 			double t = h->perm[j];
 
 			h->perm[j] = h->perm[q];

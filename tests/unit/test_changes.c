@@ -3,30 +3,22 @@
  * (drawn with a fixed seed), and the edges of the method.
  */
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "robot/analysis/changes.h"
+#include "robot/analysis/rng.h"
 #include "tap.h"
 
 #define MAXN 1000
 #define MAXR 5
 
-static uint64_t seed;
-
-/* A uniform number in (0, 1), from a 64-bit LCG (Knuth's MMIX). */
-static double
-uniform(void)
-{
-	seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-	return ((double)(seed >> 11) + 0.5) * 0x1.0p-53;
-}
+static struct rng rng;
 
 static double
 gauss(void)
 {
-	return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
+	return rng_gauss(&rng);
 }
 
 struct hist {
@@ -75,7 +67,7 @@ test_one_step(void)
 	struct change_point *cp;
 	size_t n;
 
-	seed = 1;
+	rng_seed(&rng, 1);
 	make(200, 3, 0.03, at, f, 1);
 	n = find(&cp);
 	CHECK_INT(n, 1);
@@ -104,7 +96,7 @@ test_three_steps(void)
 	struct change_point *cp;
 	size_t n;
 
-	seed = 2;
+	rng_seed(&rng, 2);
 	make(300, 2, 0.02, at, f, 3);
 	n = find(&cp);
 	CHECK_INT(n, 3);
@@ -124,7 +116,7 @@ test_no_change(void)
 {
 	size_t false_cps = 0;
 
-	seed = 3;
+	rng_seed(&rng, 3);
 	for (int i = 0; i < 300; i++) {
 		struct change_point *cp;
 
@@ -145,7 +137,7 @@ test_outliers_and_skew(void)
 {
 	size_t false_cps = 0, near = 0;
 
-	seed = 4;
+	rng_seed(&rng, 4);
 	for (int i = 0; i < 100; i++) {
 		struct change_point *cp;
 		size_t n;
@@ -176,7 +168,7 @@ test_min_effect(void)
 	struct changes_options opt;
 	struct change_point *cp;
 
-	seed = 5;
+	rng_seed(&rng, 5);
 	make(200, 5, 0.002, at, f, 1);
 	changes_options_init(&opt);
 	CHECK_INT(changes_find(H.pts, H.n, &opt, &cp), 0);
@@ -198,7 +190,7 @@ test_runs_count(void)
 	struct change_point *cp;
 	size_t found5 = 0, found1 = 0;
 
-	seed = 6;
+	rng_seed(&rng, 6);
 	for (int i = 0; i < 20; i++) {
 		make(60, 5, 0.06, at, f, 1);
 		found5 += find(&cp) > 0;
@@ -223,7 +215,7 @@ test_creep(void)
 	size_t n;
 	double total = 0;
 
-	seed = 7;
+	rng_seed(&rng, 7);
 	make(120, 3, 0.02, at, f, 5);
 	n = find(&cp);
 	CHECK(n >= 1);
@@ -248,7 +240,7 @@ test_edges(void)
 	CHECK_INT(changes_find(H.pts, 0, &(struct changes_options){0.001, 2, 3},
 			       &cp),
 		  0);
-	seed = 8;
+	rng_seed(&rng, 8);
 	make(3, 3, 0.01, NULL, NULL, 0);
 	CHECK_INT(find(&cp), 0); /* fewer than two segments' points */
 	make(100, 3, 0, at, NULL, 0);
@@ -267,7 +259,7 @@ test_edges(void)
 	}
 	free(cp);
 
-	seed = 9;
+	rng_seed(&rng, 9);
 	make(400, 2, 0.05, (const size_t[]){100, 300},
 	     (const double[]){1.03, 0.97}, 2);
 	n = find(&cp);
@@ -288,7 +280,7 @@ test_near_end(void)
 	struct change_point *cp;
 	size_t n;
 
-	seed = 10;
+	rng_seed(&rng, 10);
 	make(100, 3, 0.02, at, f, 1);
 	n = find(&cp);
 	CHECK_INT(n, 1);
