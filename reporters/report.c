@@ -1012,9 +1012,8 @@ render_report(json_t *claim, const struct report_config *cfg,
 			     "for; change is between the\nmeans of the commits "
 			     "before and after it, p the test's, runs those "
 			     "of\neach side.  It may be a creep of steps each "
-			     "too small for one head's\npair: the table below "
-			     "is the pair of this commit and the one before.)"
-			     "\n");
+			     "too small for one head's\npair, or a change that "
+			     "came in through the branch's base.)\n");
 	buf_addc(&b, '\n');
 	json_array_foreach(pairs, i, p)
 	{

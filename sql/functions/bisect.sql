@@ -117,7 +117,11 @@ BEGIN
 		v_bad := r.commit;
 		v_tree := r.tree;
 		v_kpi := r.kpi;
-		pair_id := r.pair;
+		-- Its pair, when that measured its ends (a change point's
+		-- record may name the pair whose scan found it: its ends
+		-- are measured anew).
+		pair_id := (SELECT x.id FROM pairs x WHERE x.id = r.pair
+			AND x.base = r.base AND x.head = r.commit);
 	ELSE
 		IF v_good = v_bad THEN
 			RAISE EXCEPTION 'good and bad are one commit (%)',
