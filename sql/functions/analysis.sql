@@ -334,11 +334,12 @@ CREATE FUNCTION robot_pair_findings(p pairs, p_runs int, p_comparison json,
 DECLARE
 	f record;
 	-- The commit at fault is the head when the range (base, head] is
-	-- that one commit, or when no tree gives the range (ad hoc runs);
-	-- else a bisection finds it.
+	-- that one commit (its only parent the base: a merge brings the
+	-- commits of its other side), or when no tree gives the range (ad
+	-- hoc runs); else a bisection finds it.
 	v_culprit text := CASE WHEN p.tree IS NULL OR EXISTS (SELECT 1
 		FROM tree_commits c WHERE c.tree = p.tree AND c.sha = p.head
-		AND p.base = ANY (c.parents)) THEN p.head END;
+		AND c.parents = ARRAY[p.base]) THEN p.head END;
 	v_base_runs int := (p_comparison->'base_runs'->>'ok')::int;
 	v_head_runs int := (p_comparison->'head_runs'->>'ok')::int;
 BEGIN
@@ -608,7 +609,7 @@ BEGIN
 			v_culprit := CASE WHEN EXISTS (SELECT 1
 				FROM tree_commits t WHERE t.tree = v_tree
 				AND t.sha = c.commit
-				AND c.base = ANY (t.parents)) THEN c.commit END;
+				AND t.parents = ARRAY[c.base]) THEN c.commit END;
 			SELECT * INTO r FROM regressions x
 				WHERE x.found_by = 'change point'
 				AND x.tree = v_tree AND x.branch = v_branch
