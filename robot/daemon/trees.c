@@ -324,17 +324,24 @@ fetch_ask_head(struct fetch *f)
 }
 
 /* LOG: the commits new to the robot: the changed heads' history down to
- * what it knew (the heads that did not move or moved forward) and the
- * base. */
+ * what it knew (the heads that did not move or moved forward) and, on
+ * the first fetch, the base.  Later, a base that moved brings what it
+ * took in since (an upstream merged into a branch: the commits its
+ * change points are bisected into, with their subjects and authors). */
 static void
 fetch_ask_log(struct fetch *f)
 {
 	const char **args = xcalloc(2 * f->nheads + 12, sizeof *args);
 	char *max = xasprintf("--max-count=%d", TREES_MAX_COMMITS);
-	char *base_parents =
-		f->base_sha ? xasprintf("%s^@", f->base_sha) : NULL;
+	bool known = false;
+	char *base_parents;
 	size_t n = 0;
 	bool any = false;
+
+	for (size_t i = 0; i < f->nheads; i++)
+		known |= f->heads[i].old != NULL && !f->heads[i].forced;
+	base_parents =
+		f->base_sha && !known ? xasprintf("%s^@", f->base_sha) : NULL;
 
 	args[n++] = "log";
 	args[n++] = "--format=%H%x09%P%x09%an <%ae>%x09%aI%x09%s";
