@@ -6,13 +6,16 @@
 # against the head before, 1% under the 2% floor), is found in the
 # history, recorded as a regression found by a change point at a commit
 # of the creep, reported by mail, and shown by the pages and the API; a
-# branch without a change records none.  TAP.
+# branch without a change records none; and a regression that comes in
+# through the branch's base (a merge of upstream, measured against it,
+# so that no pair sees it) is found in the history at the merge and
+# bisected into the merged commits, to the one at fault.  TAP.
 set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
 . "$SRC/tests/integration/bisect_lib.sh"
 PY=/usr/bin/python3
-echo "1..7"
+echo "1..10"
 
 # push REPO PREFIX I: one commit on main (its date I minutes past noon),
 # and the branch "base" moved to the commit before it (the head's base
@@ -170,5 +173,69 @@ rc=$?
 check $([ $rc = 0 ] && [ "$(sql "SELECT count(*) FROM regressions WHERE tree = 'flat'")" = 0 ]; echo $?) \
 	"a branch whose twelve heads stay level records nothing ($(sql "SELECT count(*) FROM regressions WHERE tree = 'flat'") records)"
 simbox_stop s2
+
+# 6. Through the base: main has h1 and h2 on the base (init); upstream
+# (the branch "base") gets m1 to m4, of which m3 is 10% slower; main
+# merges it (h3, first parent h2) and goes on (h4).  h3's and h4's pairs
+# measure them against m4, as slow as they are: no pair sees it.  The
+# history along main's first parent (init, h1, h2, h3, h4) does, at h3;
+# its record's base is h2, and the range (h2, h3] holds m1 to m4: the
+# bisection finds m3.
+repo merge
+git -C "$T/merge" branch base
+# at REPO DATE BRANCH MESSAGE: a commit on BRANCH, at minute DATE; its SHA.
+at() {
+	git -C "$T/$1" checkout -q "$3"
+	d=$(printf '2026-11-22T12:%02d:00Z' "$2")
+	echo "$4" >>"$T/$1/$3.txt"
+	git -C "$T/$1" add "$3.txt"
+	GIT_AUTHOR_DATE=$d GIT_COMMITTER_DATE=$d GIT_AUTHOR_EMAIL="$3$2@example.org" \
+		git -C "$T/$1" commit -q -m "$4"
+	git -C "$T/$1" rev-parse HEAD
+}
+git -C "$T/merge" branch work
+git -C "$T/merge" branch up
+H1=$(at merge 1 work "fs: one")
+H2=$(at merge 2 work "fs: two")
+M1=$(at merge 3 up "mm: one")
+M2=$(at merge 4 up "mm: two")
+M3=$(at merge 5 up "mm: slow writeback")
+M4=$(at merge 6 up "mm: four")
+git -C "$T/merge" checkout -q work
+GIT_AUTHOR_DATE=2026-11-22T12:07:00Z GIT_COMMITTER_DATE=2026-11-22T12:07:00Z \
+	git -C "$T/merge" merge -q --no-ff -m "Merge branch 'up'" up
+H3=$(git -C "$T/merge" rev-parse HEAD)
+H4=$(at merge 8 work "fs: four")
+git -C "$T/merge" checkout -q main
+simbox s3 "$M3=-10" "$M4=-10" "$H3=-10" "$H4=-10" --noise=0.3 --seed=3
+AS=$ADMIN robot tree add merge --url "$T/merge" --branch main --base base \
+	--job "$T/dd.yaml" --tbox-group lab --runs 3 --max-runs 6 --poll 5 \
+	--mail-author yes >/dev/null
+ok=0
+for step in "$H1 init" "$H2 init" "$H3 $M4" "$H4 $M4"; do
+	head=${step% *} base=${step#* }
+	[ "$base" = init ] || git -C "$T/merge" branch -f base "$base"
+	git -C "$T/merge" merge -q --ff-only "$head"
+	fetch_now merge
+	wait_for 120 final merge "$head" || { echo "# merge: the pair of $head never ended"; ok=1; break; }
+done
+mrow() { sql "SELECT left(commit, 10), left(base, 10), coalesce(left(culprit, 10), '-'), round(change_pct::numeric, 1)
+	FROM regressions WHERE tree = 'merge' AND found_by = 'change point' AND state <> 'invalid'"; }
+check $([ $ok = 0 ] && [ "$(mrow)" != "" ] && [ "$(mrow | cut -d'|' -f1,2,3)" = "$(echo "$H3" | cut -c1-10)|$(echo "$H2" | cut -c1-10)|-" ] &&
+	[ "$(sql "SELECT count(*) FROM regressions WHERE tree = 'merge' AND found_by = 'pair'")" = 0 ]; echo $?) \
+	"through the base: no pair sees it; the history finds it at the merge, against the head before ($(mrow); h3 $(echo "$H3" | cut -c1-10), h2 $(echo "$H2" | cut -c1-10))"
+mbisected() { [ "$(sql "SELECT state FROM bisections WHERE tree = 'merge' ORDER BY id DESC LIMIT 1")" = bisected ]; }
+wait_for 180 mbisected
+check $([ "$(sql "SELECT first_bad FROM bisections WHERE tree = 'merge' ORDER BY id DESC LIMIT 1")" = "$M3" ] &&
+	[ "$(sql "SELECT bisected_to FROM regressions WHERE tree = 'merge' AND found_by = 'change point'")" = "$M3" ]; echo $?) \
+	"bisected between its neighbouring points into the merged commits: m3 is the first bad ($(sql "SELECT state || ' ' || coalesce(left(first_bad, 10), '-') || ' ' || coalesce(reason, '') FROM bisections WHERE tree = 'merge' ORDER BY id DESC LIMIT 1"); m3 $(echo "$M3" | cut -c1-10))"
+mail_merge() { mail_about merge; }
+wait_for 60 mail_merge
+check $(about merge "
+assert len(m) == 1, [x['Subject'] for x in m]
+assert m[0]['Subject'].startswith('[robot] [merge:main] [mm] $(echo "$M3" | cut -c1-10): dd.write_bytes_per_sec -'), m[0]['Subject']
+assert \"a change point of the branch's history\" in text(m[0]), text(m[0])[:1500]
+"; echo $?) "reported once bisected: the mail names the first bad commit"
+simbox_stop s3
 sanitizer_clean
 exit $((failed > 0))
