@@ -116,34 +116,16 @@ list_changes(struct buf *b, struct ask *a, json_t *cps)
 		 json_array_size(cps), json_array_size(cps) == 1 ? "" : "s");
 	json_array_foreach(cps, i, cp)
 	{
-		json_t *before = json_object_get(cp, "before");
-		json_t *after = json_object_get(cp, "after");
-		char mb[32], ma[32];
-
-		unit_si(mb, sizeof mb,
-			json_number_value(json_object_get(before, "mean")),
-			unit_of(a->metric));
-		unit_si(ma, sizeof ma,
-			json_number_value(json_object_get(after, "mean")),
-			unit_of(a->metric));
 		buf_adds(b, "<li>");
 		page_pct(b, json_object_get(cp, "change_pct"));
 		buf_adds(b, " at ");
 		page_commit(b, json_object_get(cp, "commit"));
 		buf_addf(b, " (p %.2g): from ",
 			 json_number_value(json_object_get(cp, "p")));
-		html_text(b, mb);
-		buf_addf(b, " over %lld commits to ",
-			 (long long)(json_integer_value(
-					     json_object_get(before, "to")) -
-				     json_integer_value(
-					     json_object_get(before, "from"))));
-		html_text(b, ma);
-		buf_addf(b, " over %lld</li>\n",
-			 (long long)(json_integer_value(
-					     json_object_get(after, "to")) -
-				     json_integer_value(
-					     json_object_get(after, "from"))));
+		page_segment(b, json_object_get(cp, "before"), a->metric, true);
+		buf_adds(b, " to ");
+		page_segment(b, json_object_get(cp, "after"), a->metric, false);
+		buf_adds(b, "</li>\n");
 	}
 	buf_adds(b, "</ul>\n");
 }

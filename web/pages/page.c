@@ -181,6 +181,21 @@ page_pct(struct buf *b, json_t *v)
 		buf_adds(b, "-");
 }
 
+void
+page_segment(struct buf *b, json_t *seg, const char *metric, bool commits)
+{
+	char mean[32];
+
+	unit_si(mean, sizeof mean,
+		json_number_value(json_object_get(seg, "mean")),
+		unit_of(metric));
+	html_text(b, mean);
+	buf_addf(b, " over %lld%s",
+		 (long long)(json_integer_value(json_object_get(seg, "to")) -
+			     json_integer_value(json_object_get(seg, "from"))),
+		 commits ? " commits" : "");
+}
+
 /* "1.23e+09 ± 3%" of a side {n, mean, stddev}. */
 /* A side's mean, as a person reads it (with its unit, or an SI prefix
  * for a large count: 90.1 MB/s, 5.05 k), then its %stddev. */

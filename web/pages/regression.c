@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "robot/analysis/units.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
@@ -40,9 +39,6 @@ still_figures(struct buf *b, json_t *o, const char *pct, const char *p,
 	buf_adds(b, ")");
 }
 
-/* The latest head that still shows it, with what it showed there (the
- * record above keeps what it was found with); nothing when that is the
- * commit it was found at. */
 /* How a change point of a branch's history was found: the means of
  * the segments around it (the record's history). */
 static void
@@ -52,34 +48,24 @@ history_row(struct buf *b, json_t *r)
 	json_t *before = json_object_get(h, "before");
 	json_t *after = json_object_get(h, "after");
 	const char *kpi = rjson_get_str(r, "kpi");
-	char mb[32], ma[32];
 
 	if (rjson_get_str(r, "found_by") == NULL ||
 	    strcmp(rjson_get_str(r, "found_by"), "change point") != 0 ||
 	    !json_is_object(before) || !json_is_object(after) || kpi == NULL)
 		return;
-	unit_si(mb, sizeof mb,
-		json_number_value(json_object_get(before, "mean")),
-		unit_of(kpi));
-	unit_si(ma, sizeof ma,
-		json_number_value(json_object_get(after, "mean")),
-		unit_of(kpi));
 	buf_adds(b, "<tr><th scope=\"row\">found by</th><td>a change point "
 		    "of the branch's history (");
 	buf_addf(b, "%lld commits): ",
 		 (long long)json_integer_value(json_object_get(h, "points")));
-	html_text(b, mb);
-	buf_addf(b, " over %lld commits, then ",
-		 (long long)(json_integer_value(json_object_get(before, "to")) -
-			     json_integer_value(
-				     json_object_get(before, "from"))));
-	html_text(b, ma);
-	buf_addf(b, " over %lld</td></tr>\n",
-		 (long long)(json_integer_value(json_object_get(after, "to")) -
-			     json_integer_value(
-				     json_object_get(after, "from"))));
+	page_segment(b, before, kpi, true);
+	buf_adds(b, ", then ");
+	page_segment(b, after, kpi, false);
+	buf_adds(b, "</td></tr>\n");
 }
 
+/* The latest head that still shows it, with what it showed there (the
+ * record above keeps what it was found with); nothing when that is the
+ * commit it was found at. */
 static void
 still_row(struct buf *b, json_t *r)
 {
