@@ -130,23 +130,47 @@ stats_sort(double *v, size_t n)
 		insertion_sort(v, n);
 }
 
-/* Welford's mean and sum of squared deviations of one side, one step:
- * no overflow of a sum of large values. */
-struct welford {
+/*
+ * The mean and the sum of squared deviations of n > 0 values, in two
+ * passes: the mean is the (compensated) sum over n, so that integers
+ * whose mean is an integer give it exactly, as LKP's sum / size does (its
+ * table truncates the mean: a running mean an ulp short printed one
+ * less).  A sum beyond the doubles (values near 1e308) falls back to a
+ * running mean, which does not overflow.
+ */
+struct moments {
 	double mean, sq;
 };
 
-static inline void
-welford_step(struct welford *w, double x, size_t i)
+static struct moments
+moments_of(const double *v, size_t n)
 {
-	double delta = x - w->mean;
+	struct moments m = {0, 0};
+	double sum = 0, comp = 0;
 
-	w->mean += delta / (double)(i + 1);
-	w->sq += delta * (x - w->mean);
+	for (size_t i = 0; i < n; i++) { /* Neumaier's summation */
+		double t = sum + v[i];
+
+		comp += fabs(sum) >= fabs(v[i]) ? (sum - t) + v[i]
+						: (v[i] - t) + sum;
+		sum = t;
+	}
+	m.mean = (sum + comp) / (double)n;
+	if (!isfinite(m.mean)) {
+		m.mean = 0;
+		for (size_t i = 0; i < n; i++)
+			m.mean += (v[i] - m.mean) / (double)(i + 1);
+	}
+	for (size_t i = 0; i < n; i++) {
+		double d = v[i] - m.mean;
+
+		m.sq += d * d;
+	}
+	return m;
 }
 
 static void
-summary_of(const double *sorted, size_t n, const struct welford *w,
+summary_of(const double *sorted, size_t n, const struct moments *w,
 	   struct stats_summary *out)
 {
 	out->n = n;
@@ -163,7 +187,7 @@ stats_summarize(const double *v, size_t n, double *sorted,
 {
 	/* The values are copied before sorting; sorted may be scratch. */
 	double local[64], *own = NULL;
-	struct welford w = {0, 0};
+	struct moments w;
 
 	if (sorted == NULL && n > 64)
 		sorted = own = malloc(n * sizeof *own);
@@ -171,8 +195,7 @@ stats_summarize(const double *v, size_t n, double *sorted,
 		sorted = local;
 	memcpy(sorted, v, n * sizeof *v);
 	stats_sort(sorted, n);
-	for (size_t i = 0; i < n; i++)
-		welford_step(&w, v[i], i);
+	w = moments_of(v, n);
 	summary_of(sorted, n, &w, out);
 	free(own);
 }
@@ -182,23 +205,14 @@ stats_summarize_two(const double *a, size_t na, double *sa,
 		    struct stats_summary *oa, const double *b, size_t nb,
 		    double *sb, struct stats_summary *ob)
 {
-	struct welford wa = {0, 0}, wb = {0, 0};
-	size_t i;
+	struct moments wa, wb;
 
 	memcpy(sa, a, na * sizeof *a);
 	memcpy(sb, b, nb * sizeof *b);
 	stats_sort(sa, na);
 	stats_sort(sb, nb);
-	/* Each side's steps wait on its division: two sides at once keep
-	 * the divider busy, in the same order of operations as one. */
-	for (i = 0; i < na && i < nb; i++) {
-		welford_step(&wa, a[i], i);
-		welford_step(&wb, b[i], i);
-	}
-	for (size_t k = i; k < na; k++)
-		welford_step(&wa, a[k], k);
-	for (size_t k = i; k < nb; k++)
-		welford_step(&wb, b[k], k);
+	wa = moments_of(a, na);
+	wb = moments_of(b, nb);
 	summary_of(sa, na, &wa, oa);
 	summary_of(sb, nb, &wb, ob);
 }
@@ -206,16 +220,12 @@ stats_summarize_two(const double *a, size_t na, double *sa,
 void
 stats_mean_var(const double *v, size_t n, double *mean, double *var)
 {
-	double sq = 0, m = 0;
+	struct moments m = {0, 0};
 
-	for (size_t i = 0; i < n; i++) {
-		double delta = v[i] - m;
-
-		m += delta / (double)(i + 1);
-		sq += delta * (v[i] - m);
-	}
-	*mean = m;
-	*var = n > 1 ? sq / (double)(n - 1) : 0;
+	if (n > 0)
+		m = moments_of(v, n);
+	*mean = m.mean;
+	*var = n > 1 ? m.sq / (double)(n - 1) : 0;
 }
 
 #define BETACF_TINY 1e-300

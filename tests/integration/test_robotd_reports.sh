@@ -173,11 +173,17 @@ end = start
 while lines[end] != '':
     end += 1
 print('\n'.join(lines[start:end]))" >"$T/mail-table"
-check $([ -s "$T/mail-table" ] && $PY -c "
-import sys
+[ -s "$T/mail-table" ] && $PY -c "
 t = open('$T/mail-table').read()
 c = open('$T/compare.out').read()
-assert t in c, (t[:400], c[:400])"; echo $?) "the mail's table is the one robot compare prints ($(wc -l <"$T/mail-table") lines)"
+assert t in c"
+rc=$?
+check $rc "the mail's table is the one robot compare prints ($(wc -l <"$T/mail-table") lines)"
+if [ $rc != 0 ]; then # how they differ, and what the pairs went through
+	sed -n "/^$(echo $BASE | cut -c1-16) /,/^\$/p" "$T/compare.out" | diff "$T/mail-table" - | sed 's/^/# /' | head -40
+	diag "$(sql "SELECT string_agg(format('pair %s %s..%s %s %s, %s runs, %s analyses, %s', id, left(base, 8), left(head, 8), state, verdict, runs, analyses, updated), E'\n# ' ORDER BY id) FROM pairs")"
+	diag "$(mails "print(reports[0]['Date'])")"
+fi
 # The commands it prints, run as printed (robot on the PATH), queue the
 # same series again; then they are cancelled.
 mkdir -p "$T/repro" "$T/bin"

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "robot/analysis/comparison.h"
+#include "robot/analysis/table.h"
 #include "tap.h"
 
 static struct comparison *
@@ -98,12 +99,69 @@ test_stream_failure_is_told(void)
 	direction_table_free(dt);
 }
 
+/* LKP's table of a comparison read back from its JSON (robot compare
+ * --series, from robotd's stored one) is the table robotd printed from
+ * the comparison itself (the mail's): integer means whose running mean
+ * fell an ulp short printed one less before the JSON's rounding. */
+static char *
+table_of(const struct comparison *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+
+	CHECK(fp != NULL);
+	table_print(fp, c, false);
+	fclose(fp);
+	return text;
+}
+
+static void
+test_table_of_json_is_the_table(void)
+{
+	static double a[] = {1244679, 1244736, 1244676, 1244731, 1244654,
+			     1244680, 1244667, 1244691, 1244682, 1244694},
+		      b[] = {1785386, 1785361, 1785326, 1785375, 1785312,
+			     1785315, 1785308, 1785338, 1785364, 1785335};
+	struct direction_table *dt = direction_table_new();
+	struct compare_options opt;
+	struct comparison_side bs = {"7e5035bd9ef7cc41", 10, 0, 0},
+			       hs = {"fba414b38fdacaeeb526affa2c1", 10, 0, 0};
+	struct comparison_column cols[] = {
+		{"proc-vmstat.pgfree", a, 10, b, 10},
+		{"dd.write_bytes_per_sec", a, 10, b, 10},
+	};
+	struct comparison *c, *back;
+	json_t *j;
+	char *mine, *read;
+
+	compare_options_init(&opt);
+	c = comparison_of_columns("dd-write/x/rt", &bs, &hs, cols, 2, &opt, dt,
+				  "dd.");
+	j = written(c, false, -1);
+	back = comparison_from_json(j);
+	CHECK(back != NULL);
+	mine = table_of(c);
+	read = back != NULL ? table_of(back) : NULL;
+	CHECK(strstr(mine, "   1244689 ") != NULL);
+	if (!CHECK(read != NULL && strcmp(mine, read) == 0))
+		tap_diag("from the comparison:\n%s\nfrom its JSON:\n%s", mine,
+			 read ? read : "(none)");
+	free(mine);
+	free(read);
+	comparison_free(back);
+	json_decref(j);
+	comparison_free(c);
+	direction_table_free(dt);
+}
+
 int
 main(void)
 {
 	static const struct tap_case cases[] = {
 		TAP_CASE(test_compact_and_indented_are_one_json),
 		TAP_CASE(test_stream_failure_is_told),
+		TAP_CASE(test_table_of_json_is_the_table),
 		{NULL, NULL}};
 
 	return tap_run(cases);

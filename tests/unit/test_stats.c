@@ -124,6 +124,28 @@ test_summary_large_and_huge(void)
 	CHECK_DBL(s.mean, 1.6e308, 1e294);
 }
 
+/* The mean of integers whose mean is an integer is that integer: LKP's
+ * table truncates it ("%d"), so one ulp below prints one less (a running
+ * mean of these ten gave 1244688.9999999998). */
+static void
+test_mean_is_exact(void)
+{
+	const double v[] = {1244679, 1244736, 1244676, 1244731, 1244654,
+			    1244680, 1244667, 1244691, 1244682, 1244694};
+	const double w[] = {1785386, 1785361, 1785326, 1785375, 1785312,
+			    1785315, 1785308, 1785338, 1785364, 1785335};
+	struct stats_summary s, t;
+	double sv[10], sw[10], m, var;
+
+	stats_summarize(v, 10, NULL, &s);
+	CHECK(s.mean == 1244689);
+	stats_summarize_two(v, 10, sv, &s, w, 10, sw, &t);
+	CHECK(s.mean == 1244689);
+	CHECK(t.mean == 1785342);
+	stats_mean_var(w, 10, &m, &var);
+	CHECK(m == 1785342);
+}
+
 static void
 test_mean_var(void)
 {
@@ -181,6 +203,7 @@ main(void)
 		TAP_CASE(test_summary_population_stddev_upper_median),
 		TAP_CASE(test_summary_large_and_huge),
 		TAP_CASE(test_mean_var),
+		TAP_CASE(test_mean_is_exact),
 		TAP_CASE(test_t_distribution),
 		TAP_CASE(test_incbeta),
 		TAP_CASE(test_norm_quantile),
