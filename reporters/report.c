@@ -144,13 +144,29 @@ regression_url(const struct report_config *cfg, json_int_t id)
 	return xasprintf("%s/regressions/%lld", cfg->public_url, (long long)id);
 }
 
-/* "local (2 CPUs, 23.5G memory)" from a box's facts. */
+/* "key: text" of the machine, under "test machine:", wrapped under 90
+ * columns. */
+static void
+add_machine_line(struct buf *b, const char *key, const char *text)
+{
+	size_t col = 2 + strlen(key) + 2;
+
+	buf_addf(b, "  %s: ", key);
+	add_wrapped(b, text, &col, 4);
+	buf_addc(b, '\n');
+}
+
+/* "test machine: local (2 CPUs, 23.5G memory)" from a box's facts, and
+ * what the box said of itself at registration: its CPU's model, the
+ * kernel it runs, its disks. */
 static void
 add_machine(struct buf *b, json_t *pair)
 {
-	json_t *f = json_object_get(pair, "facts");
+	json_t *f = json_object_get(pair, "facts"), *disks, *d;
 	double mem = num(f, "memory");
-	const char *group = str(pair, "tbox_group");
+	const char *group = str(pair, "tbox_group"), *cpu, *kernel, *version;
+	struct buf list;
+	size_t i;
 
 	buf_addf(b, "test machine: %s", group ? group : "?");
 	if (json_is_integer(json_object_get(f, "cpus")) && isfinite(mem))
@@ -159,6 +175,25 @@ add_machine(struct buf *b, json_t *pair)
 				 json_object_get(f, "cpus")),
 			 mem / (1024.0 * 1024 * 1024));
 	buf_addc(b, '\n');
+	if ((cpu = str(f, "cpu_model")) != NULL)
+		add_machine_line(b, "cpu", cpu);
+	kernel = str(f, "kernel");
+	version = str(f, "proc_version");
+	if (kernel != NULL)
+		add_machine_line(b, "kernel", kernel);
+	if (version != NULL)
+		add_machine_line(b, "/proc/version", version);
+	disks = json_object_get(f, "disks");
+	buf_init(&list);
+	json_array_foreach(disks, i, d)
+	{
+		if (json_is_string(d))
+			buf_addf(&list, "%s%s", list.len > 0 ? "; " : "",
+				 json_string_value(d));
+	}
+	if (list.len > 0)
+		add_machine_line(b, "disks", list.data);
+	buf_release(&list);
 }
 
 /* Keys of an atomic job that are not its parameters. */

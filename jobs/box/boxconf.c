@@ -1,7 +1,10 @@
 /*
  * boxconf.c: the box configuration file.
  */
+#include <sys/utsname.h>
+
 #include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,11 +195,150 @@ have_program(const char *name)
 	return false;
 }
 
+/* s as a fact shows it: printable ASCII, each run of blanks one space,
+ * none at the ends, at most BOXCONF_FACT_TEXT bytes; NULL when nothing
+ * is left. */
+static char *
+fact_text(const char *s)
+{
+	char *t = xmalloc(strlen(s) + 1), *q = t;
+
+	for (; *s != '\0' && q - t < BOXCONF_FACT_TEXT; s++) {
+		bool blank = isspace((unsigned char)*s) ||
+			     (unsigned char)*s < 0x20 ||
+			     (unsigned char)*s > 0x7e;
+
+		if (!blank)
+			*q++ = *s;
+		else if (q > t && q[-1] != ' ')
+			*q++ = ' ';
+	}
+	while (q > t && q[-1] == ' ')
+		q--;
+	*q = '\0';
+	if (q == t) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* The first line of a small file, as a fact; NULL when there is none. */
+static char *
+file_fact(const char *path)
+{
+	char line[512];
+	FILE *fp = fopen(path, "r");
+	char *t = NULL;
+
+	if (fp == NULL)
+		return NULL;
+	if (fgets(line, sizeof line, fp) != NULL)
+		t = fact_text(line);
+	fclose(fp);
+	return t;
+}
+
+/* The CPU's model as /proc/cpuinfo names it (x86's "model name", others'
+ * "cpu model", "Processor" or "Hardware"), or NULL. */
+static char *
+cpu_model(void)
+{
+	static const char *const keys[] = {"model name", "cpu model",
+					   "Processor", "Hardware", NULL};
+	char line[512], *found[4] = {NULL, NULL, NULL, NULL}, *t = NULL;
+	FILE *fp = fopen("/proc/cpuinfo", "r");
+
+	if (fp == NULL)
+		return NULL;
+	while (fgets(line, sizeof line, fp) != NULL) {
+		char *colon = strchr(line, ':');
+
+		for (size_t i = 0; colon != NULL && keys[i] != NULL; i++)
+			if (found[i] == NULL &&
+			    strncmp(line, keys[i], strlen(keys[i])) == 0 &&
+			    strspn(line + strlen(keys[i]), " \t") ==
+				    (size_t)(colon - line - strlen(keys[i])))
+				found[i] = fact_text(colon + 1);
+	}
+	fclose(fp);
+	for (size_t i = 0; i < 4; i++) {
+		if (t == NULL)
+			t = found[i];
+		else
+			free(found[i]);
+	}
+	return t;
+}
+
+/* The box's disks, "vda: QEMU HARDDISK, 100G" (its model, else its
+ * driver, and its size), at most BOXCONF_FACT_DISKS of them; RAM and
+ * loop devices are none. */
+static json_t *
+disks(void)
+{
+	static const char *const skip[] = {"loop", "ram", "zram", "nbd",
+					   "dm-",  "md",  "sr",   NULL};
+	json_t *list = json_array();
+	struct dirent **ents = NULL;
+	int n = scandir("/sys/block", &ents, NULL, alphasort);
+
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		bool skipped = name[0] == '.';
+		char *p, *model, link[4096], size[32] = "";
+		unsigned long long sectors = 0;
+		ssize_t len;
+		FILE *fp;
+
+		for (size_t k = 0; !skipped && skip[k] != NULL; k++)
+			skipped = str_has_prefix(name, skip[k]);
+		if (skipped || json_array_size(list) >= BOXCONF_FACT_DISKS) {
+			free(ents[i]);
+			continue;
+		}
+		p = xasprintf("/sys/block/%s/device/model", name);
+		model = file_fact(p);
+		free(p);
+		if (model == NULL) { /* virtio and the like: the driver */
+			p = xasprintf("/sys/block/%s/device/driver", name);
+			len = readlink(p, link, sizeof link - 1);
+			free(p);
+			if (len > 0) {
+				link[len] = '\0';
+				model = fact_text(strrchr(link, '/') != NULL
+							  ? strrchr(link, '/') +
+								    1
+							  : link);
+			}
+		}
+		p = xasprintf("/sys/block/%s/size", name);
+		if ((fp = fopen(p, "r")) != NULL) {
+			if (fscanf(fp, "%llu", &sectors) == 1 && sectors > 0)
+				snprintf(size, sizeof size, ", %.0fG",
+					 (double)sectors * 512 /
+						 (1024.0 * 1024 * 1024));
+			fclose(fp);
+		}
+		free(p);
+		p = xasprintf("%s: %s%s", name, model ? model : "unknown",
+			      size);
+		json_array_append_new(list, json_string(p));
+		free(p);
+		free(model);
+		free(ents[i]);
+	}
+	free(ents);
+	return list;
+}
+
 json_t *
 boxconf_facts(const struct boxconf *bc)
 {
 	static const char *const fss[] = {"btrfs", "ext4", "xfs", NULL};
 	json_t *f = json_object(), *fs = json_array();
+	struct utsname u;
+	char *text = NULL;
 
 	for (size_t i = 0; fss[i] != NULL; i++) {
 		char *mkfs = xasprintf("mkfs.%s", fss[i]);
@@ -213,5 +355,15 @@ boxconf_facts(const struct boxconf *bc)
 	json_object_set_new(f, "ssd", json_integer((json_int_t)bc->nssd));
 	json_object_set_new(f, "fs", fs);
 	json_object_set_new(f, "tbox_group", json_string(bc->tbox_group));
+	if ((text = cpu_model()) != NULL)
+		json_object_set_new(f, "cpu_model", json_string(text));
+	free(text);
+	if (uname(&u) == 0 && (text = fact_text(u.release)) != NULL)
+		json_object_set_new(f, "kernel", json_string(text));
+	free(text);
+	if ((text = file_fact("/proc/version")) != NULL)
+		json_object_set_new(f, "proc_version", json_string(text));
+	free(text);
+	json_object_set_new(f, "disks", disks());
 	return f;
 }

@@ -47,8 +47,16 @@ struct boxconf {
 bool boxconf_load(const char *path, struct boxconf *c, struct errlist *el)
 	__attribute__((warn_unused_result));
 void boxconf_release(struct boxconf *c);
+/* The longest text of a fact (cpu_model, kernel, proc_version, each
+ * disk), and the most disks named. */
+#define BOXCONF_FACT_TEXT  240
+#define BOXCONF_FACT_DISKS 32
+
 /* The facts robotd matches against jobs' needs (jobs/needs.h): CPUs,
- * memory, RAM-disk limit, partitions, the filesystems it can make. */
+ * memory, RAM-disk limit, partitions, the filesystems it can make; and
+ * those a report shows of the machine: cpu_model, kernel (the release),
+ * proc_version, disks (["vda: virtio_blk, 100G"]).  Those it cannot
+ * read are absent. */
 json_t *boxconf_facts(const struct boxconf *bc);
 
 #endif

@@ -427,10 +427,65 @@ fact_int(const json_t *facts, const char *key, json_int_t lo, json_int_t hi,
 	free(msg);
 }
 
+/* Whether v is a fact's text: printable ASCII, spaces allowed, at most
+ * 256 bytes. */
+static bool
+fact_text_ok(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	size_t len = json_string_length(v);
+
+	if (s == NULL || len == 0 || len > 256)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return false;
+	return true;
+}
+
+/* The machine's facts a report shows: cpu_model, kernel, proc_version
+ * (texts) and disks (a list of at most 32 texts), or absent. */
+static void
+fact_texts(const json_t *facts, json_t *details)
+{
+	static const char *const keys[] = {"cpu_model", "kernel",
+					   "proc_version", NULL};
+	const json_t *disks = json_object_get(facts, "disks"), *v;
+	size_t i;
+
+	for (i = 0; keys[i] != NULL; i++) {
+		v = json_object_get(facts, keys[i]);
+		if (v != NULL && !fact_text_ok(v))
+			json_array_append_new(
+				details,
+				json_pack("s+", keys[i],
+					  ": a text of printable ASCII, 1 to "
+					  "256 bytes, is expected"));
+	}
+	if (disks == NULL)
+		return;
+	if (!json_is_array(disks) || json_array_size(disks) > 32) {
+		json_array_append_new(details,
+				      json_string("disks: a list of at most 32 "
+						  "texts is expected"));
+		return;
+	}
+	json_array_foreach(disks, i, v)
+	{
+		if (!fact_text_ok(v)) {
+			json_array_append_new(
+				details,
+				json_string("disks: each element is a text of "
+					    "printable ASCII, 1 to 256 bytes"));
+			break;
+		}
+	}
+}
+
 /*
  * A box's facts: the ones robotd matches jobs against are typed and in
- * range, names are names, anything else a short printable value.  The
- * problems go to details, one line each.
+ * range, names are names, the machine's texts printable, anything else
+ * a short printable value.  The problems go to details, one line each.
  */
 static void
 facts_check(const json_t *facts, json_t *details)
@@ -468,17 +523,22 @@ facts_check(const json_t *facts, json_t *details)
 			break;
 		}
 	}
+	fact_texts(facts, details);
 	if (json_object_size(facts) > 64)
 		json_array_append_new(details,
 				      json_string("more than 64 facts"));
 	json_object_foreach((json_t *)facts, key, v)
 	{
-		bool known = strcmp(key, "tbox_group") == 0 ||
-			     strcmp(key, "fs") == 0 ||
-			     strcmp(key, "cpus") == 0 ||
-			     strcmp(key, "memory") == 0 ||
-			     strcmp(key, "ram_disk_limit") == 0 ||
-			     strcmp(key, "hdd") == 0 || strcmp(key, "ssd") == 0;
+		bool known =
+			strcmp(key, "tbox_group") == 0 ||
+			strcmp(key, "fs") == 0 || strcmp(key, "cpus") == 0 ||
+			strcmp(key, "memory") == 0 ||
+			strcmp(key, "ram_disk_limit") == 0 ||
+			strcmp(key, "hdd") == 0 || strcmp(key, "ssd") == 0 ||
+			strcmp(key, "cpu_model") == 0 ||
+			strcmp(key, "kernel") == 0 ||
+			strcmp(key, "proc_version") == 0 ||
+			strcmp(key, "disks") == 0;
 
 		if (known)
 			continue;

@@ -303,7 +303,11 @@ for k, v, text in [("ram_disk_limit", "lots", "ram_disk_limit"), ("ram_disk_limi
                    ("fs", ["x"] * 200, "fs"), ("tbox_group", "a\nb", "tbox_group"),
                    ("tbox_group", "\x1b]0;x\x07\x1b[2J", "tbox_group"), ("tbox_group", "../..", "tbox_group"),
                    ("tbox_group", "g" * 9000, "tbox_group"), ("tbox_group", "", "tbox_group"),
-                   ("tbox_group", 5, "tbox_group"), ("kernel", "x" * 5000, "kernel")]:
+                   ("tbox_group", 5, "tbox_group"), ("kernel", "x" * 5000, "kernel"),
+                   ("kernel", "", "kernel"), ("kernel", 6, "kernel"), ("cpu_model", "AMD\nEPYC", "cpu_model"),
+                   ("cpu_model", "caf\u00e9", "cpu_model"), ("proc_version", "Linux \x1b[2J", "proc_version"),
+                   ("proc_version", {"a": 1}, "proc_version"), ("disks", "vda", "disks"),
+                   ("disks", ["vda: x"] * 33, "disks"), ("disks", ["vda\r\n"], "disks"), ("disks", [1], "disks")]:
     case("facts with %s = %r" % (k, v if not isinstance(v, str) else v[:20]), lambda: register(with_facts(**{k: v})), 400, text)
 case("facts with a NUL in a string", lambda: register('{"tbox_group": "lab", "x": "a\\u0000b"}'), 400)
 case("facts over 64 KiB", lambda: register("{" + " " * 70000 + "}"), 413)

@@ -74,8 +74,9 @@ test_report_text(void)
 	CHECK(strstr(out.body, "base: 7e5035bd9ef7cc41cdc36f6549965f59304d6d49 "
 			       "(\"Initial demo kernel: default "
 			       "writeback\")\n") != NULL);
-	CHECK(strstr(out.body, "test machine: local (2 CPUs, 23.5G memory)") !=
-	      NULL);
+	CHECK(strstr(out.body, "test machine: local (2 CPUs, 23.5G memory)\n"
+			       "parameters: ") != NULL);
+	CHECK(strstr(out.body, "  cpu: ") == NULL); /* none registered */
 	CHECK(strstr(out.body,
 		     "parameters: disk=3LOOP_1G fs=xfs nr_threads=1dd "
 		     "runtime=5s sc_dirty_ratio=40 bs=1M") != NULL);
@@ -571,11 +572,53 @@ test_subsystem_and_glob(void)
 	CHECK(!report_glob("x", NULL));
 }
 
+/* The machine as the box registered it: its CPU, kernel and disks under
+ * "test machine:", a long /proc/version wrapped under 90 columns. */
+static void
+test_report_machine(void)
+{
+	json_t *c = claim(), *pairs = json_object_get(c, "pairs");
+	json_t *f = json_object_get(json_array_get(pairs, 0), "facts");
+	struct report_out out;
+
+	CHECK(json_is_object(f));
+	json_object_set_new(f, "cpu_model",
+			    json_string("Intel(R) Xeon(R) Gold 6346 CPU @ "
+					"3.10GHz"));
+	json_object_set_new(f, "kernel", json_string("6.1.0-27-amd64"));
+	json_object_set_new(
+		f, "proc_version",
+		json_string("Linux version 6.1.0-27-amd64 "
+			    "(debian-kernel@lists.debian.org) (gcc-12 (Debian "
+			    "12.2.0-14) 12.2.0, GNU ld (GNU Binutils for "
+			    "Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian "
+			    "6.1.115-1 (2024-11-01)"));
+	json_object_set_new(f, "disks",
+			    json_pack("[ss]", "sda: Samsung SSD 870, 932G",
+				      "vda: virtio_blk, 100G"));
+	CHECK(report_render(c, &cfg, &out));
+	CHECK(strstr(out.body,
+		     "test machine: local (2 CPUs, 23.5G memory)\n"
+		     "  cpu: Intel(R) Xeon(R) Gold 6346 CPU @ 3.10GHz\n"
+		     "  kernel: 6.1.0-27-amd64\n"
+		     "  /proc/version: Linux version 6.1.0-27-amd64 "
+		     "(debian-kernel@lists.debian.org) (gcc-12\n"
+		     "    (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for "
+		     "Debian) 2.40) #1 SMP\n"
+		     "    PREEMPT_DYNAMIC Debian 6.1.115-1 (2024-11-01)\n"
+		     "  disks: sda: Samsung SSD 870, 932G; vda: virtio_blk, "
+		     "100G\n") != NULL);
+	CHECK(narrow(out.body));
+	report_out_release(&out);
+	json_decref(c);
+}
+
 int
 main(void)
 {
 	static const struct tap_case cases[] = {
 		TAP_CASE(test_report_text),
+		TAP_CASE(test_report_machine),
 		TAP_CASE(test_report_change_point),
 		TAP_CASE(test_report_bisected),
 		TAP_CASE(test_report_range),
