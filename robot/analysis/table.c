@@ -195,3 +195,173 @@ table_print_rows(FILE *fp, const struct comparison *c, bool all,
 	free(rows);
 	return n;
 }
+
+const char *
+table_metric_kind(const char *metric)
+{
+	static const struct {
+		const char *prefix, *kind;
+	} kinds[] = {{"perf-profile.", "profile"},
+		     {"perf-stat.", "profile"},
+		     {"meminfo.", "memory"},
+		     {"proc-vmstat.", "memory"},
+		     {"vmstat.memory.", "memory"},
+		     {"slabinfo.", "memory"},
+		     {"numa-", "memory"},
+		     {"buddyinfo.", "memory"},
+		     {"iostat.", "I/O"},
+		     {"vmstat.io.", "I/O"},
+		     {"diskstats.", "I/O"},
+		     {"vmstat.swap.", "I/O"},
+		     {"vmstat.cpu.", "CPU"},
+		     {"vmstat.system.", "CPU"},
+		     {"vmstat.procs.", "CPU"},
+		     {"mpstat.", "CPU"},
+		     {"interrupts.", "CPU"},
+		     {"softirqs.", "CPU"},
+		     {"sched_debug.", "CPU"},
+		     {"cpuidle.", "CPU"},
+		     {"turbostat.", "CPU"},
+		     {"latency_stats.", "CPU"},
+		     {NULL, NULL}};
+	const char *dot = strchr(metric, '.');
+
+	if (is_test(metric, dot ? (size_t)(dot - metric) : strlen(metric)))
+		return NULL;
+	for (size_t i = 0; kinds[i].prefix != NULL; i++)
+		if (str_has_prefix(metric, kinds[i].prefix))
+			return kinds[i].kind;
+	return "other";
+}
+
+static const char *const moved_kinds[] = {"profile", "memory", "I/O",
+					  "CPU",     "other",  NULL};
+
+static int
+kind_place(const char *kind)
+{
+	int i = 0;
+
+	while (moved_kinds[i + 1] != NULL && strcmp(moved_kinds[i], kind) != 0)
+		i++;
+	return i;
+}
+
+static int
+moved_by_size(const void *a, const void *b)
+{
+	const struct table_moved *x = a, *y = b;
+
+	if (x->times != y->times)
+		return x->times > y->times ? -1 : 1;
+	return strcmp(x->m->name, y->m->name);
+}
+
+static int
+moved_by_kind(const void *a, const void *b)
+{
+	const struct table_moved *x = a, *y = b;
+	int gx = kind_place(x->kind), gy = kind_place(y->kind);
+
+	if (gx != gy)
+		return gx < gy ? -1 : 1;
+	return moved_by_size(a, b);
+}
+
+static double
+square(double sd)
+{
+	return isfinite(sd) ? sd * sd : 0;
+}
+
+size_t
+table_moved(const struct comparison *c, struct table_moved *out,
+	    size_t *changed)
+{
+	struct table_moved *v = xcalloc(c->nmetrics + 1, sizeof *v);
+	size_t n = 0, shown;
+
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		const struct comparison_metric *m = &c->metrics[i];
+		const struct compare_result *r = &m->r;
+		const char *kind = table_metric_kind(m->name);
+		double noise, d;
+
+		if (kind == NULL || m->kpi ||
+		    !compare_verdict_is_change(r->verdict) ||
+		    !isfinite(r->base.mean) || !isfinite(r->head.mean) ||
+		    (d = fabs(r->head.mean - r->base.mean)) == 0)
+			continue;
+		noise = sqrt((square(r->base.stddev) + square(r->head.stddev)) /
+			     2);
+		v[n].m = m;
+		v[n].kind = kind;
+		v[n].times = noise > 0 ? d / noise : INFINITY;
+		n++;
+	}
+	qsort(v, n, sizeof *v, moved_by_size);
+	shown = n < TABLE_MOVED ? n : TABLE_MOVED;
+	qsort(v, shown, sizeof *v, moved_by_kind);
+	memcpy(out, v, shown * sizeof *v);
+	free(v);
+	if (changed != NULL)
+		*changed = n;
+	return shown;
+}
+
+void
+table_moved_change(const struct table_moved *t, char *buf, size_t len)
+{
+	const struct compare_result *r = &t->m->r;
+
+	if (absolute_change(t->m->name))
+		snprintf(buf, len, "%+.1f", r->head.mean - r->base.mean);
+	else if (r->change_defined)
+		snprintf(buf, len, "%+.1f%%", r->change_pct);
+	else
+		snprintf(buf, len, "from 0");
+}
+
+void
+table_moved_times(const struct table_moved *t, char *buf, size_t len)
+{
+	if (isinf(t->times))
+		snprintf(buf, len, "no noise");
+	else if (t->times >= 1e4)
+		snprintf(buf, len, ">9999x");
+	else
+		snprintf(buf, len, "%.0fx", t->times);
+}
+
+size_t
+table_print_moved(FILE *fp, const struct comparison *c)
+{
+	struct table_moved v[TABLE_MOVED];
+	size_t n, shown = table_moved(c, v, &n);
+
+	if (shown == 0)
+		return 0;
+	fprintf(fp,
+		"what moved with it (%zu of %zu changed monitor%s, by change "
+		"against their noise):\n",
+		shown, n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < shown; i++) {
+		char change[32], times[16];
+
+		table_moved_change(&v[i], change, sizeof change);
+		table_moved_times(&v[i], times, sizeof times);
+		/* (a name too long for its column, a calltrace's: the
+		 * numbers on a line of their own) */
+		fprintf(fp, "  %-8s %-38s%s%9s %8s  %s\n",
+			i > 0 && strcmp(v[i].kind, v[i - 1].kind) == 0
+				? ""
+				: v[i].kind,
+			v[i].m->name,
+			strlen(v[i].m->name) > 38
+				? "\n                                      "
+				  "           "
+				: " ",
+			change, times, compare_verdict_name(v[i].m->r.verdict));
+	}
+	return shown;
+}

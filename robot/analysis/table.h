@@ -30,6 +30,47 @@ size_t table_print(FILE *fp, const struct comparison *c, bool all);
  * with workload_only; returns the rows printed. */
 size_t table_print_rows(FILE *fp, const struct comparison *c, bool all,
 			bool workload_only);
+/*
+ * "What moved with it": above the table, the TABLE_MOVED metrics that
+ * are not the workload's own (profile, memory, I/O, CPU and the other
+ * monitors) whose change is final (a regression, improvement or change),
+ * ranked by the change of the mean against the metric's own noise (the
+ * root mean square of the two sides' standard deviations), then grouped
+ * by kind; each with its %change, how many times its noise, and its
+ * verdict:
+ *
+ *   what moved with it (10 of 38 changed monitors, by change against
+ *   their noise):
+ *     memory  meminfo.Dirty                        -99.4%   53x  changed
+ *     I/O     iostat.loop0.avgqu-sz                -95.2%   41x  changed
+ *
+ * Prints nothing when none moved; returns the rows printed.
+ */
+#define TABLE_MOVED 10
+size_t table_print_moved(FILE *fp, const struct comparison *c);
+
+/* One row of what moved: the metric, its kind, and its change over its
+ * noise (+inf: it had none). */
+struct table_moved {
+	const struct comparison_metric *m;
+	const char *kind;
+	double times;
+};
+
+/* The rows table_print_moved() prints, into out (TABLE_MOVED of them at
+ * most), in its order; *changed (when not NULL): how many monitors moved
+ * in all.  Returns the rows. */
+size_t table_moved(const struct comparison *c, struct table_moved *out,
+		   size_t *changed);
+/* A row's change as the section says it: "-99.4%", "+28.7" (a profile's
+ * or a percentage's points), "from 0". */
+void table_moved_change(const struct table_moved *t, char *buf, size_t len);
+/* A row's change over its noise: "53x", "no noise". */
+void table_moved_times(const struct table_moved *t, char *buf, size_t len);
+/* The kind of a monitor's metric: "profile", "memory", "I/O", "CPU" or
+ * "other"; NULL for the workload's own. */
+const char *table_metric_kind(const char *metric);
+
 /* The header (commit lines and column titles) alone. */
 void table_print_header(FILE *fp, const char *base_commit,
 			const char *head_commit);

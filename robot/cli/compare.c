@@ -182,6 +182,8 @@ print_text(const struct comparison *c, json_t *brun, json_t *hrun, bool all,
 	print_commit(c->head.commit, run_subject(hrun), "head");
 	printf("\n");
 	cli_print_kpis(c);
+	if (!workload_only && table_print_moved(stdout, c) > 0)
+		printf("\n");
 	rows = table_print_rows(stdout, c, all, workload_only);
 	if (rows == 0)
 		printf("(no metric changed: %zu compared with the %s method)\n",

@@ -252,6 +252,9 @@ table_text(const struct comparison *c)
 
 	if (fp == NULL)
 		return NULL;
+	/* what moved with it, then LKP's table */
+	if (table_print_moved(fp, c) > 0)
+		fputc('\n', fp);
 	table_print(fp, c, false);
 	fclose(fp);
 	return text;

@@ -57,7 +57,7 @@ for i in 1 2 3 4 5 6; do
 done
 BAD=$(echo $shas | cut -d' ' -f4)
 HEAD=$(echo $shas | cut -d' ' -f6)
-EVILM='dd.x"</svg><script>alert(2)</script>'
+EVILM='vmstat.x"</svg><script>alert(2)</script>'
 dd_job "$T/dd.yaml"
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
 shifts=$(for s in $(echo $shas | cut -d' ' -f4-); do printf '%s=-10 ' "$s"; done)
@@ -125,6 +125,13 @@ assert re.search(r"-(9|10|11)\.\d%", reg), "the change"
 assert reg.count('<svg') >= 1, reg.count('<svg')   # the regressed KPI
 assert '<tr class="regression">' in reg
 assert "First bad commit" in reg
+# What moved with it: the one monitor the simulated box moves, above
+# LKP's table, its name as text.
+moved = reg.split('<table id="moved">')[1].split("</table>")[0]
+assert reg.index('<table id="moved">') < reg.index('<table class="lkp">')
+assert "<td>other</td>" in moved and "alert(2)" in moved and "<script" not in moved, moved
+assert "proc-vmstat.m" not in moved and "dd.write_bytes_per_sec" not in moved, moved
+assert re.search(r"<td>changed</td>", moved), moved
 home = open(art + "/home.html").read()
 assert '/regressions/%s"' % sys.argv[2] in home
 hist = open(art + "/history.html").read()

@@ -162,7 +162,13 @@ body = text(m)
 assert 'robot noticed a -' in body and '% regression of dd.write_bytes_per_sec on:' in body
 assert 'commit: $BAD' in body and 'parent: $INNOCENT' in body
 assert 'Reported-by: robot <robot@robot.test>' in body and '| Closes: http' in body
-"; echo $?) "the mail parses as RFC 5322 (strict), with its unsubscribe headers and 0-day's lines"
+assert '\n  kernel: $(uname -r)\n' in body and '\n  cpu: ' in body, body
+# what moved with it: the dirty-memory limits, and the writeback to the
+# disk (its iostat rows, or the kernel's writeback counts)
+moved = body.split('what moved with it (')[1].split('\n\n')[0]
+assert 'proc-vmstat.nr_dirty' in moved, moved
+assert any(w in moved for w in ('iostat.loop0.', 'vmstat.io.bo', 'nr_writeback', 'meminfo.Writeback', 'nr_written')), moved
+"; echo $?) "the mail parses as RFC 5322 (strict), with its unsubscribe headers, 0-day's lines, the box's kernel and what moved"
 SERIES=$(sql "SELECT series FROM regressions WHERE commit = '$BAD' LIMIT 1")
 robot compare --series "$SERIES" --base "$BASE" --head "$BAD" >"$T/compare.out" 2>&1
 mails "

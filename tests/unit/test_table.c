@@ -131,6 +131,137 @@ test_header(void)
 	free(buf);
 }
 
+/* A metric of a hand-made comparison: means, stddevs (absolute), verdict. */
+static struct comparison_metric
+metric(const char *name, double b, double bsd, double h, double hsd,
+       enum compare_verdict v)
+{
+	struct comparison_metric m;
+
+	memset(&m, 0, sizeof m);
+	m.name = name;
+	m.r.base.n = m.r.head.n = 5;
+	m.r.base.mean = b;
+	m.r.base.stddev = bsd;
+	m.r.head.mean = h;
+	m.r.head.stddev = hsd;
+	m.r.change_pct = 100 * (h - b) / b;
+	m.r.change_defined = true;
+	m.r.verdict = v;
+	return m;
+}
+
+static char *
+moved(const struct comparison *c, size_t *rows)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	*rows = table_print_moved(fp, c);
+	fclose(fp);
+	return buf;
+}
+
+/* The ten monitors that moved most against their noise, grouped by kind;
+ * not the workload's own metrics, not the KPI, not what did not change. */
+static void
+test_what_moved(void)
+{
+	struct comparison_metric m[] = {
+		/* the workload's and the KPI: never */
+		metric("dd.write_bytes_per_sec", 100, 1, 10, 1,
+		       COMPARE_REGRESSION),
+		metric("dd.disks.write_bytes_per_sec", 100, 1, 10, 1,
+		       COMPARE_REGRESSION),
+		/* not final, or not moved */
+		metric("meminfo.Active", 100, 1, 50, 1, COMPARE_INCONCLUSIVE),
+		metric("meminfo.Mlocked", 100, 1, 100, 1, COMPARE_CHANGED),
+		/* 12 that moved: 10 shown */
+		metric("proc-vmstat.nr_dirty_threshold", 2354094, 0, 256, 0,
+		       COMPARE_CHANGED), /* no noise */
+		metric("meminfo.Dirty", 400000, 4000, 2000, 200,
+		       COMPARE_CHANGED), /* 141x */
+		metric("meminfo.Inactive(file)", 527925, 40000, 357691, 30000,
+		       COMPARE_CHANGED), /* 4.8x */
+		metric("iostat.loop0.avgqu-sz", 31, 3, 0.03, 0.003,
+		       COMPARE_CHANGED), /* 15x */
+		metric("iostat.loop0.w/s", 2467, 400, 124, 10,
+		       COMPARE_CHANGED), /* 8.3x */
+		metric("vmstat.cpu.wa", 2, 0.5, 45, 5,
+		       COMPARE_CHANGED), /* 12x */
+		metric("vmstat.system.cs", 11000, 3000, 4400, 3000,
+		       COMPARE_CHANGED), /* 2.2x: the 11th */
+		metric("perf-profile.calltrace.cycles-pp.balance_dirty_pages."
+		       "balance_dirty_pages_ratelimited_flags.generic_perform_"
+		       "write",
+		       1.5, 0.1, 30.2, 1.5, COMPARE_CHANGED), /* 27x */
+		metric("perf-profile.self.cycles-pp.io_schedule", 0.5, 0.05,
+		       8.5, 0.5, COMPARE_CHANGED), /* 23x */
+		metric("latency_stats.sum.balance_dirty_pages", 100, 20, 5000,
+		       800, COMPARE_CHANGED),                        /* 8.7x */
+		metric("kmsg.oom", 1, 0.5, 3, 0.5, COMPARE_CHANGED), /* 4x */
+		metric("vmstat.procs.b", 1, 1, 2, 1, COMPARE_CHANGED), /* 1x */
+	};
+	struct comparison c;
+	size_t rows;
+	char *got;
+
+	memset(&c, 0, sizeof c);
+	m[0].kpi = true;
+	c.metrics = m;
+	c.nmetrics = sizeof m / sizeof m[0];
+	got = moved(&c, &rows);
+	CHECK_INT(rows, 10);
+	CHECK_STR(
+		got,
+		"what moved with it (10 of 12 changed monitors, by change "
+		"against their noise):\n"
+		"  profile  "
+		"perf-profile.calltrace.cycles-pp.balance_dirty_pages."
+		"balance_dirty_pages_ratelimited_flags.generic_perform_write\n"
+		"                                                     +28.7    "
+		"  "
+		"27x  changed\n"
+		"           perf-profile.self.cycles-pp.io_schedule\n"
+		"                                                      +8.0    "
+		"  "
+		"23x  changed\n"
+		"  memory   proc-vmstat.nr_dirty_threshold           -100.0% "
+		"no noise  changed\n"
+		"           meminfo.Dirty                             -99.5%   "
+		"  "
+		"141x  changed\n"
+		"           meminfo.Inactive(file)                    -32.2%   "
+		"    "
+		"5x  changed\n"
+		"  I/O      iostat.loop0.avgqu-sz                     -99.9%   "
+		"   "
+		"15x  changed\n"
+		"           iostat.loop0.w/s                          -95.0%   "
+		"    "
+		"8x  changed\n"
+		"  CPU      vmstat.cpu.wa                           +2150.0%   "
+		"   "
+		"12x  changed\n"
+		"           latency_stats.sum.balance_dirty_pages   +4900.0%   "
+		"    "
+		"9x  changed\n"
+		"  other    kmsg.oom                                 +200.0%   "
+		"    "
+		"4x  changed\n");
+	free(got);
+	/* none moved: nothing said */
+	c.nmetrics = 4;
+	got = moved(&c, &rows);
+	CHECK_INT(rows, 0);
+	CHECK_STR(got, "");
+	free(got);
+	CHECK(table_metric_kind("dd.time.elapsed_time") == NULL);
+	CHECK_STR(table_metric_kind("perf-stat.ps.cpu-cycles"), "profile");
+	CHECK_STR(table_metric_kind("sched_debug.cpu.nr_switches"), "CPU");
+}
+
 int
 main(void)
 {
@@ -141,6 +272,7 @@ main(void)
 		TAP_CASE(test_single_run_has_no_stddev_cell),
 		TAP_CASE(test_zero_base),
 		TAP_CASE(test_header),
+		TAP_CASE(test_what_moved),
 		{NULL, NULL}};
 
 	return tap_run(cases);

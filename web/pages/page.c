@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot/analysis/table.h"
 #include "robot/analysis/units.h"
 #include "robot/core/client.h"
 #include "robot/core/rjson.h"
@@ -262,12 +263,63 @@ metric_rows(struct buf *b, json_t *metrics, bool kpis)
 	}
 }
 
+/* What moved with the KPI (table_moved()), above LKP's table: the
+ * monitors whose change was largest against their noise, by kind. */
+static void
+moved_rows(struct buf *b, json_t *comparison)
+{
+	struct comparison *c = comparison_from_json(comparison);
+	struct table_moved v[TABLE_MOVED];
+	size_t n = 0, shown = c != NULL ? table_moved(c, v, &n) : 0;
+
+	if (shown > 0) {
+		buf_adds(b, "<h3>What moved with it</h3>\n<p>");
+		if (shown == n)
+			buf_addf(b, "The %s monitor%s that changed, by kind, ",
+				 n == 1 ? "one" : "every", n == 1 ? "" : "s");
+		else
+			buf_addf(b,
+				 "The %zu of the %zu changed monitors whose "
+				 "change was largest, by kind, ",
+				 shown, n);
+		buf_adds(b, "with the change against its noise (the two "
+			    "sides' standard deviations):</p>\n"
+			    "<table id=\"moved\">\n"
+			    "<thead><tr><th scope=\"col\">kind</th>"
+			    "<th scope=\"col\">metric</th>"
+			    "<th scope=\"col\">change</th>"
+			    "<th scope=\"col\">against its noise</th>"
+			    "<th scope=\"col\">verdict</th></tr></thead>\n"
+			    "<tbody>\n");
+		for (size_t i = 0; i < shown; i++) {
+			char change[32], times[16];
+
+			table_moved_change(&v[i], change, sizeof change);
+			table_moved_times(&v[i], times, sizeof times);
+			buf_adds(b, "<tr><td>");
+			html_text(b, v[i].kind);
+			buf_adds(b, "</td><td>");
+			html_text(b, v[i].m->name);
+			buf_adds(b, "</td><td class=\"num\">");
+			html_text(b, change);
+			buf_adds(b, "</td><td class=\"num\">");
+			html_text(b, times);
+			buf_adds(b, "</td><td>");
+			html_text(b, compare_verdict_name(v[i].m->r.verdict));
+			buf_adds(b, "</td></tr>\n");
+		}
+		buf_adds(b, "</tbody></table>\n");
+	}
+	comparison_free(c);
+}
+
 void
 page_comparison(struct buf *b, json_t *comparison)
 {
 	json_t *metrics = json_object_get(comparison, "metrics"), *n;
 	size_t i;
 
+	moved_rows(b, comparison);
 	buf_adds(b, "<div class=\"wide\"><table class=\"lkp\">\n<thead><tr>"
 		    "<th scope=\"col\">base &plusmn; %stddev</th>"
 		    "<th scope=\"col\">%change</th>"
