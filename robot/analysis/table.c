@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "robot/analysis/table.h"
+#include "robot/core/buf.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -274,6 +275,24 @@ square(double sd)
 	return isfinite(sd) ? sd * sd : 0;
 }
 
+/* Whether y moved alike with x: of its kind, by the same change (to a
+ * tenth of a point, or 0.5% of it) and as many times its noise (to 5%):
+ * LKP's counts of one quantity under several names (meminfo.Shmem and
+ * proc-vmstat.nr_shmem), or limits set together. */
+static bool
+alike(const struct table_moved *x, const struct table_moved *y)
+{
+	const struct compare_result *a = &x->m->r, *b = &y->m->r;
+	double tol = fmax(0.1, 0.005 * fabs(a->change_pct));
+
+	if (strcmp(x->kind, y->kind) != 0 || !a->change_defined ||
+	    !b->change_defined || fabs(a->change_pct - b->change_pct) > tol)
+		return false;
+	if (isinf(x->times) || isinf(y->times))
+		return isinf(x->times) && isinf(y->times);
+	return fabs(y->times / x->times - 1) <= 0.05;
+}
+
 size_t
 table_moved(const struct comparison *c, struct table_moved *out,
 	    size_t *changed)
@@ -300,7 +319,21 @@ table_moved(const struct comparison *c, struct table_moved *out,
 		n++;
 	}
 	qsort(v, n, sizeof *v, moved_by_size);
-	shown = n < TABLE_MOVED ? n : TABLE_MOVED;
+	/* Largest first; one that moved alike with a row taken goes with it
+	 * instead of taking a row of its own. */
+	shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		while (k < shown && !alike(&v[k], &v[i]))
+			k++;
+		if (k < shown) {
+			if (v[k].nalike < TABLE_ALIKE)
+				v[k].alike[v[k].nalike] = v[i].m;
+			v[k].nalike++;
+		} else if (shown < TABLE_MOVED)
+			v[shown++] = v[i];
+	}
 	qsort(v, shown, sizeof *v, moved_by_kind);
 	memcpy(out, v, shown * sizeof *v);
 	free(v);
@@ -320,6 +353,20 @@ table_moved_change(const struct table_moved *t, char *buf, size_t len)
 		snprintf(buf, len, "%+.1f%%", r->change_pct);
 	else
 		snprintf(buf, len, "from 0");
+}
+
+char *
+table_moved_alike(const struct table_moved *t)
+{
+	struct buf b;
+	size_t named = t->nalike < TABLE_ALIKE ? t->nalike : TABLE_ALIKE;
+
+	buf_init(&b);
+	for (size_t i = 0; i < named; i++)
+		buf_addf(&b, "%s%s", i > 0 ? ", " : "", t->alike[i]->name);
+	if (t->nalike > named)
+		buf_addf(&b, " and %zu more", t->nalike - named);
+	return buf_detach(&b);
 }
 
 void
@@ -362,6 +409,12 @@ table_print_moved(FILE *fp, const struct comparison *c)
 				  "           "
 				: " ",
 			change, times, compare_verdict_name(v[i].m->r.verdict));
+		if (v[i].nalike > 0) {
+			char *names = table_moved_alike(&v[i]);
+
+			fprintf(fp, "           alike: %s\n", names);
+			free(names);
+		}
 	}
 	return shown;
 }

@@ -37,7 +37,8 @@ size_t table_print_rows(FILE *fp, const struct comparison *c, bool all,
  * ranked by the change of the mean against the metric's own noise (the
  * root mean square of the two sides' standard deviations), then grouped
  * by kind; each with its %change, how many times its noise, and its
- * verdict:
+ * verdict, and the metrics that moved alike with it (LKP's several
+ * names of one count) under it instead of in rows of their own:
  *
  *   what moved with it (10 of 38 changed monitors, by change against
  *   their noise):
@@ -51,10 +52,16 @@ size_t table_print_moved(FILE *fp, const struct comparison *c);
 
 /* One row of what moved: the metric, its kind, and its change over its
  * noise (+inf: it had none). */
+#define TABLE_ALIKE 3
 struct table_moved {
 	const struct comparison_metric *m;
 	const char *kind;
 	double times;
+	/* those that moved alike with it (of its kind, by the same change,
+	 * as many times their noise), in no row of their own: the first
+	 * TABLE_ALIKE, and how many */
+	const struct comparison_metric *alike[TABLE_ALIKE];
+	size_t nalike;
 };
 
 /* The rows table_print_moved() prints, into out (TABLE_MOVED of them at
@@ -65,6 +72,8 @@ size_t table_moved(const struct comparison *c, struct table_moved *out,
 /* A row's change as the section says it: "-99.4%", "+28.7" (a profile's
  * or a percentage's points), "from 0". */
 void table_moved_change(const struct table_moved *t, char *buf, size_t len);
+/* The names of a row's alike ones: "a, b, c and 2 more"; to be freed. */
+char *table_moved_alike(const struct table_moved *t);
 /* A row's change over its noise: "53x", "no noise". */
 void table_moved_times(const struct table_moved *t, char *buf, size_t len);
 /* The kind of a monitor's metric: "profile", "memory", "I/O", "CPU" or

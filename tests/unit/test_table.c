@@ -177,11 +177,16 @@ test_what_moved(void)
 		/* not final, or not moved */
 		metric("meminfo.Active", 100, 1, 50, 1, COMPARE_INCONCLUSIVE),
 		metric("meminfo.Mlocked", 100, 1, 100, 1, COMPARE_CHANGED),
-		/* 12 that moved: 10 shown */
+		/* 12 more that moved: 10 rows */
 		metric("proc-vmstat.nr_dirty_threshold", 2354094, 0, 256, 0,
 		       COMPARE_CHANGED), /* no noise */
 		metric("meminfo.Dirty", 400000, 4000, 2000, 200,
 		       COMPARE_CHANGED), /* 141x */
+		/* two that move alike with a row: under it */
+		metric("proc-vmstat.nr_dirty_background_threshold", 588004, 0,
+		       128, 0, COMPARE_CHANGED),
+		metric("proc-vmstat.nr_dirty", 100000, 1000, 500, 50,
+		       COMPARE_CHANGED),
 		metric("meminfo.Inactive(file)", 527925, 40000, 357691, 30000,
 		       COMPARE_CHANGED), /* 4.8x */
 		metric("iostat.loop0.avgqu-sz", 31, 3, 0.03, 0.003,
@@ -215,7 +220,7 @@ test_what_moved(void)
 	CHECK_INT(rows, 10);
 	CHECK_STR(
 		got,
-		"what moved with it (10 of 12 changed monitors, by change "
+		"what moved with it (10 of 14 changed monitors, by change "
 		"against their noise):\n"
 		"  profile  "
 		"perf-profile.calltrace.cycles-pp.balance_dirty_pages."
@@ -227,11 +232,15 @@ test_what_moved(void)
 		"                                                      +8.0    "
 		"  "
 		"23x  changed\n"
-		"  memory   proc-vmstat.nr_dirty_threshold           -100.0% "
+		/* (both without noise: by name) */
+		"  memory   proc-vmstat.nr_dirty_background_threshold\n"
+		"                                                   -100.0% "
 		"no noise  changed\n"
+		"           alike: proc-vmstat.nr_dirty_threshold\n"
 		"           meminfo.Dirty                             -99.5%   "
 		"  "
 		"141x  changed\n"
+		"           alike: proc-vmstat.nr_dirty\n"
 		"           meminfo.Inactive(file)                    -32.2%   "
 		"    "
 		"5x  changed\n"

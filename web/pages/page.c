@@ -300,6 +300,14 @@ moved_rows(struct buf *b, json_t *comparison)
 			html_text(b, v[i].kind);
 			buf_adds(b, "</td><td>");
 			html_text(b, v[i].m->name);
+			if (v[i].nalike > 0) {
+				char *names = table_moved_alike(&v[i]);
+
+				buf_adds(b, "<br><small>alike: ");
+				html_text(b, names);
+				buf_adds(b, "</small>");
+				free(names);
+			}
 			buf_adds(b, "</td><td class=\"num\">");
 			html_text(b, change);
 			buf_adds(b, "</td><td class=\"num\">");
