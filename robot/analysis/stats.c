@@ -135,8 +135,9 @@ stats_sort(double *v, size_t n)
  * passes: the mean is the (compensated) sum over n, so that integers
  * whose mean is an integer give it exactly, as LKP's sum / size does (its
  * table truncates the mean: a running mean an ulp short printed one
- * less).  A sum beyond the doubles (values near 1e308) falls back to a
- * running mean, which does not overflow.
+ * less), and n copies of one value give it, with no spread.  A sum
+ * beyond the doubles (values near 1e308) falls back to a running mean,
+ * which does not overflow.
  */
 struct moments {
 	double mean, sq;
@@ -147,6 +148,7 @@ moments_of(const double *v, size_t n)
 {
 	struct moments m = {0, 0};
 	double sum = 0, comp = 0;
+	bool same = true;
 
 	for (size_t i = 0; i < n; i++) { /* Neumaier's summation */
 		double t = sum + v[i];
@@ -154,6 +156,13 @@ moments_of(const double *v, size_t n)
 		comp += fabs(sum) >= fabs(v[i]) ? (sum - t) + v[i]
 						: (v[i] - t) + sum;
 		sum = t;
+		same &= v[i] == v[0];
+	}
+	/* n copies of one value: that value, with no spread (three 0.1s
+	 * sum to a double whose third is not 0.1) */
+	if (n > 0 && same) {
+		m.mean = v[0];
+		return m;
 	}
 	m.mean = (sum + comp) / (double)n;
 	if (!isfinite(m.mean)) {

@@ -144,6 +144,17 @@ test_mean_is_exact(void)
 	CHECK(t.mean == 1785342);
 	stats_mean_var(w, 10, &m, &var);
 	CHECK(m == 1785342);
+	/* n copies of one value: that value, no spread (a sum over n gave
+	 * 0.09999999999999999 for three 0.1s) */
+	{
+		const double c[] = {0.1, 0.1, 0.1};
+
+		stats_summarize(c, 3, NULL, &s);
+		CHECK(s.mean == 0.1);
+		CHECK(s.stddev == 0);
+		stats_mean_var(c, 3, &m, &var);
+		CHECK(m == 0.1 && var == 0);
+	}
 }
 
 static void
