@@ -332,13 +332,21 @@ disks(void)
 	return list;
 }
 
+/* Sets the fact key to text, which it takes (nothing when NULL). */
+static void
+set_fact(json_t *f, const char *key, char *text)
+{
+	if (text != NULL)
+		json_object_set_new(f, key, json_string(text));
+	free(text);
+}
+
 json_t *
 boxconf_facts(const struct boxconf *bc)
 {
 	static const char *const fss[] = {"btrfs", "ext4", "xfs", NULL};
 	json_t *f = json_object(), *fs = json_array();
 	struct utsname u;
-	char *text = NULL;
 
 	for (size_t i = 0; fss[i] != NULL; i++) {
 		char *mkfs = xasprintf("mkfs.%s", fss[i]);
@@ -355,15 +363,9 @@ boxconf_facts(const struct boxconf *bc)
 	json_object_set_new(f, "ssd", json_integer((json_int_t)bc->nssd));
 	json_object_set_new(f, "fs", fs);
 	json_object_set_new(f, "tbox_group", json_string(bc->tbox_group));
-	if ((text = cpu_model()) != NULL)
-		json_object_set_new(f, "cpu_model", json_string(text));
-	free(text);
-	if (uname(&u) == 0 && (text = fact_text(u.release)) != NULL)
-		json_object_set_new(f, "kernel", json_string(text));
-	free(text);
-	if ((text = file_fact("/proc/version")) != NULL)
-		json_object_set_new(f, "proc_version", json_string(text));
-	free(text);
+	set_fact(f, "cpu_model", cpu_model());
+	set_fact(f, "kernel", uname(&u) == 0 ? fact_text(u.release) : NULL);
+	set_fact(f, "proc_version", file_fact("/proc/version"));
 	json_object_set_new(f, "disks", disks());
 	return f;
 }
