@@ -208,8 +208,11 @@ H3=$(git -C "$T/merge" rev-parse HEAD)
 H4=$(at merge 8 work "fs: four")
 git -C "$T/merge" checkout -q main
 simbox s3 "$M3=-10" "$M4=-10" "$H3=-10" "$H4=-10" --noise=0.3 --seed=3
+# (5 runs a pair: the history has five points, and with 3 runs each the
+# change point's permutation p sat at alpha itself, 0.001, one run in
+# CI just above it)
 AS=$ADMIN robot tree add merge --url "$T/merge" --branch main --base base \
-	--job "$T/dd.yaml" --tbox-group lab --runs 3 --max-runs 6 --poll 5 \
+	--job "$T/dd.yaml" --tbox-group lab --runs 5 --max-runs 10 --poll 5 \
 	--mail-author yes >/dev/null
 ok=0
 for step in "$H1 init" "$H2 init" "$H3 $M4" "$H4 $M4"; do
