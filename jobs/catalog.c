@@ -100,6 +100,20 @@ static const struct catalog_option splitjob_options[] = {
 	{"test", '-', CV_NAME, NULL},
 	{"group", '-', CV_NAME, NULL},
 	{NULL, 0, 0, NULL}};
+/* LKP's perf-profile and perf-stat monitors, as robot-box runs them
+ * (docs/box.md). */
+static const struct catalog_option perf_profile_options[] = {
+	{"delay", '-', CV_DURATION, NULL},
+	{"duration", '-', CV_DURATION, NULL},
+	{"freq", '-', CV_POSINT, NULL},
+	{"events", '-', CV_ANY, NULL},
+	{NULL, 0, 0, NULL}};
+static const struct catalog_option perf_stat_options[] = {
+	{"delay", '-', CV_DURATION, NULL},
+	{"duration", '-', CV_DURATION, NULL},
+	{"interval", '-', CV_DURATION, NULL},
+	{"events", '-', CV_ANY, NULL},
+	{NULL, 0, 0, NULL}};
 /* The options of LKP's wrappers (bin/run-test, bin/run-daemon). */
 static const struct catalog_option global_options[] = {
 	{"nr_instances", '-', CV_POSINT, NULL},
@@ -147,8 +161,10 @@ static const struct catalog_program programs[] = {
 	MONITOR_RUN("iostat"),
 	MONITOR_RUN("proc-vmstat"),
 	MONITOR_RUN("meminfo"),
-	MONITOR("perf-profile"),
-	MONITOR("perf-stat"),
+	{"perf-profile", CATALOG_MONITOR, true, CV_ANY, NULL,
+	 perf_profile_options, false, NULL},
+	{"perf-stat", CATALOG_MONITOR, true, CV_ANY, NULL, perf_stat_options,
+	 false, NULL},
 	MONITOR("perf-c2c"),
 	MONITOR("perf-sched"),
 	MONITOR("ftrace"),

@@ -195,6 +195,8 @@ check_program(struct vctx *v, const struct catalog_program *p,
 					"monitor '%s' is not run by the robot "
 					"(kept for LKP compatibility)",
 					p->name);
+		else if (p->options[0].name != NULL && n->kind == NODE_MAP)
+			check_program_value(v, p, n);
 		return;
 	}
 	if (n->kind == NODE_SEQ) {

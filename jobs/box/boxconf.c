@@ -48,6 +48,7 @@ set_defaults(struct boxconf *c)
 	c->name = xstrdup(host);
 	c->tbox_group = xstrdup(host);
 	c->workdir = xstrdup("/var/tmp/robot-box");
+	c->perf = xstrdup("perf");
 	c->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (c->cpus < 1)
 		c->cpus = 1;
@@ -115,11 +116,10 @@ get_paths(const char *file, const struct node *n, const char *key, char ***out,
 bool
 boxconf_load(const char *path, struct boxconf *c, struct errlist *el)
 {
-	static const char *const known[] = {"name",           "tbox_group",
-					    "workdir",        "ram_disk_limit",
-					    "hdd_partitions", "ssd_partitions",
-					    "hook",           "tree",
-					    "timeout",        NULL};
+	static const char *const known[] = {
+		"name",           "tbox_group",     "workdir", "ram_disk_limit",
+		"hdd_partitions", "ssd_partitions", "hook",    "tree",
+		"timeout",        "perf",           NULL};
 	size_t before = el->nerrors;
 	const struct node *n;
 	struct node *docs;
@@ -145,6 +145,7 @@ boxconf_load(const char *path, struct boxconf *c, struct errlist *el)
 			      "workdir: an absolute path is expected");
 	get_str(path, n, "hook", CV_ANY, &c->hook, el);
 	get_str(path, n, "tree", CV_NAME, &c->tree, el);
+	get_str(path, n, "perf", CV_ANY, &c->perf, el);
 	if (get_str(path, n, "ram_disk_limit", CV_SIZE, &size, el) &&
 	    size != NULL)
 		unit_size(size, &c->ram_limit);
@@ -168,6 +169,7 @@ boxconf_release(struct boxconf *c)
 	free(c->workdir);
 	free(c->hook);
 	free(c->tree);
+	free(c->perf);
 	for (size_t i = 0; i < c->nhdd; i++)
 		free(c->hdd[i]);
 	for (size_t i = 0; i < c->nssd; i++)

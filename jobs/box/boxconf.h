@@ -14,6 +14,8 @@
  *   hook: /usr/local/bin/provision   # run as "hook TREE COMMIT"
  *   tree: linux                # the tree commits belong to
  *   timeout: 30m               # per atomic job, unless the job says
+ *   perf: perf                 # the perf program, for perf-profile and
+ *                              # perf-stat (default: perf in PATH)
  */
 #ifndef ROBOT_BOXCONF_H
 #define ROBOT_BOXCONF_H
@@ -33,6 +35,7 @@ struct boxconf {
 	char *workdir;
 	char *hook;         /* NULL: no provisioning */
 	char *tree;         /* NULL: none named */
+	char *perf;         /* the perf program */
 	uint64_t ram_limit; /* bytes */
 	char **hdd;         /* partitions for NHDD */
 	size_t nhdd;

@@ -19,6 +19,7 @@
 
 #include "jobs/box/child.h"
 #include "jobs/box/monitor.h"
+#include "jobs/box/perfmon.h"
 #include "jobs/box/provision.h"
 #include "jobs/box/runner.h"
 #include "jobs/box/storage.h"
@@ -39,6 +40,7 @@ struct run {
 	json_t *provision;
 	json_t *storage;
 	json_t *sysctl;
+	json_t *warnings; /* for the result document */
 	enum result_status status;
 	char *error;
 	bool job_fault; /* the failure is the job's, not the box's */
@@ -102,6 +104,8 @@ run_workload(struct run *r, const char *name, struct storage *st)
 	struct workload_env env;
 	struct workload *w;
 	struct monitor mon;
+	struct perfmon pms[2];
+	size_t npms = 0;
 	double next_tick, deadline, timeout = job_timeout(r->rq);
 	char *err = NULL;
 	bool ok = true;
@@ -118,6 +122,15 @@ run_workload(struct run *r, const char *name, struct storage *st)
 		return;
 	}
 	monitor_start(&mon, "/proc", devices, st->n, r->m);
+	for (size_t i = 0; perfmon_kinds[i] != NULL; i++)
+		if (perfmon_wanted(r->rq->aj->job, perfmon_kinds[i]))
+			perfmon_init(&pms[npms++], perfmon_kinds[i],
+				     r->rq->aj->job, r->rq->bc->perf,
+				     r->rundir);
+	/* perf starts before the workload, so that a profile without a
+	 * delay sees its start. */
+	for (size_t i = 0; i < npms; i++)
+		perfmon_tick(&pms[i], 0);
 	w->started = child_now();
 	next_tick = w->started + 1;
 	deadline = w->started + timeout;
@@ -146,6 +159,8 @@ run_workload(struct run *r, const char *name, struct storage *st)
 		now = child_now();
 		if (now >= next_tick) {
 			monitor_sample(&mon);
+			for (size_t i = 0; i < npms; i++)
+				perfmon_tick(&pms[i], now - w->started);
 			w->ops->tick(w, now);
 			next_tick += 1;
 			if (next_tick < now)
@@ -160,12 +175,22 @@ run_workload(struct run *r, const char *name, struct storage *st)
 	}
 	workload_kill(w);
 	w->ended = child_now();
+	for (size_t i = 0; i < npms; i++)
+		perfmon_stop(&pms[i]);
 	monitor_sample(&mon);
 	monitor_finish(&mon);
 	r->monitor_cpu = mon.cpu_seconds;
 	r->samples = mon.samples;
 	if (ok && !w->ops->finish(w, &err))
 		fail(r, err);
+	for (size_t i = 0; i < npms; i++) {
+		if (r->error == NULL)
+			perfmon_finish(&pms[i], r->m);
+		if (pms[i].warning != NULL)
+			json_array_append_new(r->warnings,
+					      json_string(pms[i].warning));
+		perfmon_release(&pms[i]);
+	}
 	workload_time_stats(w);
 	json_object_update(r->outputs, w->outputs);
 	monitor_release(&mon);
@@ -204,9 +229,11 @@ result_json(struct run *r, const char *started, const char *finished)
 				    "means are of few samples",
 				    r->samples);
 
-		json_object_set_new(doc, "warnings", json_pack("[s]", w));
+		json_array_insert_new(r->warnings, 0, json_string(w));
 		free(w);
 	}
+	if (json_array_size(r->warnings) > 0)
+		json_object_set(doc, "warnings", r->warnings);
 	json_object_set_new(doc, "outputs", json_incref(r->outputs));
 	json_object_set_new(doc, "provision",
 			    r->provision ? json_incref(r->provision)
@@ -250,6 +277,7 @@ runner_run(const struct runner_request *rq)
 	r.m = metrics_new();
 	r.outputs = json_object();
 	r.sysctl = json_object();
+	r.warnings = json_array();
 	r.status = RESULT_OK;
 	r.rundir = xasprintf("%s/runs/%ld-%d", rq->bc->workdir, (long)getpid(),
 			     rq->run);
@@ -333,6 +361,7 @@ teardown:
 	json_decref(r.provision);
 	json_decref(r.storage);
 	json_decref(r.sysctl);
+	json_decref(r.warnings);
 	free(r.error);
 	free(r.rundir);
 	return doc;

@@ -10,14 +10,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "jobs/box/perfparse.h"
 #include "jobs/box/toolparse.h"
 #include "robot/core/buf.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
-const char *const toolparse_programs[] = {"fsmark",      "vmstat", "iostat",
-					  "proc-vmstat", "time",   NULL};
+const char *const toolparse_programs[] = {
+	"fsmark", "vmstat",       "iostat",    "proc-vmstat",
+	"time",   "perf-profile", "perf-stat", NULL};
 
 struct lines {
 	const char *p;
@@ -382,9 +384,13 @@ toolparse_run(const char *program, const char *text, size_t len,
 		ok = parse_proc_vmstat(&l, emit, arg, err);
 	else if (strcmp(program, "time") == 0)
 		ok = parse_time(&l, emit, arg, err);
+	else if (strcmp(program, "perf-profile") == 0)
+		ok = perfparse_profile(text, len, emit, arg, err);
+	else if (strcmp(program, "perf-stat") == 0)
+		ok = perfparse_stat(text, len, emit, arg, err);
 	else {
-		*err = "unknown program (fsmark, vmstat, iostat, proc-vmstat "
-		       "or time)";
+		*err = "unknown program (fsmark, vmstat, iostat, proc-vmstat, "
+		       "time, perf-profile or perf-stat)";
 		ok = false;
 	}
 	free(l.line);

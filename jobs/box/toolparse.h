@@ -10,6 +10,9 @@
  *                header "Device:" as LKP, and the newer "Device" too
  *   proc-vmstat  /proc/vmstat snapshots after "time: N" lines
  *   time         GNU time -v: user_time, elapsed_time, ...
+ *   perf-profile perf script -F event,ip,sym: calltrace.*, children.*,
+ *                self.* (perfparse.h)
+ *   perf-stat    perf stat -a -x, -I MS: i.*, ps.*, overall.*
  *
  * Values are passed on as text, as LKP prints them.
  */

@@ -465,6 +465,80 @@ d = docs[0]
 assert d['commit'] == 'mine' and d['provision']['hook'] is None and 'no provisioning hook' in d['provision']['note'], d['provision']
 "; echo $?) "--commit on a box without a hook is refused; --label names unprovisioned runs ($rc $rc2)"
 
+# 8b. The perf-profile and perf-stat monitors, on a real dd: the profile
+# names kernel functions in LKP's rows and adds up as perf's own; a box
+# without perf, or a job whose event the kernel lacks, says why in a
+# warning, and the run goes on.
+job perf.yaml "suite: dd-write
+testcase: dd-write
+disk: 1LOOP_1G
+fs: xfs
+runtime: 6s
+nr_threads: 1dd
+dd:
+perf-profile:
+  delay: 1
+  freq: 400
+perf-stat:"
+"$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/perf.yaml" >"$T/perf.json" 2>"$T/err"
+check $? "a dd job with perf-profile and perf-stat exits 0"
+py "$T/perf.json" "
+d = docs[0]; s = d['stats']
+assert d['status'] == 'ok', d['error']
+assert not d.get('warnings'), d.get('warnings')
+assert s['dd.write_bytes_per_sec'] > 0
+rows = {k: v for k, v in s.items() if k.startswith('perf-profile.')}
+ev = {k.split('.')[2] for k in rows}
+assert len(ev) == 1 and ev <= {'cycles-pp', 'cpu-clock'}, ev
+ev = ev.pop()
+kinds = {k.split('.')[1] for k in rows}
+assert kinds == {'calltrace', 'children', 'self'}, kinds
+# dd's writes go through the kernel's write path
+assert rows.get('perf-profile.children.%s.vfs_write' % ev, 0) > 1, sorted(rows)[:40]
+assert any(k.startswith('perf-profile.calltrace.%s.vfs_write.' % ev) for k in rows)
+# one leaf a sample: the self rows make up the whole, less those too small to keep
+total = sum(v for k, v in rows.items() if k.startswith('perf-profile.self.'))
+assert 90 < total < 100.5, total
+for k, v in rows.items():
+    assert 0 < v <= 100, (k, v)
+    if k.startswith('perf-profile.self.'):
+        c = 'perf-profile.children.' + k[len('perf-profile.self.'):]
+        assert rows.get(c, 0) >= v, (k, v, c, rows.get(c))
+st = {k: v for k, v in s.items() if k.startswith('perf-stat.')}
+assert st['perf-stat.ps.context-switches'] > 0 and st['perf-stat.i.context-switches'] > 0, st
+assert st['perf-stat.ps.cpu-clock'] > 0, st
+"
+check $? "the profile's rows name kernel functions and add up; perf-stat counts"
+printf 'perf: %s\n' "$T/no-perf-here" | cat "$T/box.yaml" - >"$T/noperf-box.yaml"
+sed 's/runtime: 6s/runtime: 3s/' "$T/perf.yaml" >"$T/perf-short.yaml"
+"$BOX" run --repeat 1 --json --config "$T/noperf-box.yaml" "$T/perf-short.yaml" >"$T/noperf.json" 2>"$T/err"
+check $? "a box without perf still runs the job"
+py "$T/noperf.json" "
+d = docs[0]; s = d['stats']
+assert d['status'] == 'ok', d['error']
+w = d['warnings']
+assert len([x for x in w if x.startswith('perf-profile: ') and 'perf is not installed on this box' in x]) == 1, w
+assert len([x for x in w if x.startswith('perf-stat: ')]) == 1, w
+assert s['dd.write_bytes_per_sec'] > 0
+assert not [k for k in s if k.startswith('perf-')]
+"
+check $? "a box without perf says so once a monitor, in the result's warnings"
+printf 'suite: dd-write\ndisk: 1LOOP_1G\nfs: xfs\nruntime: 3s\nnr_threads: 1dd\ndd:\nperf-profile:\n  events: nosuchevent\nperf-stat:\n  delay: 1h\n' >"$T/perf-bad.yaml"
+"$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/perf-bad.yaml" >"$T/perfbad.json" 2>"$T/err"
+check $? "a job whose perf event does not exist still runs"
+py "$T/perfbad.json" "
+d = docs[0]
+assert d['status'] == 'ok', d['error']
+w = d['warnings']
+assert any(x.startswith('perf-profile: ') and 'nosuchevent' in x for x in w), w
+assert any(x.startswith('perf-stat: the workload ended before its delay') for x in w), w
+"
+check $? "an unknown event and a delay past the run are warnings that say why"
+printf 'suite: dd-write\ndd:\nperf-profile:\n  freq: fast\n  delay: soon\n  evnts: cycles\n' >"$T/perf-badopt.yaml"
+"$BOX" run --repeat 1 --config "$T/box.yaml" "$T/perf-badopt.yaml" >/dev/null 2>"$T/err"
+check $([ $? = 2 ] && grep -q "perf-badopt.yaml:4: freq" "$T/err" && grep -q "perf-badopt.yaml:5: delay" "$T/err" &&
+	grep -q "perf-badopt.yaml:6: unknown option 'evnts'" "$T/err"; echo $?) "bad perf-profile options are refused with lines"
+
 # 9. One box at a time; bad configuration and job files.
 exec 9>"$T/work/lock"
 flock 9

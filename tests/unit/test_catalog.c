@@ -149,7 +149,10 @@ test_programs_and_options(void)
 	CHECK_STR(catalog_suggest_option(p, "filsize"), "filesize");
 	CHECK_STR(catalog_suggest_program("fsmrk"), "fsmark");
 	CHECK(catalog_program("perf-profile")->kind == CATALOG_MONITOR);
-	CHECK(!catalog_program("perf-profile")->runs);
+	CHECK(catalog_program("perf-profile")->runs);
+	CHECK(catalog_option(catalog_program("perf-profile"), "delay") != NULL);
+	CHECK(catalog_option(catalog_program("perf-stat"), "interval") != NULL);
+	CHECK(!catalog_program("perf-c2c")->runs);
 	CHECK(catalog_program("md") != NULL && !catalog_program("md")->runs);
 	CHECK_STR(catalog_testcase_workload("dd-write"), "dd");
 	CHECK_STR(catalog_testcase_workload("fsmark"), "fsmark");

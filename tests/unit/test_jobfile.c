@@ -873,11 +873,10 @@ static void
 test_warnings_do_not_stop(void)
 {
 	struct errlist el;
-	struct jobfile *jf =
-		split("w.yaml",
-		      "perf-profile:\n  delay: 10\nneed_memory: 48G\n"
-		      "lab_key: 1\ntest_size: 1G\ndd:\n",
-		      &el);
+	struct jobfile *jf = split("w.yaml",
+				   "perf-c2c:\n  delay: 10\nneed_memory: 48G\n"
+				   "lab_key: 1\ntest_size: 1G\ndd:\n",
+				   &el);
 
 	CHECK(jf != NULL);
 	CHECK_INT(el.nerrors, 0);
