@@ -255,6 +255,11 @@ perfmon_stop(struct perfmon *pm)
 						     : "interrupted"));
 			break;
 		}
+		pm->recorded = child_now() - pm->started;
+		pm->cpu = (double)pm->c.ru.ru_utime.tv_sec +
+			  (double)pm->c.ru.ru_utime.tv_usec / 1e6 +
+			  (double)pm->c.ru.ru_stime.tv_sec +
+			  (double)pm->c.ru.ru_stime.tv_usec / 1e6;
 		pm->state = PERFMON_STOPPED;
 		break;
 	case PERFMON_STOPPED:

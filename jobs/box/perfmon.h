@@ -46,6 +46,8 @@ struct perfmon {
 	double delay;    /* seconds after the workload started */
 	double duration; /* seconds; 0: until the workload ends */
 	double started;  /* when it began recording (child_now()) */
+	double recorded; /* seconds it recorded */
+	double cpu;      /* CPU seconds perf used recording */
 	struct child c;
 	char *warning; /* why it failed, for the result document */
 };

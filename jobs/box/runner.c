@@ -46,6 +46,7 @@ struct run {
 	bool job_fault; /* the failure is the job's, not the box's */
 	double monitor_cpu;
 	size_t samples;
+	json_t *perf; /* {"perf-profile": {"seconds": s, "cpu_seconds": c}} */
 };
 
 static void
@@ -184,6 +185,12 @@ run_workload(struct run *r, const char *name, struct storage *st)
 	if (ok && !w->ops->finish(w, &err))
 		fail(r, err);
 	for (size_t i = 0; i < npms; i++) {
+		if (pms[i].recorded > 0)
+			json_object_set_new(
+				r->perf, pms[i].kind,
+				json_pack("{s:f, s:f}", "seconds",
+					  pms[i].recorded, "cpu_seconds",
+					  pms[i].cpu));
 		if (r->error == NULL)
 			perfmon_finish(&pms[i], r->m);
 		if (pms[i].warning != NULL)
@@ -246,6 +253,9 @@ result_json(struct run *r, const char *started, const char *finished)
 		json_pack("{s:i, s:i, s:i, s:f, s:I}", "index", rq->run, "of",
 			  rq->runs, "cpus", rq->bc->cpus, "monitor_cpu_seconds",
 			  r->monitor_cpu, "samples", (json_int_t)r->samples));
+	/* What perf cost the box while it recorded (docs/box.md). */
+	if (json_object_size(r->perf) > 0)
+		json_object_set(json_object_get(doc, "run"), "perf", r->perf);
 	return doc;
 }
 
@@ -278,6 +288,7 @@ runner_run(const struct runner_request *rq)
 	r.outputs = json_object();
 	r.sysctl = json_object();
 	r.warnings = json_array();
+	r.perf = json_object();
 	r.status = RESULT_OK;
 	r.rundir = xasprintf("%s/runs/%ld-%d", rq->bc->workdir, (long)getpid(),
 			     rq->run);
@@ -362,6 +373,7 @@ teardown:
 	json_decref(r.storage);
 	json_decref(r.sysctl);
 	json_decref(r.warnings);
+	json_decref(r.perf);
 	free(r.error);
 	free(r.rundir);
 	return doc;

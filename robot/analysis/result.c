@@ -315,6 +315,9 @@ result_check(const char *where, json_t *doc, bool stats_read, struct result *r,
 	v = json_object_get(doc, "job");
 	if (v != NULL && !json_is_object(v))
 		errlist_error(el, where, 0, "'job' is not an object");
+	r->profiled = json_is_object(v) &&
+		      (json_object_get(v, "perf-profile") != NULL ||
+		       json_object_get(v, "perf-stat") != NULL);
 	if (stats_read)
 		(void)count_ok(where, doc, r->nstats, el);
 	else

@@ -50,6 +50,8 @@ struct result {
 	enum result_status status;
 	bool job_fault;            /* failed, and "fault" says the job's */
 	bool unprovisioned;        /* of a commit the box did not provision */
+	bool profiled; /* its job ran perf beside the workload (perf-profile,
+			* perf-stat), which can move the workload's figures */
 	const char *warning;       /* the box's first warning, or NULL */
 	const char *subject;       /* the commit's, from "provision", or NULL */
 	struct result_stat *stats; /* in document order */

@@ -397,6 +397,26 @@ warn_left_out(const struct comparison *cmp)
 }
 
 /* The comparison of one series, or NULL (the problems in el). */
+/* Runs with perf beside the workload and runs without, in one
+ * comparison: perf can move the KPI by itself (docs/box.md). */
+static void
+warn_mixed_profiles(const char *series, const struct series_pair *sp)
+{
+	size_t pb = 0, ph = 0;
+
+	for (size_t i = 0; i < sp->nbase; i++)
+		pb += sp->base[i]->profiled;
+	for (size_t i = 0; i < sp->nhead; i++)
+		ph += sp->head[i]->profiled;
+	if ((pb == 0 && ph == 0) || (pb == sp->nbase && ph == sp->nhead))
+		return;
+	log_warnx("%s: %zu of the %zu base runs and %zu of the %zu head runs "
+		  "ran perf (perf-profile or perf-stat) beside the workload, "
+		  "the others not: perf can move the workload's own figures; "
+		  "compare runs with the same monitors",
+		  series, pb, sp->nbase, ph, sp->nhead);
+}
+
 static struct comparison *
 compare_series(const struct compare_args *a, const struct series_pair *sp,
 	       struct errlist *el)
@@ -413,6 +433,8 @@ compare_series(const struct compare_args *a, const struct series_pair *sp,
 				     ? prefix
 				     : NULL,
 			     el);
+	if (cmp != NULL)
+		warn_mixed_profiles(cmp->series, sp);
 	for (int s = 0; cmp != NULL && s < 2; s++) {
 		const struct result *const *runs =
 			s == 0 ? (const struct result *const *)sp->base

@@ -115,6 +115,18 @@ sed 's/"outputs": {}/"outputs": {}, "warnings": ["a short run: 2 monitor samples
 check $(grep -q "1 of the 1 head runs: a short run: 2 monitor samples" "$T/err"; echo $?) \
 	"compare shows a run's warning"
 
+# Runs with perf beside the workload and runs without, in one comparison.
+mkdir -p "$T/prof"
+for i in 1 2 3; do
+	sed 's/"job": {"suite": "fsmark",/"job": {"suite": "fsmark", "perf-profile": {"delay": 1},/' \
+		"$T/head/$i.json" >"$T/prof/$i.json"
+done
+"$ROBOT" compare --base "$T/base" --head "$T/prof" >/dev/null 2>"$T/err"
+"$ROBOT" compare --base "$T/prof" --head "$T/prof" >/dev/null 2>"$T/err2"
+check $(grep -q "0 of the 5 base runs and 3 of the 3 head runs ran perf (perf-profile or perf-stat) beside the workload" "$T/err" &&
+	! grep -q "ran perf" "$T/err2"; echo $?) \
+	"compare warns when one side's runs ran perf and the other's not"
+
 # 2. --all, --method lkp, --json.
 "$ROBOT" compare --all --base "$T/base" --head "$T/head" 2>/dev/null | grep -q 'vmstat.system.cs$'
 check $? "--all shows every metric"
