@@ -4,8 +4,8 @@
 # prints figures, checks nothing.
 #
 # For fs_mark and for dd, PAIRS times (default 10): the same robot-box job
-# without and with perf-profile (perf record -a -g at FREQ Hz, default
-# 800, from the workload's start: the heaviest way a job can ask for it),
+# without and with perf-profile (perf record -a -g from the workload's
+# start, at the box's default rate or FREQ Hz when set in the environment),
 # in alternating order so that drift hits both.  fs_mark on a RAM loop
 # device (100,000 creates with fsync, some 15 s: fsmark.files_per_sec);
 # dd for 10 s on a RAM loop device (dd.write_bytes_per_sec).  Prints the
@@ -14,7 +14,7 @@
 # without and with.
 set -eu
 PAIRS=${1:-10}
-FREQ=${FREQ:-800}
+FREQ=${FREQ:-}
 JOBS=${JOBS:-fsmark dd}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 BOX=${ROBOT_BOX:-$HERE/build/robot-box}
@@ -48,7 +48,8 @@ dd:
 YAML
 for j in fsmark dd; do
 	cp "$T/$j.yaml" "$T/$j-perf.yaml"
-	printf 'perf-profile:\n  freq: %s\n' "$FREQ" >>"$T/$j-perf.yaml"
+	printf 'perf-profile:\n' >>"$T/$j-perf.yaml"
+	[ -z "$FREQ" ] || printf '  freq: %s\n' "$FREQ" >>"$T/$j-perf.yaml"
 done
 
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
@@ -86,7 +87,7 @@ for job in $JOBS; do
 		echo "$on" >>"$T/$job.on"
 		echo "pair $i $job $kpi: without $off, with $on" >&2
 	done
-	echo "$job $kpi, $PAIRS pairs (with perf-profile at $FREQ Hz / without; 1.00 = no cost):"
+	echo "$job $kpi, $PAIRS pairs (with perf-profile at ${FREQ:-the default} Hz / without; 1.00 = no cost):"
 	echo "  median without $(median <"$T/$job.off"), with $(median <"$T/$job.on")"
 	echo "  median of the pairs' ratios $(median <"$T/$job.ratios"), quartiles $(quartiles <"$T/$job.ratios")"
 	echo "    (all: $(tr '\n' ' ' <"$T/$job.ratios"))"

@@ -105,11 +105,13 @@ perfmon_init(struct perfmon *pm, const char *kind, const struct node *job,
 	pm->kind = kind;
 	pm->perf = perf;
 	pm->state = PERFMON_WAITING;
-	pm->data = xasprintf("%s/%s.%s", rundir, kind, profile ? "data" : "txt");
+	pm->data =
+		xasprintf("%s/%s.%s", rundir, kind, profile ? "data" : "txt");
 	pm->log = xasprintf("%s/%s.log", rundir, kind);
 	pm->events = option(job, kind, "events");
 	if (pm->events == NULL)
-		pm->events = xstrdup(profile ? "cycles:pp" : default_stat_events);
+		pm->events =
+			xstrdup(profile ? "cycles:pp" : default_stat_events);
 	if (!events_ok(pm->events)) {
 		failed(pm, xasprintf("events '%s' is not a list of perf "
 				     "events",
@@ -126,11 +128,11 @@ perfmon_init(struct perfmon *pm, const char *kind, const struct node *job,
 	}
 	pm->interval_ms = xasprintf("%ld", (long)(interval * 1000 + 0.5));
 	s = option(job, kind, "freq");
-	pm->freq = s != NULL ? s : xstrdup("800");
+	pm->freq = s != NULL ? s : xstrdup(PERFMON_FREQ);
 	if (strspn(pm->freq, "0123456789") != strlen(pm->freq) ||
 	    atol(pm->freq) < 1 || atol(pm->freq) > 100000)
-		failed(pm, xasprintf("freq '%s' is not 1 to 100000 Hz",
-				     pm->freq));
+		failed(pm,
+		       xasprintf("freq '%s' is not 1 to 100000 Hz", pm->freq));
 }
 
 /* The first line of file path, when it starts with prefix. */
@@ -284,7 +286,7 @@ static char *
 script(struct perfmon *pm, const char *path)
 {
 	char *argv[] = {(char *)pm->perf, "script", "-i", pm->data, "-F",
-			"event,ip,sym", NULL};
+			"event,ip,sym",   NULL};
 	struct child c;
 	bool timed_out;
 	char *why = NULL;

@@ -116,8 +116,7 @@ event_index(struct fold *f, const char *text)
 			free(name);
 			return i;
 		}
-	f->events = xreallocarray(f->events, f->nevents + 1,
-				  sizeof *f->events);
+	f->events = xreallocarray(f->events, f->nevents + 1, sizeof *f->events);
 	f->events[f->nevents] = (struct event){name, 0};
 	return f->nevents++;
 }
@@ -133,8 +132,8 @@ count(struct fold *f)
 		return;
 	if (!strmap_get(f->map, f->key.data, &i)) {
 		f->rows = xreallocarray(f->rows, f->nrows + 1, sizeof *f->rows);
-		f->rows[f->nrows] = (struct row){xstrdup(f->key.data), f->cur,
-						 0, 0};
+		f->rows[f->nrows] =
+			(struct row){xstrdup(f->key.data), f->cur, 0, 0};
 		i = f->nrows++;
 		strmap_put(f->map, f->rows[i].key, i);
 	}
@@ -363,9 +362,8 @@ emit_number(perfparse_emit_fn emit, void *arg, const char *key, double d)
 
 /* overall.NAME = scale * a / b, when both counters are there. */
 static bool
-emit_ratio(const struct counter *cs, size_t n, const char *name,
-	   const char *a, const char *b, double scale, perfparse_emit_fn emit,
-	   void *arg)
+emit_ratio(const struct counter *cs, size_t n, const char *name, const char *a,
+	   const char *b, double scale, perfparse_emit_fn emit, void *arg)
 {
 	const struct counter *ca = find_counter(cs, n, a);
 	const struct counter *cb = find_counter(cs, n, b);
@@ -379,8 +377,8 @@ emit_ratio(const struct counter *cs, size_t n, const char *name,
 }
 
 bool
-perfparse_stat(const char *text, size_t len, perfparse_emit_fn emit,
-	       void *arg, const char **err)
+perfparse_stat(const char *text, size_t len, perfparse_emit_fn emit, void *arg,
+	       const char **err)
 {
 	const char *p = text, *end = text + len;
 	struct counter *cs = NULL;

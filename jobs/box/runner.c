@@ -186,11 +186,11 @@ run_workload(struct run *r, const char *name, struct storage *st)
 		fail(r, err);
 	for (size_t i = 0; i < npms; i++) {
 		if (pms[i].recorded > 0)
-			json_object_set_new(
-				r->perf, pms[i].kind,
-				json_pack("{s:f, s:f}", "seconds",
-					  pms[i].recorded, "cpu_seconds",
-					  pms[i].cpu));
+			json_object_set_new(r->perf, pms[i].kind,
+					    json_pack("{s:f, s:f}", "seconds",
+						      pms[i].recorded,
+						      "cpu_seconds",
+						      pms[i].cpu));
 		if (r->error == NULL)
 			perfmon_finish(&pms[i], r->m);
 		if (pms[i].warning != NULL)

@@ -48,8 +48,8 @@ struct result {
 	const char *commit; /* may be NULL for a run of no commit */
 	const char *error;  /* NULL unless failed */
 	enum result_status status;
-	bool job_fault;            /* failed, and "fault" says the job's */
-	bool unprovisioned;        /* of a commit the box did not provision */
+	bool job_fault;     /* failed, and "fault" says the job's */
+	bool unprovisioned; /* of a commit the box did not provision */
 	bool profiled; /* its job ran perf beside the workload (perf-profile,
 			* perf-stat), which can move the workload's figures */
 	const char *warning;       /* the box's first warning, or NULL */

@@ -1,7 +1,8 @@
 /*
  * fuzz_toolparse.c: libFuzzer target for the box's parsers of tool
  * output: the first byte picks one of toolparse's programs (fs_mark,
- * vmstat, iostat, proc-vmstat, time) for the rest; the rest is also read
+ * vmstat, iostat, proc-vmstat, time, perf-profile, perf-stat) for the
+ * rest; the rest is also read
  * as /proc/stat, /proc/vmstat, /proc/meminfo and /proc/diskstats.
  * Built with -Dfuzz=true (clang); run by scripts/fuzz.
  */
