@@ -10,6 +10,7 @@
 #include "robot/core/buf.h"
 #include "robot/core/num.h"
 #include "robot/core/strmap.h"
+#include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
@@ -215,6 +216,24 @@ note_one_sided(struct comparison *c, const char **names, size_t n,
 	free(list);
 }
 
+/*
+ * Whether a metric missing from some ok runs was 0 there: a profile row
+ * (perf-profile.*) is left out of a run where its share was under the
+ * box's floor (jobs/box/perfparse.h), so a function that appeared or
+ * vanished is a change from or to 0, not a metric of one side.  In
+ * rounds the missing run's round is not known: left as it is.
+ */
+static bool
+zero_when_missing(const struct comparison_column *col,
+		  const struct comparison_side *base,
+		  const struct comparison_side *head,
+		  const struct compare_options *opt)
+{
+	return !opt->paired && str_has_prefix(col->name, "perf-profile.") &&
+	       base->runs > 0 && head->runs > 0 &&
+	       (col->nb < base->runs || col->nh < head->runs);
+}
+
 struct comparison *
 comparison_of_columns(const char *series, const struct comparison_side *base,
 		      const struct comparison_side *head,
@@ -238,6 +257,22 @@ comparison_of_columns(const char *series, const struct comparison_side *base,
 		struct comparison_metric *m;
 		struct direction dir;
 
+		struct comparison_column z = *col;
+		double *zeros = NULL;
+
+		if (zero_when_missing(col, base, head, opt)) {
+			zeros = xcalloc(base->runs + head->runs, sizeof *zeros);
+			if (col->nb > 0)
+				memcpy(zeros, col->base,
+				       col->nb * sizeof *zeros);
+			if (col->nh > 0)
+				memcpy(zeros + base->runs, col->head,
+				       col->nh * sizeof *zeros);
+			z = (struct comparison_column){
+				col->name, zeros, base->runs,
+				zeros + base->runs, head->runs};
+			col = &z;
+		}
 		if (col->nb == 0 || col->nh == 0) {
 			if (col->nb == 0)
 				only_head[n_only_head++] = col->name;
@@ -256,6 +291,7 @@ comparison_of_columns(const char *series, const struct comparison_side *base,
 		dir = direction_lookup(dt, col->name);
 		compare_metric_lazy(col->name, col->base, col->nb, col->head,
 				    col->nh, opt, &dir, &m->r);
+		free(zeros);
 		m->kpi = dir.sign != 0 && is_headline(col->name, kpi_prefix);
 		/* (comparison_is_kpi(), with the direction at hand) */
 		/* what is shown has its p-value; the writer makes the rest's */

@@ -1,6 +1,7 @@
 /*
  * test_comparison.c: a comparison's JSON, as the writer writes it.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,81 @@ test_table_of_json_is_the_table(void)
 	direction_table_free(dt);
 }
 
+/* The metric named name in c, or NULL. */
+static const struct comparison_metric *
+metric_of(const struct comparison *c, const char *name)
+{
+	for (size_t i = 0; i < c->nmetrics; i++)
+		if (strcmp(c->metrics[i].name, name) == 0)
+			return &c->metrics[i];
+	return NULL;
+}
+
+static bool
+has_note(const struct comparison *c, const char *part)
+{
+	for (size_t i = 0; i < c->nnotes; i++)
+		if (strstr(c->notes[i], part) != NULL)
+			return true;
+	return false;
+}
+
+/*
+ * A profile row is left out of a run where its share was under the box's
+ * floor: there it was about 0, not unknown.  A row in 3 of 5 base runs
+ * and in 1 of 5 head runs is compared as 0 where it is missing (not as
+ * three values against one "without noise"), and a row in the head runs
+ * only (a function that appeared) is compared, not left out.  Other
+ * metrics missing from runs stay as they are.
+ */
+static void
+test_profile_rows_missing_are_zero(void)
+{
+	static double three[] = {0.15, 0.15, 0.15}, one[] = {0.22},
+		      five[] = {9.5, 10.1, 9.8, 10.4, 9.9},
+		      few[] = {100, 101, 99};
+	struct direction_table *dt = direction_table_new();
+	struct compare_options opt;
+	struct comparison_side bs = {"b", 5, 0, 0}, hs = {"h", 5, 0, 0};
+	struct comparison_column cols[] = {
+		{"perf-profile.children.cycles-pp.folio_mark_accessed", three,
+		 3, one, 1},
+		{"perf-profile.children.cycles-pp.balance_dirty_pages", NULL, 0,
+		 five, 5},
+		{"vmstat.system.cs", few, 3, few, 3},
+	};
+	const struct comparison_metric *m;
+	struct comparison *c;
+
+	compare_options_init(&opt);
+	c = comparison_of_columns("dd-write/x/rt", &bs, &hs, cols, 3, &opt, dt,
+				  "dd.");
+	m = metric_of(c, cols[0].name);
+	if (CHECK(m != NULL)) {
+		CHECK(m->r.base.n == 5 && m->r.head.n == 5);
+		CHECK(fabs(m->r.base.mean - 0.09) < 1e-9);
+		CHECK(fabs(m->r.head.mean - 0.044) < 1e-9);
+		CHECK(m->r.base.stddev > 0 && m->r.head.stddev > 0);
+	}
+	m = metric_of(c, cols[1].name);
+	if (CHECK(m != NULL)) {
+		CHECK(m->r.base.n == 5 && m->r.base.mean == 0);
+		CHECK(compare_verdict_is_change(m->r.verdict));
+	}
+	CHECK(!has_note(c, "perf-profile"));
+	CHECK(has_note(c, "vmstat.system.cs is in 3 of 5 base"));
+	comparison_free(c);
+	/* Compared in rounds, a missing value's round is not known: the
+	 * rows stay as they are. */
+	opt.paired = true;
+	c = comparison_of_columns("dd-write/x/rt", &bs, &hs, cols, 3, &opt, dt,
+				  "dd.");
+	m = metric_of(c, cols[0].name);
+	CHECK(m != NULL && m->r.base.n == 3 && m->r.head.n == 1);
+	comparison_free(c);
+	direction_table_free(dt);
+}
+
 int
 main(void)
 {
@@ -162,6 +238,7 @@ main(void)
 		TAP_CASE(test_compact_and_indented_are_one_json),
 		TAP_CASE(test_stream_failure_is_told),
 		TAP_CASE(test_table_of_json_is_the_table),
+		TAP_CASE(test_profile_rows_missing_are_zero),
 		{NULL, NULL}};
 
 	return tap_run(cases);
