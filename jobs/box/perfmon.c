@@ -21,7 +21,8 @@
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
-const char *const perfmon_kinds[] = {"perf-profile", "perf-stat", NULL};
+const char *const perfmon_kinds[PERFMON_KINDS + 1] = {"perf-profile",
+						      "perf-stat", NULL};
 
 /* What perf-stat counts unless the job names events: LKP's software
  * and basic hardware counters (those the kernel lacks are skipped). */

@@ -57,8 +57,9 @@ struct perfmon {
  * measurable (docs/box.md, bench/perf_profile_cost.sh). */
 #define PERFMON_FREQ "100"
 
-/* The monitors robot-box runs, NULL-terminated. */
-extern const char *const perfmon_kinds[];
+/* The monitors robot-box runs, NULL-terminated: PERFMON_KINDS of them. */
+#define PERFMON_KINDS 2
+extern const char *const perfmon_kinds[PERFMON_KINDS + 1];
 
 /* Whether the job asks for monitor kind. */
 bool perfmon_wanted(const struct node *job, const char *kind);

@@ -105,7 +105,7 @@ run_workload(struct run *r, const char *name, struct storage *st)
 	struct workload_env env;
 	struct workload *w;
 	struct monitor mon;
-	struct perfmon pms[2];
+	struct perfmon pms[PERFMON_KINDS];
 	size_t npms = 0;
 	double next_tick, deadline, timeout = job_timeout(r->rq);
 	char *err = NULL;
