@@ -3,7 +3,7 @@
 #           [COMMIT=fail ...] [--noise=PCT] [--seed=N] [--delay=S]
 #           [--offset=PCT] [--drift=PCT] [--step=N:PCT]
 #           [--outliers=P:FACTOR] [--tails=DF] [--uploads=N] [--hold=N]
-#           [--series=1]:
+#           [--series=1] [--profile=1]:
 # a simulated test box for the daemon's decisions.  It registers, leases
 # runs and uploads for each a result document whose KPI
 # (dd.write_bytes_per_sec, 100 MB/s) is moved by SHIFT percent at COMMIT
@@ -26,6 +26,8 @@
 # without giving it back, as a box that dies during a run.
 # --series=1: each document has a per-second series too (a disk's
 # throughput swinging between 80 and 20 MB/s every 20 s) and its shape.
+# --profile=1: and a profile's rows (perf-profile.*), the same in every
+# run, one of them named as markup.
 #
 # It stands in for a box only to drive robotd's analysis with a chosen
 # truth: real boxes measure real filesystems elsewhere in the tests.
@@ -130,6 +132,17 @@ while not os.path.exists(STOP):
         doc["series"] = {name: [(80e6 if i % 20 < 10 else 20e6) for i in range(60)]}
         stats.update({name + ".peak": 80e6, name + ".trough": 20e6,
                       name + ".period_s": 20.0})
+    if "profile" in opts:
+        # A profiled run's rows, as robot-box folds them (docs/box.md).
+        ev = "perf-profile.%s.cpu-clock.%s"
+        stats.update({ev % ("self", "pvm_safe_halt_hc"): 45.5,
+                      ev % ("children", "pvm_safe_halt_hc"): 45.5,
+                      ev % ("self", "copy_user_generic"): 20.25,
+                      ev % ("children", "copy_user_generic"): 20.25,
+                      ev % ("self", "x<b>alert(3)</b>"): 1.5,
+                      ev % ("self", "vfs_write"): 0.5,
+                      ev % ("children", "vfs_write"): 30.0,
+                      ev % ("calltrace", "vfs_write.ksys_write"): 30.0})
     if commit in FAIL:
         doc.update(status="failed", fault="job", stats={},
                    error="cannot provision %s: the build failed" % commit[:12])

@@ -62,7 +62,7 @@ dd_job "$T/dd.yaml"
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
 shifts=$(for s in $(echo $shas | cut -d' ' -f4-); do printf '%s=-10 ' "$s"; done)
 # shellcheck disable=SC2086
-simbox s1 $shifts --noise=1 --seed=1 "--extra-metric=$EVILM" --series=1
+simbox s1 $shifts --noise=1 --seed=1 "--extra-metric=$EVILM" --series=1 --profile=1
 robot tree add web --url "$R" --branch '*' --base v1.0 --job "$T/dd.yaml" --tbox-group lab \
 	--runs 3 --max-runs 6 --poll 5 >/dev/null 2>&1
 bisected() { [ "$(sql "SELECT state FROM bisections LIMIT 1")" = bisected ]; }
@@ -148,6 +148,14 @@ assert not re.search(r"\d\.\d{9,}", job.split("<h2>The job</h2>")[0]), re.search
 per = job.split("<h2>Per second</h2>")[1].split("<h2>")[0]
 assert "dd.loop0.write_bytes_per_sec: peak 80 MB/s, trough 20 MB/s, a period of 20 s" in per, per[-600:]
 assert "<title>peak of dd.loop0.write_bytes_per_sec</title>" in per and "<title>trough of dd.loop0.write_bytes_per_sec</title>" in per
+# A profiled run: the functions with most samples of their own first,
+# each with its share with its callees; a name is text, never markup.
+prof = job.split('<table id="profile">')[1].split("</table>")[0]
+assert job.index("<h2>Per second</h2>") < job.index("<h2>Profile</h2>") < job.index("<h2>Numbers</h2>")
+names = re.findall(r'<th scope="row">([^<]*)</th>', prof)
+assert names == ["pvm_safe_halt_hc", "copy_user_generic", "x&lt;b&gt;alert(3)&lt;/b&gt;", "vfs_write"], names
+assert '<th scope="row">vfs_write</th><td class="num">0.50%</td><td class="num">30.00%</td>' in prof, prof
+assert "cpu-clock" in job.split("<h2>Profile</h2>")[1].split("<table")[0]
 # Oldest first: init, then the commits in their order.
 order = re.findall(r'<option value="([0-9a-f]{40})"', hist.split('name="base"')[1].split("</select>")[0])
 assert order == sorted(order, key=lambda c: sys.argv[3].split().index(c)), order

@@ -3,7 +3,8 @@
  * result first (its KPIs, formatted with their units), its facts and
  * provisioning, its per-second series as charts (dd's throughput per
  * filesystem over time shows erratic writeback; none for a run too
- * short for a line), its numbers (KPIs first), and its raw outputs.
+ * short for a line), where its CPUs spent their time when it was
+ * profiled (perf-profile), its numbers (KPIs first), and its raw outputs.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -26,6 +27,7 @@
 #include "robot/core/banned.h"
 
 #define RUN_CHARTS      12 /* per-second series drawn; the rest are numbers */
+#define RUN_PROFILE     15 /* functions in the profile's table */
 #define RUN_MIN_SAMPLES 3  /* a series shorter is no line */
 
 /* A number as a person reads it: with its unit when the metric's name
@@ -99,6 +101,86 @@ kv_table(struct buf *b, json_t *o)
 		free(s);
 	}
 	buf_adds(b, "</table>\n");
+}
+
+struct self_row {
+	const char *key; /* perf-profile.self.EV.F */
+	double share;
+};
+
+static int
+self_row_cmp(const void *a, const void *b)
+{
+	const struct self_row *x = a, *y = b;
+
+	if (x->share != y->share)
+		return x->share < y->share ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+/*
+ * Where the CPUs spent their time, from a profiled run's perf-profile
+ * rows (docs/box.md): the functions with the most samples of their own,
+ * each with its share with its callees; all rows stay in the numbers.
+ */
+static void
+profile_section(struct buf *b, json_t *stats)
+{
+	static const char self[] = "perf-profile.self.";
+	struct self_row *rows = NULL;
+	size_t n = 0, cap = 0;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(stats, k, v)
+	{
+		if (strncmp(k, self, sizeof self - 1) != 0 ||
+		    !json_is_number(v) ||
+		    strchr(k + sizeof self - 1, '.') == NULL)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			rows = xreallocarray(rows, cap, sizeof *rows);
+		}
+		rows[n++] = (struct self_row){k, json_number_value(v)};
+	}
+	if (n == 0)
+		return;
+	qsort(rows, n, sizeof *rows, self_row_cmp);
+	buf_adds(b, "<h2>Profile</h2>\n<p>Where the CPUs spent their time: "
+		    "the functions with the most samples of their own, in "
+		    "percent of the samples (");
+	{
+		const char *ev = rows[0].key + sizeof self - 1;
+
+		buf_add(b, ev, strcspn(ev, "."));
+	}
+	buf_adds(b, "), and with their callees.</p>\n<div class=\"wide\">"
+		    "<table id=\"profile\">\n<tr><th>function</th>"
+		    "<th>self</th><th>with callees</th></tr>\n");
+	for (size_t i = 0; i < n && i < RUN_PROFILE; i++) {
+		const char *ev = rows[i].key + sizeof self - 1;
+		const char *fn = strchr(ev, '.') + 1;
+		char *children = xasprintf("perf-profile.children.%s", ev);
+		json_t *c = json_object_get(stats, children);
+		char cell[32];
+
+		buf_adds(b, "<tr><th scope=\"row\">");
+		html_text(b, fn);
+		snprintf(cell, sizeof cell, "%.2f%%", rows[i].share);
+		buf_adds(b, "</th><td class=\"num\">");
+		html_text(b, cell);
+		buf_adds(b, "</td><td class=\"num\">");
+		if (json_is_number(c)) {
+			snprintf(cell, sizeof cell, "%.2f%%",
+				 json_number_value(c));
+			html_text(b, cell);
+		}
+		buf_adds(b, "</td></tr>\n");
+		free(children);
+	}
+	buf_adds(b, "</table></div>\n");
+	free(rows);
 }
 
 /* The chart of a group of per-second series (one prefix: "dd.", one
@@ -467,6 +549,7 @@ on_job(const char *text, const struct problem *p, void *arg)
 		if (json_object_size(series) > 0)
 			buf_adds(&b, "<h2>Per second</h2>\n");
 		draw_series(&b, series, json_object_get(r, "stats"));
+		profile_section(&b, json_object_get(r, "stats"));
 		if (json_object_size(json_object_get(r, "stats")) > 0) {
 			buf_adds(&b, "<h2>Numbers</h2>\n<div class=\"wide\">");
 			numbers_table(&b, json_object_get(r, "stats"), kpis,
