@@ -14,6 +14,10 @@
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
+/* The significant digits of a comparison's numbers, in its JSON and so
+ * in memory (written_result()). */
+#define WRITTEN_DIGITS 10
+
 static void note(struct comparison *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -234,6 +238,34 @@ zero_when_missing(const struct comparison_column *col,
 	       (col->nb < base->runs || col->nh < head->runs);
 }
 
+static void
+written_side(struct stats_summary *s)
+{
+	s->mean = num_round(s->mean, WRITTEN_DIGITS);
+	s->stddev = num_round(s->stddev, WRITTEN_DIGITS);
+	s->min = num_round(s->min, WRITTEN_DIGITS);
+	s->max = num_round(s->max, WRITTEN_DIGITS);
+}
+
+/*
+ * A metric's numbers made the ones its JSON holds: a table printed from
+ * the comparison (robotd's, in its mails) is then the table printed from
+ * the JSON it stored (robot compare --series, the pages).  Otherwise a
+ * mean of rates with two decimals that falls an ulp under x.xx5 prints
+ * 10.08 here and 10.09 there, and one of a metric and its copy in other
+ * units (meminfo.Dirty, proc-vmstat.nr_dirty) leads "what moved" here
+ * and the other there.
+ */
+static void
+written_result(struct compare_result *r)
+{
+	written_side(&r->base);
+	written_side(&r->head);
+	if (r->change_defined)
+		r->change_pct = num_round(r->change_pct, WRITTEN_DIGITS);
+	r->p_value = num_round(r->p_value, WRITTEN_DIGITS);
+}
+
 struct comparison *
 comparison_of_columns(const char *series, const struct comparison_side *base,
 		      const struct comparison_side *head,
@@ -297,6 +329,7 @@ comparison_of_columns(const char *series, const struct comparison_side *base,
 		/* what is shown has its p-value; the writer makes the rest's */
 		if (m->kpi || compare_verdict_is_change(m->r.verdict))
 			m->r.p_value = compare_p_value(&m->r);
+		written_result(&m->r);
 	}
 	c->ncompared = c->nmetrics;
 	note_one_sided(c, only_base, n_only_base, "base");
@@ -412,7 +445,7 @@ jw_num(struct jw *w, double d, bool defined)
 	char tmp[NUM_FORMAT_MAX];
 
 	if (defined && isfinite(d))
-		buf_add(w->b, tmp, num_format(tmp, d, 10));
+		buf_add(w->b, tmp, num_format(tmp, d, WRITTEN_DIGITS));
 	else
 		buf_adds(w->b, "null");
 }

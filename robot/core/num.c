@@ -186,41 +186,56 @@ decimal_exponent(double a)
 	return e - (x < e); /* floor() without the call */
 }
 
-size_t
-num_format(char *buf, double d, int digits)
+/*
+ * The digits significant digits of a > 0 as an integer: a is about
+ * r / 10^k, and r has digits digits (10^e10 <= a, rounded, < 10^(e10+1)).
+ * False where the fast way cannot tell (printf's way decides).
+ */
+static bool
+num_digits(double a, int digits, uint64_t *r, int *e10, int *k)
 {
 	static const long double p10[] = {
 		1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
 		1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
 		1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L,
 		1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+	long double s;
+
+	if (digits < 1 || digits > 12 || !(a >= 1e-15 && a < 1e30))
+		return false;
+	*e10 = decimal_exponent(a);
+	for (int tries = 0;; tries++) {
+		*k = digits - 1 - *e10; /* a * 10^k has digits digits */
+		if (*k > 27 || *k < -27 || tries > 2)
+			return false;
+		s = *k >= 0 ? (long double)a * p10[*k]
+			    : (long double)a / p10[-*k];
+		*r = (uint64_t)rintl(s);
+		/* Too near halfway for 64 bits to tell: printf decides. */
+		if (fabsl(fabsl(s - (long double)*r) - 0.5L) < 1e-6L)
+			return false;
+		if (*r >= pow10_int[digits])
+			(*e10)++;
+		else if (*r < pow10_int[digits - 1])
+			(*e10)--;
+		else
+			return true;
+	}
+}
+
+size_t
+num_format(char *buf, double d, int digits)
+{
 	char dig[24];
 	double a = fabs(d);
-	long double s;
 	uint64_t r;
 	int e10, k, nd;
 	size_t n = 0;
 
-	if (digits < 1 || digits > 12 || !(a >= 1e-15 && a < 1e30))
-		return a == 0 ? num_format_slow(buf, d, 1)
-			      : num_format_slow(buf, d, digits);
-	e10 = decimal_exponent(a);
-	for (int tries = 0;; tries++) {
-		k = digits - 1 - e10; /* a * 10^k has digits digits */
-		if (k > 27 || k < -27 || tries > 2)
-			return num_format_slow(buf, d, digits);
-		s = k >= 0 ? (long double)a * p10[k] : (long double)a / p10[-k];
-		r = (uint64_t)rintl(s);
-		/* Too near halfway for 64 bits to tell: printf decides. */
-		if (fabsl(fabsl(s - (long double)r) - 0.5L) < 1e-6L)
-			return num_format_slow(buf, d, digits);
-		if (r >= pow10_int[digits])
-			e10++;
-		else if (r < pow10_int[digits - 1])
-			e10--;
-		else
-			break;
-	}
+	if (a == 0)
+		return num_format_slow(buf, d, 1);
+	if (!num_digits(a, digits, &r, &e10, &k))
+		return num_format_slow(buf, d, digits);
 	/* r's digits, then the trailing zeros %g drops. */
 	for (nd = digits; nd > 0; nd--) {
 		dig[nd - 1] = (char)('0' + r % 10);
@@ -260,4 +275,28 @@ num_format(char *buf, double d, int digits)
 	}
 	buf[n] = '\0';
 	return n;
+}
+
+double
+num_round(double d, int digits)
+{
+	static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,
+				     1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+				     1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+				     1e18, 1e19, 1e20, 1e21, 1e22};
+	char buf[NUM_FORMAT_MAX];
+	double a = fabs(d), v;
+	uint64_t r;
+	int e10, k;
+
+	if (!isfinite(d) || a == 0)
+		return d;
+	/* r and 10^|k| are exact doubles (r < 10^12, 10^22 at most), so
+	 * one division or product rounds as strtod() rounds r * 10^-k. */
+	if (num_digits(a, digits, &r, &e10, &k) && k >= -22 && k <= 22) {
+		v = k >= 0 ? (double)r / p10[k] : (double)r * p10[-k];
+		return d < 0 ? -v : v;
+	}
+	num_format_slow(buf, d, digits);
+	return strtod(buf, NULL);
 }

@@ -37,4 +37,8 @@ enum num_kind num_read(const char *p, const char **end, double *out);
  */
 size_t num_format(char *buf, double d, int digits);
 
+/* d rounded to digits significant digits: the double num_format()'s text
+ * reads back as (d itself when not finite). */
+double num_round(double d, int digits);
+
 #endif

@@ -184,6 +184,9 @@ t = open('$T/mail-table').read()
 c = open('$T/compare.out').read()
 assert t in c"
 rc=$?
+[ $rc = 0 ] || { diag "the mail's table:"; sed 's/^/#   /' "$T/mail-table"
+	diag "robot compare:"; sed 's/^/#   /' "$T/compare.out"
+	diag "$(sql "SELECT id, base, head, state, runs, updated FROM pairs ORDER BY id")"; }
 check $rc "the mail's table is the one robot compare prints ($(wc -l <"$T/mail-table") lines)"
 if [ $rc != 0 ]; then # how they differ, and what the pairs went through
 	sed -n "/^$(echo $BASE | cut -c1-16) /,/^\$/p" "$T/compare.out" | diff "$T/mail-table" - | sed 's/^/# /' | head -40

@@ -156,6 +156,115 @@ test_table_of_json_is_the_table(void)
 	direction_table_free(dt);
 }
 
+/* What robotd stores and mails of a comparison (what moved, then LKP's
+ * table). */
+static char *
+report_of(const struct comparison *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+
+	CHECK(fp != NULL);
+	table_print_moved(fp, c);
+	table_print(fp, c, false);
+	fclose(fp);
+	return text;
+}
+
+/* A value of kind k around level x (deterministic: rand_r). */
+static double
+draw(unsigned *seed, int k, double x)
+{
+	double u = (double)rand_r(seed) / RAND_MAX;
+
+	switch (k) {
+	case 0: /* a small count */
+		return (double)(rand_r(seed) % 12);
+	case 1: /* a large count */
+		return floor(x * (0.97 + 0.06 * u));
+	case 2: /* a rate with two decimals */
+		return round(x * (0.97 + 0.06 * u) * 100) / 100;
+	default: /* a real */
+		return x * (0.9 + 0.2 * u);
+	}
+}
+
+/*
+ * robot compare --series prints the comparison robotd stored as JSON;
+ * the mail holds the text robotd printed from the comparison itself.
+ * They are one text for any values: many random comparisons of counts,
+ * rates and reals, with a metric and its copy in other units (kB and
+ * pages, as meminfo.Dirty and proc-vmstat.nr_dirty) among them.
+ */
+static void
+test_report_of_json_is_the_report(void)
+{
+	struct direction_table *dt = direction_table_new();
+	struct compare_options opt;
+	unsigned seed = 20261205;
+	int bad = 0;
+
+	compare_options_init(&opt);
+	for (int t = 0; t < 3000; t++) {
+		enum { NCOL = 8, NMAX = 10 };
+		static const char *const names[NCOL] = {
+			"dd.write_bytes_per_sec", "meminfo.Dirty",
+			"proc-vmstat.nr_dirty",   "vmstat.system.cs",
+			"iostat.loop0.wkB/s",     "proc-vmstat.pgfree",
+			"meminfo.Active",         "cpu.idle%"};
+		double v[NCOL][2][NMAX];
+		struct comparison_column cols[NCOL];
+		struct comparison_side bs = {"7e5035bd9ef7cc41", 0, 0, 0},
+				       hs = {"fba414b38fdacaeeb526", 0, 0, 0};
+		size_t n = 3 + (size_t)(rand_r(&seed) % 8);
+		struct comparison *c, *back;
+		json_t *j;
+		char *mine, *read;
+
+		bs.runs = hs.runs = n;
+		for (int i = 0; i < NCOL; i++) {
+			int k = i == 2 ? 1 : rand_r(&seed) % 4;
+			double x = pow(10, 1 + rand_r(&seed) % 9),
+			       f = i == 0 || i == 2
+					   ? 1
+					   : 0.5 + (rand_r(&seed) % 10) / 10.0;
+
+			for (size_t r = 0; r < n; r++) {
+				v[i][0][r] = draw(&seed, k, x);
+				v[i][1][r] = draw(&seed, k, x * f);
+			}
+			cols[i] = (struct comparison_column){names[i], v[i][0],
+							     n, v[i][1], n};
+		}
+		/* meminfo.Dirty is nr_dirty in kB: 4 times the pages */
+		for (size_t r = 0; r < n; r++) {
+			v[1][0][r] = 4 * v[2][0][r];
+			v[1][1][r] = 4 * v[2][1][r];
+		}
+		c = comparison_of_columns("dd-write/x/rt", &bs, &hs, cols, NCOL,
+					  &opt, dt, "dd.");
+		j = written(c, false, -1);
+		back = comparison_from_json(j);
+		mine = report_of(c);
+		read = back != NULL ? report_of(back) : NULL;
+		if (read == NULL || strcmp(mine, read) != 0) {
+			if (bad++ == 0)
+				tap_diag("case %d, from the comparison:\n%s\n"
+					 "from its JSON:\n%s",
+					 t, mine, read ? read : "(none)");
+		}
+		free(mine);
+		free(read);
+		comparison_free(back);
+		json_decref(j);
+		comparison_free(c);
+	}
+	if (!CHECK_INT(bad, 0))
+		tap_diag("%d of 3000 comparisons read back differently", bad);
+	direction_table_free(dt);
+}
+
 /* The metric named name in c, or NULL. */
 static const struct comparison_metric *
 metric_of(const struct comparison *c, const char *name)
@@ -238,6 +347,7 @@ main(void)
 		TAP_CASE(test_compact_and_indented_are_one_json),
 		TAP_CASE(test_stream_failure_is_told),
 		TAP_CASE(test_table_of_json_is_the_table),
+		TAP_CASE(test_report_of_json_is_the_report),
 		TAP_CASE(test_profile_rows_missing_are_zero),
 		{NULL, NULL}};
 

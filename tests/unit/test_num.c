@@ -164,6 +164,46 @@ test_format_matches_printf(void)
 	CHECK_INT(bad, 0);
 }
 
+/* num_round() is the double num_format()'s text reads back as, for any
+ * double and for measurements, exactly halfway ones among them. */
+static void
+test_round_reads_back(void)
+{
+	size_t bad = 0;
+
+	for (int i = 0; i < 400000; i++) {
+		char text[NUM_FORMAT_MAX];
+		int digits = i % 3 == 0 ? 6 : i % 3 == 1 ? 10 : 12;
+		double d, want, got;
+		uint64_t bits = rng();
+
+		if (i % 2 == 0) {
+			memcpy(&d, &bits, sizeof d);
+			if (!isfinite(d))
+				continue;
+		} else {
+			d = (double)(bits % 100000000000ULL) /
+			    pow(10, (double)(rng() % 16)) *
+			    (rng() % 5 == 0 ? -1 : 1);
+			/* a mean of such: an ulp off its decimal */
+			if (rng() % 2 == 0)
+				d = nextafter(d,
+					      rng() % 2 ? INFINITY : -INFINITY);
+		}
+		text[num_format(text, d, digits)] = '\0';
+		want = strtod(text, NULL);
+		got = num_round(d, digits);
+		if (memcmp(&got, &want, sizeof got) != 0 && bad++ < 5)
+			tap_diag("%.17g at %d digits: %.17g, read back %.17g",
+				 d, digits, got, want);
+	}
+	CHECK_INT(bad, 0);
+	CHECK(isnan(num_round(NAN, 10)));
+	CHECK(isinf(num_round(-INFINITY, 10)));
+	CHECK(signbit(num_round(-0.0, 10)));
+	CHECK(num_round(10.084999999999999, 10) == 10.085);
+}
+
 static void
 test_format_edges(void)
 {
@@ -207,6 +247,7 @@ main(void)
 		TAP_CASE(test_read_refuses_what_json_refuses),
 		TAP_CASE(test_read_integers_as_jansson),
 		TAP_CASE(test_format_matches_printf),
+		TAP_CASE(test_round_reads_back),
 		TAP_CASE(test_format_edges),
 		{NULL, NULL}};
 
