@@ -18,8 +18,15 @@ static const char jobs_usage[] =
 	"usage: robot jobs cancel --job ID | --submission ID | --series "
 	"SERIES\n"
 	"                         [--server URL] [--token T]\n"
-	"Cancels queued runs (leased runs finish).\n" CLI_HELP_SERVER
-		CLI_HELP_TOKEN "                 (a submit token)\n";
+	"Cancels queued runs (leased runs finish).\n"
+	"  --job ID       one run\n"
+	"  --submission ID\n"
+	"                 the runs of a submission (robot submit prints its "
+	"ID)\n"
+	"  --series SERIES\n"
+	"                 the runs of a series, "
+	"KEY/TBOX_GROUP\n" CLI_HELP_SERVER CLI_HELP_TOKEN
+	"                 (a submit token)\n";
 
 /* --job, --submission, --series: what to cancel, as the body. */
 static bool

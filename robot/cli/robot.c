@@ -27,7 +27,7 @@ static const struct {
 	{"bisections", cmd_bisections, "robotd's bisections and their steps"},
 	{"tree", cmd_tree, "the git trees robotd watches"},
 	{"jobs", cmd_jobs, "cancel queued runs"},
-	{"box", cmd_box, "reset a broken box"},
+	{"box", cmd_box, "put a broken or suspect box back to work"},
 	{"subscribe", cmd_subscribe, "have robotd mail its reports to you"},
 	{"unsubscribe", cmd_unsubscribe, "follow a mail's unsubscribe link"},
 	{"subscriptions", cmd_subscriptions, "every subscription (admin)"},

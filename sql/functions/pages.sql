@@ -36,7 +36,8 @@ LANGUAGE sql STABLE AS $$
 		'lab', (SELECT json_build_object('boxes', count(*),
 			'idle', count(*) FILTER (WHERE state = 'idle'),
 			'busy', count(*) FILTER (WHERE state = 'busy'),
-			'broken', count(*) FILTER (WHERE state = 'broken'))
+			'broken', count(*) FILTER (WHERE state = 'broken'),
+			'suspect', count(*) FILTER (WHERE suspect IS NOT NULL))
 			FROM boxes),
 		'trees', (SELECT coalesce(json_agg(json_build_object(
 			'name', t.name, 'url', robot_redact(t.url),

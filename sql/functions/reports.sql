@@ -123,7 +123,7 @@ LANGUAGE sql STABLE AS $$
 			'state', b.state, 'reason', b.reason,
 			'first_bad', b.first_bad,
 			'steps', (SELECT count(*) FROM bisect_steps s
-				WHERE s.bisection = b.id AND s.kind <> 'ends'),
+				WHERE s.bisection = b.id AND s.kind = 'mid'),
 			'parent', robot_commit_info(r.tree, s.against),
 			'pair', s.pair_good,
 			'kpi', (SELECT k FROM pairs x,

@@ -95,6 +95,9 @@ assert '$(echo "$HEAD" | cut -c1-10)' not in s, s
 assert 'commit: $BAD' in body and 'commit: $HEAD' not in body, body[:800]
 assert 'parent: $GOOD6' in body, body[:800]
 assert 'found at $(echo "$HEAD" | cut -c1-10) (\"lin: change 16\"), tested against $(echo "$A" | cut -c1-10); bisected in' in body, body[:800]
+# its steps as robot bisections and the pages count them: the midpoints
+mids = '$(sql "SELECT count(*) FROM bisect_steps WHERE bisection = $B AND kind = 'mid'")'
+assert ('; bisected in %s step%s' % (mids, '' if mids == '1' else 's')) in body, (mids, body[:800])
 assert 'Where it was found, the head against its base:' in body
 import re
 assert re.search(r'\s[0-9]+\+[0-9]+  regression   dd.write_bytes_per_sec', body), body[:1200]

@@ -134,6 +134,15 @@ assert "proc-vmstat.m" not in moved and "dd.write_bytes_per_sec" not in moved, m
 assert re.search(r"<td>changed</td>", moved), moved
 home = open(art + "/home.html").read()
 assert '/regressions/%s"' % sys.argv[2] in home
+# Words a newcomer reads: one box is a box; the runs the regression
+# compared are named so beside the chart of every run; the two tables'
+# headings; a bisection's page does not link to itself.
+assert ">Lab</a>: 1 box, 1 idle," in home, home[:600]
+assert "<th scope=\"row\">runs compared (base+head)</th>" in reg
+assert "<h3>What moved with it</h3>" in reg and "<h3>Every metric that changed</h3>" in reg
+bis = open(art + "/bisection.html").read()
+assert "<h2>Steps</h2>" in bis and 'href="/bisections/' not in bis.split("<h2>Steps</h2>")[1], bis[:2000]
+assert "<h2>Bisection</h2>" in reg
 hist = open(art + "/history.html").read()
 assert hist.count("<circle") >= 12, hist.count("<circle")
 # The run: its result first, its KPI with its unit; no number printed
@@ -141,6 +150,10 @@ assert hist.count("<circle") >= 12, hist.count("<circle")
 job = open(art + "/job.html").read()
 assert job.index("<h2>Result</h2>") < job.index("<h2>Numbers</h2>"), "the result comes first"
 res = job.split("<h2>Result</h2>")[1].split("<h2>")[0]
+# its commit links to the commit's page; the job as queued shows no
+# "commit": null beside it
+assert re.search(r'<th scope="row">commit</th><td><a href="/commits/[0-9a-f]{40}">[0-9a-f]{40}</a>', job), job[:1500]
+assert '"commit": null' not in job
 assert "dd.write_bytes_per_sec" in res and re.search(r"<strong>[0-9.]+ MB/s</strong>", res), res[:300]
 assert not re.search(r"\d\.\d{9,}", job.split("<h2>The job</h2>")[0]), re.search(r"\d\.\d{9,}", job).group(0)
 # Its per-second series with its shape: peak and trough as levels, and

@@ -392,7 +392,7 @@ test_note(void)
 		"dd-write/x/lab", "boxes", "loud", "kpi",
 		"dd.write_bytes_per_sec", "pair", 3, "message",
 		"too noisy on box loud for this job (dd-write/x/lab): "
-		"dd.write_bytes_per_sec varies by +-36% between identical "
+		"dd.write_bytes_per_sec varies by ±36% between identical "
 		"runs; a 2% change would need more than 1000 runs a side "
 		"(the cap is 4)");
 	struct report_out out;

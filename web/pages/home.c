@@ -39,12 +39,16 @@ on_home(const char *text, const struct problem *p, void *arg)
 	queue = json_object_get(h, "queue");
 	buf_init(&b);
 	buf_addf(&b,
-		 "<p><a href=\"/lab\">Lab</a>: %lld boxes, %lld idle, %lld "
-		 "busy, %lld broken. <a href=\"/queue\">Queue</a>: %lld "
-		 "queued, %lld running. <a href=\"/bisections\">Bisections"
-		 "</a>: %lld running.</p>\n",
-		 num(lab, "boxes"), num(lab, "idle"), num(lab, "busy"),
-		 num(lab, "broken"), num(queue, "queued"), num(queue, "leased"),
+		 "<p><a href=\"/lab\">Lab</a>: %lld box%s, %lld idle, %lld "
+		 "busy, %lld broken",
+		 num(lab, "boxes"), num(lab, "boxes") == 1 ? "" : "es",
+		 num(lab, "idle"), num(lab, "busy"), num(lab, "broken"));
+	if (num(lab, "suspect") > 0)
+		buf_addf(&b, ", %lld suspect", num(lab, "suspect"));
+	buf_addf(&b,
+		 ". <a href=\"/queue\">Queue</a>: %lld queued, %lld running. "
+		 "<a href=\"/bisections\">Bisections</a>: %lld running.</p>\n",
+		 num(queue, "queued"), num(queue, "leased"),
 		 (long long)json_integer_value(
 			 json_object_get(h, "bisections")));
 	buf_adds(&b, "<h2>Newest findings</h2>\n");

@@ -413,7 +413,7 @@ on_bisection(const char *text, const struct problem *p, void *arg)
 		html_text(&b, id);
 	}
 	buf_adds(&b, ".</p>\n");
-	page_bisection(&b, j);
+	page_bisection(&b, j, true);
 	snprintf(id, sizeof id, "%lld", num(j, "id"));
 	buf_adds(&b, "<p>");
 	page_link(&b, "/api/bisections/", id, "As JSON");

@@ -264,8 +264,9 @@ metric_rows(struct buf *b, json_t *metrics, bool kpis)
 }
 
 /* What moved with the KPI (table_moved()), above LKP's table: the
- * monitors whose change was largest against their noise, by kind. */
-static void
+ * monitors whose change was largest against their noise, by kind.
+ * Returns how many are shown. */
+static size_t
 moved_rows(struct buf *b, json_t *comparison)
 {
 	struct comparison *c = comparison_from_json(comparison);
@@ -319,6 +320,7 @@ moved_rows(struct buf *b, json_t *comparison)
 		buf_adds(b, "</tbody></table>\n");
 	}
 	comparison_free(c);
+	return shown;
 }
 
 void
@@ -327,7 +329,8 @@ page_comparison(struct buf *b, json_t *comparison)
 	json_t *metrics = json_object_get(comparison, "metrics"), *n;
 	size_t i;
 
-	moved_rows(b, comparison);
+	if (moved_rows(b, comparison) > 0)
+		buf_adds(b, "<h3>Every metric that changed</h3>\n");
 	buf_adds(b, "<div class=\"wide\"><table class=\"lkp\">\n<thead><tr>"
 		    "<th scope=\"col\">base &plusmn; %stddev</th>"
 		    "<th scope=\"col\">%change</th>"
@@ -420,7 +423,8 @@ page_sides_chart(struct buf *b, const char *metric, json_t *values,
 	unit_si(m0, sizeof m0, mean[0], unit_of(metric));
 	unit_si(m1, sizeof m1, mean[1], unit_of(metric));
 	snprintf(desc, sizeof desc,
-		 "Every run of %s: %zu at the base (mean %s), %zu at the head "
+		 "Every run of %s at the two commits: %zu at the base (mean "
+		 "%s), %zu at the head "
 		 "(mean %s); a bar is a mean, the band its spread (one "
 		 "standard deviation).",
 		 metric, json_array_size(sides[0]), m0,
@@ -470,7 +474,7 @@ page_sides_chart(struct buf *b, const char *metric, json_t *values,
 
 /* The regression's bisection: its outcome and every step. */
 void
-page_bisection(struct buf *b, json_t *bs)
+page_bisection(struct buf *b, json_t *bs, bool own)
 {
 	json_t *fb = json_object_get(bs, "first_bad"), *st;
 	char num[64];
@@ -478,8 +482,8 @@ page_bisection(struct buf *b, json_t *bs)
 
 	if (!json_is_object(bs))
 		return;
-	buf_adds(b, "<h2>Bisection</h2>\n<p>");
-	if (json_is_integer(json_object_get(bs, "id"))) {
+	buf_adds(b, own ? "<h2>Steps</h2>\n<p>" : "<h2>Bisection</h2>\n<p>");
+	if (!own && json_is_integer(json_object_get(bs, "id"))) {
 		char id[32];
 
 		snprintf(id, sizeof id, "%lld",

@@ -7,6 +7,8 @@
 #ifndef ROBOT_PAGES_PAGE_H
 #define ROBOT_PAGES_PAGE_H
 
+#include <stdbool.h>
+
 #include <jansson.h>
 
 #include "robot/core/buf.h"
@@ -53,7 +55,8 @@ void page_runs(struct buf *b, json_t *comparison);
 void page_sides_chart(struct buf *b, const char *metric, json_t *values,
 		      const char *base, const char *head);
 
-/* A bisection: its outcome and every step. */
-void page_bisection(struct buf *b, json_t *bisection);
+/* A bisection: its outcome and every step; on its own page (own), its
+ * steps without a link to itself. */
+void page_bisection(struct buf *b, json_t *bisection, bool own);
 
 #endif

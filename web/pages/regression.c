@@ -172,7 +172,7 @@ on_regression(const char *text, const struct problem *p, void *arg)
 		snprintf(num, sizeof num, "%lld",
 			 (long long)json_integer_value(
 				 json_object_get(r, "runs")));
-	row(&b, "runs (base+head)", num);
+	row(&b, "runs compared (base+head)", num);
 	still_row(&b, r);
 	row(&b, "fixed by", rjson_get_str(r, "fixed_by"));
 	row(&b, "found", rjson_get_str(r, "created"));
@@ -203,7 +203,7 @@ on_regression(const char *text, const struct problem *p, void *arg)
 	}
 	buf_adds(&b, "<h2>The changed metrics (LKP's table)</h2>\n");
 	page_comparison(&b, json_object_get(r, "comparison"));
-	page_bisection(&b, json_object_get(r, "bisection"));
+	page_bisection(&b, json_object_get(r, "bisection"), false);
 	/* The atomic job as a job file robot submit takes (its runs in
 	 * the command, not the file's repeat). */
 	job = json_object_get(json_object_get(r, "job"), "job");

@@ -235,8 +235,9 @@ series_chart(struct buf *b, const char *title, json_t *series, json_t *stats,
 			xmax = (double)json_array_size(a) - 1;
 	}
 	snprintf(desc, sizeof desc,
-		 "%s per second of the run, %zu series, one line each.", title,
-		 n);
+		 "%s, second by second through the run: %zu line%s, one for "
+		 "each series.",
+		 title, n, n == 1 ? "" : "s");
 	s = svg_new(720, 260, title, desc);
 	svg_range(s, 0, xmax, lo, hi);
 	svg_yaxis(s, title, unit_of(title));
@@ -480,7 +481,8 @@ on_job(const char *text, const struct problem *p, void *arg)
 {
 	struct ask *a = arg;
 	struct http_req *req = a->req;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *r, *series, *v;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *r, *series, *v,
+	       *shown;
 	const char *k, *kpis[RUN_KPIS];
 	size_t nkpis = 0;
 	struct buf b;
@@ -512,6 +514,10 @@ on_job(const char *text, const struct problem *p, void *arg)
 			buf_adds(&b, "</th><td>");
 			if (i >= 5) /* created, updated */
 				html_time(&b, rjson_get_str(j, keys[i]));
+			else if (i == 2) /* the commit's page */
+				page_link(&b, "/commits/",
+					  rjson_get_str(j, keys[i]),
+					  rjson_get_str(j, keys[i]));
 			else
 				html_text(&b, rjson_get_str(j, keys[i]));
 			buf_adds(&b, "</td></tr>\n");
@@ -567,7 +573,12 @@ on_job(const char *text, const struct problem *p, void *arg)
 	} else {
 		buf_adds(&b, "<p class=\"muted\">No result yet.</p>\n");
 	}
-	jtext = rjson_dumps(json_object_get(j, "job"), JSON_INDENT(2));
+	/* (the job as queued: its commit, null there, is the run's, above) */
+	shown = json_copy(json_object_get(j, "job"));
+	if (json_is_null(json_object_get(shown, "commit")))
+		json_object_del(shown, "commit");
+	jtext = rjson_dumps(shown, JSON_INDENT(2));
+	json_decref(shown);
 	buf_adds(&b, "<h2>The job</h2>\n<pre>");
 	html_text(&b, jtext);
 	buf_adds(&b, "</pre>\n<p><a href=\"/api/jobs/");
