@@ -2,6 +2,7 @@
  * test_comparison.c: a comparison's JSON, as the writer writes it.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,16 +106,24 @@ test_stream_failure_is_told(void)
  * the comparison itself (the mail's): integer means whose running mean
  * fell an ulp short printed one less before the JSON's rounding. */
 static char *
-table_of(const struct comparison *c)
+text_of(const struct comparison *c, bool moved)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&text, &len);
 
 	CHECK(fp != NULL);
+	if (moved)
+		table_print_moved(fp, c);
 	table_print(fp, c, false);
 	fclose(fp);
 	return text;
+}
+
+static char *
+table_of(const struct comparison *c)
+{
+	return text_of(c, false);
 }
 
 static void
@@ -154,22 +163,6 @@ test_table_of_json_is_the_table(void)
 	json_decref(j);
 	comparison_free(c);
 	direction_table_free(dt);
-}
-
-/* What robotd stores and mails of a comparison (what moved, then LKP's
- * table). */
-static char *
-report_of(const struct comparison *c)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&text, &len);
-
-	CHECK(fp != NULL);
-	table_print_moved(fp, c);
-	table_print(fp, c, false);
-	fclose(fp);
-	return text;
 }
 
 /* A value of kind k around level x (deterministic: rand_r). */
@@ -246,8 +239,8 @@ test_report_of_json_is_the_report(void)
 					  &opt, dt, "dd.");
 		j = written(c, false, -1);
 		back = comparison_from_json(j);
-		mine = report_of(c);
-		read = back != NULL ? report_of(back) : NULL;
+		mine = text_of(c, true);
+		read = back != NULL ? text_of(back, true) : NULL;
 		if (read == NULL || strcmp(mine, read) != 0) {
 			if (bad++ == 0)
 				tap_diag("case %d, from the comparison:\n%s\n"

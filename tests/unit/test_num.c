@@ -3,6 +3,7 @@
  * strtod() and printf() on hundreds of thousands of values.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,23 @@ reference(char *buf, double d, int digits)
 	memcpy(buf, tmp, n + 1);
 }
 
+/* The i-th value to try: on even i any double of any magnitude, on odd i
+ * a measurement (a few digits, some exactly halfway).  False for a
+ * double that is not finite. */
+static bool
+some_value(int i, double *d)
+{
+	uint64_t bits = rng();
+
+	if (i % 2 == 0) {
+		memcpy(d, &bits, sizeof *d);
+		return isfinite(*d);
+	}
+	*d = (double)(bits % 100000000000ULL) / pow(10, (double)(rng() % 16)) *
+	     (rng() % 5 == 0 ? -1 : 1);
+	return true;
+}
+
 static void
 test_format_matches_printf(void)
 {
@@ -142,19 +160,9 @@ test_format_matches_printf(void)
 		char got[NUM_FORMAT_MAX], want[64];
 		int digits = i % 3 == 0 ? 6 : i % 3 == 1 ? 10 : 12;
 		double d;
-		uint64_t bits = rng();
 
-		if (i % 2 == 0) {
-			/* Any double of any magnitude. */
-			memcpy(&d, &bits, sizeof d);
-			if (!isfinite(d))
-				continue;
-		} else {
-			/* Measurements: a few digits, some exactly halfway. */
-			d = (double)(bits % 100000000000ULL) /
-			    pow(10, (double)(rng() % 16)) *
-			    (rng() % 5 == 0 ? -1 : 1);
-		}
+		if (!some_value(i, &d))
+			continue;
 		num_format(got, d, digits);
 		reference(want, d, digits);
 		if (strcmp(got, want) != 0 && bad++ < 5)
@@ -175,21 +183,12 @@ test_round_reads_back(void)
 		char text[NUM_FORMAT_MAX];
 		int digits = i % 3 == 0 ? 6 : i % 3 == 1 ? 10 : 12;
 		double d, want, got;
-		uint64_t bits = rng();
 
-		if (i % 2 == 0) {
-			memcpy(&d, &bits, sizeof d);
-			if (!isfinite(d))
-				continue;
-		} else {
-			d = (double)(bits % 100000000000ULL) /
-			    pow(10, (double)(rng() % 16)) *
-			    (rng() % 5 == 0 ? -1 : 1);
-			/* a mean of such: an ulp off its decimal */
-			if (rng() % 2 == 0)
-				d = nextafter(d,
-					      rng() % 2 ? INFINITY : -INFINITY);
-		}
+		if (!some_value(i, &d))
+			continue;
+		/* a mean of a measurement: an ulp off its decimal */
+		if (i % 2 == 1 && rng() % 2 == 0)
+			d = nextafter(d, rng() % 2 ? INFINITY : -INFINITY);
 		text[num_format(text, d, digits)] = '\0';
 		want = strtod(text, NULL);
 		got = num_round(d, digits);
