@@ -141,6 +141,7 @@ assert ">Lab</a>: 1 box, 1 idle," in home, home[:600]
 assert "<th scope=\"row\">runs compared (base+head)</th>" in reg
 assert "<h3>What moved with it</h3>" in reg and "<h3>Every metric that changed</h3>" in reg
 bis = open(art + "/bisection.html").read()
+assert re.search(r'for <a href="/regressions/\d+">regression \d+</a>', bis), bis[:2000]
 assert "<h2>Steps</h2>" in bis and 'href="/bisections/' not in bis.split("<h2>Steps</h2>")[1], bis[:2000]
 assert "<h2>Bisection</h2>" in reg
 hist = open(art + "/history.html").read()

@@ -406,11 +406,12 @@ on_bisection(const char *text, const struct problem *p, void *arg)
 	page_commit(&b, json_object_get(j, "bad"));
 	buf_adds(&b, " (bad)");
 	if (json_is_integer(json_object_get(j, "regression"))) {
+		char what[48];
+
 		snprintf(id, sizeof id, "%lld", num(j, "regression"));
+		snprintf(what, sizeof what, "regression %s", id);
 		buf_adds(&b, ", for ");
-		page_link(&b, "/regressions/", id, "regression");
-		buf_adds(&b, " ");
-		html_text(&b, id);
+		page_link(&b, "/regressions/", id, what);
 	}
 	buf_adds(&b, ".</p>\n");
 	page_bisection(&b, j, true);
