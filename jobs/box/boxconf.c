@@ -55,6 +55,7 @@ set_defaults(struct boxconf *c)
 	c->memory = mem_total();
 	c->ram_limit = c->memory / 2;
 	c->timeout = 30 * 60;
+	c->hook_timeout = 10 * 60;
 }
 
 static bool
@@ -76,6 +77,44 @@ get_str(const char *file, const struct node *n, const char *key,
 	free(*out);
 	*out = node_to_s(p->value);
 	return true;
+}
+
+static void
+get_duration(const char *file, const struct node *n, const char *key,
+	     double *out, struct errlist *el)
+{
+	char *s = NULL;
+
+	if (get_str(file, n, key, CV_DURATION, &s, el) && s != NULL)
+		unit_duration(s, out);
+	free(s);
+}
+
+static void
+get_yes_no(const char *file, const struct node *n, const char *key, bool *out,
+	   struct errlist *el)
+{
+	static const char *const yes[] = {"yes", "y", "true", NULL};
+	static const char *const no[] = {"no", "n", "false", NULL};
+	char *s = NULL;
+	size_t i;
+
+	if (!get_str(file, n, key, CV_ANY, &s, el) || s == NULL)
+		return;
+	for (i = 0; yes[i] != NULL && strcmp(s, yes[i]) != 0; i++)
+		;
+	if (yes[i] != NULL) {
+		*out = true;
+	} else {
+		for (i = 0; no[i] != NULL && strcmp(s, no[i]) != 0; i++)
+			;
+		if (no[i] != NULL)
+			*out = false;
+		else
+			errlist_error(el, file, node_get_pair(n, key)->line,
+				      "%s: yes or no is expected", key);
+	}
+	free(s);
 }
 
 static bool
@@ -116,14 +155,23 @@ get_paths(const char *file, const struct node *n, const char *key, char ***out,
 bool
 boxconf_load(const char *path, struct boxconf *c, struct errlist *el)
 {
-	static const char *const known[] = {
-		"name",           "tbox_group",     "workdir", "ram_disk_limit",
-		"hdd_partitions", "ssd_partitions", "hook",    "tree",
-		"timeout",        "perf",           NULL};
+	static const char *const known[] = {"name",
+					    "tbox_group",
+					    "workdir",
+					    "ram_disk_limit",
+					    "hdd_partitions",
+					    "ssd_partitions",
+					    "hook",
+					    "tree",
+					    "timeout",
+					    "perf",
+					    "hook_runs_job",
+					    "hook_timeout",
+					    NULL};
 	size_t before = el->nerrors;
 	const struct node *n;
 	struct node *docs;
-	char *size = NULL, *timeout = NULL;
+	char *size = NULL;
 
 	set_defaults(c);
 	if (path == NULL)
@@ -144,18 +192,20 @@ boxconf_load(const char *path, struct boxconf *c, struct errlist *el)
 		errlist_error(el, path, node_get_pair(n, "workdir")->line,
 			      "workdir: an absolute path is expected");
 	get_str(path, n, "hook", CV_ANY, &c->hook, el);
+	get_yes_no(path, n, "hook_runs_job", &c->hook_runs_job, el);
+	if (c->hook_runs_job && c->hook == NULL)
+		errlist_error(el, path, node_get_pair(n, "hook_runs_job")->line,
+			      "hook_runs_job: there is no hook to run the job");
+	get_duration(path, n, "hook_timeout", &c->hook_timeout, el);
 	get_str(path, n, "tree", CV_NAME, &c->tree, el);
 	get_str(path, n, "perf", CV_ANY, &c->perf, el);
 	if (get_str(path, n, "ram_disk_limit", CV_SIZE, &size, el) &&
 	    size != NULL)
 		unit_size(size, &c->ram_limit);
-	if (get_str(path, n, "timeout", CV_DURATION, &timeout, el) &&
-	    timeout != NULL)
-		unit_duration(timeout, &c->timeout);
+	get_duration(path, n, "timeout", &c->timeout, el);
 	get_paths(path, n, "hdd_partitions", &c->hdd, &c->nhdd, el);
 	get_paths(path, n, "ssd_partitions", &c->ssd, &c->nssd, el);
 	free(size);
-	free(timeout);
 	node_free(docs);
 	return el->nerrors == before;
 }

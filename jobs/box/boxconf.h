@@ -12,6 +12,10 @@
  *   hdd_partitions: [/dev/sdb1, /dev/sdc1]   # for NHDD; default none
  *   ssd_partitions: []         # for NSSD
  *   hook: /usr/local/bin/provision   # run as "hook TREE COMMIT"
+ *   hook_runs_job: no          # yes: the hook runs the job itself (in a
+ *                              # VM it boots), "hook TREE COMMIT JOB
+ *                              # RESULT"; docs/box.md
+ *   hook_timeout: 10m          # the hook's time limit
  *   tree: linux                # the tree commits belong to
  *   timeout: 30m               # per atomic job, unless the job says
  *   perf: perf                 # the perf program, for perf-profile and
@@ -33,11 +37,13 @@ struct boxconf {
 	char *name;
 	char *tbox_group;
 	char *workdir;
-	char *hook;         /* NULL: no provisioning */
-	char *tree;         /* NULL: none named */
-	char *perf;         /* the perf program */
-	uint64_t ram_limit; /* bytes */
-	char **hdd;         /* partitions for NHDD */
+	char *hook;          /* NULL: no provisioning */
+	bool hook_runs_job;  /* the hook runs the job and writes its result */
+	double hook_timeout; /* seconds */
+	char *tree;          /* NULL: none named */
+	char *perf;          /* the perf program */
+	uint64_t ram_limit;  /* bytes */
+	char **hdd;          /* partitions for NHDD */
 	size_t nhdd;
 	char **ssd; /* partitions for NSSD */
 	size_t nssd;

@@ -31,7 +31,8 @@ slurp(const char *path, size_t max)
 
 json_t *
 provision_run(const struct boxconf *bc, const char *tree, const char *commit,
-	      const char *rundir, json_t *outputs, char **err, bool *job_fault)
+	      const char *job, const char *result, const char *rundir,
+	      json_t *outputs, char **err, bool *job_fault)
 {
 	json_t *p = json_object();
 	struct utsname u;
@@ -55,11 +56,22 @@ provision_run(const struct boxconf *bc, const char *tree, const char *commit,
 	out = xasprintf("%s/provision.out", rundir);
 	errp = xasprintf("%s/provision.err", rundir);
 	{
-		char *argv[] = {bc->hook, (char *)(tree ? tree : ""),
-				(char *)(commit ? commit : ""), NULL};
+		char *argv[] = {bc->hook,
+				(char *)(tree ? tree : ""),
+				(char *)(commit ? commit : ""),
+				(char *)job,
+				(char *)result,
+				NULL};
+		char self[4096];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 
 		setenv("ROBOT_BOX", bc->name, 1);
 		setenv("ROBOT_WORKDIR", bc->workdir, 1);
+		/* The hook that runs the job runs this program in its VM. */
+		if (n > 0) {
+			self[n] = '\0';
+			setenv("ROBOT_BOX_PROGRAM", self, 1);
+		}
 		if (!child_spawn(&c, "provisioning hook", argv, out, errp,
 				 NULL)) {
 			*err = xasprintf("cannot start the provisioning hook "
@@ -71,7 +83,8 @@ provision_run(const struct boxconf *bc, const char *tree, const char *commit,
 			return NULL;
 		}
 	}
-	ok = child_wait(&c, 600, &timed_out) && child_succeeded(&c);
+	ok = child_wait(&c, bc->hook_timeout, &timed_out) &&
+	     child_succeeded(&c);
 	text = slurp(out, 64 * 1024);
 	{
 		char *e = slurp(errp, 64 * 1024), *both;
@@ -93,8 +106,10 @@ provision_run(const struct boxconf *bc, const char *tree, const char *commit,
 					 commit ? commit : "the box",
 					 words ? ": " : "", words ? words : "");
 		else if (timed_out)
-			*err = xasprintf("provisioning %s took over 10 minutes",
-					 commit ? commit : "the box");
+			*err = xasprintf("provisioning %s took over %.0f s "
+					 "(hook_timeout)",
+					 commit ? commit : "the box",
+					 bc->hook_timeout);
 		else
 			*err = xasprintf(
 				"provisioning %s failed: the hook %s%s%s",

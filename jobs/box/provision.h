@@ -23,9 +23,15 @@
  * Provisions commit of tree (either may be NULL).  Returns what the box
  * runs, or NULL with *err and *job_fault (whether the hook blamed the
  * commit).  The hook's output is added to outputs as "provision".
+ *
+ * With job and result (a box whose hook runs the job, hook_runs_job),
+ * the hook is run as "HOOK TREE COMMIT JOB RESULT": it runs the atomic
+ * job in the file job where the commit runs (a VM with the commit's
+ * kernel) and writes that run's result document to the file result.
  */
 json_t *provision_run(const struct boxconf *bc, const char *tree,
-		      const char *commit, const char *rundir, json_t *outputs,
-		      char **err, bool *job_fault);
+		      const char *commit, const char *job, const char *result,
+		      const char *rundir, json_t *outputs, char **err,
+		      bool *job_fault);
 
 #endif

@@ -25,6 +25,7 @@
 #include "jobs/box/storage.h"
 #include "jobs/box/tunables.h"
 #include "jobs/box/workload.h"
+#include "jobs/emit.h"
 #include "jobs/unit.h"
 #include "jobs/validate.h"
 #include "robot/analysis/result.h"
@@ -46,7 +47,8 @@ struct run {
 	bool job_fault; /* the failure is the job's, not the box's */
 	double monitor_cpu;
 	size_t samples;
-	json_t *perf; /* {"perf-profile": {"seconds": s, "cpu_seconds": c}} */
+	json_t *perf;  /* {"perf-profile": {"seconds": s, "cpu_seconds": c}} */
+	json_t *guest; /* the run's document from the hook that ran the job */
 };
 
 static void
@@ -205,6 +207,117 @@ run_workload(struct run *r, const char *name, struct storage *st)
 	free(devices);
 }
 
+/*
+ * The run the hook's guest made becomes this run: its status, numbers,
+ * outputs, disks and settings; the job, the box, the commit, the times
+ * and what was provisioned stay this box's.
+ */
+static void
+adopt_guest(json_t *doc, json_t *guest)
+{
+	static const char *const taken[] = {"status", "error",  "fault",
+					    "stats",  "series", "storage",
+					    "sysctl", NULL};
+	json_t *run = json_object_get(guest, "run");
+	json_t *gw = json_object_get(guest, "warnings");
+	json_t *w = json_object_get(doc, "warnings");
+	size_t i;
+	json_t *v;
+
+	for (i = 0; taken[i] != NULL; i++)
+		if ((v = json_object_get(guest, taken[i])) != NULL)
+			json_object_set(doc, taken[i], v);
+	if (json_is_object(run)) {
+		json_object_update(json_object_get(doc, "run"), run);
+	}
+	if (json_is_object(json_object_get(guest, "outputs")))
+		json_object_update_missing(json_object_get(doc, "outputs"),
+					   json_object_get(guest, "outputs"));
+	if (json_is_array(gw) && json_array_size(gw) > 0) {
+		if (w == NULL) {
+			w = json_array();
+			json_object_set_new(doc, "warnings", w);
+		}
+		json_array_extend(w, gw);
+	}
+}
+
+/*
+ * A box whose hook runs the job: the atomic job goes to the hook as a
+ * file, and the one result document it writes back is the run's, once it
+ * proves that it ran where the hook says ("kernel").
+ */
+static void
+run_by_hook(struct run *r)
+{
+	const struct runner_request *rq = r->rq;
+	char *job = xasprintf("%s/job.yaml", r->rundir);
+	char *result = xasprintf("%s/result.json", r->rundir);
+	char *yaml = emit_yaml(rq->aj->job, rq->aj->key), *err = NULL;
+	const char *said, *ran;
+	json_error_t je;
+	json_t *doc = NULL;
+	struct result res;
+	struct errlist el;
+	FILE *fp;
+
+	errlist_init(&el);
+	if (yaml == NULL || (fp = fopen(job, "w")) == NULL) {
+		fail(r, xasprintf("cannot write the job for the hook to '%s'",
+				  job));
+		goto out;
+	}
+	fputs(yaml, fp);
+	if (fclose(fp) != 0) {
+		fail(r, xasprintf("cannot write '%s'", job));
+		goto out;
+	}
+	log_info("%s %s: the hook runs %s", rq->label, rq->aj->key,
+		 rq->commit ? rq->commit : "(no commit)");
+	r->provision =
+		provision_run(rq->bc, rq->tree, rq->commit, job, result,
+			      r->rundir, r->outputs, &err, &r->job_fault);
+	if (r->provision == NULL) {
+		fail(r, err);
+		goto out;
+	}
+	doc = json_load_file(result, JSON_REJECT_DUPLICATES, &je);
+	if (json_is_array(doc) && json_array_size(doc) == 1) {
+		json_t *one = json_incref(json_array_get(doc, 0));
+
+		json_decref(doc);
+		doc = one;
+	}
+	if (doc == NULL || !result_parse("the hook's result", doc, &res, &el)) {
+		fail(r, xasprintf("the hook wrote no result document to "
+				  "'%s': %s",
+				  result,
+				  doc == NULL ? je.text
+				  : el.n > 0  ? el.v[0].message
+					      : "?"));
+		goto out;
+	}
+	result_release(&res);
+	/* The proof: the release the guest ran is the one the hook built. */
+	said = json_string_value(json_object_get(r->provision, "kernel"));
+	ran = json_string_value(
+		json_object_get(json_object_get(doc, "provision"), "kernel"));
+	if (said == NULL || ran == NULL || strcmp(said, ran) != 0) {
+		fail(r,
+		     xasprintf("the hook says it ran kernel %s, but the "
+			       "job ran on %s",
+			       said ? said : "(none)", ran ? ran : "(none)"));
+		goto out;
+	}
+	r->guest = json_incref(doc);
+out:
+	json_decref(doc);
+	errlist_release(&el);
+	free(yaml);
+	free(job);
+	free(result);
+}
+
 static json_t *
 result_json(struct run *r, const char *started, const char *finished)
 {
@@ -256,6 +369,8 @@ result_json(struct run *r, const char *started, const char *finished)
 	/* What perf cost the box while it recorded (docs/box.md). */
 	if (json_object_size(r->perf) > 0)
 		json_object_set(json_object_get(doc, "run"), "perf", r->perf);
+	if (r->guest != NULL)
+		adopt_guest(doc, r->guest);
 	return doc;
 }
 
@@ -308,6 +423,10 @@ runner_run(const struct runner_request *rq)
 		goto teardown;
 	}
 
+	if (rq->bc->hook_runs_job) {
+		run_by_hook(&r);
+		goto teardown;
+	}
 	/* 1. Save the tunables before the hook or the job touch them. */
 	path = xasprintf("%s/sysctl.saved", rq->bc->workdir);
 	have_tunables = tunables_save(&tun, path, &err);
@@ -332,8 +451,8 @@ runner_run(const struct runner_request *rq)
 	else
 		log_info("%s %s: provisioning %s", rq->label, rq->aj->key,
 			 rq->commit ? rq->commit : "(no commit)");
-	r.provision = provision_run(rq->bc, rq->tree, rq->commit, r.rundir,
-				    r.outputs, &err, &r.job_fault);
+	r.provision = provision_run(rq->bc, rq->tree, rq->commit, NULL, NULL,
+				    r.rundir, r.outputs, &err, &r.job_fault);
 	if (r.provision == NULL) {
 		fail(&r, err);
 		goto teardown;
@@ -374,6 +493,7 @@ teardown:
 	json_decref(r.sysctl);
 	json_decref(r.warnings);
 	json_decref(r.perf);
+	json_decref(r.guest);
 	free(r.error);
 	free(r.rundir);
 	return doc;

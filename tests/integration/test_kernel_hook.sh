@@ -1,0 +1,294 @@
+#!/bin/sh
+# test_kernel_hook.sh ROBOT_BOX SOURCE_DIR: the contract of the kernel
+# hook (examples/hooks/kernel, docs/box.md) with robot-box, in seconds:
+# a fake make and a fake qemu stand in for the build and the VM (the real
+# ones take minutes; scripts/kernel-demo runs them).  The fake guest runs
+# the job with the real robot-box on a real loop device, as the VM's
+# init does, so the result robot-box adopts is a real one.  Root (loop
+# devices); TAP output.
+set -u
+BOX=$1
+SRC=$2
+HOOK=$SRC/examples/hooks/kernel
+
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP robot-box needs root (loop devices, mounts)"
+	exit 77
+fi
+
+T=$(mktemp -d /tmp/robot-kernel-hook.XXXXXX)
+NAME=robot-khook-$$
+finish() {
+	"$BOX" cleanup --config "$T/box.yaml" >/dev/null 2>&1
+	"$BOX" cleanup --config "$T/guest-box.yaml" >/dev/null 2>&1
+	rm -rf "$T"
+}
+trap finish EXIT
+trap 'exit 1' INT TERM
+
+n=0
+failed=0
+check() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
+}
+diag() { echo "# $*"; }
+py() {
+	/usr/bin/python3 -c "import json, sys
+docs = json.load(open('$1'))
+d = docs[0]
+$2"
+}
+
+# A kernel tree of four commits: two that build and boot, one that does
+# not build, one that does not boot.  What the fake make needs of it:
+# scripts/kconfig/merge_config.sh.
+mkdir -p "$T/tree/scripts/kconfig"
+cat >"$T/tree/scripts/kconfig/merge_config.sh" <<'EOF'
+#!/bin/sh
+# merge_config.sh -m -O DIR BASE FRAGMENT
+while [ $# -gt 2 ]; do shift; done
+grep '^CONFIG_' "$2" >>"$1"
+EOF
+chmod +x "$T/tree/scripts/kconfig/merge_config.sh"
+(
+	cd "$T/tree" || exit 1
+	export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t.invalid GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t.invalid
+	git init -q -b master .
+	echo 1 >VERSION
+	git add -A && git commit -q -m "linux: the base"
+	echo 2 >VERSION
+	git commit -q -am "mm: an innocent change"
+	touch BROKEN
+	git add BROKEN && git commit -q -m "mm: a change that does not build"
+	git rm -q BROKEN && touch NOBOOT
+	git add NOBOOT && git commit -q -m "mm: a change that does not boot"
+)
+c1=$(git -C "$T/tree" rev-parse HEAD~3)
+c2=$(git -C "$T/tree" rev-parse HEAD~2)
+c3=$(git -C "$T/tree" rev-parse HEAD~1)
+c4=$(git -C "$T/tree" rev-parse HEAD)
+short() { echo "$1" | cut -c1-12; }
+
+# The fake make: logs "TARGET COMMIT" and does what kbuild would, in
+# miniature; a tree with BROKEN does not compile.
+cat >"$T/make" <<'EOF'
+#!/bin/sh
+src= obj= lv= target=
+for a; do
+	case $a in
+	-C) next=src ;;
+	O=*) obj=${a#O=} ;;
+	LOCALVERSION=*) lv=${a#LOCALVERSION=} ;;
+	-*|*=*) ;;
+	*) if [ "${next:-}" = src ]; then src=$a; next=; else target=$a; fi ;;
+	esac
+done
+echo "$target $(git -C "$src" rev-parse HEAD)" >>"$FAKE_LOG"
+case $target in
+tinyconfig) echo "CONFIG_TINY=y" >"$obj/.config" ;;
+olddefconfig) ;;
+kernelrelease) echo "6.1.0$lv" ;;
+bzImage)
+	if [ -f "$src/BROKEN" ]; then
+		echo "  CC      mm/page-writeback.o" >&2
+		echo "mm/page-writeback.c:1:1: error: expected ';'" >&2
+		exit 2
+	fi
+	mkdir -p "$obj/arch/x86/boot"
+	echo "fake kernel 6.1.0$lv" >"$obj/arch/x86/boot/bzImage"
+	[ ! -f "$src/NOBOOT" ] || echo NOBOOT >>"$obj/arch/x86/boot/bzImage"
+	;;
+*) echo "fake make: no target '$target'" >&2; exit 2 ;;
+esac
+EOF
+# The fake qemu: boots the "kernel" as the real guest would, by running
+# robot-box on the job the hook shared; FAKE_QEMU_MODE makes it fail.
+cat >"$T/qemu" <<'EOF'
+#!/bin/sh
+kernel= out= console=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-kernel) kernel=$2; shift ;;
+	-fsdev) case $2 in *id=out,*) out=$(echo "$2" | sed 's/.*path=\([^,]*\).*/\1/') ;; esac; shift ;;
+	-serial) console=${2#file:}; shift ;;
+	esac
+	shift
+done
+echo "qemu $*" >>"$FAKE_LOG"
+release=$(sed -n 's/^fake kernel //p' "$kernel")
+echo "Linux version $release" >"$console"
+if grep -q NOBOOT "$kernel"; then
+	echo "Kernel panic - not syncing: VFS: Unable to mount root fs" >>"$console"
+	exit 0
+fi
+case ${FAKE_QEMU_MODE:-} in
+silent | hang) exec sleep 60 ;;
+esac
+echo "robot-guest: up on $release" >>"$console"
+[ "${FAKE_QEMU_MODE:-}" = wrongkernel ] && release=6.1.0-other
+echo "$release" >"$out/kernel"
+[ "${FAKE_QEMU_MODE:-}" = noresult ] && exit 0
+. "$out/env"
+# The guest's robot-box, as the VM's init runs it (a box of its own here,
+# beside the one that runs the hook).
+sed -e "s|^name: .*|name: $FAKE_GUEST_NAME|" -e "s|^workdir: .*|workdir: $FAKE_GUEST_WORK|" "$out/box.yaml" >"$FAKE_GUEST_CONF"
+"$ROBOT_BOX_PROGRAM" run --json --repeat 1 --config "$FAKE_GUEST_CONF" "$out/job.yaml" >"$out/result.json" 2>"$out/robot-box.err"
+# The guest's robot-box records the release it ran on.
+[ "${FAKE_QEMU_MODE:-}" = liar ] || /usr/bin/python3 -c "
+import json, sys
+docs = json.load(open(sys.argv[1]))
+docs[0]['provision']['kernel'] = sys.argv[2]
+json.dump(docs, open(sys.argv[1], 'w'))" "$out/result.json" "$release"
+echo "robot-guest: done" >>"$console"
+EOF
+chmod +x "$T/make" "$T/qemu"
+export FAKE_LOG="$T/fake.log" FAKE_GUEST_NAME="$NAME-guest" FAKE_GUEST_WORK="$T/guest-work" \
+	FAKE_GUEST_CONF="$T/guest-box.yaml"
+export KERNEL_REPO="$T/tree" KERNEL_CACHE="$T/cache" KERNEL_MAKE="$T/make" KERNEL_QEMU="$T/qemu" \
+	KERNEL_HOOK_CONF=/nonexistent
+: >"$FAKE_LOG"
+
+cat >"$T/box.yaml" <<YAML
+name: $NAME
+tbox_group: robot-test
+workdir: $T/work
+tree: linux
+hook: $HOOK
+hook_runs_job: yes
+hook_timeout: 2m
+YAML
+printf 'suite: dd\ndisk: 1LOOP_256M\nfs: ext4\nnr_threads: 1\ndd:\n  bs: 1M\n  size: 32M\n' >"$T/dd.yaml"
+run() { # COMMIT OUT [ENV...]: one run of the dd job on the commit
+	c=$1 out=$2
+	shift 2
+	env "$@" "$BOX" run --repeat 1 --json --config "$T/box.yaml" --commit "$c" "$T/dd.yaml" >"$T/$out" 2>"$T/$out.err"
+}
+count() { grep -c "^$1 $2" "$FAKE_LOG"; }
+
+# 1. A commit's kernel built, booted and the job run on it.
+run "$c1" one.json
+rc=$?
+py "$T/one.json" "
+p = d['provision']
+assert d['status'] == 'ok', d['error']
+assert d['commit'] == '$c1' and d['tree'] == 'linux' and d['box'] == '$NAME', d
+assert p['kernel'] == '6.1.0-robot-$(short "$c1")', p
+assert p['commit'] == '$c1' and p['subject'] == 'linux: the base', p
+assert p['hook'] == '$HOOK' and p['kernel_config'] and p['backend'].startswith('qemu-'), p
+assert ('tcg' in p) == (p['backend'] == 'qemu-tcg'), p
+if 'tcg' in p: assert p['tcg'] == 'not for performance', p
+assert d['stats']['dd.write_bytes_per_sec'] > 0, d['stats']
+assert d['storage'] and d['run']['index'] == 1, d
+assert 'building $(short "$c1")' in d['outputs']['provision'], d['outputs']
+"
+rc2=$?
+check $([ $rc = 0 ] && [ $rc2 = 0 ]; echo $?) "a commit's kernel is built, booted and runs the job; its release is the proof"
+check $([ "$(count tinyconfig "$c1")" = 1 ] && [ "$(count bzImage "$c1")" = 1 ] &&
+	[ -f "$T/cache/kernels/$c1-$(py "$T/one.json" "print(d['provision']['kernel_config'])")/bzImage" ]; echo $?) \
+	"the config is made once, from tinyconfig and the fragment; the kernel is cached by (commit, config)"
+grep -q '^CONFIG_EXT4_FS=y' "$T"/cache/build/linux-*/obj/.config
+check $? "the fragment is in the config"
+
+# 2. The same commit again: no build.  The next commit: built in the same
+# object directory (an incremental build), its worktree moved to it.
+run "$c1" again.json
+rc1=$?
+run "$c2" two.json
+rc2=$?
+check $([ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$(count bzImage "$c1")" = 1 ] && [ "$(count bzImage "$c2")" = 1 ] &&
+	[ "$(count tinyconfig "")" = 1 ] && [ "$(ls "$T/cache/build" | grep -vc lock)" = 1 ] &&
+	[ "$(git -C "$T"/cache/build/linux-*/src rev-parse HEAD)" = "$c2" ]; echo $?) \
+	"a cached kernel is not built again; the next commit is built in the same tree and objects"
+py "$T/two.json" "assert d['provision']['kernel'] == '6.1.0-robot-$(short "$c2")', d['provision']"
+check $? "each commit's run names its own release"
+
+# 3. The commit's faults: it does not build, it does not boot, it is not
+# in the tree.  The job's fault, not the box's.
+run "$c3" broken.json
+py "$T/broken.json" "
+assert d['status'] == 'failed' and d['fault'] == 'job', d
+assert 'blames the commit' in d['error'] and \"expected ';'\" in d['error'], d['error']
+assert 'does not build' in d['outputs']['provision'], d['outputs']
+"
+check $? "a commit that does not build is the job's fault, with the compiler's words"
+run "$c4" noboot.json
+py "$T/noboot.json" "
+assert d['status'] == 'failed' and d['fault'] == 'job', d
+assert 'blames the commit' in d['error'] and 'did not reach init' in d['error'] and 'Unable to mount root' in d['error'], d['error']
+"
+check $? "a kernel that does not reach init is the job's fault, with its console"
+run nosuchcommit unknown.json
+py "$T/unknown.json" "
+assert d['status'] == 'failed' and d['fault'] == 'job', d
+assert 'no commit' in d['error'], d['error']
+"
+check $? "an unknown commit is the job's fault"
+run "$c1" silent.json FAKE_QEMU_MODE=silent KERNEL_BOOT_TIMEOUT=2
+py "$T/silent.json" "
+assert d['status'] == 'failed' and d['fault'] == 'job', d
+assert 'did not reach init within 2 s' in d['error'], d['error']
+"
+check $? "a kernel that stays silent past the boot deadline is the job's fault"
+
+# 4. The box's faults: no QEMU, a guest on another kernel, a guest that
+# writes no result, a hook that lies about the kernel, a hook past its
+# time limit.
+run "$c1" noqemu.json KERNEL_QEMU=/nonexistent/qemu
+py "$T/noqemu.json" "
+assert d['status'] == 'failed' and d['fault'] == 'box', d
+assert \"no '/nonexistent/qemu' on this box\" in d['error'], d['error']
+"
+check $? "no QEMU is the box's fault"
+run "$c1" wrong.json FAKE_QEMU_MODE=wrongkernel
+py "$T/wrong.json" "
+assert d['status'] == 'failed' and d['fault'] == 'box', d
+assert \"the guest ran '6.1.0-other', not 6.1.0-robot-$(short "$c1")\" in d['error'], d['error']
+"
+check $? "a guest on another kernel than the one built is the box's fault"
+run "$c1" noresult.json FAKE_QEMU_MODE=noresult
+py "$T/noresult.json" "
+assert d['status'] == 'failed' and d['fault'] == 'box', d
+assert 'the guest wrote no result (QEMU exited 0)' in d['error'], d['error']
+"
+check $? "a guest that writes no result is the box's fault"
+run "$c1" liar.json FAKE_QEMU_MODE=liar
+py "$T/liar.json" "
+assert d['status'] == 'failed' and d['fault'] == 'box', d
+assert d['error'].startswith('the hook says it ran kernel 6.1.0-robot-$(short "$c1"), but the job ran on $(uname -r)'), d['error']
+"
+check $? "robot-box checks the hook's kernel against the one the job ran on"
+sed 's/^hook_timeout: .*/hook_timeout: 3s/' "$T/box.yaml" >"$T/slow-box.yaml"
+FAKE_QEMU_MODE=hang "$BOX" run --repeat 1 --json --config "$T/slow-box.yaml" --commit "$c1" "$T/dd.yaml" >"$T/hang.json" 2>"$T/hang.err"
+py "$T/hang.json" "
+assert d['status'] == 'failed' and d['fault'] == 'box', d
+assert 'took over 3 s (hook_timeout)' in d['error'], d['error']
+"
+rc=$?
+sleep 0.5
+check $([ $rc = 0 ] && ! pgrep -f "$T/qemu" >/dev/null; echo $?) "a hook past hook_timeout is stopped with its VM"
+
+# 5. Misuse: the vm back end as a plain provisioning hook; bad settings.
+grep -v hook_runs_job "$T/box.yaml" >"$T/plain-box.yaml"
+"$BOX" run --repeat 1 --json --config "$T/plain-box.yaml" --commit "$c1" "$T/dd.yaml" >"$T/plain.json" 2>/dev/null
+py "$T/plain.json" "
+assert d['status'] == 'failed' and d['fault'] == 'box', d
+assert 'set hook_runs_job: yes' in d['error'], d['error']
+"
+check $? "the vm back end without hook_runs_job says what to set"
+printf 'name: x\nhook_runs_job: maybe\nhook_timeout: soon\n' >"$T/bad1.yaml"
+printf 'name: x\nhook_runs_job: yes\n' >"$T/bad2.yaml"
+"$BOX" run --config "$T/bad1.yaml" "$T/dd.yaml" >/dev/null 2>"$T/err1"
+rc1=$?
+"$BOX" run --config "$T/bad2.yaml" "$T/dd.yaml" >/dev/null 2>"$T/err2"
+rc2=$?
+check $([ $rc1 = 2 ] && grep -q "bad1.yaml:2: hook_runs_job: yes or no is expected" "$T/err1" &&
+	grep -q "bad1.yaml:3: hook_timeout" "$T/err1" && [ $rc2 = 2 ] &&
+	grep -q "bad2.yaml:2: hook_runs_job: there is no hook to run the job" "$T/err2"; echo $?) \
+	"bad hook settings are refused with lines"
+KERNEL_BACKEND=bare "$HOOK" linux "$c1" "$T/dd.yaml" "$T/x.json" 2>"$T/err"
+check $([ $? = 1 ] && grep -q "KERNEL_BACKEND is vm or kexec, not 'bare'" "$T/err"; echo $?) "an unknown back end is the box's fault"
+check $(! grep -qs "/dev/shm/robot-box-$NAME" /sys/block/loop*/loop/backing_file; echo $?) "nothing left behind"
+
+echo "1..$n"
+[ $failed = 0 ]
