@@ -242,6 +242,13 @@ child_kill_wait(struct child *c)
 bool
 child_wait(struct child *c, double timeout, bool *timed_out)
 {
+	return child_wait_tick(c, timeout, timed_out, NULL, NULL);
+}
+
+bool
+child_wait_tick(struct child *c, double timeout, bool *timed_out,
+		void (*tick)(void *), void *arg)
+{
 	double deadline = timeout > 0 ? child_now() + timeout : 0;
 
 	*timed_out = false;
@@ -269,6 +276,8 @@ child_wait(struct child *c, double timeout, bool *timed_out)
 		} else {
 			usleep(10000);
 		}
+		if (tick != NULL)
+			tick(arg);
 	}
 	return true;
 }

@@ -71,6 +71,9 @@ void child_kill_wait(struct child *c);
  * (*timed_out) or a stop signal.
  */
 bool child_wait(struct child *c, double timeout, bool *timed_out);
+/* child_wait() that calls tick(arg) about once a second while it waits. */
+bool child_wait_tick(struct child *c, double timeout, bool *timed_out,
+		     void (*tick)(void *), void *arg);
 /* Whether it exited with status 0. */
 bool child_succeeded(const struct child *c);
 /* "exited with status 1", "was killed by signal 9 (Killed)". */

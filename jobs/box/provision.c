@@ -11,6 +11,7 @@
 
 #include "jobs/box/child.h"
 #include "jobs/box/provision.h"
+#include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -27,6 +28,39 @@ slurp(const char *path, size_t max)
 		close(fd);
 	buf[n > 0 ? n : 0] = '\0';
 	return buf;
+}
+
+/* The hook's stderr, relayed to the box's log line by line as it comes:
+ * a kernel build takes many minutes. */
+struct relay {
+	const char *path;
+	off_t done; /* bytes relayed */
+};
+
+static void
+relay_lines(void *arg)
+{
+	struct relay *r = arg;
+	char buf[8192], *line, *nl;
+	ssize_t n;
+	int fd = open(r->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd == -1)
+		return;
+	while ((n = pread(fd, buf, sizeof buf - 1, r->done)) > 0) {
+		buf[n] = '\0';
+		for (line = buf; (nl = strchr(line, '\n')) != NULL;
+		     line = nl + 1) {
+			*nl = '\0';
+			log_info("hook: %s", line);
+		}
+		if (line == buf) { /* a line longer than buf: cut it */
+			log_info("hook: %s", buf);
+			line = buf + n;
+		}
+		r->done += line - buf;
+	}
+	close(fd);
 }
 
 json_t *
@@ -83,8 +117,14 @@ provision_run(const struct boxconf *bc, const char *tree, const char *commit,
 			return NULL;
 		}
 	}
-	ok = child_wait(&c, bc->hook_timeout, &timed_out) &&
-	     child_succeeded(&c);
+	{
+		struct relay r = {errp, 0};
+
+		ok = child_wait_tick(&c, bc->hook_timeout, &timed_out,
+				     relay_lines, &r) &&
+		     child_succeeded(&c);
+		relay_lines(&r);
+	}
 	text = slurp(out, 64 * 1024);
 	{
 		char *e = slurp(errp, 64 * 1024), *both;

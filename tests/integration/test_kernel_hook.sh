@@ -189,6 +189,9 @@ check $([ "$(count tinyconfig "$c1")" = 1 ] && [ "$(count bzImage "$c1")" = 1 ] 
 	"the config is made once, from tinyconfig and the fragment; the kernel is cached by (commit, config)"
 grep -q '^CONFIG_EXT4_FS=y' "$T"/cache/build/linux-*/obj/.config
 check $? "the fragment is in the config"
+grep -q "robot-box: hook: kernel hook: building $(short "$c1") in " "$T/one.json.err" &&
+	grep -q "robot-box: hook: kernel hook: booting 6.1.0-robot-$(short "$c1") under QEMU" "$T/one.json.err"
+check $? "the hook's progress is relayed to the box's log as it comes"
 
 # 2. The same commit again: no build.  The next commit: built in the same
 # object directory (an incremental build), its worktree moved to it.
