@@ -74,17 +74,18 @@ short() { echo "$1" | cut -c1-12; }
 # miniature; a tree with BROKEN does not compile.
 cat >"$T/make" <<'EOF'
 #!/bin/sh
-src= obj= lv= target=
+src= obj= lv= target= cc=
 for a; do
 	case $a in
 	-C) next=src ;;
 	O=*) obj=${a#O=} ;;
+	CC=*) cc=${a#CC=} ;;
 	LOCALVERSION=*) lv=${a#LOCALVERSION=} ;;
 	-*|*=*) ;;
 	*) if [ "${next:-}" = src ]; then src=$a; next=; else target=$a; fi ;;
 	esac
 done
-echo "$target $(git -C "$src" rev-parse HEAD)" >>"$FAKE_LOG"
+echo "$target $(git -C "$src" rev-parse HEAD) cc=$cc" >>"$FAKE_LOG"
 case $target in
 tinyconfig) echo "CONFIG_TINY=y" >"$obj/.config" ;;
 olddefconfig) ;;
@@ -180,6 +181,7 @@ assert ('tcg' in p) == (p['backend'] == 'qemu-tcg'), p
 if 'tcg' in p: assert p['tcg'] == 'not for performance', p
 assert d['stats']['dd.write_bytes_per_sec'] > 0, d['stats']
 assert d['storage'] and d['run']['index'] == 1, d
+assert float(p['boot_seconds']) > 0 and int(p['vm_seconds']) >= 0, p
 assert 'building $(short "$c1")' in d['outputs']['provision'], d['outputs']
 "
 rc2=$?
@@ -205,6 +207,11 @@ check $([ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$(count bzImage "$c1")" = 1 ] && [ "$
 	"a cached kernel is not built again; the next commit is built in the same tree and objects"
 py "$T/two.json" "assert d['provision']['kernel'] == '6.1.0-robot-$(short "$c2")', d['provision']"
 check $? "each commit's run names its own release"
+if command -v ccache >/dev/null; then cc="ccache gcc"; else cc=gcc; fi
+rm -rf "$T/cache/kernels/$c2-"*
+run "$c2" noccache.json KERNEL_CCACHE=no
+check $([ $? = 0 ] && grep -q "^bzImage $c1 cc=$cc\$" "$FAKE_LOG" && grep -q "^bzImage $c2 cc=gcc\$" "$FAKE_LOG"; echo $?) \
+	"ccache when it is installed, unless KERNEL_CCACHE=no"
 
 # 3. The commit's faults: it does not build, it does not boot, it is not
 # in the tree.  The job's fault, not the box's.
