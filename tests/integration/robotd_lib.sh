@@ -125,13 +125,7 @@ finish() {
 trap finish EXIT
 trap 'exit 1' INT TERM
 
-n=0
-failed=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
-diag() { echo "# $*"; }
+. "$SRC/tests/integration/tap.sh"
 
 # wait_for SECONDS CMD...: until CMD succeeds; false after SECONDS.
 wait_for() {

@@ -58,13 +58,7 @@ ram_disk_limit: 8G
 timeout: 5m
 YAML
 
-n=0
-failed=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
-diag() { echo "# $*"; }
+. "$(dirname "$0")/tap.sh"
 # nothing_left: no mount, loop device or image of this box remains.
 nothing_left() {
 	! grep -qs "/dev/shm/robot-box-$NAME" /sys/block/loop*/loop/backing_file &&

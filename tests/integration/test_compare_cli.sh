@@ -6,12 +6,7 @@ ROBOT=$1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-n=0
-failed=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # doc DIR NAME COMMIT STATUS FILES_PER_SEC CS [KEY]
 doc() {

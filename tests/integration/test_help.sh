@@ -7,12 +7,7 @@ set -u
 ROBOT=$1 BOX=$2 ROBOTD=$3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
+. "$(dirname "$0")/tap.sh"
 echo "1..13"
 
 # help CMD...: CMD --help exits 0, with "usage: NAME" on stdout and

@@ -26,13 +26,7 @@ finish() {
 trap finish EXIT
 trap 'exit 1' INT TERM
 
-n=0
-failed=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
-diag() { echo "# $*"; }
+. "$(dirname "$0")/tap.sh"
 py() {
 	/usr/bin/python3 -c "import json, sys
 docs = json.load(open('$1'))
