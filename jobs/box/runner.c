@@ -227,8 +227,15 @@ adopt_guest(json_t *doc, json_t *guest)
 	for (i = 0; taken[i] != NULL; i++)
 		if ((v = json_object_get(guest, taken[i])) != NULL)
 			json_object_set(doc, taken[i], v);
+	/* The guest's CPUs, samples and costs; the index is this box's. */
 	if (json_is_object(run)) {
-		json_object_update(json_object_get(doc, "run"), run);
+		json_t *mine = json_object_get(doc, "run");
+		json_t *index = json_incref(json_object_get(mine, "index"));
+		json_t *of = json_incref(json_object_get(mine, "of"));
+
+		json_object_update(mine, run);
+		json_object_set_new(mine, "index", index);
+		json_object_set_new(mine, "of", of);
 	}
 	if (json_is_object(json_object_get(guest, "outputs")))
 		json_object_update_missing(json_object_get(doc, "outputs"),

@@ -159,6 +159,7 @@ run() { # COMMIT OUT [ENV...]: one run of the dd job on the commit
 	shift 2
 	env "$@" "$BOX" run --repeat 1 --json --config "$T/box.yaml" --commit "$c" "$T/dd.yaml" >"$T/$out" 2>"$T/$out.err"
 }
+
 count() { grep -c "^$1 $2" "$FAKE_LOG"; }
 
 # 1. A commit's kernel built, booted and the job run on it.
@@ -193,14 +194,17 @@ check $? "the hook's progress is relayed to the box's log as it comes"
 # object directory (an incremental build), its worktree moved to it.
 run "$c1" again.json
 rc1=$?
-run "$c2" two.json
+"$BOX" run --repeat 2 --json --config "$T/box.yaml" --commit "$c2" "$T/dd.yaml" >"$T/two.json" 2>"$T/two.json.err"
 rc2=$?
 check $([ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$(count bzImage "$c1")" = 1 ] && [ "$(count bzImage "$c2")" = 1 ] &&
 	[ "$(count tinyconfig "")" = 1 ] && [ "$(ls "$T/cache/build" | grep -vc lock)" = 1 ] &&
 	[ "$(git -C "$T"/cache/build/linux-*/src rev-parse HEAD)" = "$c2" ]; echo $?) \
 	"a cached kernel is not built again; the next commit is built in the same tree and objects"
-py "$T/two.json" "assert d['provision']['kernel'] == '6.1.0-robot-$(short "$c2")', d['provision']"
-check $? "each commit's run names its own release"
+py "$T/two.json" "
+assert d['provision']['kernel'] == '6.1.0-robot-$(short "$c2")', d['provision']
+assert [x['run']['index'] for x in docs] == [1, 2] and docs[1]['run']['of'] == 2, [x['run'] for x in docs]
+"
+check $? "each commit's run names its own release, and its index among the box's runs"
 if command -v ccache >/dev/null; then cc="ccache gcc"; else cc=gcc; fi
 rm -rf "$T/cache/kernels/$c2-"*
 run "$c2" noccache.json KERNEL_CCACHE=no
