@@ -58,6 +58,7 @@ chmod +x "$T/tree/scripts/kconfig/merge_config.sh"
 	git rm -q BROKEN && touch NOBOOT
 	git add NOBOOT && git commit -q -m "mm: a change that does not boot"
 )
+cp -a "$T/tree" "$T/tree.orig" # the same repository, made again later
 c1=$(git -C "$T/tree" rev-parse HEAD~3)
 c2=$(git -C "$T/tree" rev-parse HEAD~2)
 c3=$(git -C "$T/tree" rev-parse HEAD~1)
@@ -210,6 +211,15 @@ rm -rf "$T/cache/kernels/$c2-"*
 run "$c2" noccache.json KERNEL_CCACHE=no
 check $([ $? = 0 ] && grep -q "^bzImage $c1 cc=$cc\$" "$FAKE_LOG" && grep -q "^bzImage $c2 cc=gcc\$" "$FAKE_LOG"; echo $?) \
 	"ccache when it is installed, unless KERNEL_CCACHE=no"
+
+# The tree made again (scripts/kernel-demo --fresh): the worktree the
+# hook made belongs to a repository that is gone; it is made anew.
+rm -rf "$T/tree" "$T/cache/kernels/$c2-"*
+cp -a "$T/tree.orig" "$T/tree"
+run "$c2" again2.json
+check $([ $? = 0 ] && grep -q "the worktree .* is not .*'s any more: made again" "$T/again2.json.err" &&
+	[ "$(git -C "$T"/cache/build/linux-*/src rev-parse HEAD)" = "$c2" ]; echo $?) \
+	"a worktree of a repository made again since is made anew"
 
 # 3. The commit's faults: it does not build, it does not boot, it is not
 # in the tree.  The job's fault, not the box's.
