@@ -84,7 +84,7 @@ echo "$target $(git -C "$src" rev-parse HEAD) cc=$cc" >>"$FAKE_LOG"
 case $target in
 tinyconfig) echo "CONFIG_TINY=y" >"$obj/.config" ;;
 olddefconfig) ;;
-kernelrelease) echo "6.1.0$lv" ;;
+kernelrelease) echo "${FAKE_RELEASE:-6.1.0$lv}" ;;
 bzImage)
 	if [ -f "$src/BROKEN" ]; then
 		echo "  CC      mm/page-writeback.o" >&2
@@ -286,7 +286,32 @@ rc=$?
 sleep 0.5
 check $([ $rc = 0 ] && ! pgrep -f "$T/qemu" >/dev/null; echo $?) "a hook past hook_timeout is stopped with its VM"
 
-# 5. Misuse: the vm back end as a plain provisioning hook; bad settings.
+# 5. The kexec back end, a plain provisioning hook (these machines cannot
+# kexec: a fake kexec logs what it is asked).  On another kernel it loads
+# and executes the built one; on that kernel (its release is uname -r
+# here) it says so and the run goes on, here on this box.
+printf '#!/bin/sh\necho "kexec $*" >>"$FAKE_LOG"\n' >"$T/kexec"
+chmod +x "$T/kexec"
+grep -v hook_runs_job "$T/box.yaml" >"$T/kexec-box.yaml"
+KERNEL_BACKEND=kexec KERNEL_KEXEC="$T/kexec" "$BOX" run --repeat 1 --json --config "$T/kexec-box.yaml" \
+	--commit "$c1" "$T/dd.yaml" >"$T/kexec.json" 2>"$T/kexec.err"
+py "$T/kexec.json" "
+assert d['status'] == 'failed' and d['fault'] == 'box', d
+assert 'kexec into 6.1.0-robot-$(short "$c1")' in d['outputs']['provision'], d['outputs']
+" && grep -q "^kexec -l $T/cache/kernels/$c1-[0-9a-f]*/bzImage --reuse-cmdline\$" "$FAKE_LOG" && grep -q "^kexec -e\$" "$FAKE_LOG"
+check $? "kexec: on another kernel, the built one is loaded and executed"
+rm -rf "$T/cache/kernels/$c2-"*
+FAKE_RELEASE=$(uname -r) KERNEL_BACKEND=kexec KERNEL_KEXEC="$T/kexec" "$BOX" run --repeat 1 --json --config "$T/kexec-box.yaml" \
+	--commit "$c2" "$T/dd.yaml" >"$T/kexec2.json" 2>"$T/kexec2.err"
+py "$T/kexec2.json" "
+p = d['provision']
+assert d['status'] == 'ok', d['error']
+assert p['kernel'] == '$(uname -r)' and p['backend'] == 'kexec' and p['commit'] == '$c2', p
+assert d['stats']['dd.write_bytes_per_sec'] > 0
+" && [ "$(grep -c '^kexec -e' "$FAKE_LOG")" = 1 ]
+check $? "kexec: on the built kernel, the hook says so and the box runs the job"
+
+# 6. Misuse: the vm back end as a plain provisioning hook; bad settings.
 grep -v hook_runs_job "$T/box.yaml" >"$T/plain-box.yaml"
 "$BOX" run --repeat 1 --json --config "$T/plain-box.yaml" --commit "$c1" "$T/dd.yaml" >"$T/plain.json" 2>/dev/null
 py "$T/plain.json" "
