@@ -54,7 +54,11 @@ relay_lines(void *arg)
 			*nl = '\0';
 			log_info("hook: %s", line);
 		}
-		if (line == buf) { /* a line longer than buf: cut it */
+		if (line == buf) {
+			/* A line the hook is still writing waits for its
+			 * end; one longer than buf is cut. */
+			if (n < (ssize_t)sizeof buf - 1)
+				break;
 			log_info("hook: %s", buf);
 			line = buf + n;
 		}

@@ -329,6 +329,12 @@ check $([ $rc1 = 2 ] && grep -q "bad1.yaml:2: hook_runs_job: yes or no is expect
 	grep -q "bad1.yaml:3: hook_timeout" "$T/err1" && [ $rc2 = 2 ] &&
 	grep -q "bad2.yaml:2: hook_runs_job: there is no hook to run the job" "$T/err2"; echo $?) \
 	"bad hook settings are refused with lines"
+printf '#!/bin/sh\nprintf "half a " >&2\nsleep 2.5\necho "line" >&2\nexit 1\n' >"$T/slow-hook"
+chmod +x "$T/slow-hook"
+printf 'name: %s\nworkdir: %s\nhook: %s\n' "$NAME" "$T/work" "$T/slow-hook" >"$T/slow-hook.yaml"
+"$BOX" run --repeat 1 --json --config "$T/slow-hook.yaml" --commit "$c1" "$T/dd.yaml" >/dev/null 2>"$T/slow-hook.err"
+check $(grep -q "robot-box: hook: half a line\$" "$T/slow-hook.err" && ! grep -q "robot-box: hook: half a \$" "$T/slow-hook.err"; echo $?) \
+	"a line the hook is still writing is relayed once, whole"
 KERNEL_BACKEND=bare "$HOOK" linux "$c1" "$T/dd.yaml" "$T/x.json" 2>"$T/err"
 check $([ $? = 1 ] && grep -q "KERNEL_BACKEND is vm or kexec, not 'bare'" "$T/err"; echo $?) "an unknown back end is the box's fault"
 check $(! grep -qs "/dev/shm/robot-box-$NAME" /sys/block/loop*/loop/backing_file; echo $?) "nothing left behind"
