@@ -155,19 +155,13 @@ get_paths(const char *file, const struct node *n, const char *key, char ***out,
 bool
 boxconf_load(const char *path, struct boxconf *c, struct errlist *el)
 {
-	static const char *const known[] = {"name",
-					    "tbox_group",
-					    "workdir",
-					    "ram_disk_limit",
-					    "hdd_partitions",
-					    "ssd_partitions",
-					    "hook",
-					    "tree",
-					    "timeout",
-					    "perf",
-					    "hook_runs_job",
-					    "hook_timeout",
-					    NULL};
+	static const char *const known[] = {"name",           "tbox_group",
+					    "workdir",        "ram_disk_limit",
+					    "hdd_partitions", "ssd_partitions",
+					    "hook",           "tree",
+					    "timeout",        "perf",
+					    "hook_runs_job",  "hook_timeout",
+					    "hook_after",     NULL};
 	size_t before = el->nerrors;
 	const struct node *n;
 	struct node *docs;
@@ -197,6 +191,11 @@ boxconf_load(const char *path, struct boxconf *c, struct errlist *el)
 		errlist_error(el, path, node_get_pair(n, "hook_runs_job")->line,
 			      "hook_runs_job: there is no hook to run the job");
 	get_duration(path, n, "hook_timeout", &c->hook_timeout, el);
+	get_yes_no(path, n, "hook_after", &c->hook_after, el);
+	if (c->hook_after && c->hook == NULL)
+		errlist_error(
+			el, path, node_get_pair(n, "hook_after")->line,
+			"hook_after: there is no hook to run after a run");
 	get_str(path, n, "tree", CV_NAME, &c->tree, el);
 	get_str(path, n, "perf", CV_ANY, &c->perf, el);
 	if (get_str(path, n, "ram_disk_limit", CV_SIZE, &size, el) &&

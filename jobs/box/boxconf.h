@@ -16,6 +16,8 @@
  *                              # VM it boots), "hook TREE COMMIT JOB
  *                              # RESULT"; docs/box.md
  *   hook_timeout: 10m          # the hook's time limit
+ *   hook_after: no             # yes: after each run, "hook --after TREE
+ *                              # COMMIT" (back to a known-good kernel)
  *   tree: linux                # the tree commits belong to
  *   timeout: 30m               # per atomic job, unless the job says
  *   perf: perf                 # the perf program, for perf-profile and
@@ -40,6 +42,7 @@ struct boxconf {
 	char *hook;          /* NULL: no provisioning */
 	bool hook_runs_job;  /* the hook runs the job and writes its result */
 	double hook_timeout; /* seconds */
+	bool hook_after;     /* "hook --after TREE COMMIT" after each run */
 	char *tree;          /* NULL: none named */
 	char *perf;          /* the perf program */
 	uint64_t ram_limit;  /* bytes */

@@ -67,6 +67,40 @@ relay_lines(void *arg)
 	close(fd);
 }
 
+/* Starts the hook with argv, its stdout and stderr to the files out and
+ * err, in the environment the contract gives it (docs/box.md). */
+static bool
+hook_spawn(const struct boxconf *bc, char *const argv[], const char *out,
+	   const char *err, struct child *c)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+
+	setenv("ROBOT_BOX", bc->name, 1);
+	setenv("ROBOT_WORKDIR", bc->workdir, 1);
+	/* The hook that runs the job runs this program in its VM. */
+	if (n > 0) {
+		self[n] = '\0';
+		setenv("ROBOT_BOX_PROGRAM", self, 1);
+	}
+	return child_spawn(c, "provisioning hook", argv, out, err, NULL);
+}
+
+/* Waits for the hook (at most hook_timeout), relaying its stderr to the
+ * log as it comes; whether it ended with status 0. */
+static bool
+hook_wait(const struct boxconf *bc, struct child *c, const char *err,
+	  bool *timed_out)
+{
+	struct relay r = {err, 0};
+	bool ok = child_wait_tick(c, bc->hook_timeout, timed_out, relay_lines,
+				  &r) &&
+		  child_succeeded(c);
+
+	relay_lines(&r);
+	return ok;
+}
+
 json_t *
 provision_run(const struct boxconf *bc, const char *tree, const char *commit,
 	      const char *job, const char *result, const char *rundir,
@@ -100,18 +134,8 @@ provision_run(const struct boxconf *bc, const char *tree, const char *commit,
 				(char *)job,
 				(char *)result,
 				NULL};
-		char self[4096];
-		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 
-		setenv("ROBOT_BOX", bc->name, 1);
-		setenv("ROBOT_WORKDIR", bc->workdir, 1);
-		/* The hook that runs the job runs this program in its VM. */
-		if (n > 0) {
-			self[n] = '\0';
-			setenv("ROBOT_BOX_PROGRAM", self, 1);
-		}
-		if (!child_spawn(&c, "provisioning hook", argv, out, errp,
-				 NULL)) {
+		if (!hook_spawn(bc, argv, out, errp, &c)) {
 			*err = xasprintf("cannot start the provisioning hook "
 					 "'%s'",
 					 bc->hook);
@@ -121,14 +145,7 @@ provision_run(const struct boxconf *bc, const char *tree, const char *commit,
 			return NULL;
 		}
 	}
-	{
-		struct relay r = {errp, 0};
-
-		ok = child_wait_tick(&c, bc->hook_timeout, &timed_out,
-				     relay_lines, &r) &&
-		     child_succeeded(&c);
-		relay_lines(&r);
-	}
+	ok = hook_wait(bc, &c, errp, &timed_out);
 	text = slurp(out, 64 * 1024);
 	{
 		char *e = slurp(errp, 64 * 1024), *both;
@@ -181,4 +198,49 @@ provision_run(const struct boxconf *bc, const char *tree, const char *commit,
 	free(out);
 	free(errp);
 	return p;
+}
+
+bool
+provision_after(const struct boxconf *bc, const char *tree, const char *commit)
+{
+	char *out, *errp, *text, *line, *save;
+	char *argv[] = {bc->hook, "--after", (char *)(tree ? tree : ""),
+			(char *)(commit ? commit : ""), NULL};
+	struct child c;
+	bool timed_out, ok;
+
+	if (bc->hook == NULL || !bc->hook_after)
+		return true;
+	out = xasprintf("%s/after.out", bc->workdir);
+	errp = xasprintf("%s/after.err", bc->workdir);
+	log_info("after the run: %s --after %s %s", bc->hook, argv[2], argv[3]);
+	if (!hook_spawn(bc, argv, out, errp, &c)) {
+		log_warnx("cannot start the hook '%s' after the run", bc->hook);
+		free(out);
+		free(errp);
+		return false;
+	}
+	ok = hook_wait(bc, &c, errp, &timed_out);
+	text = slurp(out, 64 * 1024);
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		log_info("hook --after: %s", line);
+	if (!ok) {
+		char *how = child_exit_text(&c), *words = child_last_words(&c);
+
+		if (timed_out)
+			log_warnx("the hook after the run took over %.0f s "
+				  "(hook_timeout)",
+				  bc->hook_timeout);
+		else
+			log_warnx("the hook after the run %s%s%s", how,
+				  words ? ": " : "", words ? words : "");
+		free(how);
+		free(words);
+	}
+	child_release(&c);
+	free(text);
+	free(out);
+	free(errp);
+	return ok;
 }

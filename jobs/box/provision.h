@@ -34,4 +34,14 @@ json_t *provision_run(const struct boxconf *bc, const char *tree,
 		      const char *rundir, json_t *outputs, char **err,
 		      bool *job_fault);
 
+/*
+ * With hook_after, runs the hook after a run as "HOOK --after TREE
+ * COMMIT" (the kernel hook's kexec back end returns to the known-good
+ * kernel), at most hook_timeout, its output to the log.  The run's
+ * result stands whatever it does: false (said in the log) when it
+ * failed.  Without hook_after, nothing and true.
+ */
+bool provision_after(const struct boxconf *bc, const char *tree,
+		     const char *commit);
+
 #endif

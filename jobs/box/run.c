@@ -11,6 +11,7 @@
 #include "jobs/box/cgroup.h"
 #include "jobs/box/child.h"
 #include "jobs/box/run.h"
+#include "jobs/box/provision.h"
 #include "jobs/box/runner.h"
 #include "jobs/jobfile.h"
 #include "robot/core/log.h"
@@ -117,6 +118,9 @@ run_jobs(const struct run_request *rq)
 				fflush(stdout);
 			}
 			json_array_append_new(all, doc);
+			provision_after(rq->bc,
+					rq->tree ? rq->tree : rq->bc->tree,
+					rq->commit ? rq->commit : aj->commit);
 		}
 	}
 	if (rq->json && !rjson_print(all, stdout))

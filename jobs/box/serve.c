@@ -12,6 +12,14 @@
  * work.  A document robotd refuses (its lease expired, say) is moved to
  * <workdir>/outbox/refused/ for the operator, never silently dropped.
  *
+ * The lease in hand is kept in <workdir>/in-hand.json while its run
+ * runs: a box that restarts in the middle of a run (its hook kexecs into
+ * the commit's kernel, docs/box.md) takes the run up again on the same
+ * lease when robotd still holds it for the box (a heartbeat says so), at
+ * most SERVE_MAX_RESTARTS times; a lease lost meanwhile is forgotten
+ * (robotd gave the job back).  With hook_after, the hook runs after each
+ * run once its result is uploaded (provision_after()).
+ *
  * SIGTERM, SIGINT or SIGHUP: the runner is asked to stop (it tears
  * everything down and reports the run incomplete, which gives the job
  * back to the queue at once), its document is uploaded if robotd can be
@@ -35,6 +43,7 @@
 #include "jobs/box/boxconf.h"
 #include "jobs/box/cgroup.h"
 #include "jobs/box/child.h"
+#include "jobs/box/provision.h"
 #include "jobs/box/runner.h"
 #include "jobs/box/serve.h"
 #include "jobs/jobfile.h"
@@ -46,8 +55,9 @@
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
-#define SERVE_TIMEOUT     30.0 /* seconds for a request other than lease */
-#define SERVE_MAX_BACKOFF 30.0
+#define SERVE_TIMEOUT      30.0 /* seconds for a request other than lease */
+#define SERVE_MAX_BACKOFF  30.0
+#define SERVE_MAX_RESTARTS 2 /* a run taken up again after a restart */
 
 struct serve {
 	struct boxconf bc;
@@ -55,6 +65,7 @@ struct serve {
 	char *token;
 	char *outbox;
 	char *refused;
+	char *inhand; /* the lease whose run runs */
 	int long_poll;
 	double backoff; /* after a failed request */
 	bool once;      /* exit after one job (tests) */
@@ -418,6 +429,9 @@ serve_run(struct serve *s, json_t *lease)
 		 sr.commit ? sr.commit : "no commit", sr.run, sr.runs,
 		 (long long)json_integer_value(
 			 json_object_get(lease, "attempt")));
+	/* Kept until the run's document is in the outbox: a box that
+	 * restarts meanwhile takes the run up again (serve_resume()). */
+	write_doc(s->inhand, lease);
 	if (!child_fork(&c, "runner", serve_runner, &sr)) {
 		json_t *doc = serve_doc(s, lease, RESULT_INCOMPLETE,
 					"the box could not fork its runner");
@@ -464,11 +478,89 @@ serve_run(struct serve *s, json_t *lease)
 	}
 	child_release(&c);
 out:
+	unlink(s->inhand);
 	errlist_release(&el);
 	jobfile_free(jf);
 	free(text);
 	free(name);
 	free(sr.out);
+}
+
+/* Runs a lease, uploads its result, and runs the hook after it. */
+static void
+serve_one(struct serve *s, json_t *lease)
+{
+	const char *tree = rjson_get_str(lease, "tree");
+
+	serve_run(s, lease);
+	serve_flush(s);
+	provision_after(&s->bc, tree ? tree : s->bc.tree,
+			rjson_get_str(lease, "commit"));
+}
+
+/*
+ * The box restarted in the middle of a run (in-hand.json is there, and no
+ * document of that lease in the outbox): takes the run up again when
+ * robotd still holds the lease for this box, else forgets it.  False
+ * when robotd cannot say (the file stays for the next try).
+ */
+static bool
+serve_resume(struct serve *s)
+{
+	json_t *lease = json_load_file(s->inhand, 0, NULL);
+	json_t *lid = json_object_get(lease, "lease");
+	json_int_t restarts =
+		json_integer_value(json_object_get(lease, "restarts"));
+	const char *tree = rjson_get_str(lease, "tree");
+	char id[32], *done;
+	bool lost = false;
+
+	if (lease == NULL && access(s->inhand, F_OK) != 0)
+		return true;
+	if (!json_is_integer(lid)) {
+		log_warnx("'%s' is not a lease: removed", s->inhand);
+		unlink(s->inhand);
+		json_decref(lease);
+		return true;
+	}
+	snprintf(id, sizeof id, "%lld", (long long)json_integer_value(lid));
+	done = xasprintf("%s/%s.json", s->outbox, id);
+	if (access(done, F_OK) == 0) {
+		/* The run ended before the restart: its document goes up. */
+		unlink(s->inhand);
+	} else if (restarts >= SERVE_MAX_RESTARTS) {
+		char *why = xasprintf("the box restarted %lld times during "
+				      "the run",
+				      (long long)restarts + 1);
+		json_t *doc = serve_doc(s, lease, RESULT_INCOMPLETE, why);
+
+		log_warnx("lease %s: %s: given back", id, why);
+		write_doc(done, doc);
+		json_decref(doc);
+		free(why);
+		unlink(s->inhand);
+	} else if (serve_heartbeat(s, id, &lost)) {
+		log_info("lease %s: the box restarted during its run: taking "
+			 "it up again (restart %lld)",
+			 id, (long long)restarts + 1);
+		json_object_set_new(lease, "restarts",
+				    json_integer(restarts + 1));
+		serve_one(s, lease);
+	} else if (lost) {
+		log_warnx("lease %s: lost while the box restarted; robotd "
+			  "gave the job back",
+			  id);
+		unlink(s->inhand);
+		provision_after(&s->bc, tree ? tree : s->bc.tree,
+				rjson_get_str(lease, "commit"));
+	} else {
+		free(done);
+		json_decref(lease);
+		return false;
+	}
+	free(done);
+	json_decref(lease);
+	return true;
 }
 
 static void
@@ -512,8 +604,9 @@ serve_loop(struct serve *s)
 		enum serve_outcome o;
 		json_t *lease;
 
-		/* Results first: robotd may have been away. */
-		if (!serve_flush(s)) {
+		/* A run the box restarted in, then results: robotd may
+		 * have been away. */
+		if (!serve_resume(s) || !serve_flush(s)) {
 			if (!serve_backoff(s))
 				break;
 			continue;
@@ -580,9 +673,8 @@ serve_loop(struct serve *s)
 				break;
 			continue;
 		}
-		serve_run(s, lease);
+		serve_one(s, lease);
 		json_decref(lease);
-		serve_flush(s);
 		if (s->once)
 			break;
 	}
@@ -710,6 +802,7 @@ serve_main(int argc, char **argv)
 	s.long_poll = 30;
 	s.outbox = xasprintf("%s/outbox", s.bc.workdir);
 	s.refused = xasprintf("%s/refused", s.outbox);
+	s.inhand = xasprintf("%s/in-hand.json", s.bc.workdir);
 	log_set_timestamps(true);
 	rc = 1;
 	if (box_need_root("serve") && box_lock_workdir(&s.bc)) {
@@ -725,6 +818,7 @@ serve_main(int argc, char **argv)
 	free(s.token);
 	free(s.outbox);
 	free(s.refused);
+	free(s.inhand);
 	boxconf_release(&s.bc);
 	return rc;
 }

@@ -310,6 +310,32 @@ assert p['kernel'] == '$(uname -r)' and p['backend'] == 'kexec' and p['commit'] 
 assert d['stats']['dd.write_bytes_per_sec'] > 0
 " && [ "$(grep -c '^kexec -e' "$FAKE_LOG")" = 1 ]
 check $? "kexec: on the built kernel, the hook says so and the box runs the job"
+# After the run (hook_after: yes), "kernel --after": back to the kernel
+# the box ran when it first kexec'd away (recorded then: this machine's).
+{ cat "$T/kexec-box.yaml"; echo "hook_after: yes"; } >"$T/after-box.yaml"
+after() {
+	FAKE_RELEASE=$(uname -r) KERNEL_BACKEND=kexec KERNEL_KEXEC="$T/kexec" "$BOX" run --repeat 1 --json \
+		--config "$T/after-box.yaml" --commit "$c2" "$T/dd.yaml" >"$T/after.json" 2>"$T/after.err"
+}
+after
+py "$T/after.json" "assert d['status'] == 'ok', d['error']" &&
+	[ "$(cat "$T/cache/known-good")" = "$(uname -r)" ] &&
+	grep -q "hook: kernel hook: on $(uname -r) ($(uname -r)): nothing to return from" "$T/after.err" &&
+	[ "$(grep -c '^kexec -e' "$FAKE_LOG")" = 1 ]
+check $? "after the run on the known-good kernel, the hook has nothing to do"
+echo 5.10.0-good >"$T/cache/known-good"
+: >"$T/good-bzImage"
+KERNEL_GOOD_IMAGE=$T/good-bzImage after
+py "$T/after.json" "assert d['status'] == 'ok', d['error']" &&
+	[ "$(tail -n 2 "$FAKE_LOG" | tr '\n' '|')" = "kexec -l $T/good-bzImage --reuse-cmdline|kexec -e|" ] &&
+	sed -n '/\[1\/1\] .*: ok$/,$p' "$T/after.err" | grep -q "back to the known-good 5.10.0-good: kexec into $T/good-bzImage" &&
+	grep -q "the hook after the run exited with status 1" "$T/after.err"
+check $? "after the run on another kernel, it kexecs into the known-good one, the run's result kept"
+printf '#!/bin/sh\necho "reboot $*" >>"$FAKE_LOG"\n' >"$T/reboot"
+chmod +x "$T/reboot"
+KERNEL_GOOD_IMAGE=$T/no-such-image KERNEL_REBOOT=$T/reboot after
+[ "$(tail -n 1 "$FAKE_LOG")" = "reboot " ] && grep -q "no $T/no-such-image, so a reboot" "$T/after.err"
+check $? "with no image of the known-good kernel, it reboots (the boot loader's default)"
 
 # 6. Misuse: the vm back end as a plain provisioning hook; bad settings.
 grep -v hook_runs_job "$T/box.yaml" >"$T/plain-box.yaml"
@@ -320,14 +346,15 @@ assert 'set hook_runs_job: yes' in d['error'], d['error']
 "
 check $? "the vm back end without hook_runs_job says what to set"
 printf 'name: x\nhook_runs_job: maybe\nhook_timeout: soon\n' >"$T/bad1.yaml"
-printf 'name: x\nhook_runs_job: yes\n' >"$T/bad2.yaml"
+printf 'name: x\nhook_runs_job: yes\nhook_after: yes\n' >"$T/bad2.yaml"
 "$BOX" run --config "$T/bad1.yaml" "$T/dd.yaml" >/dev/null 2>"$T/err1"
 rc1=$?
 "$BOX" run --config "$T/bad2.yaml" "$T/dd.yaml" >/dev/null 2>"$T/err2"
 rc2=$?
 check $([ $rc1 = 2 ] && grep -q "bad1.yaml:2: hook_runs_job: yes or no is expected" "$T/err1" &&
 	grep -q "bad1.yaml:3: hook_timeout" "$T/err1" && [ $rc2 = 2 ] &&
-	grep -q "bad2.yaml:2: hook_runs_job: there is no hook to run the job" "$T/err2"; echo $?) \
+	grep -q "bad2.yaml:2: hook_runs_job: there is no hook to run the job" "$T/err2" &&
+	grep -q "bad2.yaml:3: hook_after: there is no hook to run after a run" "$T/err2"; echo $?) \
 	"bad hook settings are refused with lines"
 printf '#!/bin/sh\nprintf "half a " >&2\nsleep 2.5\necho "line" >&2\nexit 1\n' >"$T/slow-hook"
 chmod +x "$T/slow-hook"
