@@ -37,6 +37,7 @@
 #include "robot/daemon/db.h"
 #include "robot/daemon/drain.h"
 #include "robot/daemon/health.h"
+#include "robot/daemon/power.h"
 #include "robot/daemon/janitor.h"
 #include "robot/daemon/lab.h"
 #include "robot/daemon/pgembed.h"
@@ -76,6 +77,7 @@ struct robotd {
 	struct worker *worker;
 	struct janitor *janitor;
 	struct health *health;
+	struct power *power;
 	struct pgwatch *pgwatch; /* the embedded database's supervisor */
 	struct router *router;
 	struct event *sigterm, *sigint, *sighup, *stopper;
@@ -247,6 +249,7 @@ robotd_serve(struct robotd *d)
 	d->reporters = reporters_new(d->drain, d->base, d->store, &d->set);
 	d->janitor = janitor_new(d->drain, d->store, &d->set);
 	d->health = health_new(d->drain, d->store, &d->set);
+	d->power = power_new(d->drain, d->store, &d->set);
 	wd = (struct web_deps){d->base,     d->store,  d->tokens,    d->lab,
 			       d->analysis, d->bisect, d->reporters, &d->set};
 	d->router = router_new(&wd, &err);
@@ -305,6 +308,7 @@ robotd_serve(struct robotd *d)
 	drain_free(d->drain);
 	janitor_free(d->janitor);
 	health_free(d->health);
+	power_free(d->power);
 	pgwatch_free(d->pgwatch);
 	tokens_free(d->tokens);
 	store_free(d->store);

@@ -82,6 +82,7 @@ static const struct setting table[] = {
 	 AT(operator_webhook)},
 	{"reference_every", SETTING_INT, "3600", 0, 30 * 86400, true,
 	 AT(reference_every)},
+	{"power_cycle", SETTING_STRING, NULL, 0, 0, true, AT(power_cycle)},
 	{NULL, 0, NULL, 0, 0, false, 0},
 };
 

@@ -41,6 +41,9 @@
  *   operator_webhook: https://...      # noisy for a job (lab notes)
  *   reference_every: 3600    # seconds a box idles before a reference
  *                            # run of its canary (0: never)
+ *   power_cycle: /usr/local/sbin/power-cycle   # run (sh -c, the box's
+ *                            # name as $1) for a box silent since its
+ *                            # lease expired mid-run (none by default)
  *
  * SIGHUP reloads the file; what needs a restart (listen, state_dir, db,
  * db_pool, the connection limits, request_timeout) keeps its old value,
@@ -90,6 +93,7 @@ struct settings {
 	char *operator_mail;    /* the lab's operators' address, or NULL */
 	char *operator_webhook; /* their webhook (lab notes), or NULL */
 	int reference_every;    /* idle seconds before a reference run */
+	char *power_cycle;      /* the lab's command for a silent box */
 };
 
 /* Fills s with every default. */

@@ -245,3 +245,46 @@ BEGIN
 	PERFORM pg_notify('robot_jobs', ':reports');
 	RETURN cardinality(ids);
 END $$;
+
+-- The boxes to power-cycle now: those whose lease expired after they
+-- were last heard from (silent in the middle of a run), still silent
+-- p_grace seconds after that, and not power-cycled since.  Each is
+-- marked and gets a lab note for the operators; the JSON [{box, series,
+-- lease}] says which.
+CREATE FUNCTION robot_power_cycle_due(p_grace int) RETURNS json
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+	r record;
+	out json[] := '{}';
+BEGIN
+	FOR r IN SELECT b.name, b.last_seen, x.id, x.deadline, x.series
+		FROM boxes b, LATERAL (SELECT l.id, l.deadline, j.series
+			FROM leases l JOIN jobs j ON j.id = l.job
+			WHERE l.box = b.name AND l.state = 'expired'
+			AND l.deadline >= b.last_seen
+			AND l.deadline < now() - make_interval(secs => p_grace)
+			ORDER BY l.deadline DESC LIMIT 1) x
+		WHERE b.power_cycled IS NULL OR b.power_cycled < b.last_seen
+		ORDER BY b.name
+		FOR UPDATE OF b SKIP LOCKED LOOP
+		UPDATE boxes SET power_cycled = now() WHERE name = r.name;
+		INSERT INTO lab_notes (kind, series, boxes, message)
+			VALUES ('power-cycle', r.series, ARRAY[r.name], format(
+			'box %s went silent in the middle of a run of %s: last '
+			'heard from at %s, its lease %s expired at %s; robotd '
+			'ran the lab''s power_cycle command on it, and its run '
+			'went back to the queue',
+			r.name, r.series,
+			to_char(r.last_seen AT TIME ZONE 'UTC',
+				'YYYY-MM-DD HH24:MI:SS UTC'), r.id,
+			to_char(r.deadline AT TIME ZONE 'UTC',
+				'YYYY-MM-DD HH24:MI:SS UTC')));
+		out := out || json_build_object('box', r.name, 'series',
+			r.series, 'lease', r.id);
+	END LOOP;
+	IF cardinality(out) > 0 THEN
+		PERFORM pg_notify('robot_jobs', ':reports');
+	END IF;
+	RETURN array_to_json(out);
+END $$;

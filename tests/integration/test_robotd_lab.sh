@@ -7,6 +7,10 @@
 #   - kill -9 a box mid-run: its job is leased again and done once
 #   - kill -9 robotd mid-campaign and restart it: nothing lost or doubled
 #   - two robotd on one database sharing 20 jobs: no job run twice
+#   - a box silent since its lease expired mid-run is power-cycled once
+#     (the lab's power_cycle command), with a note to the operators
+#   - a box whose hook restarts it (kexec) takes its run up again on the
+#     same lease, and runs the hook after it (hook_after)
 #
 # TAP output.
 set -u
@@ -20,6 +24,8 @@ tbox_group: lab
 # The runs submitted are all there are: analysis asks for no more
 # (test_robotd_analysis.sh tests that).
 max_runs: 3
+long_poll: 5
+power_cycle: echo "\$1" >>$T/power.log
 YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 SUB=$(token submit alice)
@@ -30,7 +36,7 @@ box_config $b1
 box_config $b2
 TB1=$(token box $b1)
 TB2=$(token box $b2)
-echo "1..20"
+echo "1..24"
 
 # job NAME RUNTIME: a small real dd job.
 job() {
@@ -105,6 +111,17 @@ check $([ "$(sql "SELECT box || ' ' || attempts FROM jobs WHERE submission = $S"
 	"by the other box, on its second attempt"
 check $([ "$(sql "SELECT string_agg(state, ' ' ORDER BY id) FROM leases WHERE job = (SELECT id FROM jobs WHERE submission = $S)")" = "expired done" ]; echo $?) \
 	"the killed box's lease expired"
+# Silent since its lease expired: power-cycled (here, a line in a file),
+# once, and the operators are told.
+wait_for 30 grep -qs "$b1" "$T/power.log"
+sleep 3
+ROBOT_SERVER=$URL_d ROBOT_TOKEN=$SUB "$ROBOT" status >"$T/status.out" 2>&1
+check $([ "$(cat "$T/power.log")" = "$b1" ] &&
+	[ "$(sql "SELECT boxes[1] FROM lab_notes WHERE kind = 'power-cycle'")" = "$b1" ] &&
+	[ "$(sql "SELECT count(*) FROM lab_notes WHERE kind = 'power-cycle' AND message LIKE '%robotd ran the lab''s power_cycle command on it%'")" = 1 ] &&
+	grep -q "box $b1 went silent in the middle of a run of dd-write/" "$T/status.out" &&
+	grep -q "power: box $b1 power-cycled" "$T/d.log"; echo $?) \
+	"the killed box, silent since its lease expired, is power-cycled once; the operators are told"
 # The killed box comes back: its runner tore down and left an incomplete
 # result in its outbox, which robotd refuses (the lease expired).
 start_box $b1 "$URL_d" "$TB1"
@@ -163,8 +180,58 @@ ROBOT_SERVER=$URL_d ROBOT_TOKEN=$SUB "$ROBOT" status >"$T/status.out" 2>&1
 check $(grep -q "cannot provision $(sha nosuch)" "$T/status.out"; echo $?) "robot status shows why they failed"
 stop "$(pid_box $b3)"
 
+# A box whose hook restarts it in the middle of the run, as a kexec into
+# the commit's kernel does (here: the hook kills the box, its runner and
+# itself; the test starts the box again, as the init system would): the
+# box takes the run up again on the same lease, the hook finds the
+# commit "booted", and after the upload the hook runs with --after.
+# A lease of 30 s (SIGHUP reloads it): a restart on a busy machine may
+# take longer than 4.
+sed -i 's/^lease_seconds: 4$/lease_seconds: 30/' "$T/robotd.yaml"
+kill -HUP "$PID_d"
+wait_for 10 grep -q "SIGHUP: reloaded" "$T/d.log"
+b4=b4-$$
+box_config $b4
+cat >"$T/kexec-hook" <<HOOK
+#!/bin/sh
+if [ "\$1" = --after ]; then
+	echo "after \$3 \$(ls $T/$b4/outbox | grep -c json)" >>"$T/kexec.log"
+	exit 0
+fi
+if [ -f "$T/booted-\$2" ]; then
+	echo "on \$2" >>"$T/kexec.log"
+	echo "kernel: fake-\$2"
+	exit 0
+fi
+touch "$T/booted-\$2"
+echo "kexec \$2" >>"$T/kexec.log"
+kill -9 \$(cat "$T/$b4.pid") \$PPID \$\$
+HOOK
+chmod +x "$T/kexec-hook"
+printf 'hook: %s\nhook_after: yes\n' "$T/kexec-hook" >>"$T/$b4.yaml"
+TB4=$(token box $b4)
+start_box $b4 "$URL_d" "$TB4"
+S=$(submit quick --commit $(sha abcd) --repeat 1)
+wait_for 30 grep -qs kexec "$T/kexec.log"
+wait_for 10 sh -c "! kill -0 $(pid_box $b4) 2>/dev/null"
+start_box $b4 "$URL_d" "$TB4"
+wait_for 60 settled "$S"
+wait_for 10 grep -qs after "$T/kexec.log"
+check $(once "$S" &&
+	[ "$(sql "SELECT box || ' ' || attempts FROM jobs WHERE submission = $S")" = "$b4 1" ] &&
+	[ "$(sql "SELECT string_agg(state, ' ') FROM leases WHERE job = (SELECT id FROM jobs WHERE submission = $S)")" = "done" ] &&
+	grep -q "taking it up again (restart 1)" "$T/$b4.log"; echo $?) \
+	"a box restarted by its hook takes its run up again on the same lease"
+diag "$(sql "SELECT box || ' ' || attempts || ' ' || state FROM jobs WHERE submission = $S")"
+check $([ "$(tr '\n' '|' <"$T/kexec.log")" = "kexec $(sha abcd)|on $(sha abcd)|after $(sha abcd) 0|" ] &&
+	[ "$(sql "SELECT doc->'provision'->>'kernel' FROM results WHERE job = (SELECT id FROM jobs WHERE submission = $S)")" = "fake-$(sha abcd)" ]; echo $?) \
+	"the hook ran on the commit's kernel, then after the run, once its result was uploaded"
+diag "$(cat "$T/kexec.log")"
+stop "$(pid_box $b4)"
+check $([ "$(cat "$T/power.log")" = "$b1" ]; echo $?) "no box that came back in time was power-cycled"
+
 stop "$PID_d"
-check $(! grep -qs "$T/" /proc/mounts && ! ls /dev/shm/robot-box-$b1/*.img /dev/shm/robot-box-$b2/*.img /dev/shm/robot-box-$b3/*.img >/dev/null 2>&1; echo $?) \
+check $(! grep -qs "$T/" /proc/mounts && ! ls /dev/shm/robot-box-$b1/*.img /dev/shm/robot-box-$b2/*.img /dev/shm/robot-box-$b3/*.img /dev/shm/robot-box-$b4/*.img >/dev/null 2>&1; echo $?) \
 	"the boxes stopped with nothing left mounted"
 sanitizer_clean
 [ $failed = 0 ]

@@ -56,3 +56,13 @@ store_box_suspect(struct store *s, const char *box, long long since,
 	store_call(s, &suspect, STORE_FN(cb), arg, box, since, kpi, series,
 		   message);
 }
+
+static const struct store_stmt power_cycle_due = {
+	"SELECT robot_power_cycle_due($1::int)::text", "i", store_read_text,
+	false};
+
+void
+store_power_cycle_due(struct store *s, int grace, store_text_cb cb, void *arg)
+{
+	store_call(s, &power_cycle_due, STORE_FN(cb), arg, grace);
+}

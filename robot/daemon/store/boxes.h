@@ -27,4 +27,10 @@ void store_box_suspect(struct store *s, const char *box, long long since,
 		       const char *kpi, const char *series, const char *message,
 		       store_text_cb cb, void *arg);
 
+/* The boxes silent since their lease expired mid-run, grace seconds ago
+ * or more, and not yet power-cycled, marked, with a lab note each:
+ * robot_power_cycle_due()'s JSON ([{box, series, lease}]). */
+void store_power_cycle_due(struct store *s, int grace, store_text_cb cb,
+			   void *arg);
+
 #endif
