@@ -1192,19 +1192,46 @@ render_followup(json_t *claim, const struct report_config *cfg,
 	return true;
 }
 
-/* A note for the lab's operators: a box too noisy for a job.  It goes
- * to them only (cfg->operators), never to maintainers. */
+/* A note for the lab's operators: a box too noisy for a job, a box that
+ * changed under us (suspect), or one that went silent and was
+ * power-cycled.  It goes to them only (cfg->operators), never to
+ * maintainers. */
 static bool
 render_note(json_t *claim, const struct report_config *cfg,
 	    struct report_out *out)
 {
 	json_t *n = json_object_get(claim, "note"), *bx;
-	const char *msg = str(n, "message");
+	const char *msg = str(n, "message"), *kind = str(n, "kind");
+	const char *what, *intro, *after;
 	struct buf b, boxes;
 	size_t i, col = 0;
 
 	if (msg == NULL || str(n, "series") == NULL)
 		return false;
+	if (kind != NULL && strcmp(kind, "suspect") == 0) {
+		what = "changed";
+		intro = "a box's own runs moved while the commit stayed the "
+			"same: the box changed.";
+		after = "The box takes no work until `robot box reset` puts "
+			"it back; what it\nmeasured since the change is "
+			"measured again on other boxes before\nanything is "
+			"reported.\n\n";
+	} else if (kind != NULL && strcmp(kind, "power-cycle") == 0) {
+		what = "power-cycled";
+		intro = "a box did not come back.";
+		after = "Its run goes to another box, or to this one when it "
+			"is back. A box\nthat comes back is power-cycled "
+			"again only after it went silent again.\n\n";
+	} else {
+		what = "too noisy";
+		intro = "robot could not decide a comparison: its runs vary "
+			"too much.";
+		after = "The comparison stays inconclusive, and no "
+			"maintainer was mailed about it.\nA box whose "
+			"identical runs spread this much may have other "
+			"load, throttle,\nor have a failing disk; or the job "
+			"may be too short for it.\n\n";
+	}
 	buf_init(&boxes);
 	json_array_foreach(json_object_get(n, "boxes"), i, bx)
 	{
@@ -1213,18 +1240,18 @@ render_note(json_t *claim, const struct report_config *cfg,
 				 json_string_value(bx));
 	}
 	buf_addc(&boxes, '\0');
-	out->subject = xasprintf("[robot] [lab] too noisy on %s: %s",
-				 boxes.data[0] ? boxes.data : "a box",
-				 str(n, "series"));
+	if (strcmp(what, "too noisy") == 0)
+		out->subject = xasprintf("[robot] [lab] too noisy on %s: %s",
+					 boxes.data[0] ? boxes.data : "a box",
+					 str(n, "series"));
+	else
+		out->subject = xasprintf("[robot] [lab] %s %s: %s",
+					 boxes.data[0] ? boxes.data : "a box",
+					 what, str(n, "series"));
 	buf_init(&b);
-	buf_adds(&b, "Hello,\n\nrobot could not decide a comparison: its "
-		     "runs vary too much.\n\n");
+	buf_addf(&b, "Hello,\n\n%s\n\n", intro);
 	add_wrapped(&b, msg, &col, 0);
-	buf_adds(&b, "\n\nThe comparison stays inconclusive, and no "
-		     "maintainer was mailed about it.\nA box whose identical "
-		     "runs spread this much may have other load, throttle,\n"
-		     "or have a failing disk; or the job may be too short for "
-		     "it.\n\n");
+	buf_addf(&b, "\n\n%s", after);
 	buf_addf(&b, "The lab: %s/lab\n\n", cfg->public_url);
 	buf_adds(&b, "(robot mails this to the lab's operators: operator_mail "
 		     "in robotd's settings.)\n");

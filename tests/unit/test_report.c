@@ -414,6 +414,24 @@ test_note(void)
 	CHECK(report_render(c, &cfg, &out));
 	CHECK_INT(json_array_size(out.outbox), 0);
 	report_out_release(&out);
+	/* Each kind says what it is: a box that changed is not noisy. */
+	json_object_set_new(json_object_get(c, "note"), "kind",
+			    json_string("suspect"));
+	CHECK(report_render(c, &oc, &out));
+	CHECK_STR(out.subject, "[robot] [lab] loud changed: dd-write/x/lab");
+	CHECK(strstr(out.body, "the box changed") != NULL);
+	CHECK(strstr(out.body, "vary too much") == NULL);
+	CHECK(narrow(out.body));
+	report_out_release(&out);
+	json_object_set_new(json_object_get(c, "note"), "kind",
+			    json_string("power-cycle"));
+	CHECK(report_render(c, &oc, &out));
+	CHECK_STR(out.subject,
+		  "[robot] [lab] loud power-cycled: dd-write/x/lab");
+	CHECK(strstr(out.body, "a box did not come back") != NULL);
+	CHECK(narrow(out.body));
+	CHECK_INT(json_array_size(out.outbox), 2);
+	report_out_release(&out);
 	json_decref(c);
 }
 
