@@ -259,13 +259,16 @@ DECLARE
 	out json[] := '{}';
 BEGIN
 	FOR r IN SELECT b.name, b.last_seen, x.id, x.deadline, x.series
+		-- Only silent boxes' leases are read: the live ones were
+		-- seen within p_grace.
 		FROM boxes b, LATERAL (SELECT l.id, l.deadline, j.series
 			FROM leases l JOIN jobs j ON j.id = l.job
 			WHERE l.box = b.name AND l.state = 'expired'
 			AND l.deadline >= b.last_seen
 			AND l.deadline < now() - make_interval(secs => p_grace)
 			ORDER BY l.deadline DESC LIMIT 1) x
-		WHERE b.power_cycled IS NULL OR b.power_cycled < b.last_seen
+		WHERE b.last_seen < now() - make_interval(secs => p_grace)
+		AND (b.power_cycled IS NULL OR b.power_cycled < b.last_seen)
 		ORDER BY b.name
 		FOR UPDATE OF b SKIP LOCKED LOOP
 		UPDATE boxes SET power_cycled = now() WHERE name = r.name;
