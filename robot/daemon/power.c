@@ -99,8 +99,7 @@ power_claim(struct drain_worker *w, int n)
 		return;
 	}
 	/* The box gets one more lease's time to be heard from. */
-	store_power_cycle_due(p->store, p->set->lease_seconds, power_on_due,
-			      w);
+	store_power_cycle_due(p->store, p->set->lease_seconds, power_on_due, w);
 }
 
 static void
@@ -129,8 +128,8 @@ power_start(struct drain_worker *w, void *work)
 {
 	struct power_work *pw = work;
 	struct power *p = drain_ctx(w);
-	char *argv[] = {"/bin/sh", "-c", p->set->power_cycle, "power_cycle",
-			pw->box, NULL};
+	char *argv[] = {"/bin/sh",     "-c",    p->set->power_cycle,
+			"power_cycle", pw->box, NULL};
 
 	log_warnx("power: box %s went silent in the middle of a run of %s "
 		  "(its lease expired): running power_cycle",
