@@ -458,8 +458,8 @@ stat_name(struct reader *rd, size_t pos, const char *s, size_t len)
 	const struct name_entry *e;
 	const char *why;
 
-	if (pos < t->nhint && t->hint[pos]->len == len &&
-	    memcmp(t->hint[pos]->s, s, len) == 0)
+	if (pos < t->nhint && t->hint[pos] != NULL &&
+	    t->hint[pos]->len == len && memcmp(t->hint[pos]->s, s, len) == 0)
 		e = t->hint[pos];
 	else if ((why = name_check(NAME_METRIC, s, len)) == NULL)
 		e = names_intern(t, s, len);
@@ -470,8 +470,9 @@ stat_name(struct reader *rd, size_t pos, const char *s, size_t len)
 			      why);
 		free(q);
 		free(bad);
-		return NULL;
+		e = NULL;
 	}
+	/* every place up to nhint is written, a refused name's as NULL */
 	if (pos >= t->caphint) {
 		t->caphint = t->caphint ? t->caphint * 2 : 1024;
 		t->hint = xreallocarray(t->hint, t->caphint, sizeof *t->hint);

@@ -320,6 +320,40 @@ test_read_values(void)
 	result_names_free(names);
 }
 
+/* A metric name refused at some place of one document's stats, then
+ * documents with more names: the reader's memory of the previous
+ * document's names must not keep a hole there (the fuzzer's find). */
+static void
+test_read_bad_name_then_more(void)
+{
+	static const char *const texts[] = {
+		"[" DOC_HEAD "\"stats\": {\"a b\": 1}},\n" DOC_HEAD
+		"\"stats\": {\"a\": 1}}]",
+		"[" DOC_HEAD "\"stats\": {\"a\": 1}},\n" DOC_HEAD
+		"\"stats\": {\"a\": 1, \"b\": 2, \"c d\": 3}},\n" DOC_HEAD
+		"\"stats\": {\"a\": 1, \"b\": 2, \"c\": 3}}]",
+	};
+
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+		struct result_names *names = result_names_new();
+		struct errlist el;
+		struct result *v;
+		bool said = false;
+		int n;
+
+		errlist_init(&el);
+		n = read_text(texts[i], &el, names, &v);
+		CHECK_INT(n, -1);
+		for (size_t j = 0; j < el.n; j++)
+			if (strstr(el.v[j].message, "holds a space") != NULL)
+				said = true;
+		CHECK(said);
+		release_all(v, n);
+		errlist_release(&el);
+		result_names_free(names);
+	}
+}
+
 static void
 test_failed_and_incomplete_accepted(void)
 {
@@ -447,6 +481,7 @@ main(void)
 		TAP_CASE(test_files),
 		TAP_CASE(test_read_malformed),
 		TAP_CASE(test_read_values),
+		TAP_CASE(test_read_bad_name_then_more),
 		TAP_CASE(test_writer),
 		{NULL, NULL}};
 
