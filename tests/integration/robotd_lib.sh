@@ -95,7 +95,7 @@ db_template() {
 		mkdir -p "$new" && chmod 755 "$new" || exit 1
 		"$ROBOTD" --state-dir "$new" --listen 127.0.0.1:0 >"$new/log" 2>&1 &
 		pid=$!
-		wait_for 120 grep -q "listening on http" "$new/log"
+		wait_for 120 grep -qs "listening on http" "$new/log"
 		kill -TERM $pid
 		wait $pid
 		grep -q "stopped the embedded database" "$new/log" || { cat "$new/log" >&2; exit 1; }
@@ -134,10 +134,38 @@ wait_for() {
 	i=0
 	while [ $i -lt $((limit * 10)) ]; do
 		"$@" && return 0
+		if [ -n "${STUCK_CHECK:-}" ] && [ $((i % 50)) = 0 ] && lab_stuck; then
+			return 1
+		fi
 		sleep 0.1
 		i=$((i + 1))
 	done
 	return 1
+}
+
+# lab_stuck: true, with a line saying why, when a group's boxes
+# registered and none of them may take work any more (each suspect or
+# broken), so that its jobs wait until an operator resets one.  A test on real boxes
+# sets STUCK_CHECK=1: its waits then end at once, with the reason,
+# instead of at their limits (a real box can change under a test: this
+# machine's dd stalls, docs/box.md).
+lab_stuck() {
+	[ -d "$T/state/pg/run" ] || return 1
+	why=$(psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc "
+		SELECT string_agg(name || ' ' || CASE WHEN state = 'broken'
+			THEN 'broken' ELSE 'suspect' END, ', ')
+		FROM boxes WHERE tbox_group IN (SELECT tbox_group FROM boxes
+			GROUP BY 1 HAVING bool_and(suspect IS NOT NULL
+				OR state = 'broken'))" 2>/dev/null) || return 1
+	[ -n "$why" ] || return 1
+	if [ -z "${STUCK_SAID:-}" ]; then
+		STUCK_SAID=1
+		echo "# the lab is stuck: no box may take work ($why):"
+		psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc \
+			"SELECT message FROM lab_notes ORDER BY id" 2>/dev/null |
+			sed 's/^/#   /'
+	fi
+	return 0
 }
 
 if [ -z "${ROBOT_TEST_FRESH_DB:-}" ] && db_template; then

@@ -10,6 +10,7 @@
 set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
+STUCK_CHECK=1 # a real box that changes ends the waits at once (lab_stuck)
 PY=/usr/bin/python3
 
 smtp_start

@@ -18,7 +18,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 SUB=$(token submit alice)
-echo "1..7"
+echo "1..8"
 
 dd_job "$T/dd.yaml"
 BASE=$(sha base) HEAD=$(sha head) B3=$(sha b3) H3=$(sha h3)
@@ -68,6 +68,15 @@ sleep 6
 check $([ "$(refs r1)" = "$n1" ] &&
 	[ "$(sql "SELECT count(*) FROM jobs WHERE box = 'r1' AND state = 'queued'")" = 0 ]; echo $?) \
 	"a suspect box is given no reference run ($(refs r1) after $n1)"
+
+# The tests on real boxes (STUCK_CHECK) stop waiting on such a lab: its
+# only box of g1 is suspect, so nothing of g1 runs until a reset.
+t0=$(date +%s)
+STUCK_CHECK=1 wait_for 600 false >"$T/stuck.out"
+took=$(($(date +%s) - t0))
+check $(grep -q "the lab is stuck: no box may take work (r1 suspect)" "$T/stuck.out" &&
+	grep -q "r1" "$T/stuck.out" && [ $took -lt 300 ]; echo $?) \
+	"a test's wait on a group whose boxes are all suspect ends at once, saying why (${took}s)"
 
 # 3. A box that never ran a base has no canary to run.
 check $([ "$(sql "SELECT count(*) FROM jobs WHERE box = 'r2'")" = 0 ]; echo $?) \
