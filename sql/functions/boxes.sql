@@ -194,7 +194,8 @@ END $$;
 -- are counted before any round is dropped: a round of a submission of
 -- several commits is in several pairs, and a pair that only shares a
 -- commit with the box's rounds (a base's other heads) is not one of
--- them.  Returns the pairs measured again.
+-- them.  The note says when no other box of its group may take work.
+-- Returns the pairs measured again.
 CREATE FUNCTION robot_box_suspect(p_box text, p_since bigint,
 	p_kpi text, p_series text, p_message text) RETURNS int
 LANGUAGE plpgsql AS $$
@@ -205,6 +206,7 @@ DECLARE
 	ids bigint[];
 	asked int[];
 	p pairs;
+	last text;
 BEGIN
 	SELECT l.created INTO since FROM results x JOIN leases l
 		ON l.id = x.lease WHERE x.id = p_since;
@@ -240,8 +242,17 @@ BEGIN
 		SELECT * INTO p FROM pairs WHERE id = ids[i] FOR UPDATE;
 		PERFORM robot_pair_again(p, asked[i]);
 	END LOOP;
+	SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM boxes o
+			WHERE o.tbox_group = b.tbox_group AND o.name <> b.name
+			AND o.suspect IS NULL AND o.state <> 'broken')
+		THEN format(' It was the last box of group %s that may take '
+			'work: the group''s jobs wait until an operator runs '
+			'robot box reset %s.', b.tbox_group, b.name)
+		ELSE '' END INTO last
+		FROM boxes b WHERE b.name = p_box;
 	INSERT INTO lab_notes (kind, series, boxes, kpi, message)
-		VALUES ('suspect', p_series, ARRAY[p_box], p_kpi, p_message);
+		VALUES ('suspect', p_series, ARRAY[p_box], p_kpi,
+			p_message || coalesce(last, ''));
 	PERFORM pg_notify('robot_jobs', ':reports');
 	RETURN cardinality(ids);
 END $$;

@@ -75,7 +75,8 @@ t0=$(date +%s)
 STUCK_CHECK=1 wait_for 600 false >"$T/stuck.out"
 took=$(($(date +%s) - t0))
 check $(grep -q "the lab is stuck: no box may take work (r1 suspect)" "$T/stuck.out" &&
-	grep -q "r1" "$T/stuck.out" && [ $took -lt 300 ]; echo $?) \
+	grep -q "It was the last box of group g1 that may take work: .* robot box reset r1\." "$T/stuck.out" &&
+	[ $took -lt 300 ]; echo $?) \
 	"a test's wait on a group whose boxes are all suspect ends at once, saying why (${took}s)"
 
 # 3. A box that never ran a base has no canary to run.

@@ -49,7 +49,7 @@ pair() {
 		VALUES ('$1', '$2', '$3', '$4', 1) RETURNING id"
 }
 
-echo "1..6"
+echo "1..7"
 
 # 1. The last run of each side ends at once, on two boxes: each
 # transaction's check sees the other's run still leased.  The pair must
@@ -133,6 +133,16 @@ q "SELECT robot_expire(60)" >/dev/null
 left=$(q "SELECT round(extract(epoch FROM deadline - now())) FROM leases WHERE id = $L6")
 check $([ -n "$left" ] && [ "$left" -le 60 ] && [ "$left" -ge 50 ]; echo $?) \
 	"a lease's deadline past its lease time (a clock stepped back) comes back to it (${left:-?} s left)"
+
+# 5b. A box turned suspect: its note says when it was the last box of
+# its group that may take work (the group's jobs then wait for an
+# operator), and only then.
+q "INSERT INTO boxes (name, tbox_group) VALUES ('s1', 'sus'), ('s2', 'sus')" >/dev/null
+q "SELECT robot_box_suspect('s1', NULL, 'k', 's/sus', 'moved.')" >/dev/null
+q "SELECT robot_box_suspect('s2', NULL, 'k', 's/sus', 'moved.')" >/dev/null
+notes=$(q "SELECT string_agg(boxes[1] || ': ' || message, ' | ' ORDER BY id) FROM lab_notes WHERE series = 's/sus'")
+check $([ "$notes" = "s1: moved. | s2: moved. It was the last box of group sus that may take work: the group's jobs wait until an operator runs robot box reset s2." ]; echo $?) \
+	"a suspect box's note says when no other box of its group may take work ($notes)"
 
 # 6. The jobs in each state, as job_counts keeps them for /api/status
 # (issue 28), are the jobs' own counts: after jobs are added, moved
