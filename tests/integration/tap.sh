@@ -8,4 +8,4 @@ check() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
 }
-diag() { echo "# $*"; }
+diag() { printf "%s\n" "$*" | sed "s/^/# /"; } # each line a comment
