@@ -419,9 +419,9 @@ walk_step(struct walk *k, const char *kind, const char *commit,
 	char *text = rjson_dumps(s, JSON_COMPACT);
 
 	json_decref(s);
-	log_info("bisection %lld: %s %.12s next (%zu commits left)", k->c->id,
+	log_info("bisection %lld: %s %.12s next (%zu commit%s left)", k->c->id,
 		 strcmp(kind, "mid") == 0 ? "testing" : "confirming", commit,
-		 candidates);
+		 candidates, candidates == 1 ? "" : "s");
 	walk_set_state(k, STEP_STEPPING);
 	store_bisect_step(k->b->store, k->c->id, k->c->claims, text,
 			  walk_on_stepped, k);

@@ -75,7 +75,8 @@ check $([ "$state_before" = running ] && [ "$(sql "SELECT state || ' ' || first_
 diag "before the kill: $steps_before"
 diag "steps: $(steps_of "$B")"
 check $([ "$(mids "$B")" -le 4 ] &&
-	[ "$(sql "SELECT count(*) FROM bisect_steps WHERE bisection = $B AND kind = 'confirm' AND verdict = 'confirmed' AND commit = '$BAD' AND against = '$GOOD6'")" = 1 ]; echo $?) \
+	[ "$(sql "SELECT count(*) FROM bisect_steps WHERE bisection = $B AND kind = 'confirm' AND verdict = 'confirmed' AND commit = '$BAD' AND against = '$GOOD6'")" = 1 ] &&
+	grep -q "bisection $B: confirming $(echo "$BAD" | cut -c1-12) next (1 commit left)" "$T/d.log"; echo $?) \
 	"at most 4 midpoints ($(mids "$B")) of 16 commits, then confirmed against its parent"
 wait_for 30 mail_about lin
 check $([ "$(sql "SELECT count(*) FROM bisect_steps WHERE bisection = $B")" = "$(sql "SELECT count(DISTINCT commit || kind) FROM bisect_steps WHERE bisection = $B")" ] &&
