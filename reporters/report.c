@@ -156,15 +156,36 @@ add_machine_line(struct buf *b, const char *key, const char *text)
 	buf_addc(b, '\n');
 }
 
+/* A string of the hook's worth printing: printable ASCII, not too long
+ * (what the box took from its hook's output, else NULL). */
+static const char *
+hook_said(json_t *provision, const char *key)
+{
+	const char *v = str(provision, key);
+
+	if (v == NULL || *v == '\0' || strlen(v) > 128)
+		return NULL;
+	for (const char *p = v; *p != '\0'; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			return NULL;
+	return v;
+}
+
 /* "test machine: local (2 CPUs, 23.5G memory)" from a box's facts, and
  * what the box said of itself at registration: its CPU's model, the
- * kernel it runs, its disks. */
+ * kernel it runs, its disks.  When the box's hook booted a kernel of
+ * its own for the runs (the commit's), that kernel is the one named,
+ * the box's own is its host's, and runs in QEMU without KVM are
+ * flagged as no performance figures. */
 static void
 add_machine(struct buf *b, json_t *pair)
 {
 	json_t *f = json_object_get(pair, "facts"), *disks, *d;
+	json_t *prov = json_object_get(pair, "provision");
 	double mem = num(f, "memory");
 	const char *group = str(pair, "tbox_group"), *cpu, *kernel, *version;
+	const char *booted = hook_said(prov, "kernel");
+	const char *backend = hook_said(prov, "backend");
 	struct buf list;
 	size_t i;
 
@@ -179,10 +200,26 @@ add_machine(struct buf *b, json_t *pair)
 		add_machine_line(b, "cpu", cpu);
 	kernel = str(f, "kernel");
 	version = str(f, "proc_version");
+	if (booted != NULL) {
+		char *text = xasprintf("%s (the commit's, booted by the box's "
+				       "hook%s%s)",
+				       booted, backend ? ": " : "",
+				       backend ? backend : "");
+
+		add_machine_line(b, "kernel", text);
+		free(text);
+	}
+	if (json_object_get(prov, "tcg") != NULL)
+		add_machine_line(
+			b, "warning",
+			"QEMU without KVM (TCG): the runs' figures are "
+			"not performance figures");
 	if (kernel != NULL)
-		add_machine_line(b, "kernel", kernel);
+		add_machine_line(b, booted ? "host kernel" : "kernel", kernel);
 	if (version != NULL)
-		add_machine_line(b, "/proc/version", version);
+		add_machine_line(
+			b, booted ? "host /proc/version" : "/proc/version",
+			version);
 	disks = json_object_get(f, "disks");
 	buf_init(&list);
 	json_array_foreach(disks, i, d)

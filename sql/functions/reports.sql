@@ -58,8 +58,9 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- What a report says of one pair: its series, table and comparison, the
--- ok runs of each side, one of its atomic jobs, and the facts of a box
--- that ran it.
+-- ok runs of each side, one of its atomic jobs, the facts of a box that
+-- ran it, and what that box's provisioning hook said of its last run of
+-- the head (the kernel it booted; "tcg" when QEMU had no KVM).
 CREATE FUNCTION robot_pair_info(p_pair bigint) RETURNS json
 LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('pair', p.id, 'series', p.series,
@@ -71,13 +72,15 @@ LANGUAGE sql STABLE AS $$
 		'comparison', p.comparison,
 		'job', j.job, 'tbox_group', j.tbox_group,
 		'submission', j.submission,
-		'facts', (SELECT b.facts FROM jobs x JOIN boxes b
-			ON b.name = x.box WHERE x.series = p.series
-			AND x.commit = p.head AND x.state = 'done'
-			ORDER BY x.id DESC LIMIT 1))
+		'facts', d.facts, 'provision', d.provision)
 	FROM pairs p LEFT JOIN LATERAL (SELECT * FROM jobs x
 		WHERE x.series = p.series AND x.commit = p.head
 		ORDER BY x.id LIMIT 1) j ON true
+	LEFT JOIN LATERAL (SELECT b.facts, r.doc->'provision' AS provision
+		FROM jobs x JOIN boxes b ON b.name = x.box
+		LEFT JOIN results r ON r.job = x.id
+		WHERE x.series = p.series AND x.commit = p.head
+		AND x.state = 'done' ORDER BY x.id DESC LIMIT 1) d ON true
 	WHERE p.id = p_pair
 $$;
 

@@ -49,7 +49,7 @@ pair() {
 		VALUES ('$1', '$2', '$3', '$4', 1) RETURNING id"
 }
 
-echo "1..7"
+echo "1..8"
 
 # 1. The last run of each side ends at once, on two boxes: each
 # transaction's check sees the other's run still leased.  The pair must
@@ -143,6 +143,18 @@ q "SELECT robot_box_suspect('s2', NULL, 'k', 's/sus', 'moved.')" >/dev/null
 notes=$(q "SELECT string_agg(boxes[1] || ': ' || message, ' | ' ORDER BY id) FROM lab_notes WHERE series = 's/sus'")
 check $([ "$notes" = "s1: moved. | s2: moved. It was the last box of group sus that may take work: the group's jobs wait until an operator runs robot box reset s2." ]; echo $?) \
 	"a suspect box's note says when no other box of its group may take work ($notes)"
+
+# 5c. What a report says of the machine: the box's facts, and what its
+# hook said of the last run of the head (the kernel it booted).
+P7=$(pair s7/lab a b final)
+J7=$(runs s7/lab b done 1)
+q "UPDATE jobs SET box = 's1' WHERE id = $J7" >/dev/null
+L7=$(q "INSERT INTO leases (job, box, deadline, state) VALUES ($J7, 's1', now(), 'done') RETURNING id")
+q "INSERT INTO results (job, lease, series, commit, status, doc) VALUES ($J7, $L7, 's7/lab', 'b', 'ok',
+	'{\"provision\": {\"kernel\": \"6.1-robot-b\", \"tcg\": \"not for performance\"}}')" >/dev/null
+info=$(q "SELECT robot_pair_info($P7)->'provision'")
+check $([ "$info" = '{"kernel": "6.1-robot-b", "tcg": "not for performance"}' ]; echo $?) \
+	"a pair's report has what the head's box hook said of the kernel it booted ($info)"
 
 # 6. The jobs in each state, as job_counts keeps them for /api/status
 # (issue 28), are the jobs' own counts: after jobs are added, moved

@@ -631,12 +631,55 @@ test_report_machine(void)
 	json_decref(c);
 }
 
+/* A box whose hook booted the commit's kernel (the kernel hook): that
+ * kernel is the one the mail names, the box's own is its host's, QEMU
+ * without KVM is flagged, and what the hook said that is not printable
+ * is left out. */
+static void
+test_report_machine_booted(void)
+{
+	json_t *c = claim(),
+	       *pair = json_array_get(json_object_get(c, "pairs"), 0);
+	json_t *f = json_object_get(pair, "facts");
+	struct report_out out;
+
+	json_object_set_new(f, "kernel", json_string("6.18.44-fc"));
+	json_object_set_new(f, "proc_version",
+			    json_string("Linux version 6.18.44-fc"));
+	json_object_set_new(
+		pair, "provision",
+		json_pack("{ssssss}", "kernel", "6.1.192-robot-d35fee1b6483",
+			  "backend", "qemu-tcg", "tcg", "not for performance"));
+	CHECK(report_render(c, &cfg, &out));
+	CHECK(strstr(out.body,
+		     "test machine: local (2 CPUs, 23.5G memory)\n"
+		     "  kernel: 6.1.192-robot-d35fee1b6483 (the commit's, "
+		     "booted by the box's hook: qemu-tcg)\n"
+		     "  warning: QEMU without KVM (TCG): the runs' figures are "
+		     "not performance figures\n"
+		     "  host kernel: 6.18.44-fc\n"
+		     "  host /proc/version: Linux version 6.18.44-fc\n") !=
+	      NULL);
+	CHECK(narrow(out.body));
+	report_out_release(&out);
+
+	json_object_set_new(pair, "provision",
+			    json_pack("{ss}", "kernel", "6.1\033[31m"));
+	CHECK(report_render(c, &cfg, &out));
+	CHECK(strstr(out.body, "\033") == NULL &&
+	      strstr(out.body, "  kernel: 6.18.44-fc\n") != NULL &&
+	      strstr(out.body, "TCG") == NULL);
+	report_out_release(&out);
+	json_decref(c);
+}
+
 int
 main(void)
 {
 	static const struct tap_case cases[] = {
 		TAP_CASE(test_report_text),
 		TAP_CASE(test_report_machine),
+		TAP_CASE(test_report_machine_booted),
 		TAP_CASE(test_report_change_point),
 		TAP_CASE(test_report_bisected),
 		TAP_CASE(test_report_range),
