@@ -200,6 +200,10 @@ add_machine(struct buf *b, json_t *pair)
 		add_machine_line(b, "cpu", cpu);
 	kernel = str(f, "kernel");
 	version = str(f, "proc_version");
+	/* robot-box records the box's own release when the hook names
+	 * none (a hook that only tunes the box): no kernel was booted. */
+	if (booted != NULL && kernel != NULL && strcmp(booted, kernel) == 0)
+		booted = NULL;
 	if (booted != NULL) {
 		char *text = xasprintf("%s (the commit's, booted by the box's "
 				       "hook%s%s)",

@@ -148,7 +148,7 @@ wait_for() {
 # broken), so that its jobs wait until an operator resets one.  A test on real boxes
 # sets STUCK_CHECK=1: its waits then end at once, with the reason,
 # instead of at their limits (a real box can change under a test: this
-# machine's dd stalls, docs/box.md).
+# machine's dd stalls, docs/box.md), unless STUCK_RESETS allows a reset.
 lab_stuck() {
 	[ -d "$T/state/pg/run" ] || return 1
 	why=$(psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc "
@@ -158,6 +158,24 @@ lab_stuck() {
 			GROUP BY 1 HAVING bool_and(suspect IS NOT NULL
 				OR state = 'broken'))" 2>/dev/null) || return 1
 	[ -n "$why" ] || return 1
+	# A test that asks (STUCK_RESETS=N) acts as the operator who looked:
+	# up to N times it resets the suspect boxes of a stuck group
+	# (robot box reset, with the test's own robot()), and waits on.
+	if [ "${STUCK_RESETS:-0}" -gt 0 ] && ! echo "$why" | grep -q broken; then
+		STUCK_RESETS=$((STUCK_RESETS - 1))
+		echo "# a box changed under the test; reset as an operator would ($why):"
+		psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc \
+			"SELECT message FROM lab_notes WHERE id > ${STUCK_NOTES_SEEN:-0} ORDER BY id" 2>/dev/null |
+			sed 's/^/#   /'
+		STUCK_NOTES_SEEN=$(psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc \
+			"SELECT coalesce(max(id), 0) FROM lab_notes" 2>/dev/null)
+		STUCK_RESET_DONE=$((${STUCK_RESET_DONE:-0} + 1))
+		for b in $(echo "$why" | sed 's/ suspect,*//g'); do
+			robot box reset "$b" >/dev/null 2>&1 ||
+				echo "# robot box reset $b failed"
+		done
+		return 1
+	fi
 	if [ -z "${STUCK_SAID:-}" ]; then
 		STUCK_SAID=1
 		echo "# the lab is stuck: no box may take work ($why):"

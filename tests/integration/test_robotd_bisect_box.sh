@@ -10,7 +10,8 @@
 set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
-STUCK_CHECK=1 # a real box that changes ends the waits at once (lab_stuck)
+STUCK_CHECK=1 # a real box that changes ends the waits at once (lab_stuck),
+STUCK_RESETS=2 # after the operator's reset, twice at most
 PY=/usr/bin/python3
 
 smtp_start
@@ -98,5 +99,6 @@ assert 'found at $(echo "$HEAD" | cut -c1-10) (' in body, body[:900]
 assert r['To'] == 'maintainer@robot.test'
 "; echo $?) "one mail, after the bisection: it names the writeback commit against its parent, and where it was found"
 mails "print(text(reports[0]))" 2>/dev/null | sed -n 1,30p | sed 's/^/#   /'
+[ "${STUCK_RESET_DONE:-0}" = 0 ] || diag "the box changed under the test: reset ${STUCK_RESET_DONE} times (robot box reset)"
 sanitizer_clean
 exit $((failed > 0))

@@ -18,7 +18,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 SUB=$(token submit alice)
-echo "1..8"
+echo "1..9"
 
 dd_job "$T/dd.yaml"
 BASE=$(sha base) HEAD=$(sha head) B3=$(sha b3) H3=$(sha h3)
@@ -78,6 +78,21 @@ check $(grep -q "the lab is stuck: no box may take work (r1 suspect)" "$T/stuck.
 	grep -q "It was the last box of group g1 that may take work: .* robot box reset r1\." "$T/stuck.out" &&
 	[ $took -lt 300 ]; echo $?) \
 	"a test's wait on a group whose boxes are all suspect ends at once, saying why (${took}s)"
+
+# A test that allows it (STUCK_RESETS, the real-box tests) resets such a
+# box as an operator would, says so, and waits on.
+ADMIN=$(token admin root)
+robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
+r1_back() { [ "$(sql "SELECT suspect IS NULL FROM boxes WHERE name = 'r1'")" = t ]; }
+STUCK_CHECK=1
+STUCK_RESETS=1
+wait_for 60 r1_back >"$T/reset.out"
+rc=$?
+STUCK_CHECK= STUCK_RESETS=0
+check $([ $rc = 0 ] && [ "${STUCK_RESET_DONE:-0}" = 1 ] &&
+	grep -q "a box changed under the test; reset as an operator would (r1 suspect)" "$T/reset.out" &&
+	grep -q "box r1 changed: 3 runs in a row" "$T/reset.out"; echo $?) \
+	"with STUCK_RESETS, the wait resets the suspect box, saying why, and waits on ($rc, ${STUCK_RESET_DONE:-0} resets)"
 
 # 3. A box that never ran a base has no canary to run.
 check $([ "$(sql "SELECT count(*) FROM jobs WHERE box = 'r2'")" = 0 ]; echo $?) \

@@ -13,7 +13,8 @@
 set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
-STUCK_CHECK=1 # a real box that changes ends the waits at once (lab_stuck)
+STUCK_CHECK=1 # a real box that changes ends the waits at once (lab_stuck),
+STUCK_RESETS=2 # after the operator's reset, twice at most
 PY=/usr/bin/python3
 
 smtp_start
@@ -437,5 +438,6 @@ check $(grep -q "Subject: \[robot\] confirm" "$T/mail/new/"* && ! grep -l "evil@
 	[ "$(sql "SELECT count(*) FROM outbox WHERE recipient LIKE 'evil%'")" = 0 ]; echo $?) "nothing was ever sent to an address from a subject"
 stop "$PID_e"
 stop "$PID_d"
+[ "${STUCK_RESET_DONE:-0}" = 0 ] || diag "the box changed under the test: reset ${STUCK_RESET_DONE} times (robot box reset)"
 sanitizer_clean
 exit $((failed > 0))

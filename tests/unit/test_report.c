@@ -670,6 +670,17 @@ test_report_machine_booted(void)
 	      strstr(out.body, "  kernel: 6.18.44-fc\n") != NULL &&
 	      strstr(out.body, "TCG") == NULL);
 	report_out_release(&out);
+
+	/* A hook that only tunes the box (the demo tree's): robot-box
+	 * records the box's own release, which is no booted kernel. */
+	json_object_set_new(pair, "provision",
+			    json_pack("{ss}", "kernel", "6.18.44-fc"));
+	CHECK(report_render(c, &cfg, &out));
+	CHECK(strstr(out.body, "  kernel: 6.18.44-fc\n"
+			       "  /proc/version: Linux version 6.18.44-fc\n") !=
+		      NULL &&
+	      strstr(out.body, "booted") == NULL);
+	report_out_release(&out);
 	json_decref(c);
 }
 
