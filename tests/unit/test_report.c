@@ -676,9 +676,9 @@ test_report_machine_booted(void)
 	json_object_set_new(pair, "provision",
 			    json_pack("{ss}", "kernel", "6.18.44-fc"));
 	CHECK(report_render(c, &cfg, &out));
-	CHECK(strstr(out.body, "  kernel: 6.18.44-fc\n"
-			       "  /proc/version: Linux version 6.18.44-fc\n") !=
-		      NULL &&
+	CHECK(strstr(out.body,
+		     "  kernel: 6.18.44-fc\n"
+		     "  /proc/version: Linux version 6.18.44-fc\n") != NULL &&
 	      strstr(out.body, "booted") == NULL);
 	report_out_release(&out);
 	json_decref(c);
