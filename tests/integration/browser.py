@@ -109,15 +109,15 @@ class Browser:
         t = self.call("Target.createTarget", {"url": "about:blank"})
         s = self.call("Target.attachToTarget",
                       {"targetId": t["targetId"], "flatten": True})
-        return Page(self, s["sessionId"], width, height)
+        return Page(self, s["sessionId"], width, height, t["targetId"])
 
 
 class Page:
-    def __init__(self, browser, session, width, height):
+    def __init__(self, browser, session, width, height, target):
         self.b = browser
         self.s = session
+        self.target = target
         self.width = width
-        self.console = []
         self.call("Page.enable")
         self.call("Runtime.enable")
         self.call("Log.enable")
@@ -128,6 +128,11 @@ class Page:
     def call(self, method, params=None):
         return self.b.call(method, params, self.s)
 
+    def close(self):
+        """Closes the page's tab: a tab left open behind another may
+        never paint again, and a screenshot of it waits forever."""
+        self.b.call("Target.closeTarget", {"targetId": self.target})
+
     def _loaded(self, since):
         self.b.event("Page.loadEventFired", self.s, since)
 
@@ -135,6 +140,31 @@ class Page:
         since = len(self.b.events)
         self.call("Page.navigate", {"url": url})
         self._loaded(since)
+        return since
+
+    def messages(self, since):
+        """What the page said from event index since on (goto returns
+        it): each console call, uncaught exception and browser log entry
+        (a CSP violation, a resource refused or not found) as text."""
+        self.eval("0")  # the events sent before this answer are in
+        out = []
+        for e in self.b.events[since:]:
+            if e.get("sessionId") != self.s:
+                continue
+            m, p = e["method"], e.get("params", {})
+            if m == "Runtime.consoleAPICalled":
+                out.append("console.%s: %s" % (p.get("type"), " ".join(
+                    str(a.get("value", a.get("description", "")))
+                    for a in p.get("args", []))))
+            elif m == "Runtime.exceptionThrown":
+                d = p.get("exceptionDetails", {})
+                out.append("exception: %s" % d.get("exception", {}).get(
+                    "description", d.get("text")))
+            elif m == "Log.entryAdded":
+                en = p.get("entry", {})
+                out.append("%s %s: %s" % (en.get("source"), en.get("level"),
+                                          en.get("text")))
+        return out
 
     def eval(self, js):
         r = self.call("Runtime.evaluate", {"expression": js,

@@ -84,34 +84,17 @@ assert not c['bad'], c['bad']
 assert c['largest'][0] < 200 * 1024, c['largest']
 "; echo $?) "the crawler follows every link from the home page: no 404 or 500, all under 200 KiB ($(cat "$T/crawl.json" | cut -c1-200))"
 
-# 2. Headless Chromium loads each page: no console error, no CSP
-# violation; its DOM and a screenshot are kept.
-chrome() { # NAME PATH
-	chromium --headless --no-sandbox --disable-gpu --disable-quic --disable-background-networking \
-		--disable-component-update --disable-sync --no-first-run --user-data-dir="$T/chrome-$1" \
-		--enable-logging=stderr --v=0 --window-size=1200,1600 --virtual-time-budget=2000 \
-		--dump-dom "$U$2" >"$ART/$1.html" 2>"$T/chrome-$1.err"
-	chromium --headless --no-sandbox --disable-gpu --disable-quic --disable-background-networking \
-		--disable-component-update --disable-sync --no-first-run --user-data-dir="$T/chrome-$1" \
-		--window-size=1200,1600 --screenshot="$ART/$1.png" "$U$2" >/dev/null 2>&1
-}
+# 2. Headless Chromium loads each page (walk.py load, one browser): no
+# console message or error, no CSP violation; its DOM and a screenshot
+# are kept.
 PAGES="home:/ regression:/regressions/$RID compare:/compare?series=$ESERIES&base=$(git -C "$R" rev-parse v1.0)&head=$HEAD
 history:/series/$ESERIES/history?metric=dd.write_bytes_per_sec job:/jobs/$JOB lab:/lab queue:/queue
 tree:/trees/web bisections:/bisections bisection:/bisections/$BID subscribe:/subscribe
 commit:/commits/$BAD"
-errs=""
-for p in $PAGES; do
-	name=${p%%:*}
-	chrome "$name" "${p#*:}"
-	if grep -q "CONSOLE\|Content Security Policy\|Refused to" "$T/chrome-$name.err" || [ ! -s "$ART/$name.html" ]; then
-		errs="$errs $name"
-		grep "CONSOLE\|Content Security Policy\|Refused to" "$T/chrome-$name.err" | head -3 | sed 's/^/# /'
-	fi
-done
-check $([ -z "$errs" ]; echo $?) "Chromium loads every page without a console error or CSP violation (failing:$errs)"
-# The regression's page on a phone's screen, too.
-chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/chrome-phone" \
-	--window-size=390,844 --screenshot="$ART/regression-phone.png" "$U/regressions/$RID" >/dev/null 2>&1
+$PY "$SRC/tests/integration/walk.py" load "$U" "$T" "$ART" $PAGES >"$T/load.out" 2>&1
+rc=$?
+sed 's/^/# /' "$T/load.out" | grep -v "^# [0-9]* pages loaded\|^# 0 problems"
+check $([ $rc = 0 ]; echo $?) "Chromium loads every page without a console message, an error or a CSP violation ($(tail -1 "$T/load.out"))"
 shots=$(ls "$ART"/*.png 2>/dev/null | wc -l)
 check $([ "$shots" = 13 ]; echo $?) "a screenshot of each page (and the regression's on a phone): $shots in $ART"
 
@@ -372,17 +355,6 @@ want=$(sql "SELECT string_agg(DISTINCT c || ' lab 3', ',') FROM regressions r, u
 check $([ $rc = 0 ] && [ -n "$got" ] && [ "$got" = "$want" ]; echo $?) \
 	"the reproduce recipe, saved from the page, runs as printed ($rc '$got' '$want'; $(tail -2 "$T/reproduce.out" | tr '\n' ' '))"
 
-# Figures, not checks: the time Chromium takes to load and render pages.
-$PY - "$U" "$RID" "$ESERIES" <<'PY' | sed 's/^/# /'
-import subprocess, sys, time, tempfile
-u, rid, series = sys.argv[1:]
-for name, path in [("home", "/"), ("regression", "/regressions/" + rid),
-                   ("history", "/series/%s/history?metric=dd.write_bytes_per_sec" % series)]:
-    t = time.time()
-    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                    "--user-data-dir=" + tempfile.mkdtemp(), "--dump-dom", u + path],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    print("chromium loads %s and dumps its DOM in %.2f s (the browser's start included)" % (name, time.time() - t))
-PY
+# (The time Chromium takes to load each page: bench/pages_bench.sh.)
 sanitizer_clean
 exit $((failed > 0))

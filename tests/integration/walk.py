@@ -3,6 +3,12 @@
 # robotd's pages in headless Chromium (browser.py), clicking and typing;
 # screenshots of the steps in ART.  Exits 1, saying where, when a step
 # does not go as a person expects.  Paths:
+#   load       each NAME:PAGE at 1200x1600: nothing said on its console
+#              or in the browser's log (no CSP violation, no script, no
+#              resource refused), its DOM in ART/NAME.html and a
+#              screenshot in ART/NAME.png; the page named regression
+#              also on a phone (390x844).  First a page that breaks its
+#              CSP and logs must be heard, or the walker is deaf.
 #   widths     each NAME:PAGE at 390 px and 1280 px: no word of a heading
 #              or a table broken across lines, no page wider than the
 #              window
@@ -42,6 +48,33 @@ def expect(ok, what):
         problems.append(what)
         print("not as expected:", what)
     return ok
+
+
+def load(b, pages):
+    p = b.page(1200, 1600)
+    deaf = ("data:text/html,<meta http-equiv='Content-Security-Policy' "
+            "content=\"script-src 'none'; style-src 'none'\">"
+            "<p style='color: red'>x</p><script>console.log(1)</script>")
+    heard = p.messages(p.goto(deaf))
+    if not expect(any("Content Security Policy" in m for m in heard),
+                  "a page that breaks its CSP is not heard: %s" % heard):
+        return
+    for spec in pages:
+        name, page = spec.split(":", 1)
+        said = p.messages(p.goto(U + page))
+        html = p.html()
+        with open("%s/%s.html" % (ART, name), "w") as f:
+            f.write(html)
+        expect("<main" in html, "%s has no main: %r" % (name, html[:200]))
+        p.screenshot("%s/%s.png" % (ART, name))
+        expect(not said, "%s says %s" % (name, said[:3]))
+        if name == "regression":
+            phone = b.page(390, 844)
+            said = phone.messages(phone.goto(U + page))
+            phone.screenshot("%s/%s-phone.png" % (ART, name))
+            expect(not said, "%s on a phone says %s" % (name, said[:3]))
+            phone.close()
+    print("%d pages loaded" % len(pages))
 
 
 def widths(b, pages):
@@ -201,7 +234,9 @@ def compare(b, series, short, branch):
 
 
 with Browser(T) as b:
-    if path == "widths":
+    if path == "load":
+        load(b, sys.argv[5:])
+    elif path == "widths":
         widths(b, sys.argv[5:])
     elif path == "subscribe":
         subscribe(b)
