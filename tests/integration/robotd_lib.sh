@@ -127,18 +127,25 @@ trap 'exit 1' INT TERM
 
 . "$SRC/tests/integration/tap.sh"
 
-# wait_for SECONDS CMD...: until CMD succeeds; false after SECONDS.
+# wait_for SECONDS CMD...: until CMD succeeds; false after SECONDS of
+# waiting (the time CMD takes not counted, so that a busy machine gets
+# more).  It tries again after 0.1 s, then less and less often, every
+# 0.5 s at most: a try is a psql or a python3 of 50-60 ms of CPU, and ten
+# a second took half a core from the tests beside a long wait.
 wait_for() {
-	limit=$1
+	_wf_limit=$(($1 * 100))
 	shift
-	i=0
-	while [ $i -lt $((limit * 10)) ]; do
+	_wf_waited=0 _wf_step=10 _wf_stuck=0
+	while [ $_wf_waited -lt $_wf_limit ]; do
 		"$@" && return 0
-		if [ -n "${STUCK_CHECK:-}" ] && [ $((i % 50)) = 0 ] && lab_stuck; then
-			return 1
+		if [ -n "${STUCK_CHECK:-}" ] && [ $_wf_waited -ge $_wf_stuck ]; then
+			lab_stuck && return 1
+			_wf_stuck=$((_wf_waited + 500))
 		fi
-		sleep 0.1
-		i=$((i + 1))
+		sleep "$((_wf_step / 100)).$(printf '%02d' $((_wf_step % 100)))"
+		_wf_waited=$((_wf_waited + _wf_step))
+		_wf_step=$((_wf_step * 3 / 2))
+		[ $_wf_step -le 50 ] || _wf_step=50
 	done
 	return 1
 }
