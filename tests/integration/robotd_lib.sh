@@ -337,6 +337,18 @@ smtp_start() {
 # `wait_for N grep ... "$T"/mail/new/*` would glob it only once).
 mail_to() { grep -qs "^To: $1\$" "$T"/mail/new/*; }
 
+# report_for SHA: a report of SHA came (its subject names SHA's first 10
+# digits; grep, not Python: a wait asks it often).
+report_for() { grep -qs "$(echo "$1" | cut -c1-10):" "$T"/mail/new/*; }
+
+# confirm_link ADDRESS: the confirmation link mailed to ADDRESS.
+confirm_link() {
+	mails "
+for f, m in mails:
+    if m['To'] == '$1' and m['Subject'].startswith('[robot] confirm'):
+        print([l.strip() for l in m.get_content().splitlines() if '/subscriptions/confirm?t=' in l][0])"
+}
+
 # mails CODE: CODE in Python with `mails`, every mail stored so far as
 # (file, message) parsed with the strict policy, oldest first, and
 # `reports`, those that are not confirmations.

@@ -41,14 +41,6 @@ SUB=$(token submit alice)
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
 echo "1..14"
 
-# link ADDRESS: the confirmation link mailed to ADDRESS.
-link() {
-	mails "
-for f, m in mails:
-    if m['To'] == '$1' and m['Subject'].startswith('[robot] confirm'):
-        print([l.strip() for l in m.get_content().splitlines() if '/subscriptions/confirm?t=' in l][0])"
-}
-
 # 1. Subscriptions: bad ones refused with every fault; good ones mailed a
 # link, and only the link confirms.
 printf '%s' '{"email": "x@robot.test\r\nBcc: evil@robot.test", "colour": "red", "min_change": "lots"}' >"$T/bad.json"
@@ -76,7 +68,7 @@ check $([ $rc = 0 ] && grep -q "a confirmation mail is on its way to alice@robot
 	"robot subscribe: one confirmation mail each, nothing else ($rc)"
 ok=0
 for a in alice dave erin frank; do
-	l=$(link $a@robot.test)
+	l=$(confirm_link $a@robot.test)
 	[ "$(curl -s -o "$T/page" -w '%{http_code}' "$l")" = 200 ] && grep -q "Subscribed" "$T/page" || ok=1
 	# what was confirmed, which the mail no longer repeats
 	case $a in
@@ -87,7 +79,7 @@ for a in alice dave erin frank; do
 done
 # (opened again, a second click or a mail client's preview, the link
 # says so and changes nothing)
-again=$(curl -s -o "$T/page" -w '%{http_code}' "$(link alice@robot.test)")
+again=$(curl -s -o "$T/page" -w '%{http_code}' "$(confirm_link alice@robot.test)")
 check $([ $ok = 0 ] && [ "$again" = 200 ] && grep -q "confirmed already; nothing changed" "$T/page" &&
 	[ "$(sql "SELECT string_agg(email || '=' || state, ' ' ORDER BY email) FROM subscriptions")" = \
 		"alice@robot.test=confirmed carol@robot.test=unconfirmed dave@robot.test=confirmed erin@robot.test=confirmed frank@robot.test=confirmed" ]; echo $?) \
@@ -132,9 +124,6 @@ INNOCENT=$("$SRC/scripts/make-demo-tree" --next "$T/demo")
 wait_for 30 head_is demo "$INNOCENT"
 BAD=$("$SRC/scripts/make-demo-tree" --next "$T/demo")
 BASE=$(git -C "$T/demo" rev-parse v1.0)
-# report_for SHA: a report of SHA came (its subject names SHA's first 10
-# digits; grep, not Python: it is asked ten times a second).
-report_for() { grep -qs "$(echo "$1" | cut -c1-10):" "$T"/mail/new/*; }
 settled() { [ "$(sql "SELECT count(*) FROM pairs WHERE state <> 'final'")" = 0 ] &&
 	[ "$(sql "SELECT count(*) FROM pairs")" -ge 2 ]; }
 pairs() { sql "SELECT head, state, verdict, (SELECT round((m->>'change_pct')::numeric, 1) FROM json_array_elements(comparison->'metrics') m WHERE (m->>'kpi')::boolean LIMIT 1) FROM pairs ORDER BY id" | sed 's/^/# /'; }

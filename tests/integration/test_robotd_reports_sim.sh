@@ -28,17 +28,8 @@ SUB=$(token submit alice)
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
 echo "1..15"
 
-# link ADDRESS: the confirmation link mailed to ADDRESS.
-link() {
-	mails "
-for f, m in mails:
-    if m['To'] == '$1' and m['Subject'].startswith('[robot] confirm'):
-        print([l.strip() for l in m.get_content().splitlines() if '/subscriptions/confirm?t=' in l][0])"
-}
+# head_is TREE SHA: the head robotd knows of branch main of TREE.
 head_is() { [ "$(sql "SELECT sha FROM tree_heads WHERE tree = '$1' AND branch = 'main'")" = "$2" ]; }
-# report_for SHA: a report of SHA came (its subject names SHA's first 10
-# digits).
-report_for() { grep -qs "$(echo "$1" | cut -c1-10):" "$T"/mail/new/*; }
 
 # 1. Hostile commit subjects and author names, with simulated boxes: the
 # headers stay clean and encoded; an inconclusive KPI gets more runs, not
@@ -60,7 +51,7 @@ robot tree add hostile --url "$R" --branch main --branch 'd*' --base v1.0 --job 
 	--runs 3 --max-runs 6 --poll 5 --mail-author yes --bisect no >/dev/null 2>&1
 robot subscribe hank@robot.test --tree hostile >/dev/null 2>&1
 wait_for 20 mail_to hank@robot.test
-curl -s -o /dev/null "$(link hank@robot.test)"
+curl -s -o /dev/null "$(confirm_link hank@robot.test)"
 wait_for 30 head_is hostile "$H0"
 # A branch and a subsystem of other scripts and HTML reach the Subject;
 # the subject's CR and its "Bcc:" stay in the body.
