@@ -21,6 +21,11 @@ done
 export PGOPTIONS="-c search_path=robot_functions,public"
 
 PGCTL=$(ls -d /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | sort -V | tail -1)
+# psql itself, not Debian's pg_wrapper (a Perl script that picks a
+# cluster): 13 ms of CPU a call instead of 51, and the tests call it
+# about 1,700 times a quick pass (65 CPU seconds; `sa` on a process
+# accounting file of one).  sh -c and hostile.py find it first too.
+[ -n "$PGCTL" ] && PATH=${PGCTL%/pg_ctl}:$PATH && export PATH
 
 # What an earlier test left when it was killed outright (SIGKILL at its
 # time limit, after which no trap runs): each test's directory names the
