@@ -40,7 +40,7 @@ for i in range(1, n + 1):
 out.write("reset refs/tags/v1.0\nfrom :1\n\n")
 PY
 git init -q --bare "$T/repo.git"
-git -C "$T/repo.git" fast-import --quiet <"$T/stream"
+GLIBC_TUNABLES=glibc.malloc.top_pad=67108864 git -C "$T/repo.git" fast-import --quiet <"$T/stream"
 
 cat >"$T/robotd.yaml" <<YAML
 state_dir: $T/state
