@@ -1,0 +1,40 @@
+#!/bin/sh
+# bench/ci_load.sh [RUNS] [HOGS] [COMMIT]: .ci/run RUNS times in a row
+# (default 5), each on a clean clone of COMMIT (default HEAD) with
+# ../shared beside it, as CI runs it, while HOGS CPU-bound processes
+# (default 2: `while :; do :; done`) run beside it the whole time: what
+# a test needs of a quiet machine shows here.  As root.  Prints one line
+# a run (its wall time, its last line, its failed checks) and keeps each
+# run's log in /tmp/ci_load.N.log.  Checks nothing itself; exits 1 when a
+# run failed.
+set -u
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=${1:-5}
+HOGS=${2:-2}
+COMMIT=$(git -C "$HERE" rev-parse "${3:-HEAD}") || exit 2
+SHARED=$(cd "$HERE/../shared" && pwd) || exit 2
+W=$(mktemp -d /tmp/ci_load.XXXXXX)
+hogs=
+cleanup() {
+	for p in $hogs; do kill "$p" 2>/dev/null; done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+for _ in $(seq "$HOGS"); do
+	sh -c 'while :; do :; done' &
+	hogs="$hogs $!"
+done
+echo "commit $COMMIT; $HOGS CPU hogs beside each run (PIDs$hogs)"
+status=0
+for i in $(seq "$RUNS"); do
+	rm -rf "$W/ci" && mkdir -p "$W/ci" && ln -s "$SHARED" "$W/ci/shared"
+	git clone -q "$HERE" "$W/ci/main" && git -C "$W/ci/main" checkout -q "$COMMIT" || exit 2
+	t0=$(date +%s)
+	(cd "$W/ci/main" && .ci/run) >"/tmp/ci_load.$i.log" 2>&1
+	rc=$?
+	[ $rc = 0 ] || status=1
+	echo "run $i: $(($(date +%s) - t0)) s, exit $rc, $(tail -1 "/tmp/ci_load.$i.log")" \
+		"$(grep -h '^not ok' "/tmp/ci_load.$i.log" | cut -c1-120 | tr '\n' ';')"
+done
+exit $status
