@@ -53,6 +53,7 @@ class Browser:
                                               suppress_origin=True)
         self.next_id = 0
         self.events = []
+        self.pages = []
 
     def __enter__(self):
         return self
@@ -109,7 +110,17 @@ class Browser:
         t = self.call("Target.createTarget", {"url": "about:blank"})
         s = self.call("Target.attachToTarget",
                       {"targetId": t["targetId"], "flatten": True})
-        return Page(self, s["sessionId"], width, height, t["targetId"])
+        page = Page(self, s["sessionId"], width, height, t["targetId"])
+        self.pages.append(page)
+        return page
+
+    def close_pages(self):
+        """Closes every page still open: what one walk left must not
+        stand in front of the next's."""
+        for page in self.pages:
+            if not page.closed:
+                page.close()
+        self.pages = []
 
 
 class Page:
@@ -118,6 +129,7 @@ class Page:
         self.s = session
         self.target = target
         self.width = width
+        self.closed = False
         self.call("Page.enable")
         self.call("Runtime.enable")
         self.call("Log.enable")
@@ -132,6 +144,7 @@ class Page:
         """Closes the page's tab: a tab left open behind another may
         never paint again, and a screenshot of it waits forever."""
         self.b.call("Target.closeTarget", {"targetId": self.target})
+        self.closed = True
 
     def _loaded(self, since):
         self.b.event("Page.loadEventFired", self.s, since)

@@ -293,40 +293,58 @@ check $([ $rc = 0 ] && [ "$before" = "$after" ] && [ "$last" -le -20 ] &&
 	grep -q "<th scope=\"row\">still at</th><td><a href=\"/commits/$C7\">.* <span class=\"nw\">-2[0-9].[0-9]%</span>" "$T/still.html"; echo $?) \
 	"a later head that still shows it leaves the record as found, and the page says what it showed ($rc; $before -> $after; $last)"
 
-# 9. Tables and headings never break a word, on a phone (390 px) or a
-# wide screen (1280 px), and no page is wider than the window (a wide
-# table scrolls in itself); a screenshot of each at each width.
-# shellcheck disable=SC2086
-check $($PY "$SRC/tests/integration/walk.py" widths "$U" "$T" "$ART" $PAGES >"$T/widths.out" 2>&1; echo $?) \
-	"no word broken in a table or heading at 390 px or 1280 px, no page wider than the window ($(tail -3 "$T/widths.out" | tr '\n' ' '))"
-
-# 10. Subscribing as a person does: type the address into the form,
-# press the button, open the link in the mail, then unsubscribe with the
-# page's link and button; the link opened a second time says it was.
-check $($PY "$SRC/tests/integration/walk.py" subscribe "$U" "$T" "$ART" >"$T/subscribe.out" 2>&1; echo $?) \
-	"subscribe by the form, confirm by the mail's link (twice), unsubscribe by the page's button ($(tail -3 "$T/subscribe.out" | tr '\n' ' '))"
-
-# 15. From the home page to a regression, then by its links to its
-# bisection, the commit at fault (its page: the series it was measured
-# in, the findings that name it) and the series' runs.
-check $($PY "$SRC/tests/integration/walk.py" regression "$U" "$T" "$ART" >"$T/regression.out" 2>&1; echo $?) \
-	"from the home page to a regression, its bisection, its commit and its runs ($(tail -3 "$T/regression.out" | tr '\n' ' '))"
-
-# 13. The history page without a metric offers the series' metrics, its
-# KPI first; the KPI picked, two commits picked in its form and compared.
-check $($PY "$SRC/tests/integration/walk.py" history "$U" "$T" "$ART" "$ESERIES" >"$T/history.out" 2>&1; echo $?) \
-	"pick a metric on the history page, then two commits, and compare them ($(tail -3 "$T/history.out" | tr '\n' ' '))"
-
-# 14. Compare without a series: pick the series, then its commits; and
-# commits named as a git user names them (a short SHA, a branch), on the
-# page, the API and the CLI; an unknown or ambiguous one is a clear 400.
+# Checks 9 to 15 walk the pages as a person does: one browser walks
+# them all in turn (walk.py many), each check reads its walk's output.
+# What they need first: the tree's branch topic fetched (14), the last
+# submission before the reproduce recipe runs (11).
 SHORT=$(git -C "$R" rev-parse v1.0 | cut -c1-10)
 git -C "$R" branch topic
 wait_for 60 sh -c "[ \"\$(psql -h '$T/state/pg/run' -U robot -d postgres -XAtqc \"SELECT count(*) FROM tree_heads WHERE branch = 'topic'\")\" = 1 ]" ||
 	diag "the tree's branch topic was not fetched in 60 s"
+before=$(sql "SELECT max(id) FROM submissions")
+{
+	# shellcheck disable=SC2086
+	echo widths $PAGES
+	echo subscribe
+	echo regression
+	echo "history $ESERIES"
+	echo "compare $ESERIES v1.0 topic"
+	echo "reproduce /regressions/$RID $ROBOT"
+} >"$T/walks"
+ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN $PY "$SRC/tests/integration/walk.py" many "$U" "$T" "$ART" "$T/walks" >"$T/walks.out" 2>&1 ||
+	diag "walk.py many: $(tail -5 "$T/walks.out" | tr '\n' ' ')"
+# walked PATH: whether the walk PATH went as a person expects.
+walked() { [ "$(cat "$T/walk-$1.rc" 2>/dev/null)" = 0 ]; }
+said() { tail -3 "$T/walk-$1.out" 2>/dev/null | tr '\n' ' '; }
 
-check $($PY "$SRC/tests/integration/walk.py" compare "$U" "$T" "$ART" "$ESERIES" v1.0 topic >"$T/compare.out" 2>&1; echo $?) \
-	"compare: pick the series and two commits; the base tag against a branch ($(tail -3 "$T/compare.out" | tr '\n' ' '))"
+# 9. Tables and headings never break a word, on a phone (390 px) or a
+# wide screen (1280 px), and no page is wider than the window (a wide
+# table scrolls in itself); a screenshot of each at each width.
+check $(walked widths; echo $?) \
+	"no word broken in a table or heading at 390 px or 1280 px, no page wider than the window ($(said widths))"
+
+# 10. Subscribing as a person does: type the address into the form,
+# press the button, open the link in the mail, then unsubscribe with the
+# page's link and button; the link opened a second time says it was.
+check $(walked subscribe; echo $?) \
+	"subscribe by the form, confirm by the mail's link (twice), unsubscribe by the page's button ($(said subscribe))"
+
+# 15. From the home page to a regression, then by its links to its
+# bisection, the commit at fault (its page: the series it was measured
+# in, the findings that name it) and the series' runs.
+check $(walked regression; echo $?) \
+	"from the home page to a regression, its bisection, its commit and its runs ($(said regression))"
+
+# 13. The history page without a metric offers the series' metrics, its
+# KPI first; the KPI picked, two commits picked in its form and compared.
+check $(walked history; echo $?) \
+	"pick a metric on the history page, then two commits, and compare them ($(said history))"
+
+# 14. Compare without a series: pick the series, then its commits; and
+# commits named as a git user names them (a short SHA, a branch), on the
+# page, the API and the CLI; an unknown or ambiguous one is a clear 400.
+check $(walked compare; echo $?) \
+	"compare: pick the series and two commits; the base tag against a branch ($(said compare))"
 s1=$(curl -s -o "$T/short.json" -w '%{http_code}' "$U/api/compare?series=$ESERIES&base=$SHORT&head=topic")
 s2=$(curl -s -o "$T/unknown.json" -w '%{http_code}' "$U/api/compare?series=$ESERIES&base=$SHORT&head=v9.9")
 s3=$(curl -s -o "$T/ambiguous.json" -w '%{http_code}' "$U/api/compare?series=$ESERIES&base=$SHORT&head=0")
@@ -344,16 +362,12 @@ assert 'v9.9 is no commit of' in json.load(open('$T/unknown.json'))['error']
 # 11. The regression's reproduce recipe: the job and the command saved
 # from the page and run as printed queue the two commits again, in the
 # group and with the runs a side the regression was first measured with.
-before=$(sql "SELECT max(id) FROM submissions")
-ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN $PY "$SRC/tests/integration/walk.py" reproduce "$U" "$T" "$ART" \
-	"/regressions/$RID" "$ROBOT" >"$T/reproduce.out" 2>&1
-rc=$?
 got=$(sql "SELECT string_agg(DISTINCT j.commit || ' ' || j.tbox_group || ' ' || j.runs, ',') FROM jobs j
 	WHERE j.submission > $before")
 want=$(sql "SELECT string_agg(DISTINCT c || ' lab 3', ',') FROM regressions r, unnest(ARRAY[r.base, r.commit]) c
 	WHERE r.id = $RID")
-check $([ $rc = 0 ] && [ -n "$got" ] && [ "$got" = "$want" ]; echo $?) \
-	"the reproduce recipe, saved from the page, runs as printed ($rc '$got' '$want'; $(tail -2 "$T/reproduce.out" | tr '\n' ' '))"
+check $(walked reproduce && [ -n "$got" ] && [ "$got" = "$want" ]; echo $?) \
+	"the reproduce recipe, saved from the page, runs as printed ('$got' '$want'; $(said reproduce))"
 
 # (The time Chromium takes to load each page: bench/pages_bench.sh.)
 sanitizer_clean

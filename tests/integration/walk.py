@@ -27,6 +27,13 @@
 #              page PAGE shows saved as a person saves them (job.json in
 #              $T), and the command run as printed, with robot at ROBOT
 #              ($ROBOT_SERVER and $ROBOT_TOKEN from the environment)
+#   many       SPEC: the paths of the file SPEC (one a line, PATH ARG...
+#              as above, words as a shell splits them) one after the
+#              other in one browser (Chromium's start is about 3.5 s of
+#              CPU), each with its tabs closed after it; what each says
+#              goes to T/walk-PATH.out and whether it went as expected
+#              (0 or 1) to T/walk-PATH.rc
+import contextlib
 import email
 import email.policy
 import os
@@ -233,22 +240,51 @@ def compare(b, series, short, branch):
            "%s and %s compared: %r" % (short, branch, text[:300]))
 
 
-with Browser(T) as b:
+def walk(b, path, args):
     if path == "load":
-        load(b, sys.argv[5:])
+        load(b, args)
     elif path == "widths":
-        widths(b, sys.argv[5:])
+        widths(b, args)
     elif path == "subscribe":
         subscribe(b)
     elif path == "regression":
         regression(b)
     elif path == "history":
-        history(b, sys.argv[5])
+        history(b, args[0])
     elif path == "compare":
-        compare(b, sys.argv[5], sys.argv[6], sys.argv[7])
+        compare(b, args[0], args[1], args[2])
     elif path == "reproduce":
-        reproduce(b, sys.argv[5], sys.argv[6])
+        reproduce(b, args[0], args[1])
     else:
         sys.exit("walk.py: no path " + path)
-print("%d problem%s" % (len(problems), "" if len(problems) == 1 else "s"))
+    print("%d problem%s" % (len(problems), "" if len(problems) == 1 else "s"))
+
+
+def many(b, spec):
+    """Each path of spec in turn; its output and status in T."""
+    global problems
+    for line in open(spec):
+        words = shlex.split(line)
+        if not words:
+            continue
+        out = os.path.join(T, "walk-%s" % words[0])
+        problems = []
+        with open(out + ".out", "w") as f, contextlib.redirect_stdout(f):
+            try:
+                walk(b, words[0], words[1:])
+            except Exception as e:  # a step that broke: this path failed
+                expect(False, "%s: %r" % (words[0], e))
+                print("1 problem")
+        b.close_pages()
+        with open(out + ".rc", "w") as f:
+            f.write("1\n" if problems else "0\n")
+        print("%s: %d problem%s" % (words[0], len(problems),
+                                    "" if len(problems) == 1 else "s"))
+
+
+with Browser(T) as b:
+    if path == "many":
+        many(b, sys.argv[5])
+        sys.exit(0)
+    walk(b, path, sys.argv[5:])
 sys.exit(1 if problems else 0)
