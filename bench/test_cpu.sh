@@ -2,12 +2,12 @@
 # bench/test_cpu.sh [BUILDDIR] [SUITE...]: what each test costs the
 # machine, not only how long it takes.  As root; prints figures, checks
 # nothing.  Runs meson's tests of the suites (default unit and daemon)
-# in BUILDDIR (default build), three at a time as scripts/test does,
-# each in a cpuacct cgroup of its own (cgroup v1, as on these machines),
-# so that its CPU seconds count every process it started: robotd, its
-# PostgreSQL, the simulated boxes, Chromium.  Prints the wall time, the
-# machine's busy share over it, the CPU seconds of all the tests, and
-# the fifteen dearest.
+# in BUILDDIR (default build), TEST_CPU_JOBS at a time (default 5, as
+# scripts/test), each in a cpuacct cgroup of its own (cgroup v1, as on
+# these machines), so that its CPU seconds count every process it
+# started: robotd, its PostgreSQL, the simulated boxes, Chromium.
+# Prints the wall time, the machine's busy share over it, the CPU
+# seconds of all the tests, the fifteen dearest and the ten longest.
 set -u
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$HERE/build}
@@ -36,7 +36,7 @@ for s in $suites; do set -- "$@" --suite "$s"; done
 read -r _ u n s i w q sq st _ </proc/stat
 busy0=$((u + n + s + q + sq + st)) idle0=$((i + w))
 t0=$(date +%s)
-meson test -C "$build" --num-processes 3 --wrapper "$wrap" "$@" >/dev/null 2>&1
+meson test -C "$build" --num-processes "${TEST_CPU_JOBS:-5}" --logbase test_cpu --wrapper "$wrap" "$@" >/dev/null 2>&1
 rc=$?
 t1=$(date +%s)
 read -r _ u n s i w q sq st _ </proc/stat
@@ -46,3 +46,12 @@ echo "wall: $((t1 - t0)) s; the machine $((100 * busy / (busy + idle)))% busy"
 awk -F'\t' '{s += $2} END {printf "CPU: %.0f s in %d tests\n", s, NR}' "$out"
 echo "the dearest:"
 sort -t"$(printf '\t')" -k2 -rn "$out" | head -15 | awk -F'\t' '{printf "  %7.1f CPU s  %s\n", $2, $1}'
+echo "the longest:"
+/usr/bin/python3 - "$build"/meson-logs/test_cpu-*.json <<'PY'
+import json, sys
+rows = sorted(((t["duration"], t["name"]) for f in sys.argv[1:] for t in map(json.loads, open(f))),
+              reverse=True)
+for d, name in rows[:10]:
+    print("  %7.1f s      %s" % (d, name))
+PY
+rm -f "$build"/meson-logs/test_cpu-*
