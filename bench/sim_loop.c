@@ -21,10 +21,14 @@
  * Usage: sim_loop [--pairs N] [--seed S] [--max R] [--first R]
  *                 [--noise PCT] [--shift PCT] [--boxes B] [--offset PCT]
  *                 [--drift PCT] [--step N:PCT] [--prior DF]
- *                 [--history PCT]
+ *                 [--history PCT] [--looks R,R,...] [--look-alpha A]
  * --prior: the KPI's noise is known from its series' history, DF
  * degrees of freedom of it (compare_prior), with the noise --history
  * (default: the lab's; larger or smaller: a box whose noise changed).
+ * --looks, --look-alpha: another plan, to weigh robotd's against: the
+ * looks at the rounds given (then the cap), each at the alpha A
+ * (Pocock's way: the same at every look, its level over all of them
+ * found by running this; not a budget spent as robotd spends it).
  * Prints one line per way; run it with and without the lab's faults.
  */
 #include <math.h>
@@ -45,7 +49,22 @@ struct lab {
 	double history;     /* the noise the history had (default: noise) */
 	double *box_offset; /* per box */
 	int *box_runs;      /* runs each box took so far */
+	int looks[64];      /* --looks: another plan (nlooks of them) */
+	int nlooks;
+	double look_alpha; /* --look-alpha: its alpha at each look */
 };
+
+/* The look after runs: robotd's plan, or --looks. */
+static int
+next_look(const struct lab *l, int runs)
+{
+	if (l->nlooks == 0)
+		return decide_next_look(runs, l->max);
+	for (int i = 0; i < l->nlooks; i++)
+		if (l->looks[i] > runs)
+			return l->looks[i] < l->max ? l->looks[i] : l->max;
+	return l->max;
+}
 
 static unsigned short xs[3];
 
@@ -149,8 +168,11 @@ pair(struct lab *l, enum way w, double shift, int *runs)
 		if (w == WAY_BEFORE)
 			opt.alpha = 0.003;
 		else
-			opt.alpha = decide_look_alpha(asked, before, l->max,
-						      DECIDE_ALPHA);
+			opt.alpha = l->look_alpha > 0
+					    ? l->look_alpha
+					    : decide_look_alpha(asked, before,
+								l->max,
+								DECIDE_ALPHA);
 		prior.alpha = decide_look_alpha_known(asked, before, l->max);
 		compare_metric("dd.write_bytes_per_sec", base, (size_t)asked,
 			       head, (size_t)asked, &opt, &up, &r);
@@ -162,7 +184,7 @@ pair(struct lab *l, enum way w, double shift, int *runs)
 		if (w == WAY_BEFORE) {
 			asked = asked * 2 < l->max ? asked * 2 : l->max;
 		} else {
-			asked = decide_next_look(asked, l->max);
+			asked = next_look(l, asked);
 		}
 		take(l, w, shift, base, head, before, asked);
 	}
@@ -187,6 +209,25 @@ main(int argc, char **argv)
 			seed = atol(v);
 		else if (strcmp(o, "--max") == 0)
 			l.max = atoi(v);
+		else if (strcmp(o, "--looks") == 0) {
+			char *end;
+
+			l.nlooks = 0;
+			for (const char *c = v; *c != '\0' && l.nlooks < 64;
+			     c = *end == ',' ? end + 1 : end) {
+				long r = strtol(c, &end, 10);
+
+				if (end == c || r < 1 || r > 1024 ||
+				    (*end != ',' && *end != '\0')) {
+					fprintf(stderr,
+						"sim_loop: bad --looks %s\n",
+						v);
+					return 2;
+				}
+				l.looks[l.nlooks++] = (int)r;
+			}
+		} else if (strcmp(o, "--look-alpha") == 0)
+			l.look_alpha = atof(v);
 		else if (strcmp(o, "--prior") == 0)
 			l.prior = atoi(v);
 		else if (strcmp(o, "--history") == 0)
@@ -225,6 +266,15 @@ main(int argc, char **argv)
 	       "%d to %d rounds\n",
 	       pairs, 100 * l.noise, l.boxes, 100 * l.offset, 100 * l.drift,
 	       100 * l.step, l.step_at, l.first, l.max);
+	if (l.nlooks > 0 || l.look_alpha > 0) {
+		printf("rounds and sides: looks at");
+		for (int i = 0; i < l.nlooks; i++)
+			printf(" %d", l.looks[i]);
+		printf("%s %d", l.nlooks > 0 ? " and" : " robotd's, to", l.max);
+		if (l.look_alpha > 0)
+			printf(", each at alpha %g", l.look_alpha);
+		printf("\n");
+	}
 	if (l.prior > 0)
 		printf("the KPI's noise known from %d degrees of freedom of a "
 		       "history with %.1f%% noise\n",
