@@ -100,8 +100,11 @@ db_template() {
 		mkdir -p "$new" && chmod 755 "$new" || exit 1
 		"$ROBOTD" --state-dir "$new" --listen 127.0.0.1:0 >"$new/log" 2>&1 &
 		pid=$!
-		wait_for 120 grep -qs "listening on http" "$new/log"
-		kill -TERM $pid
+		# (or robotd gave up, a zombie until waited for: its reason is
+		# in the log, shown below)
+		wait_for 120 sh -c "grep -qs 'listening on http' '$new/log' ||
+			! grep -qs '^State:[[:space:]]*[^Z]' /proc/$pid/status"
+		kill -TERM $pid 2>/dev/null
 		wait $pid
 		grep -q "stopped the embedded database" "$new/log" || { cat "$new/log" >&2; exit 1; }
 		rm -rf "$DB_TEMPLATE"

@@ -50,7 +50,7 @@ left_db=0
 
 # This test's own setup reaps.
 . "$SRC/tests/integration/robotd_lib.sh"
-echo "1..3"
+echo "1..4"
 check $([ -n "$VT" ] && [ $left_robotd = 1 ] && [ $left_db = 1 ]; echo $?) \
 	"a test killed -9 leaves its robotd and PostgreSQL running ($VT: robotd $left_robotd, database $left_db)"
 gone=0
@@ -63,5 +63,18 @@ check $([ -n "$AT" ] && [ -d "$AT" ] && kill -0 "$ALIVE" 2>/dev/null; echo $?) \
 	"a test that still runs is left alone ($AT)"
 kill "$ALIVE" 2>/dev/null
 wait "$ALIVE" 2>/dev/null
+
+# A build in a directory that PostgreSQL's user cannot enter (a clone
+# in a fresh mktemp -d): robotd refuses to make the template database,
+# and the setup says why at once.  It waited for robotd's "listening"
+# 120 s in each test before, one test after the other (the flock).
+NOGO=$(mktemp -d /tmp/robotd-leftovers-nogo.XXXXXX)
+ln -s "$ROBOTD" "$NOGO/robotd"
+t0=$(date +%s)
+ROBOTD=$NOGO/robotd sh -c '. "$SRC/tests/integration/robotd_lib.sh"' >"$ROBOT_TEST_TMP/nogo.out" 2>&1
+took=$(($(date +%s) - t0))
+check $([ $took -lt 60 ] && grep -q "cannot enter" "$ROBOT_TEST_TMP/nogo.out"; echo $?) \
+	"a template database robotd cannot make: the setup says why at once ($took s; $(grep -m1 -o "cannot enter.*" "$ROBOT_TEST_TMP/nogo.out" | cut -c1-80))"
+rm -rf "$NOGO"
 trap 'finish; rm -rf "$ROBOT_TEST_TMP"' EXIT
 exit $((failed > 0))
