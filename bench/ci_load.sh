@@ -14,6 +14,7 @@ HOGS=${2:-2}
 COMMIT=$(git -C "$HERE" rev-parse "${3:-HEAD}") || exit 2
 SHARED=$(cd "$HERE/../shared" && pwd) || exit 2
 W=$(mktemp -d /tmp/ci_load.XXXXXX)
+chmod 755 "$W" # (PostgreSQL's user enters the clone: the tests' template database)
 hogs=
 cleanup() {
 	for p in $hogs; do kill "$p" 2>/dev/null; done
