@@ -213,12 +213,12 @@ main(int argc, char **argv)
 			char *end;
 
 			l.nlooks = 0;
-			for (const char *c = v; *c != '\0' && l.nlooks < 64;
+			for (const char *c = v; *c != '\0';
 			     c = *end == ',' ? end + 1 : end) {
 				long r = strtol(c, &end, 10);
 
-				if (end == c || r < 1 || r > 1024 ||
-				    (*end != ',' && *end != '\0')) {
+				if (l.nlooks == 64 || end == c || r < 1 ||
+				    r > 1024 || (*end != ',' && *end != '\0')) {
 					fprintf(stderr,
 						"sim_loop: bad --looks %s\n",
 						v);

@@ -240,6 +240,10 @@ def compare(b, series, short, branch):
            "%s and %s compared: %r" % (short, branch, text[:300]))
 
 
+def tally():
+    return "%d problem%s" % (len(problems), "" if len(problems) == 1 else "s")
+
+
 def walk(b, path, args):
     if path == "load":
         load(b, args)
@@ -257,7 +261,7 @@ def walk(b, path, args):
         reproduce(b, args[0], args[1])
     else:
         sys.exit("walk.py: no path " + path)
-    print("%d problem%s" % (len(problems), "" if len(problems) == 1 else "s"))
+    print(tally())
 
 
 def many(b, spec):
@@ -274,12 +278,11 @@ def many(b, spec):
                 walk(b, words[0], words[1:])
             except Exception as e:  # a step that broke: this path failed
                 expect(False, "%s: %r" % (words[0], e))
-                print("1 problem")
+                print(tally())
         b.close_pages()
         with open(out + ".rc", "w") as f:
             f.write("1\n" if problems else "0\n")
-        print("%s: %d problem%s" % (words[0], len(problems),
-                                    "" if len(problems) == 1 else "s"))
+        print("%s: %s" % (words[0], tally()))
 
 
 with Browser(T) as b:
