@@ -98,7 +98,9 @@ db_template() {
 		done
 		new=$DB_TEMPLATE.new.$$
 		mkdir -p "$new" && chmod 755 "$new" || exit 1
-		"$ROBOTD" --state-dir "$new" --listen 127.0.0.1:0 >"$new/log" 2>&1 &
+		# (robotd without the lock: were this shell to end early, robotd
+		# left behind would hold it, and every later test wait for it)
+		"$ROBOTD" --state-dir "$new" --listen 127.0.0.1:0 >"$new/log" 2>&1 9>&- &
 		pid=$!
 		# (or robotd gave up, a zombie until waited for: its reason is
 		# in the log, shown below)
@@ -144,6 +146,7 @@ wait_for() {
 	_wf_limit=$(($1 * 100))
 	shift
 	_wf_waited=0 _wf_step=10 _wf_stuck=0
+	[ -z "${SQL_PID:-}" ] || sql_mend
 	while [ $_wf_waited -lt $_wf_limit ]; do
 		"$@" && return 0
 		if [ -n "${STUCK_CHECK:-}" ] && [ $_wf_waited -ge $_wf_stuck ]; then
@@ -166,7 +169,7 @@ wait_for() {
 # machine's dd stalls, docs/box.md), unless STUCK_RESETS allows a reset.
 lab_stuck() {
 	[ -d "$T/state/pg/run" ] || return 1
-	why=$(psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc "
+	why=$(sql "
 		SELECT string_agg(name || ' ' || CASE WHEN state = 'broken'
 			THEN 'broken' ELSE 'suspect' END, ', ')
 		FROM boxes WHERE tbox_group IN (SELECT tbox_group FROM boxes
@@ -179,11 +182,9 @@ lab_stuck() {
 	if [ "${STUCK_RESETS:-0}" -gt 0 ] && ! echo "$why" | grep -q broken; then
 		STUCK_RESETS=$((STUCK_RESETS - 1))
 		echo "# a box changed under the test; reset as an operator would ($why):"
-		psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc \
-			"SELECT message FROM lab_notes WHERE id > ${STUCK_NOTES_SEEN:-0} ORDER BY id" 2>/dev/null |
+		sql "SELECT message FROM lab_notes WHERE id > ${STUCK_NOTES_SEEN:-0} ORDER BY id" 2>/dev/null |
 			sed 's/^/#   /'
-		STUCK_NOTES_SEEN=$(psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc \
-			"SELECT coalesce(max(id), 0) FROM lab_notes" 2>/dev/null)
+		STUCK_NOTES_SEEN=$(sql "SELECT coalesce(max(id), 0) FROM lab_notes" 2>/dev/null)
 		STUCK_RESET_DONE=$((${STUCK_RESET_DONE:-0} + 1))
 		for b in $(echo "$why" | sed 's/ suspect,*//g'); do
 			robot box reset "$b" >/dev/null 2>&1 ||
@@ -194,8 +195,7 @@ lab_stuck() {
 	if [ -z "${STUCK_SAID:-}" ]; then
 		STUCK_SAID=1
 		echo "# the lab is stuck: no box may take work ($why):"
-		psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc \
-			"SELECT message FROM lab_notes ORDER BY id" 2>/dev/null |
+		sql "SELECT message FROM lab_notes ORDER BY id" 2>/dev/null |
 			sed 's/^/#   /'
 	fi
 	return 0
@@ -223,6 +223,7 @@ start_robotd() {
 	fi
 	url=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$T/$name.log" | tail -1)
 	eval "URL_$name=$url"
+	sql_open # (robotd may have started the database anew)
 }
 
 # stop PID: SIGTERM, and wait until it is gone.
@@ -265,10 +266,96 @@ sha() {
 	printf '%s' "$1" | sha1sum | cut -c1-40
 }
 
-# sql QUERY: one value from the embedded database.
+# sql QUERY: QUERY's rows from the embedded database as `psql -XAtqc`
+# prints them, false when it failed (its error on stderr).  A test asks
+# the database hundreds of times, and a new psql costs about 45 ms of
+# CPU: 14 the client, 30 the server's new backend (page faults, dear on
+# these VMs; perf).  So the queries go to one psql the test keeps open
+# (sql_open, from start_robotd), 3 ms or so each: QUERY, then `\o` and
+# an end line naming this call and psql's ERROR on the pipe back, its
+# rows in $T/sql.rows.  While that psql is busy (a query held in the
+# background) or gone (robotd stopped the database under it), a query
+# gets a psql of its own, as before, and the test's own shell opens a
+# new one at its next query.  Statements of one QUERY run one after the
+# other, not as psql -c's one implicit transaction.
+SQL_PID= SQL_OWNER= SQL_N=0
+sql_open() {
+	if [ -n "$SQL_PID" ]; then
+		kill -9 "$SQL_PID" 2>/dev/null
+		wait "$SQL_PID" 2>/dev/null
+		exec 7>&- 8<&-
+	fi
+	SQL_PID=
+	rm -f "$T/sql.in" "$T/sql.out"
+	mkfifo "$T/sql.in" "$T/sql.out" || return 1
+	psql -h "$T/state/pg/run" -U robot -d postgres -XAtq <"$T/sql.in" >"$T/sql.out" 2>&1 &
+	SQL_PID=$!
+	PIDS="$PIDS $SQL_PID"
+	exec 7>"$T/sql.in" 8<"$T/sql.out"
+	read -r SQL_OWNER _ </proc/self/stat
+}
+# sql_up: the kept psql runs (a zombie is gone too).
+sql_up() {
+	[ -n "$SQL_PID" ] && read -r _ _ _su_state _ <"/proc/$SQL_PID/stat" 2>/dev/null &&
+		[ "$_su_state" != Z ]
+}
+# sql_mend: in the test's own shell (not a subshell, whose psql would
+# end with it), a kept psql that is gone is opened again.
+sql_mend() {
+	[ -n "$SQL_PID" ] && ! sql_up && read -r _sm_me _ </proc/self/stat &&
+		[ "$_sm_me" = "$SQL_OWNER" ] && sql_open
+	:
+}
 sql() {
+	sql_mend
+	if sql_up; then
+		{
+			if flock -n 6; then
+				SQL_N=$((SQL_N + 1))
+				read -r _sql_me _ </proc/self/stat
+				_sql_mark=$_sql_me.$SQL_N
+				_sql_q=$1 # (without its last ';': a lone ';' resets ERROR)
+				while :; do
+					case $_sql_q in
+					*[\;\ \	\
+]) _sql_q=${_sql_q%?} ;;
+					*) break ;;
+					esac
+				done
+				(
+					trap '' PIPE
+					printf '\\o %s\n%s\n;\n\\o\n\\echo __sql_end__ %s :ERROR\n' \
+						"$T/sql.rows" "$_sql_q" "$_sql_mark" >&7
+				) 2>/dev/null
+				_sql_err= _sql_rc=
+				while IFS= read -r _sql_l <&8; do
+					case $_sql_l in
+					"__sql_end__ $_sql_mark "*)
+						[ "${_sql_l##* }" = false ] && _sql_rc=0 || _sql_rc=1
+						break
+						;;
+					__sql_end__\ *) _sql_err= ;; # (a call cut short before)
+					*) _sql_err="$_sql_err$_sql_l
+" ;;
+					esac
+				done
+				if [ -n "$_sql_rc" ]; then
+					printf '%s' "$_sql_err" >&2
+					while IFS= read -r _sql_l || [ -n "$_sql_l" ]; do
+						printf '%s\n' "$_sql_l"
+					done <"$T/sql.rows"
+					return $_sql_rc
+				fi
+			fi
+		} 6>"$T/sql.lock"
+	fi
 	psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc "$1"
 }
+# sql_is VALUE QUERY, sql_some QUERY, sql_ge N QUERY: QUERY's value is
+# VALUE, not empty, a number of at least N (for wait_for).
+sql_is() { [ "$(sql "$2")" = "$1" ]; }
+sql_some() { [ -n "$(sql "$1")" ]; }
+sql_ge() { _sg=$(sql "$2") && [ "$_sg" -ge "$1" ] 2>/dev/null; }
 
 # box NAME: writes the box's configuration; starting it is start_box.
 box_config() {

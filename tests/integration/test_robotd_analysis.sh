@@ -174,7 +174,7 @@ a0=$(sql "SELECT analyses FROM pairs WHERE head = '$GOOD'")
 # between would claim it first)
 sql "BEGIN; UPDATE pairs SET state = 'ready' WHERE head = '$GOOD'; SELECT robot_pair_next(3) IS NOT NULL; COMMIT" >/dev/null
 check $([ "$(sql "SELECT state FROM pairs WHERE head = '$GOOD'")" = analysing ]; echo $?) "a pair is claimed and its robotd gone"
-wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state || analyses FROM pairs WHERE head = '$GOOD'\")\" = final$((a0 + 2)) ]"
+wait_for 30 sql_is "final$((a0 + 2))" "SELECT state || analyses FROM pairs WHERE head = '$GOOD'"
 check $? "another robotd finishes it after the claim runs out ($(sql "SELECT state || ' ' || analyses FROM pairs WHERE head = '$GOOD'"))"
 kill -9 "$PID_e"
 kill -9 "$PID_d"

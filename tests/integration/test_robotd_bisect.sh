@@ -55,12 +55,12 @@ shifts=$(sed -n '7,$p' "$T/lin.shas" | sed 's/$/=-10/' | tr '\n' ' ')
 # shellcheck disable=SC2086
 simbox s1 $shifts --noise=1 --seed=1 --delay=1
 watch lin 6
-wait_for 120 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT id FROM bisections WHERE tree = 'lin'\")\" ]"
+wait_for 120 sql_some "SELECT id FROM bisections WHERE tree = 'lin'"
 check $? "the regression at the head is bisected on its own ($(sql "SELECT string_agg(kind || ' ' || state || ' ' || coalesce(report::text, '-'), ', ') FROM regressions"))"
 B=$(bisection_of lin)
 # 3. robotd is killed -9 once the bisection is under way; started again,
 # it resumes, and the bisection finishes once.
-wait_for 120 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM bisect_steps WHERE bisection = $B AND kind = 'mid'\")\" -ge 2 ]"
+wait_for 120 sql_ge 2 "SELECT count(*) FROM bisect_steps WHERE bisection = $B AND kind = 'mid'"
 kill9 "$PID_d"
 simbox_stop s1
 steps_before=$(steps_of "$B")
@@ -157,7 +157,7 @@ nshifts="$(sed -n '3,$p' "$T/noi.shas" | sed 's/$/=-10/' | tr '\n' ' ') $NMID=-1
 # shellcheck disable=SC2086
 simbox s4 $nshifts --noise=1 --seed=4
 watch noi 12
-wait_for 60 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT id FROM bisections WHERE tree = 'noi'\")\" ]"
+wait_for 60 sql_some "SELECT id FROM bisections WHERE tree = 'noi'"
 N=$(bisection_of noi)
 wait_for 300 ended "$N"
 diag "steps: $(steps_of "$N")"
@@ -194,7 +194,7 @@ commits off 4 "off" >"$T/off.shas"
 simbox s6 "$(sed -n 2p "$T/off.shas")=-10" "$(sed -n 3p "$T/off.shas")=-10" "$(sed -n 4p "$T/off.shas")=-10" --noise=1 --seed=6
 AS=$ADMIN robot tree add off --url "$T/off" --branch main --base v1.0 \
 	--job "$T/dd.yaml" --tbox-group lab --runs 3 --max-runs 6 --poll 5 --bisect no >/dev/null
-wait_for 90 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT report FROM regressions WHERE tree = 'off'\")\" ]"
+wait_for 90 sql_some "SELECT report FROM regressions WHERE tree = 'off'"
 wait_for 20 mail_about off
 check $([ "$(sql "SELECT count(*) FROM bisections WHERE tree = 'off'")" = 0 ] &&
 	AS=$ADMIN robot tree show off | grep -q "not bisected"; echo $?) \
@@ -219,7 +219,7 @@ s1=$(api POST "$U/api/bisections" "$SUB" "$T/b5.json")
 id1=$(py "print(j['id'])")
 s2=$(api POST "$U/api/bisections" "$SUB" "$T/b5.json")
 r2=$(py "print(j['id'], j.get('running'))")
-wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM bisect_steps WHERE bisection = $id1\")\" = 2 ]"
+wait_for 30 sql_is 2 "SELECT count(*) FROM bisect_steps WHERE bisection = $id1"
 queued=$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")
 # Another's token may cancel neither the bisection nor its runs; and a
 # token has at most 10 bisections running (9 more held by hand, claimed
@@ -249,7 +249,7 @@ check $([ "$s1" = 200 ] && [ "$s2" = 200 ] && [ "$r2" = "$id1 True" ] && [ "$que
 # The cancelled bisection's pairs ended with no ok run.  Started again,
 # with a box: its midpoints are measured anew, not skipped for the runs
 # that were cancelled.
-wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM pairs WHERE bisection = $id1 AND state <> 'final'\")\" = 0 ]"
+wait_for 30 sql_is 0 "SELECT count(*) FROM pairs WHERE bisection = $id1 AND state <> 'final'"
 simbox s6 "$(sed -n 2p "$T/off.shas")=-10" "$(sed -n 3p "$T/off.shas")=-10" "$(sed -n 4p "$T/off.shas")=-10" --noise=1 --seed=6
 s3=$(api POST "$U/api/bisections" "$SUB" "$T/b5.json")
 id2=$(py "print(j['id'])")

@@ -66,7 +66,7 @@ check $? "robotd sees the pushed head, 15 commits after v1.0"
 
 # The bisection first, then the report.
 bisection() { sql "SELECT id FROM bisections"; }
-wait_for 400 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc 'SELECT id FROM bisections')\" ]"
+wait_for 400 sql_some "SELECT id FROM bisections"
 found=$(date +%s)
 B=$(bisection)
 check $([ -n "$B" ] && mails "sys.exit(0 if not reports else 1)"; echo $?) \

@@ -27,7 +27,7 @@ mshifts="$(sed -n '3,$p' "$T/side.shas" | sed 's/$/=-10/' | tr '\n' ' ') $MHEAD=
 # shellcheck disable=SC2086
 simbox s2 $mshifts --noise=1 --seed=2
 watch mer 6
-wait_for 60 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT id FROM bisections WHERE tree = 'mer'\")\" ]"
+wait_for 60 sql_some "SELECT id FROM bisections WHERE tree = 'mer'"
 M=$(bisection_of mer)
 wait_for 240 ended "$M"
 diag "steps: $(steps_of "$M")"
@@ -47,7 +47,7 @@ kshifts="$(sed -n '6,$p' "$T/skp.shas" | sed 's/$/=-10/' | tr '\n' ' ') $MID1=fa
 # shellcheck disable=SC2086
 simbox s3 $kshifts --noise=1 --seed=3
 watch skp 6
-wait_for 60 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT id FROM bisections WHERE tree = 'skp'\")\" ]"
+wait_for 60 sql_some "SELECT id FROM bisections WHERE tree = 'skp'"
 K=$(bisection_of skp)
 wait_for 240 ended "$K"
 diag "steps: $(steps_of "$K")"

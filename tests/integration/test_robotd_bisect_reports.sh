@@ -136,7 +136,7 @@ head_pair() { [ "$(sql "SELECT state || ' ' || (comparison->>'rounds') FROM pair
 wait_for 120 head_pair
 diag "the head pair: $(sql "SELECT state || ' ' || verdict || ' ' || (comparison->>'rounds') FROM pairs WHERE head = '$REU1'")"
 git -C "$T/reu" merge -q --ff-only later
-wait_for 60 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT id FROM bisections WHERE tree = 'reu'\")\" ]"
+wait_for 60 sql_some "SELECT id FROM bisections WHERE tree = 'reu'"
 RB=$(bisection_of reu)
 wait_for 240 ended "$RB"
 diag "steps: $(steps_of "$RB")"

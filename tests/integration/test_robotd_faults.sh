@@ -80,7 +80,7 @@ LOCK=$!
 sleep 0.5
 curl -s -o /dev/null --max-time 1 -X POST -H "Authorization: Bearer $TOK_b2" "$U/api/boxes/b2/lease?wait=0"
 wait $LOCK
-wait_for 10 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state || attempts FROM jobs WHERE id = $JOB\")\" = queued0 ]"
+wait_for 10 sql_is queued0 "SELECT state || attempts FROM jobs WHERE id = $JOB"
 rc=$?
 diag "job $JOB: $(sql "SELECT state || ' attempts ' || attempts FROM jobs WHERE id = $JOB"), leases: $(sql "SELECT string_agg(state, ',') FROM leases WHERE job = $JOB")"
 check $([ $rc = 0 ] && [ "$(sql "SELECT string_agg(state, ',') FROM leases WHERE job = $JOB")" = released ]; echo $?) \

@@ -103,7 +103,7 @@ check $([ "$(sql "SELECT count(*) FROM jobs WHERE box = 'r2'")" = 0 ]; echo $?) 
 # no longer.
 # (On a busy machine the checks above may outlast the minute: the run
 # was queued, and is cancelled already.)
-wait_for 30 sh -c "[ \"\$(psql -h '$T/state/pg/run' -U robot -d postgres -XAtqc \"SELECT count(*) FROM jobs WHERE box = 'r3' AND (state = 'queued' OR error = 'r3 was not seen for a minute')\")\" = 1 ]"
+wait_for 30 sql_is 1 "SELECT count(*) FROM jobs WHERE box = 'r3' AND (state = 'queued' OR error = 'r3 was not seen for a minute')"
 queued=$?
 api POST "$U/api/jobs?tbox_group=g3&repeat=1&max_runs=1&commit=$B3&commit=$H3" "$SUB" "$T/dd.yaml" >/dev/null
 SIMBOX_GROUP=g3 simbox r4 "$H3=-10" --noise=1 --seed=24

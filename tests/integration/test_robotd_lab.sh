@@ -101,7 +101,7 @@ check $(grep -q "6 done" "$T/status.out" && grep -q "$b1" "$T/status.out" && gre
 # kill -9 a box mid-run.
 stop "$(pid_box $b2)"
 S=$(submit slow --commit $(sha cccc) --repeat 1)
-wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state FROM jobs WHERE submission = $S\")\" = leased ]"
+wait_for 30 sql_is leased "SELECT state FROM jobs WHERE submission = $S"
 sleep 2
 kill -9 "$(pid_box $b1)"
 start_box $b2 "$URL_d" "$TB2"
@@ -133,7 +133,7 @@ check $(once "$S"; echo $?) "still one result"
 
 # kill -9 robotd mid-campaign, restart it.
 S=$(submit quick --commit $(sha dddd) --commit $(sha eeee) --repeat 3)
-wait_for 60 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM jobs WHERE submission = $S AND state = 'done'\")\" -ge 1 ]"
+wait_for 60 sql_ge 1 "SELECT count(*) FROM jobs WHERE submission = $S AND state = 'done'"
 kill9 "$PID_d"
 sleep 3
 port=${URL_d##*:}

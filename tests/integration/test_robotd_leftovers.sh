@@ -50,7 +50,7 @@ left_db=0
 
 # This test's own setup reaps.
 . "$SRC/tests/integration/robotd_lib.sh"
-echo "1..4"
+echo "1..5"
 check $([ -n "$VT" ] && [ $left_robotd = 1 ] && [ $left_db = 1 ]; echo $?) \
 	"a test killed -9 leaves its robotd and PostgreSQL running ($VT: robotd $left_robotd, database $left_db)"
 gone=0
@@ -76,5 +76,19 @@ took=$(($(date +%s) - t0))
 check $([ $took -lt 60 ] && grep -q "cannot enter" "$ROBOT_TEST_TMP/nogo.out"; echo $?) \
 	"a template database robotd cannot make: the setup says why at once ($took s; $(grep -m1 -o "cannot enter.*" "$ROBOT_TEST_TMP/nogo.out" | cut -c1-80))"
 rm -rf "$NOGO"
+
+# A template made anew (a fresh build): it is made, and nothing is left
+# holding its lock.  A setup whose shell ended early once left robotd
+# with the lock, and every later test waited on it.
+MADE=$(mktemp -d /tmp/robotd-leftovers-made.XXXXXX)
+chmod 755 "$MADE"
+ln -s "$ROBOTD" "$MADE/robotd"
+ROBOTD=$MADE/robotd sh -c 'set -u; . "$SRC/tests/integration/robotd_lib.sh"' >"$ROBOT_TEST_TMP/made.out" 2>&1
+free=0
+flock -n "$MADE/test-db.lock" true && free=1
+check $([ -f "$MADE/test-db/made" ] && [ $free = 1 ]; echo $?) \
+	"a template database made anew is made, and its lock is free after (made $([ -f "$MADE/test-db/made" ] && echo yes || echo no), lock free $free; $(head -c 200 "$ROBOT_TEST_TMP/made.out"))"
+for p in $(ps -eo pid=,args= | awk -v d="$MADE/" 'index($0, d) {print $1}'); do kill -9 "$p" 2>/dev/null; done
+rm -rf "$MADE"
 trap 'finish; rm -rf "$ROBOT_TEST_TMP"' EXIT
 exit $((failed > 0))

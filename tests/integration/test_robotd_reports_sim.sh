@@ -105,7 +105,7 @@ kill "$SMTP_PID"
 wait "$SMTP_PID" 2>/dev/null
 before=$(ls "$T/mail/new" | wc -l)
 for a in ivy jack kim; do robot subscribe $a@robot.test >/dev/null 2>&1; done
-wait_for 30 sh -c "[ \$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM outbox WHERE recipient LIKE '%@robot.test' AND state = 'pending' AND attempts >= 1 AND last_error IS NOT NULL\") -ge 3 ]"
+wait_for 30 sql_ge 3 "SELECT count(*) FROM outbox WHERE recipient LIKE '%@robot.test' AND state = 'pending' AND attempts >= 1 AND last_error IS NOT NULL"
 robot reports >"$T/reports2.out" 2>&1
 smtp_start "$SP"
 wait_for 60 sh -c "[ \$(ls '$T/mail/new' | wc -l) -ge $((before + 3)) ]"
@@ -120,8 +120,11 @@ assert sorted(tos) == ['ivy@robot.test', 'jack@robot.test', 'kim@robot.test'], t
 # again.
 before=$(ls "$T/mail/new" | wc -l)
 for a in refused later lena; do robot subscribe $a@robot.test >/dev/null 2>&1; done
-wait_for 30 sh -c "[ \$(ls '$T/mail/new' | wc -l) -ge $((before + 1)) ] &&
-	[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state FROM outbox WHERE recipient = 'refused@robot.test'\")\" = failed ]"
+refused_failed() {
+	[ "$(ls "$T/mail/new" | wc -l)" -ge $((before + 1)) ] &&
+		sql_is failed "SELECT state FROM outbox WHERE recipient = 'refused@robot.test'"
+}
+wait_for 30 refused_failed
 robot reports >"$T/reports3.out" 2>&1
 check $([ "$(sql "SELECT state || ' ' || attempts FROM outbox WHERE recipient = 'refused@robot.test'")" = "failed 1" ] &&
 	[ "$(sql "SELECT state FROM outbox WHERE recipient = 'later@robot.test'")" = pending ] &&

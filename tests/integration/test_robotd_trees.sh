@@ -137,7 +137,7 @@ check $([ "$(sql "SELECT state || ' ' || fixed_by FROM regressions")" = "fixed $
 touch "$T/stop-s2"
 wait $SIMBOX_s2 2>/dev/null
 D=$(commit dev-y "block: a change that will be dropped")
-wait_for 30 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT count(*) FROM jobs WHERE commit = '$D' AND state = 'queued'\")\" = 3 ]"
+wait_for 30 sql_is 3 "SELECT count(*) FROM jobs WHERE commit = '$D' AND state = 'queued'"
 check $? "a new branch's head is queued"
 git -C "$R" checkout -q main
 git -C "$R" branch -q -f dev-y "$A"
@@ -186,7 +186,7 @@ check $([ "$s" = 200 ] && [ -z "$(ps -o pid= --ppid "$PID_d" | tr -d ' ')" ]; ec
 # A credential in a tree's URL is robotd's to fetch with, nobody's to
 # read: the API, the pages and robot tree show give the URL without it.
 robot tree add secret --url "https://robot:s3cretTOKEN@127.0.0.1:$(cat "$T/port")/x.git" --job "$T/dd.yaml" --poll 5 >/dev/null 2>&1
-wait_for 30 sh -c "[ -n \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT fetch_error FROM trees WHERE name = 'secret'\")\" ]"
+wait_for 30 sql_some "SELECT fetch_error FROM trees WHERE name = 'secret'"
 leaks=
 for p in /api/trees /api/trees/secret /trees/secret /trees /; do
 	curl -s "$U$p" | grep -q s3cretTOKEN && leaks="$leaks $p"
@@ -257,13 +257,13 @@ robot tree add noisy --url "$R" --branch main --branch 'dev*' --job "$T/dd.yaml"
 wait_for 30 head_is noisy main "$A2"
 B2=$(commit main "sched: a change within the noise")
 simbox s3 "$B2=-4" --noise=8 --seed=5
-wait_for 90 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state FROM pairs WHERE head = '$B2'\")\" = final ]"
+wait_for 90 sql_is final "SELECT state FROM pairs WHERE head = '$B2'"
 nA=$(sql "SELECT count(*) FROM jobs WHERE commit = '$A2'")
 touch "$T/stop-s3"
 wait $SIMBOX_s3 2>/dev/null
 C3=$(commit dev-z "sched: another change within the noise")
 simbox s4 "$B2=-4" "$C3=-4" --noise=8 --seed=6
-wait_for 90 sh -c "[ \"\$(psql -h $T/state/pg/run -U robot -d postgres -XAtqc \"SELECT state FROM pairs WHERE head = '$C3'\")\" = final ]"
+wait_for 90 sql_is final "SELECT state FROM pairs WHERE head = '$C3'"
 v=$(sql "SELECT verdict || ' ' || (SELECT m->>'reason' FROM json_array_elements(comparison->'metrics') m
 	WHERE m->>'metric' = 'dd.write_bytes_per_sec') FROM pairs WHERE head = '$C3'")
 nC=$(sql "SELECT count(*) FROM jobs WHERE commit = '$C3'")
