@@ -139,6 +139,7 @@ html_page(const char *title, const char *body)
 	html_text(&b, title);
 	buf_adds(&b, " - robot</title>\n"
 		     "<link rel=\"stylesheet\" href=\"/style.css\">\n"
+		     "<link rel=\"icon\" href=\"/icon.svg\">\n"
 		     "</head>\n<body>\n<header><nav>"
 		     "<a href=\"/\">robot</a> <a href=\"/lab\">lab</a> "
 		     "<a href=\"/queue\">queue</a> "

@@ -114,6 +114,7 @@ static const struct route routes[] = {
 	 findings_changes},
 	{"GET", "/", ROUTE_PUBLIC, 0, NULL, pages_home},
 	{"GET", "/style.css", ROUTE_PUBLIC, 0, NULL, pages_style},
+	{"GET", "/icon.svg", ROUTE_PUBLIC, 0, NULL, pages_icon},
 	{"GET", "/regressions/:id", ROUTE_PUBLIC, 0, NULL, pages_regression},
 	{"GET", "/commits/:sha", ROUTE_PUBLIC, 0, NULL, pages_commit},
 	{"GET", "/compare", ROUTE_PUBLIC, 0, NULL, pages_compare},

@@ -12,8 +12,11 @@ set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
 PY=/usr/bin/python3
-ART=${ROBOT_ARTIFACTS:-/tmp/robot-artifacts}/pages
-rm -rf "$ART"
+# The test's own artifacts, put in place at its end: two of these tests
+# at once (two builds, or a CI beside a developer) each emptied the
+# directory the other was writing.
+ART_OUT=${ROBOT_ARTIFACTS:-/tmp/robot-artifacts}/pages
+ART=$T/artifacts
 mkdir -p "$ART"
 
 if ! command -v chromium >/dev/null 2>&1; then
@@ -32,7 +35,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
-echo "1..21"
+echo "1..22"
 
 # The seed: a tree whose fourth commit regresses the KPI and a hostile
 # metric, on a branch with a hostile name, under a hostile subject.
@@ -245,6 +248,15 @@ check $(grep -qi "^content-security-policy: default-src 'none'" "$T/h" && grep -
 	[ -n "$jetag" ] && [ "$j304" = 304 ] && grep -qi "^cache-control: no-store" "$T/h"; echo $?) \
 	"every page has a strict CSP, nosniff and no-referrer; the stylesheet and an ended run's page answer 304 to their ETags, the home page is not cached ($etag $s304 $jetag $j304)"
 
+# The icon the pages name answers, so that a browser asks for no
+# /favicon.ico (a 404 on every first page, in its console: it failed
+# robotd-pages' load check when the machine was busy enough for the
+# 404 to come before the page's messages were read).
+icon=$(sed -n 's/.*<link rel="icon" href="\([^"]*\)".*/\1/p' "$ART/home.html" 2>/dev/null)
+curl -s -D "$T/ih" -o "$T/icon" "$U${icon:-/none}"
+check $([ -n "$icon" ] && grep -q "^HTTP/1.1 200" "$T/ih" && grep -qi "^content-type: image/svg+xml" "$T/ih" &&
+	grep -q "<svg" "$T/icon"; echo $?) "the pages name their icon, and robotd serves it (${icon:-no icon})"
+
 # 7. The subscribe form: posted from robotd's own page it asks for the
 # confirmation; from another site it is refused.
 s1=$(curl -s -o "$T/sub1" -w '%{http_code}' -H "Origin: http://evil.example" --data "email=a@robot.test" "$U/subscribe")
@@ -299,7 +311,7 @@ check $([ $rc = 0 ] && [ "$before" = "$after" ] && [ "$last" -le -20 ] &&
 # submission before the reproduce recipe runs (11).
 SHORT=$(git -C "$R" rev-parse v1.0 | cut -c1-10)
 git -C "$R" branch topic
-wait_for 60 sh -c "[ \"\$(psql -h '$T/state/pg/run' -U robot -d postgres -XAtqc \"SELECT count(*) FROM tree_heads WHERE branch = 'topic'\")\" = 1 ]" ||
+wait_for 60 sql_is 1 "SELECT count(*) FROM tree_heads WHERE branch = 'topic'" ||
 	diag "the tree's branch topic was not fetched in 60 s"
 before=$(sql "SELECT max(id) FROM submissions")
 {
@@ -371,4 +383,6 @@ check $(walked reproduce && [ -n "$got" ] && [ "$got" = "$want" ]; echo $?) \
 
 # (The time Chromium takes to load each page: bench/pages_bench.sh.)
 sanitizer_clean
+mkdir -p "${ART_OUT%/*}" && rm -rf "$ART_OUT.$$" && cp -a "$ART" "$ART_OUT.$$" &&
+	rm -rf "$ART_OUT" && mv "$ART_OUT.$$" "$ART_OUT" && diag "artifacts in $ART_OUT"
 exit $((failed > 0))

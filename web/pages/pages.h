@@ -18,6 +18,8 @@
  *   /bisections, /bisections/:id  (/api/bisections...)
  *   /subscribe                 the form; POST subscribes
  *   /style.css                 the one stylesheet
+ *   /icon.svg                  the pages' icon (a browser asks for
+ *                              /favicon.ico, a 404, without it)
  */
 #ifndef ROBOT_PAGES_H
 #define ROBOT_PAGES_H
@@ -52,5 +54,7 @@ void pages_subscribe(struct web *w, struct http_req *req,
 		     const struct web_call *call);
 void pages_style(struct web *w, struct http_req *req,
 		 const struct web_call *call);
+void pages_icon(struct web *w, struct http_req *req,
+		const struct web_call *call);
 
 #endif
