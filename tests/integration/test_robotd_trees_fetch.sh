@@ -1,0 +1,77 @@
+#!/bin/sh
+# test_robotd_trees_fetch.sh ROBOTD ROBOT_BOX ROBOT SOURCE_DIR: trees
+# robotd cannot fetch.  A tree that does not exist, and one whose fetch
+# never answers, have their errors in robot tree list while robotd
+# serves on, and are tried again with backoff; a credential in a tree's
+# URL is shown nowhere; robot tree remove.  (Trees that fetch:
+# test_robotd_trees.sh.)  TAP.
+set -u
+ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
+. "$SRC/tests/integration/robotd_lib.sh"
+
+cat >"$T/robotd.yaml" <<YAML
+state_dir: $T/state
+tree_fetch_timeout: 3
+YAML
+start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
+U=$URL_d
+ADMIN=$(token admin root)
+echo "1..6"
+dd_job "$T/dd.yaml"
+robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
+
+# 1. A tree that does not exist, and one whose fetch never answers: a
+# clear error in robot tree list; robotd serves on.
+robot tree add nowhere --url "$T/no-such-repo" --job "$T/dd.yaml" --poll 5 >/dev/null 2>&1
+/usr/bin/python3 -c "
+import socket, sys, time
+s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+held = []
+while True:
+    c, _ = s.accept(); held.append(c)
+" >"$T/port" 2>/dev/null &
+PIDS="$PIDS $!"
+wait_for 10 test -s "$T/port"
+robot tree add hangs --url "git://127.0.0.1:$(cat "$T/port")/x.git" --job "$T/dd.yaml" --poll 5 >/dev/null 2>&1
+errs() { [ "$(sql "SELECT count(*) FROM trees WHERE fetch_error IS NOT NULL")" = 2 ]; }
+wait_for 30 errs
+robot tree list >"$T/list2.out" 2>&1
+check $(grep -q "error: git fetch: fatal: '.*no-such-repo' does not appear to be a git repository" "$T/list2.out" &&
+	grep -q "error: git fetch: no answer within 3 s" "$T/list2.out"; echo $?) \
+	"robot tree list shows why each fetch failed"
+s=$(api GET "$U/api/status" "")
+# (the hung fetch's git, not any child: robotd fetches the other tree
+# again every 5 s, and once a fetch of it was running just then)
+hung=$(ps -o pid=,args= --ppid "$PID_d" | grep "127.0.0.1:$(cat "$T/port")")
+check $([ "$s" = 200 ] && [ -z "$hung" ]; echo $?) \
+	"robotd serves on, and the hung git was killed ($s${hung:+; left: $hung})"
+# A credential in a tree's URL is robotd's to fetch with, nobody's to
+# read: the API, the pages and robot tree show give the URL without it.
+robot tree add secret --url "https://robot:s3cretTOKEN@127.0.0.1:$(cat "$T/port")/x.git" --job "$T/dd.yaml" --poll 5 >/dev/null 2>&1
+wait_for 30 sql_some "SELECT fetch_error FROM trees WHERE name = 'secret'"
+leaks=
+for p in /api/trees /api/trees/secret /trees/secret /trees /; do
+	curl -s "$U$p" | grep -q s3cretTOKEN && leaks="$leaks $p"
+done
+robot tree show secret >"$T/secret.out" 2>&1
+grep -q s3cretTOKEN "$T/secret.out" && leaks="$leaks show"
+check $([ -z "$leaks" ] && curl -s "$U/api/trees/secret" | grep -q "https://127.0.0.1:$(cat "$T/port")/x.git" &&
+	[ "$(sql "SELECT url FROM trees WHERE name = 'secret'")" = "https://robot:s3cretTOKEN@127.0.0.1:$(cat "$T/port")/x.git" ]; echo $?) \
+	"a tree URL's credential is kept for git, and shown nowhere (leaks:$leaks)"
+robot tree remove secret >/dev/null 2>&1
+wait_for 40 grep -q "tree hangs: .*next try in 20 s" "$T/d.log"
+check $(grep -q "tree hangs: git fetch: no answer within 3 s; next try in 10 s" "$T/d.log"; echo $?) \
+	"a failing tree is retried with backoff: 10 s, then 20 s"
+
+# 2. robot tree remove.
+robot tree remove nowhere >"$T/rm.out" 2>&1
+rc=$?
+robot tree show nowhere >"$T/rm2.out" 2>&1
+rc2=$?
+robot tree remove nowhere >"$T/rm3.out" 2>&1
+rc3=$?
+check $([ $rc = 0 ] && [ $rc2 = 1 ] && [ $rc3 = 1 ]; echo $?) "robot tree remove ($rc $rc2 $rc3)"
+
+sanitizer_clean
+exit $((failed > 0))
