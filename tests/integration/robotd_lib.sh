@@ -271,9 +271,9 @@ sha() {
 # the database hundreds of times, and a new psql costs about 45 ms of
 # CPU: 14 the client, 30 the server's new backend (page faults, dear on
 # these VMs; perf).  So the queries go to one psql the test keeps open
-# (sql_open, from start_robotd), 3 ms or so each: QUERY, then `\o` and
-# an end line naming this call and psql's ERROR on the pipe back, its
-# rows in $T/sql.rows.  While that psql is busy (a query held in the
+# (sql_open, from start_robotd), a flock and a fork a query instead:
+# QUERY, then `\o` and an end line naming this call and psql's ERROR on
+# the pipe back, its rows in $T/sql.rows.  While that psql is busy (a query held in the
 # background) or gone (robotd stopped the database under it), a query
 # gets a psql of its own, as before, and the test's own shell opens a
 # new one at its next query.  Statements of one QUERY run one after the
