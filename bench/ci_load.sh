@@ -5,7 +5,8 @@
 # (default 2: `while :; do :; done`) run beside it the whole time: what
 # a test needs of a quiet machine shows here.  As root.  Prints one line
 # a run (its wall time, its last line, its failed checks) and keeps each
-# run's log in /tmp/ci_load.N.log.  Checks nothing itself; exits 1 when a
+# run's log in /tmp/ci_load.N.log (and a failed run's meson logs in
+# /tmp/ci_load.N.meson-logs).  Checks nothing itself; exits 1 when a
 # run failed.
 set -u
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +36,16 @@ for i in $(seq "$RUNS"); do
 	(cd "$W/ci/main" && .ci/run) >"/tmp/ci_load.$i.log" 2>&1
 	rc=$?
 	[ $rc = 0 ] || status=1
+	# A failed run's meson logs (each check's TAP lines and diags), before
+	# the next run removes its clone.
+	if [ $rc != 0 ]; then
+		rm -rf "/tmp/ci_load.$i.meson-logs"
+		for b in "$W/ci/main"/build*/meson-logs; do
+			[ -d "$b" ] || continue
+			d=/tmp/ci_load.$i.meson-logs/$(basename "$(dirname "$b")")
+			mkdir -p "$d" && cp -r "$b"/. "$d"
+		done
+	fi
 	echo "run $i: $(($(date +%s) - t0)) s, exit $rc, $(tail -1 "/tmp/ci_load.$i.log")" \
 		"$(grep -h '^not ok' "/tmp/ci_load.$i.log" | cut -c1-120 | tr '\n' ';')"
 done
