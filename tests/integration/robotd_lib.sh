@@ -232,6 +232,18 @@ stop() {
 	wait_for 30 sh -c "! kill -0 $1 2>/dev/null"
 }
 
+# robotd_up YAML: robotd "d" on $T/robotd.yaml (state_dir $T/state,
+# then YAML's lines); U is its URL, ADMIN an admin's token, and robot()
+# the CLI as that admin.  Ends the test ("1..0") when robotd does not
+# start.
+robotd_up() {
+	printf 'state_dir: %s/state\n%s\n' "$T" "$1" >"$T/robotd.yaml"
+	start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
+	U=$URL_d
+	ADMIN=$(token admin root)
+}
+robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
+
 # kill9 PID: SIGKILL, and wait until it is gone: a robotd under ASan on a
 # busy machine takes a while to die, and until it has, its lock on the
 # state directory keeps a new robotd from starting there.

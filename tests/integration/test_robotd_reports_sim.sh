@@ -13,19 +13,12 @@ PY=/usr/bin/python3
 
 smtp_start
 SP=$(cat "$T/smtp.port")
-cat >"$T/robotd.yaml" <<YAML
-state_dir: $T/state
-lease_seconds: 60
+robotd_up "lease_seconds: 60
 smtp: smtp://127.0.0.1:$SP
 mail_from: robot@robot.test
 report_window: 0
-report_claim: 20
-YAML
-start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
-U=$URL_d
-ADMIN=$(token admin root)
+report_claim: 20"
 SUB=$(token submit alice)
-robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
 echo "1..10"
 
 # head_is TREE SHA: the head robotd knows of branch main of TREE.

@@ -12,18 +12,11 @@ ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 
 smtp_start
 SP=$(cat "$T/smtp.port")
-cat >"$T/robotd.yaml" <<YAML
-state_dir: $T/state
-lease_seconds: 60
+robotd_up "lease_seconds: 60
 smtp: smtp://127.0.0.1:$SP
 mail_from: robot@robot.test
 report_window: 0
-report_claim: 20
-YAML
-start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
-U=$URL_d
-ADMIN=$(token admin root)
-robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
+report_claim: 20"
 echo "1..6"
 
 # 1. The SMTP server down, then back on its port: every mail once.

@@ -7,16 +7,9 @@ set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
 
-cat >"$T/robotd.yaml" <<YAML
-state_dir: $T/state
-tree_fetch_timeout: 3
-YAML
-start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
-U=$URL_d
-ADMIN=$(token admin root)
+robotd_up "tree_fetch_timeout: 3"
 echo "1..5"
 dd_job "$T/dd.yaml"
-robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
 
 # Two robotd on one database share a tree: only one fetches it at a
 # time.  A git:// server that never answers logs when each fetch connects
