@@ -41,8 +41,15 @@ PGCTL=$(ls -d /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | sort -V | tail -1)
 # own, /tmp/robotd-leftovers.*, which other tests leave alone while that
 # test runs, and clean up once it is gone.
 TESTS_TMP=${ROBOT_TEST_TMP:-/tmp}
-# gone FILE: FILE names a process that no longer runs.
-gone() { [ -f "$1" ] && ! kill -0 "$(cat "$1")" 2>/dev/null; }
+# gone FILE: FILE names a process that no longer runs.  An empty FILE
+# is one being written (a test between its mktemp and its pid), not a
+# stale one: the owner files are written whole (own_dir) for that.
+gone() {
+	_o=$(cat "$1" 2>/dev/null) && [ -n "$_o" ] && ! kill -0 "$_o" 2>/dev/null
+}
+# own_dir DIR: DIR belongs to this shell, written whole (a reaping
+# beside it sees no owner or the whole pid, never an empty file).
+own_dir() { echo $$ >"$1/owner.$$" && mv -f "$1/owner.$$" "$1/owner"; }
 reap_stale() {
 	for d in "$TESTS_TMP"/robotd-test.* /tmp/robotd-leftovers.*/robotd-test.*; do
 		gone "$d/owner" || continue
@@ -74,7 +81,7 @@ reap_stale
 
 T=$(mktemp -d "$TESTS_TMP"/robotd-test.XXXXXX)
 chmod 755 "$T"
-echo $$ >"$T/owner"
+own_dir "$T"
 
 # The embedded database as robotd makes it (initdb, every migration, the
 # functions), made once per build by robotd itself in $DB_TEMPLATE and
