@@ -40,6 +40,9 @@ class Browser:
              "--remote-debugging-port=0", "--remote-allow-origins=*",
              "--user-data-dir=" + os.path.join(tmpdir, "chrome-walk"),
              "about:blank"],
+            # (what it makes in the temporary directory, in the test's:
+            # a walk killed outright leaves nothing outside it)
+            env=dict(os.environ, TMPDIR=tmpdir),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         url = None
         deadline = time.time() + timeout
@@ -66,6 +69,13 @@ class Browser:
         self.close()
 
     def close(self):
+        # Asked to close, Chromium removes its lock's socket and the
+        # directory of /tmp it made for it; terminated, it leaves both.
+        try:
+            self.ws.send(json.dumps({"id": 0, "method": "Browser.close"}))
+            self.proc.wait(10)
+        except Exception:
+            pass
         try:
             self.ws.close()
         except Exception:
