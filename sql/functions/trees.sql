@@ -12,13 +12,16 @@ $$;
 
 -- The next tree due for a fetch, claimed for p_seconds: its name, url,
 -- branches, base ref and known heads, its poll interval and the fetches
--- that failed in a row (robotd's backoff); NULL when none is due.
+-- that failed in a row (robotd's backoff); NULL when none is due.  Its
+-- next fetch moves to the claim's end: a fetch asked for meanwhile (a
+-- setting given) moves it back, and the fetch's end keeps it so.
 CREATE FUNCTION robot_tree_claim(p_seconds int) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
 	t trees;
 BEGIN
 	UPDATE trees SET fetching_until = now() + make_interval(secs =>
+		p_seconds), next_fetch = now() + make_interval(secs =>
 		p_seconds)
 		WHERE name = (SELECT name FROM trees WHERE next_fetch <= now()
 			AND (fetching_until IS NULL OR fetching_until < now())
@@ -35,13 +38,16 @@ BEGIN
 END $$;
 
 -- A fetch that failed: the error kept for `robot tree list`, the next
--- try in p_retry_in seconds (robotd's backoff).  Returns {error,
+-- try in p_retry_in seconds (robotd's backoff), or at once when one was
+-- asked for during the fetch (a URL set right).  Returns {error,
 -- retry_in}.
 CREATE FUNCTION robot_tree_failed(p_name text, p_error text, p_retry_in int)
 RETURNS json LANGUAGE sql AS $$
 	UPDATE trees SET fetch_error = p_error,
 		fetch_failures = fetch_failures + 1, fetching_until = NULL,
-		next_fetch = now() + make_interval(secs => p_retry_in)
+		next_fetch = CASE WHEN next_fetch < fetching_until
+			THEN next_fetch
+			ELSE now() + make_interval(secs => p_retry_in) END
 		WHERE name = p_name
 		RETURNING json_build_object('error', fetch_error, 'retry_in',
 			round(extract(epoch FROM next_fetch - now())))
@@ -101,7 +107,9 @@ BEGIN
 	END LOOP;
 	UPDATE trees SET fetched = now(), fetch_error = NULL,
 		fetch_failures = 0, fetching_until = NULL,
-		next_fetch = now() + make_interval(secs => poll)
+		next_fetch = CASE WHEN next_fetch < fetching_until
+			THEN next_fetch
+			ELSE now() + make_interval(secs => poll) END
 		WHERE name = p_name;
 	RETURN json_build_object('name', t.name, 'jobs', t.jobs,
 		'tbox_groups', t.tbox_groups, 'runs', t.runs,

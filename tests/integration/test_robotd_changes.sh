@@ -29,9 +29,6 @@ push() {
 		git -C "$T/$1" commit -q -m "$2: change $3"
 	git -C "$T/$1" rev-parse HEAD
 }
-# fetch_now REPO: robotd fetches the tree at once (a setting given
-# again fetches it).
-fetch_now() { AS=$ADMIN robot tree set "$1" --poll 5 >/dev/null; }
 # final REPO SHA: the pair of SHA's head is final.
 final() {
 	[ "$(sql "SELECT count(*) FROM pairs WHERE tree = '$1' AND head = '$2' AND state = 'final'")" -ge 1 ]
@@ -74,7 +71,7 @@ done <"$T/creep.planned"
 # shellcheck disable=SC2086
 simbox s1 $shifts --noise=0.3 --seed=1
 AS=$ADMIN robot tree add creep --url "$T/creep" --branch main --base base \
-	--job "$T/dd.yaml" --tbox-group lab --runs 3 --max-runs 6 --poll 5 \
+	--job "$T/dd.yaml" --tbox-group lab --runs 3 --max-runs 6 --poll 300 \
 	--mail-author yes >/dev/null
 i=0
 ok=0
@@ -167,7 +164,7 @@ repo flat
 git -C "$T/flat" branch base
 simbox s2 --noise=0.3 --seed=2
 AS=$ADMIN robot tree add flat --url "$T/flat" --branch main --base base \
-	--job "$T/dd.yaml" --tbox-group lab --runs 3 --max-runs 6 --poll 5 >/dev/null
+	--job "$T/dd.yaml" --tbox-group lab --runs 3 --max-runs 6 --poll 300 >/dev/null
 grow flat flat 12
 rc=$?
 check $([ $rc = 0 ] && [ "$(sql "SELECT count(*) FROM regressions WHERE tree = 'flat'")" = 0 ]; echo $?) \
@@ -212,7 +209,7 @@ simbox s3 "$M3=-10" "$M4=-10" "$H3=-10" "$H4=-10" --noise=0.3 --seed=3
 # change point's permutation p sat at alpha itself, 0.001, one run in
 # CI just above it)
 AS=$ADMIN robot tree add merge --url "$T/merge" --branch main --base base \
-	--job "$T/dd.yaml" --tbox-group lab --runs 5 --max-runs 10 --poll 5 \
+	--job "$T/dd.yaml" --tbox-group lab --runs 5 --max-runs 10 --poll 300 \
 	--mail-author yes >/dev/null
 ok=0
 for step in "$H1 init" "$H2 init" "$H3 $M4" "$H4 $M4"; do

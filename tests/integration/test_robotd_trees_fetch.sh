@@ -3,14 +3,14 @@
 # robotd cannot fetch.  A tree that does not exist, and one whose fetch
 # never answers, have their errors in robot tree list while robotd
 # serves on, and are tried again with backoff; a credential in a tree's
-# URL is shown nowhere; robot tree remove.  (Trees that fetch:
-# test_robotd_trees.sh.)  TAP.
+# URL is shown nowhere; robot tree remove; a fetch asked for while one
+# runs is not lost.  (Trees that fetch: test_robotd_trees.sh.)  TAP.
 set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
 
 robotd_up "tree_fetch_timeout: 3"
-echo "1..6"
+echo "1..7"
 dd_job "$T/dd.yaml"
 
 # 1. A tree that does not exist, and one whose fetch never answers: a
@@ -65,6 +65,42 @@ rc2=$?
 robot tree remove nowhere >"$T/rm3.out" 2>&1
 rc3=$?
 check $([ $rc = 0 ] && [ $rc2 = 1 ] && [ $rc3 = 1 ]; echo $?) "robot tree remove ($rc $rc2 $rc3)"
+
+# 3. A fetch asked for while one runs (a setting given, as fetch_now
+# does) is made when that one ends, not a poll later: the fetch that
+# ran set the next one a poll after its own end.  A reference-transaction
+# hook in robotd's mirror makes a third commit and asks for a fetch
+# while robotd's fetch of the second is under way.
+R=$T/late
+git init -q -b main "$R"
+lc() {
+	echo "$1" >>"$R/f"
+	git -C "$R" add f
+	git -C "$R" -c user.name=L -c user.email=l@robot.test commit -q -m "$1"
+	git -C "$R" rev-parse HEAD
+}
+L1=$(lc one)
+robot tree add late --url "$R" --branch main --job "$T/dd.yaml" --poll 300 >/dev/null 2>&1
+late_is() { sql_is "$1" "SELECT sha FROM tree_heads WHERE tree = 'late' AND branch = 'main'"; }
+wait_for 30 late_is "$L1" || diag "the tree late was not fetched"
+cat >"$T/state/trees/late.git/hooks/reference-transaction" <<HOOK
+#!/bin/sh
+cat >/dev/null
+[ "\$1" = prepared ] && [ ! -e "$T/hook.done" ] || exit 0
+: >"$T/hook.done"
+env -i PATH="\$PATH" sh -c '
+	echo three >>"$R/f" && git -C "$R" add f &&
+	git -C "$R" -c user.name=L -c user.email=l@robot.test commit -q -m three &&
+	git -C "$R" rev-parse HEAD >"$T/L3"
+	ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" tree set late --poll 300 >"$T/hook.out" 2>&1'
+HOOK
+chmod +x "$T/state/trees/late.git/hooks/reference-transaction"
+lc two >/dev/null
+fetch_now late
+wait_for 30 test -s "$T/L3" # (the hook ran: robotd fetches the second)
+L3=$(cat "$T/L3" 2>/dev/null)
+wait_for 30 late_is "$L3"
+check $? "a fetch asked for while one runs is made when it ends, not a poll later (three ${L3:-not committed}; main at $(sql "SELECT left(sha, 10) FROM tree_heads WHERE tree = 'late' AND branch = 'main'"); $(head -c 200 "$T/hook.out" 2>/dev/null))"
 
 sanitizer_clean
 exit $((failed > 0))
