@@ -61,7 +61,7 @@ commits() {
 # branch, and mails the author of a commit at fault.
 watch() {
 	AS=$ADMIN robot tree add "$1" --url "$T/$1" --branch main --base v1.0 \
-		--job "${3:-$T/dd.yaml}" --tbox-group lab --runs 3 --max-runs "$2" --poll 5 \
+		--job "${3:-$T/dd.yaml}" --tbox-group lab --runs 3 --max-runs "$2" --poll 300 \
 		--mail-author yes >/dev/null
 }
 # mail_about TREE: a report of TREE came.

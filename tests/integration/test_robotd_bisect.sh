@@ -193,7 +193,7 @@ repo off
 commits off 4 "off" >"$T/off.shas"
 simbox s6 "$(sed -n 2p "$T/off.shas")=-10" "$(sed -n 3p "$T/off.shas")=-10" "$(sed -n 4p "$T/off.shas")=-10" --noise=1 --seed=6
 AS=$ADMIN robot tree add off --url "$T/off" --branch main --base v1.0 \
-	--job "$T/dd.yaml" --tbox-group lab --runs 3 --max-runs 6 --poll 5 --bisect no >/dev/null
+	--job "$T/dd.yaml" --tbox-group lab --runs 3 --max-runs 6 --poll 300 --bisect no >/dev/null
 wait_for 90 sql_some "SELECT report FROM regressions WHERE tree = 'off'"
 wait_for 20 mail_about off
 check $([ "$(sql "SELECT count(*) FROM bisections WHERE tree = 'off'")" = 0 ] &&

@@ -25,7 +25,6 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 ADMIN=$(token admin root)
-robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
 echo "1..6"
 
 robot subscribe maintainer@robot.test >/dev/null 2>&1

@@ -33,6 +33,7 @@ assert to[0] == ['maint@robot.test', 'two3@example.org'], to
 # A later head back at the base's level fixes both: one follow-up in the
 # thread tells of both series.
 commits two 1 "two-fix" fix.c >>"$T/two.shas"
+fetch_now two
 TFIX=$(tail -1 "$T/two.shas")
 refix() { mails "sys.exit(0 if any(m['Subject'].startswith('Re: [robot] [two:') for f, m in mails) else 1)"; }
 wait_for 180 refix
@@ -136,6 +137,7 @@ head_pair() { [ "$(sql "SELECT state || ' ' || (comparison->>'rounds') FROM pair
 wait_for 120 head_pair
 diag "the head pair: $(sql "SELECT state || ' ' || verdict || ' ' || (comparison->>'rounds') FROM pairs WHERE head = '$REU1'")"
 git -C "$T/reu" merge -q --ff-only later
+fetch_now reu
 wait_for 60 sql_some "SELECT id FROM bisections WHERE tree = 'reu'"
 RB=$(bisection_of reu)
 wait_for 240 ended "$RB"

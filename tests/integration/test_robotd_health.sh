@@ -82,7 +82,6 @@ check $(grep -q "the lab is stuck: no box may take work (r1 suspect)" "$T/stuck.
 # A test that allows it (STUCK_RESETS, the real-box tests) resets such a
 # box as an operator would, says so, and waits on.
 ADMIN=$(token admin root)
-robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
 r1_back() { [ "$(sql "SELECT suspect IS NULL FROM boxes WHERE name = 'r1'")" = t ]; }
 STUCK_CHECK=1
 STUCK_RESETS=1

@@ -34,7 +34,6 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 ADMIN=$(token admin root)
-robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
 echo "1..23"
 
 # The seed: a tree whose fourth commit regresses the KPI and a hostile
@@ -67,7 +66,7 @@ shifts=$(for s in $(echo $shas | cut -d' ' -f4-); do printf '%s=-10 ' "$s"; done
 # shellcheck disable=SC2086
 simbox s1 $shifts --noise=1 --seed=1 "--extra-metric=$EVILM" --series=1 --profile=1
 robot tree add web --url "$R" --branch '*' --base v1.0 --job "$T/dd.yaml" --tbox-group lab \
-	--runs 3 --max-runs 6 --poll 5 >/dev/null 2>&1
+	--runs 3 --max-runs 6 --poll 300 >/dev/null 2>&1
 bisected() { [ "$(sql "SELECT state FROM bisections LIMIT 1")" = bisected ]; }
 wait_for 180 bisected
 check $? "the seed: a regression at the head, reported and bisected ($(sql "SELECT string_agg(state, ' ') FROM bisections"))"
@@ -292,6 +291,7 @@ export GIT_COMMITTER_DATE="2026-11-20T12:07:00Z" GIT_AUTHOR_DATE="2026-11-20T12:
 echo 7 >>"$R/f"
 git -C "$R" commit -q -am "fs: change 7"
 C7=$(git -C "$R" rev-parse HEAD)
+fetch_now web
 # shellcheck disable=SC2086
 simbox s1 $shifts "$C7=-25" --noise=1 --seed=2 "--extra-metric=$EVILM"
 still() { [ "$(sql "SELECT last_head FROM regressions WHERE id = $RID")" = "$C7" ]; }
@@ -311,6 +311,7 @@ check $([ $rc = 0 ] && [ "$before" = "$after" ] && [ "$last" -le -20 ] &&
 # submission before the reproduce recipe runs (11).
 SHORT=$(git -C "$R" rev-parse v1.0 | cut -c1-10)
 git -C "$R" branch topic
+fetch_now web
 wait_for 60 sql_is 1 "SELECT count(*) FROM tree_heads WHERE branch = 'topic'" ||
 	diag "the tree's branch topic was not fetched in 60 s"
 before=$(sql "SELECT max(id) FROM submissions")

@@ -38,7 +38,6 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 SUB=$(token submit alice)
-robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
 echo "1..14"
 
 # 1. Subscriptions: bad ones refused with every fault; good ones mailed a

@@ -41,7 +41,7 @@ H0=$(hc "Base" "init")
 git -C "$R" tag v1.0
 printf 'suite: dd-write\ntestcase: dd-write\ndisk: 1LOOP_64M\nfs: ext4\nnr_threads: 1dd\nruntime: 1s\ndd:\n  bs: 1M\n' >"$T/sim.yaml"
 robot tree add hostile --url "$R" --branch main --branch 'd*' --base v1.0 --job "$T/sim.yaml" --tbox-group sim \
-	--runs 3 --max-runs 6 --poll 5 --mail-author yes --bisect no >/dev/null 2>&1
+	--runs 3 --max-runs 6 --poll 300 --mail-author yes --bisect no >/dev/null 2>&1
 robot subscribe hank@robot.test --tree hostile >/dev/null 2>&1
 wait_for 20 mail_to hank@robot.test
 curl -s -o /dev/null "$(confirm_link hank@robot.test)"
@@ -51,6 +51,7 @@ wait_for 30 head_is hostile "$H0"
 git -C "$R" checkout -q -b "$(printf 'd\303\251v/<b>&')"
 EVIL=$(hc "Évil <script>x</script>" "$(printf 'caf\303\251<b>&: bold \342\200\256 mixed\rBcc: evil@robot.test')")
 git -C "$R" checkout -q main
+fetch_now hostile
 simbox s1 "$EVIL=-20" --noise=1 --seed=1
 wait_for 120 report_for "$EVIL"
 check $(mails "
@@ -74,6 +75,7 @@ assert tos == ['dev@robot.test', 'hank@robot.test'], tos
 "; echo $?) "the commit's author (the tree's switch) and the subscriber get it; nobody in the subject does"
 simbox_stop s1
 MEH=$(hc "Base" "sched: a change within the noise")
+fetch_now hostile
 # (-12% at 4% noise: beyond the floor whatever three rounds show, so
 # the KPI asks for more rounds rather than ending futile.)
 simbox s2 "$MEH=-12" --noise=4 --seed=3

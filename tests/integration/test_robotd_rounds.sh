@@ -163,11 +163,12 @@ simbox l2 $slow --noise=2 --drift=0.1 --step=15:-20 --seed=12
 # shellcheck disable=SC2086
 simbox l3 $slow --noise=2 --offset=3 --drift=0.1 --seed=13
 ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" tree add lab --url "$R" --branch main --base v1.0 \
-	--job "$T/dd.yaml" --tbox-group lab --runs 3 --poll 5 >/dev/null 2>&1
+	--job "$T/dd.yaml" --tbox-group lab --runs 3 --poll 300 >/dev/null 2>&1
 pair_final() { [ "$(sql "SELECT state FROM pairs WHERE base = '$V1' AND head = '$1'")" = final ]; }
 wait_for 120 pair_final "$C3"
 v3=$(sql "SELECT verdict FROM pairs WHERE base = '$V1' AND head = '$C3'")
 git -C "$R" update-ref refs/heads/main "$C12"
+fetch_now lab
 wait_for 120 pair_final "$C12"
 v12=$(sql "SELECT verdict FROM pairs WHERE base = '$V1' AND head = '$C12'")
 bis_ended() { [ -n "$(sql "SELECT 1 FROM bisections WHERE tree = 'lab' AND state <> 'running'")" ]; }

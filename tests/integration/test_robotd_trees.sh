@@ -45,7 +45,6 @@ A=$(commit main "init")
 git -C "$R" tag v1.0
 dd_job "$T/dd.yaml"
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
-robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
 head_is() { [ "$(sql "SELECT sha FROM tree_heads WHERE tree = '$1' AND branch = '$2'")" = "$3" ]; }
 pair_is() { [ "$(sql "SELECT state || ' ' || coalesce(verdict, '-') FROM pairs WHERE base = '$1' AND head = '$2'")" = "$3" ]; }
 sq() { printf "'%s'" "$1"; }
