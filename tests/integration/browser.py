@@ -275,7 +275,8 @@ class Page:
 
     def screenshot(self, path):
         r = self.call("Page.captureScreenshot",
-                      {"format": "png", "captureBeyondViewport": True})
+                      {"format": "png", "captureBeyondViewport": True,
+                       "optimizeForSpeed": True})
         with open(path, "wb") as f:
             f.write(base64.b64decode(r["data"]))
 
