@@ -3,10 +3,13 @@
 # tree grown to 16 commits, watched with a real box running dd on xfs:
 # a developer pushes fifteen commits at once, the second of which caps
 # dirty memory at 1 MiB.  robotd finds the regression at the head,
-# bisects it on real runs to the writeback commit in at most 4 steps and
-# the confirmation, and only then mails its report to the subscriber (a
-# real SMTP server, smtpsink.py): one mail, naming the writeback commit,
-# never the head.  Prints the steps, runs and wall time.  TAP.
+# bisects it on real runs to the writeback commit (at most 4 midpoints
+# decided, and the confirmation) and only then mails its report to the
+# subscriber (a real SMTP server, smtpsink.py): one mail, naming the
+# writeback commit, never the head.  How many midpoints a real box
+# leaves undecided is its noise's, not asserted here (robotd-bisect has
+# the step counts on a known truth).  Prints the steps, runs and wall
+# time.  TAP.
 set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
@@ -53,7 +56,7 @@ dd:
   size: 512M
 YAML
 robot tree add demo --url "$T/demo" --branch master --base v1.0 --job "$T/dd.yaml" \
-	--tbox-group lab --runs 3 --max-runs 6 --poll 5 >/dev/null 2>&1
+	--tbox-group lab --runs 3 --max-runs 10 --poll 5 >/dev/null 2>&1
 head_is() { [ "$(sql "SELECT sha FROM tree_heads WHERE tree = 'demo' AND branch = 'master'")" = "$1" ]; }
 wait_for 30 head_is "$(git -C "$T/demo" rev-parse master)"
 start=$(date +%s)
@@ -65,22 +68,24 @@ check $? "robotd sees the pushed head, 15 commits after v1.0"
 
 # The bisection first, then the report.
 bisection() { sql "SELECT id FROM bisections"; }
-wait_for 400 sql_some "SELECT id FROM bisections"
+wait_for 600 sql_some "SELECT id FROM bisections" ||
+	diag "no bisection in 600 s: $(sql "SELECT string_agg(left(base, 10) || '..' || left(head, 10) || ' ' || state || ' ' || coalesce(verdict, '-'), '; ') FROM pairs")"
 found=$(date +%s)
 B=$(bisection)
 check $([ -n "$B" ] && mails "sys.exit(0 if not reports else 1)"; echo $?) \
 	"the regression at the head is bisected, and nothing is mailed yet"
 ended() { [ "$(sql "SELECT state FROM bisections WHERE id = ${B:-0}")" != running ]; }
-wait_for 900 ended
+wait_for 1500 ended
 done_at=$(date +%s)
 robot bisections "${B:-0}" >"$T/show.out" 2>&1
 sed 's/^/# /' "$T/show.out"
 check $([ "$(sql "SELECT state || ' ' || first_bad FROM bisections WHERE id = ${B:-0}")" = "bisected $WB" ]; echo $?) \
 	"bisected on real runs to the writeback commit $(echo "$WB" | cut -c1-10) ($(sql "SELECT state || ' ' || coalesce(reason, '') FROM bisections WHERE id = ${B:-0}"))"
 mids=$(sql "SELECT count(*) FROM bisect_steps WHERE bisection = ${B:-0} AND kind = 'mid'")
-check $([ "$mids" -le 4 ] &&
+skips=$(sql "SELECT count(*) FROM bisect_steps WHERE bisection = ${B:-0} AND kind = 'mid' AND verdict = 'skip'")
+check $([ $((mids - skips)) -le 4 ] &&
 	[ "$(sql "SELECT verdict || ' ' || against FROM bisect_steps WHERE bisection = ${B:-0} AND kind = 'confirm'")" = "confirmed $PARENT" ]; echo $?) \
-	"in $mids steps (at most log2 16 = 4), then confirmed against its parent"
+	"in $mids steps, $skips of them skipped (at most log2 16 = 4 decided), then confirmed against its parent"
 runs=$(sql "SELECT count(*) FROM jobs WHERE pair IN (SELECT id FROM pairs WHERE bisection = ${B:-0})")
 report_came() { mails "sys.exit(0 if reports else 1)"; }
 wait_for 60 report_came
