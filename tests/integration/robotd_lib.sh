@@ -265,7 +265,9 @@ robot() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" "$@"; }
 # of CPU (five git processes and the store), and a test's trees polled
 # every 5 s for as long as it ran, longer on a busy machine: in a quick
 # pass eight at a time (bench/test_cpu.sh) the tests took 357 CPU s
-# instead of 379, robotd-bisect_reports 18.9 instead of 25.6.
+# instead of 379, robotd-bisect_reports 18.9 instead of 25.6.  (The
+# admin's token, not robot()'s: bisect_lib.sh's robot() is a
+# submitter's, who may not change a tree.)
 fetch_now() { ROBOT_SERVER=$U ROBOT_TOKEN=$ADMIN "$ROBOT" tree set "$1" --poll 300 >/dev/null; }
 
 # kill9 PID: SIGKILL, and wait until it is gone: a robotd under ASan on a
