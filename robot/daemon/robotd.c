@@ -485,18 +485,21 @@ robotd_lock(const struct robotd *d)
 }
 
 /* Starts the embedded database, or takes the given one, and migrates
- * it; false after saying why.  *started: this call started it. */
+ * it when asked; false after saying why.  *started: this call started
+ * it. */
 static bool
-robotd_database(struct robotd *d, bool *started, int *version)
+robotd_database(struct robotd *d, bool migrate, bool *started, int *version)
 {
 	char *err = NULL;
 
+	*version = 0;
 	d->embedded = d->set.db == NULL;
 	if (d->embedded)
 		d->conninfo = pgembed_start(d->set.state_dir, started, &err);
 	else
 		d->conninfo = xstrdup(d->set.db);
-	if (d->conninfo != NULL && store_migrate(d->conninfo, version, &err))
+	if (d->conninfo != NULL &&
+	    (!migrate || store_migrate(d->conninfo, version, &err)))
 		return true;
 	log_warnx("%s", err);
 	free(err);
@@ -573,7 +576,8 @@ main(int argc, char **argv)
 		settings_release(&d.set);
 		return 1;
 	}
-	if (!robotd_database(&d, &started, &version)) {
+	/* (`token create` brings the database up on its own connection) */
+	if (!robotd_database(&d, !command, &started, &version)) {
 		rc = 1;
 	} else if (command) {
 		rc = robotd_token(&d, &ta);

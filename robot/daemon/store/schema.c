@@ -280,15 +280,12 @@ functions_load(struct db_conn *c, char **err)
 }
 
 bool
-store_migrate(const char *conninfo, int *version, char **err)
+store_migrate_on(struct db_conn *c, int *version, char **err)
 {
-	struct db_conn *c = db_connect(conninfo, err);
 	int have = 0, before;
-	bool ok = false, same = false;
+	bool ok, same = false;
 
 	*version = 0;
-	if (c == NULL)
-		return false;
 	*err = NULL;
 	ok = store_exec(c, "BEGIN", 0, NULL, err) &&
 	     store_exec(c, "SELECT pg_advisory_xact_lock(727272)", 0, NULL,
@@ -302,7 +299,20 @@ store_migrate(const char *conninfo, int *version, char **err)
 	     store_exec(c, "COMMIT", 0, NULL, err);
 	if (!ok)
 		db_result_free(db_exec(c, "ROLLBACK", 0, NULL));
-	db_disconnect(c);
 	*version = have;
+	return ok;
+}
+
+bool
+store_migrate(const char *conninfo, int *version, char **err)
+{
+	struct db_conn *c = db_connect(conninfo, err);
+	bool ok;
+
+	*version = 0;
+	if (c == NULL)
+		return false;
+	ok = store_migrate_on(c, version, err);
+	db_disconnect(c);
 	return ok;
 }

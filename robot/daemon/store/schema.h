@@ -19,6 +19,10 @@
  */
 bool store_migrate(const char *conninfo, int *version, char **err)
 	__attribute__((warn_unused_result));
+/* The same on a connection the caller holds (and keeps). */
+struct db_conn;
+bool store_migrate_on(struct db_conn *c, int *version, char **err)
+	__attribute__((warn_unused_result));
 /* The newest schema version this robotd knows. */
 int store_schema_latest(void);
 /* The version of its functions (sql/functions/versions). */

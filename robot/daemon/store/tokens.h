@@ -9,8 +9,9 @@
 
 /*
  * Makes a token of kind (submit, box, admin) for name and stores its
- * hash (blocking, before the loop).  Returns the token (shown once; the
- * caller frees it), or NULL with *err.
+ * hash (blocking, before the loop), the database brought up first as
+ * store_migrate does (a fresh one gets its tables).  Returns the token
+ * (shown once; the caller frees it), or NULL with *err.
  */
 char *store_token_create(const char *conninfo, const char *kind,
 			 const char *name, char **err);
