@@ -42,6 +42,18 @@ errlist_push(struct errlist *el, enum errlist_severity sev, char *file,
 			return;
 		}
 	}
+	if (el->n >= ERRLIST_MAX) {
+		free(file);
+		free(message);
+		el->more++;
+		if (sev == ERRLIST_ERROR) {
+			el->more_errors++;
+			el->nerrors++;
+		} else {
+			el->nwarnings++;
+		}
+		return;
+	}
 	if (el->n == el->cap) {
 		el->cap = el->cap ? el->cap * 2 : 8;
 		el->v = xreallocarray(el->v, el->cap, sizeof *el->v);
@@ -74,6 +86,10 @@ errlist_append(struct errlist *dst, struct errlist *src)
 
 		errlist_push(dst, e->severity, e->file, e->line, e->message);
 	}
+	dst->more += src->more;
+	dst->more_errors += src->more_errors;
+	dst->nerrors += src->more_errors;
+	dst->nwarnings += src->more - src->more_errors;
 	free(src->v);
 	memset(src, 0, sizeof *src);
 }
@@ -119,12 +135,16 @@ errlist_print(const struct errlist *el, FILE *fp)
 		fprintf(fp, "%s\n", s);
 		free(s);
 	}
+	if (el->more > 0)
+		fprintf(fp, "and %zu more problem%s\n", el->more,
+			el->more == 1 ? "" : "s");
 }
 
 json_t *
 errlist_to_json(const struct errlist *el, bool with_warnings)
 {
 	json_t *a = json_array();
+	size_t n;
 
 	for (size_t i = 0; i < el->n; i++) {
 		if (el->v[i].severity == ERRLIST_WARNING && !with_warnings)
@@ -132,6 +152,15 @@ errlist_to_json(const struct errlist *el, bool with_warnings)
 		char *s = errlist_format(&el->v[i]);
 
 		json_array_append_new(a, rjson_string_lossy(s, strlen(s)));
+		free(s);
+	}
+	n = with_warnings ? el->more : el->more_errors;
+	if (n > 0) {
+		char *s = xasprintf("and %zu more %s%s", n,
+				    with_warnings ? "problem" : "error",
+				    n == 1 ? "" : "s");
+
+		json_array_append_new(a, json_string(s));
 		free(s);
 	}
 	return a;

@@ -26,12 +26,20 @@ struct errlist_entry {
 	char *message;
 };
 
+/* The most problems kept: past it an input's problems are counted, not
+ * kept (a document of 8,000 unknown keys made 8,000 errors, each
+ * compared with those before: seconds of CPU), and the list ends "and N
+ * more problems". */
+#define ERRLIST_MAX 100
+
 struct errlist {
 	struct errlist_entry *v; /* in the order added, until sorted */
 	size_t n;
 	size_t cap;
-	size_t nerrors;
-	size_t nwarnings;
+	size_t nerrors;     /* all of them, those past ERRLIST_MAX too */
+	size_t nwarnings;   /* likewise */
+	size_t more;        /* problems past ERRLIST_MAX, not kept */
+	size_t more_errors; /* of them, errors */
 };
 
 void errlist_init(struct errlist *el);
@@ -39,7 +47,8 @@ void errlist_release(struct errlist *el);
 /*
  * Adds a problem.  The same severity, place and message added twice is
  * kept once, so that checks repeated over the jobs of one file do not
- * repeat their findings.
+ * repeat their findings.  Past ERRLIST_MAX kept, a problem is only
+ * counted (in more, nerrors or nwarnings).
  */
 void errlist_add(struct errlist *el, enum errlist_severity sev,
 		 const char *file, int line, const char *fmt, ...)
@@ -52,11 +61,14 @@ void errlist_add(struct errlist *el, enum errlist_severity sev,
 void errlist_append(struct errlist *dst, struct errlist *src);
 /* Orders the entries by file, then line; entries on one line keep order. */
 void errlist_sort(struct errlist *el);
-/* Writes "file:line: message" lines ("warning: " before warnings). */
+/* Writes "file:line: message" lines ("warning: " before warnings), then
+ * "and N more problems" when some were not kept. */
 void errlist_print(const struct errlist *el, FILE *fp);
 /* Formats one entry the way errlist_print() does; the caller frees it. */
 char *errlist_format(const struct errlist_entry *e);
-/* Returns a new JSON array of the formatted entries (errors only, or all). */
+/* Returns a new JSON array of the formatted entries (errors only, or
+ * all), then "and N more problems" (errors, or all) when some were not
+ * kept. */
 json_t *errlist_to_json(const struct errlist *el, bool with_warnings);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * test_errlist.c: collected problems.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,53 @@ test_append_moves_entries(void)
 	errlist_release(&b);
 }
 
+/* An input of thousands of problems (a document of 8,000 unknown keys:
+ * seconds of CPU, each problem compared with every one before it) keeps
+ * the first ERRLIST_MAX and counts the rest, errors and warnings apart. */
+static void
+test_many_problems_kept_to_the_cap(void)
+{
+	struct errlist el, more;
+	json_t *j;
+	char buf[256];
+	FILE *fp;
+
+	errlist_init(&el);
+	for (int i = 0; i < 10000; i++)
+		errlist_error(&el, "big.json", i + 1, "unknown key \"k%d\"", i);
+	errlist_warning(&el, "big.json", 1, "a warning past the cap");
+	CHECK_INT(el.n, ERRLIST_MAX);
+	CHECK_INT(el.nerrors, 10000);
+	CHECK_INT(el.nwarnings, 1);
+	CHECK_INT(el.more, 10001 - ERRLIST_MAX);
+	CHECK_STR(el.v[ERRLIST_MAX - 1].message, "unknown key \"k99\"");
+	j = errlist_to_json(&el, false);
+	CHECK_INT(json_array_size(j), ERRLIST_MAX + 1);
+	CHECK_STR(json_string_value(json_array_get(j, ERRLIST_MAX)),
+		  "and 9900 more errors");
+	json_decref(j);
+	j = errlist_to_json(&el, true);
+	CHECK_STR(json_string_value(json_array_get(j, ERRLIST_MAX)),
+		  "and 9901 more problems");
+	json_decref(j);
+	fp = tmpfile();
+	errlist_print(&el, fp);
+	rewind(fp);
+	for (int i = 0; i <= ERRLIST_MAX && fgets(buf, sizeof buf, fp); i++)
+		;
+	CHECK_STR(buf, "and 9901 more problems\n");
+	fclose(fp);
+	/* Appended, the counts past the cap go along. */
+	errlist_init(&more);
+	errlist_append(&more, &el);
+	CHECK_INT(more.n, ERRLIST_MAX);
+	CHECK_INT(more.nerrors, 10000);
+	CHECK_INT(more.nwarnings, 1);
+	CHECK_INT(more.more, 9901);
+	errlist_release(&more);
+	errlist_release(&el);
+}
+
 int
 main(void)
 {
@@ -103,6 +151,7 @@ main(void)
 		TAP_CASE(test_format),
 		TAP_CASE(test_json_errors_only_and_lossy),
 		TAP_CASE(test_append_moves_entries),
+		TAP_CASE(test_many_problems_kept_to_the_cap),
 		{NULL, NULL}};
 
 	return tap_run(cases);
