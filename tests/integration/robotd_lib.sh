@@ -128,7 +128,7 @@ finish() {
 	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
 	# A killed box's runner tears down on SIGTERM (its parent died):
 	# let it, then clean up whatever is left.
-	sleep 1
+	[ -z "$BOXES" ] || sleep 1
 	for b in $BOXES; do "$BOX" cleanup --config "$T/$b.yaml" >/dev/null 2>&1; done
 	[ -d "$T/state/pg/data" ] &&
 		runuser -u postgres -- "$PGCTL" stop -m immediate -D "$T/state/pg/data" >/dev/null 2>&1
@@ -160,7 +160,10 @@ wait_for() {
 			lab_stuck && return 1
 			_wf_stuck=$((_wf_waited + 500))
 		fi
-		sleep "$((_wf_step / 100)).$(printf '%02d' $((_wf_step % 100)))"
+		# (the fraction without a $(printf) subshell: a fork a try)
+		_wf_c=$((_wf_step % 100))
+		[ $_wf_c -ge 10 ] || _wf_c=0$_wf_c
+		sleep "$((_wf_step / 100)).$_wf_c"
 		_wf_waited=$((_wf_waited + _wf_step))
 		_wf_step=$((_wf_step * 3 / 2))
 		[ $_wf_step -le 50 ] || _wf_step=50
@@ -300,8 +303,21 @@ dd_job() {
 
 # sha NAME: a made-up full SHA, the same for the same name (robotd takes
 # only full SHAs for commits outside a watched tree).
+# Kept in $T/sha.NAME, read back without a process: a test asks for the
+# same few names hundreds of times (robotd-analysis' stream of submits:
+# 136 sha1sum and cut before).
 sha() {
-	printf '%s' "$1" | sha1sum | cut -c1-40
+	case $1 in
+	*[!A-Za-z0-9_.-]* | '' | .*)
+		printf '%s' "$1" | sha1sum | cut -c1-40
+		return
+		;;
+	esac
+	if ! { read -r _sha <"$T/sha.$1"; } 2>/dev/null; then
+		_sha=$(printf '%s' "$1" | sha1sum | cut -c1-40)
+		echo "$_sha" >"$T/sha.$1"
+	fi
+	echo "$_sha"
 }
 
 # sql QUERY: QUERY's rows from the embedded database as `psql -XAtqc`
@@ -309,13 +325,15 @@ sha() {
 # the database hundreds of times, and a new psql costs about 45 ms of
 # CPU: 14 the client, 30 the server's new backend (page faults, dear on
 # these VMs; perf).  So the queries go to one psql the test keeps open
-# (sql_open, from start_robotd), a flock and a fork a query instead:
-# QUERY, then `\o` and an end line naming this call and psql's ERROR on
-# the pipe back, its rows in $T/sql.rows.  While that psql is busy (a query held in the
-# background) or gone (robotd stopped the database under it), a query
-# gets a psql of its own, as before, and the test's own shell opens a
-# new one at its next query.  Statements of one QUERY run one after the
-# other, not as psql -c's one implicit transaction.
+# (sql_open, from start_robotd), a fork a query instead: QUERY, then
+# `\o` and an end line naming this call and psql's ERROR on the pipe
+# back, its rows in $T/sql.rows.  One caller at a time: a query held in
+# the background takes a psql of its own (sql_own), as a `flock` on the
+# kept one decided before, one process more a query (robotd-changes
+# made 205 of them).  While the kept psql is gone (robotd stopped the
+# database under it), a query gets a psql of its own, and the test's
+# own shell opens a new one at its next query.  Statements of one QUERY
+# run one after the other, not as psql -c's one implicit transaction.
 SQL_PID= SQL_OWNER= SQL_N=0
 sql_open() {
 	if [ -n "$SQL_PID" ]; then
@@ -347,48 +365,49 @@ sql_mend() {
 sql() {
 	sql_mend
 	if sql_up; then
-		{
-			if flock -n 6; then
-				SQL_N=$((SQL_N + 1))
-				read -r _sql_me _ </proc/self/stat
-				_sql_mark=$_sql_me.$SQL_N
-				_sql_q=$1 # (without its last ';': a lone ';' resets ERROR)
-				while :; do
-					case $_sql_q in
-					*[\;\ \	\
+		SQL_N=$((SQL_N + 1))
+		read -r _sql_me _ </proc/self/stat
+		_sql_mark=$_sql_me.$SQL_N
+		_sql_q=$1 # (without its last ';': a lone ';' resets ERROR)
+		while :; do
+			case $_sql_q in
+			*[\;\ \	\
 ]) _sql_q=${_sql_q%?} ;;
-					*) break ;;
-					esac
-				done
-				(
-					trap '' PIPE
-					printf '\\o %s\n%s\n;\n\\o\n\\echo __sql_end__ %s :ERROR\n' \
-						"$T/sql.rows" "$_sql_q" "$_sql_mark" >&7
-				) 2>/dev/null
-				_sql_err= _sql_rc=
-				while IFS= read -r _sql_l <&8; do
-					case $_sql_l in
-					"__sql_end__ $_sql_mark "*)
-						[ "${_sql_l##* }" = false ] && _sql_rc=0 || _sql_rc=1
-						break
-						;;
-					__sql_end__\ *) _sql_err= ;; # (a call cut short before)
-					*) _sql_err="$_sql_err$_sql_l
+			*) break ;;
+			esac
+		done
+		(
+			trap '' PIPE
+			printf '\\o %s\n%s\n;\n\\o\n\\echo __sql_end__ %s :ERROR\n' \
+				"$T/sql.rows" "$_sql_q" "$_sql_mark" >&7
+		) 2>/dev/null
+		_sql_err= _sql_rc=
+		while IFS= read -r _sql_l <&8; do
+			case $_sql_l in
+			"__sql_end__ $_sql_mark "*)
+				[ "${_sql_l##* }" = false ] && _sql_rc=0 || _sql_rc=1
+				break
+				;;
+			__sql_end__\ *) _sql_err= ;; # (a call cut short before)
+			*) _sql_err="$_sql_err$_sql_l
 " ;;
-					esac
-				done
-				if [ -n "$_sql_rc" ]; then
-					printf '%s' "$_sql_err" >&2
-					while IFS= read -r _sql_l || [ -n "$_sql_l" ]; do
-						printf '%s\n' "$_sql_l"
-					done <"$T/sql.rows"
-					return $_sql_rc
-				fi
-			fi
-		} 6>"$T/sql.lock"
+			esac
+		done
+		if [ -n "$_sql_rc" ]; then
+			printf '%s' "$_sql_err" >&2
+			while IFS= read -r _sql_l || [ -n "$_sql_l" ]; do
+				printf '%s\n' "$_sql_l"
+			done <"$T/sql.rows"
+			return $_sql_rc
+		fi
 	fi
-	psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc "$1"
+	sql_own "$1"
 }
+# sql_own QUERY: QUERY on a psql of its own.  A query run in the
+# background (`sql_own ... &`) must take one: the kept psql serves one
+# caller at a time, and the test's shell asks it while the background
+# query runs.
+sql_own() { psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc "$1"; }
 # sql_is VALUE QUERY, sql_some QUERY, sql_ge N QUERY: QUERY's value is
 # VALUE, not empty, a number of at least N (for wait_for).
 sql_is() { [ "$(sql "$2")" = "$1" ]; }

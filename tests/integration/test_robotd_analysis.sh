@@ -331,7 +331,7 @@ check $([ "$s" = 413 ] && grep -q "reads 2400 values (metrics x runs), over this
 	"a comparison over compare_max_values is refused before its values are read ($s $(head -c 300 "$T/wide.json"))"
 locked() { [ "$(sql "SELECT count(*) FROM pg_locks WHERE relation = 'metric_values'::regclass AND mode = 'AccessExclusiveLock' AND granted")" = 1 ]; }
 sizing() { [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%sum(n)%'")" = 1 ]; }
-sql "BEGIN; LOCK TABLE metric_values IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(30); COMMIT" >/dev/null 2>&1 &
+sql_own "BEGIN; LOCK TABLE metric_values IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(30); COMMIT" >/dev/null 2>&1 &
 LOCKER=$!
 wait_for 10 locked
 curl -s -m 60 -o "$T/held.json" -w '%{http_code}' "$U/api/compare?series=dd-write/legacy/lab&base=abcd0001&head=abcd0002&all=1" >"$T/held.code" &
@@ -352,7 +352,7 @@ check $([ "$s" = 429 ] && grep -q "1 comparisons are being made (this robotd's c
 # them until the lock went).
 HQ="%robot_series_history%"
 readers() { [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '$HQ'")" = "$1" ]; }
-sql "BEGIN; LOCK TABLE metric_values IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
+sql_own "BEGIN; LOCK TABLE metric_values IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
 LOCKER=$!
 wait_for 10 locked
 RPIDS=""
