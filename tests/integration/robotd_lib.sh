@@ -308,14 +308,12 @@ dd_job() {
 # 136 sha1sum and cut before).
 sha() {
 	case $1 in
-	*[!A-Za-z0-9_.-]* | '' | .*)
-		printf '%s' "$1" | sha1sum | cut -c1-40
-		return
-		;;
+	*[!A-Za-z0-9_.-]* | '' | .*) _sha_f= ;; # (not a file's name)
+	*) _sha_f=$T/sha.$1 ;;
 	esac
-	if ! { read -r _sha <"$T/sha.$1"; } 2>/dev/null; then
+	if [ -z "$_sha_f" ] || ! { read -r _sha <"$_sha_f"; } 2>/dev/null; then
 		_sha=$(printf '%s' "$1" | sha1sum | cut -c1-40)
-		echo "$_sha" >"$T/sha.$1"
+		[ -z "$_sha_f" ] || echo "$_sha" >"$_sha_f"
 	fi
 	echo "$_sha"
 }
