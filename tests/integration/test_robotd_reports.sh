@@ -6,10 +6,13 @@
 # innocent commit and the writeback regression: one report, to the
 # matching confirmed subscriber only, that parses as RFC 5322, holds the
 # table `robot compare` prints and a command that queues the same series
-# again; later heads that still show it, and its fix, are replies in the
-# thread; its List-Unsubscribe link unsubscribes.  What needs no real
-# box (hostile subjects, an inconclusive KPI, SMTP faults, robotd killed
-# -9, two robotd, unsubscribing) is test_robotd_reports_sim.sh.  TAP.
+# again; its List-Unsubscribe link unsubscribes.  What needs no real box
+# (hostile subjects, an inconclusive KPI, SMTP faults, robotd killed -9,
+# two robotd, unsubscribing) is test_robotd_reports_sim.sh; later heads
+# that still show a regression, and its fix, as replies in its thread
+# are test_robotd_bisect_reports.sh's, on simulated boxes with a known
+# truth (a second verdict on this box would be at the edge of its noise
+# on a busy machine: docs/testing.md).  TAP.
 set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
@@ -38,7 +41,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 SUB=$(token submit alice)
-echo "1..14"
+echo "1..12"
 
 # 1. Subscriptions: bad ones refused with every fault; good ones mailed a
 # link, and only the link confirms.
@@ -227,30 +230,9 @@ robot reports >"$T/reports.out" 2>&1
 check $(grep -q "sent" "$T/reports.out" && grep -q "alice@robot.test" "$T/reports.out" &&
 	curl -s "$U/metrics" | grep -q 'robot_reports{state="sent"} [1-9]'; echo $?) "robot reports and /metrics show the outbox"
 
-# 3. Later heads: one that still shows the regression, then its fix: both
-# replies in the first mail's thread.
-MID=$(mails "print(reports[0]['Message-ID'])")
-STILL=$("$SRC/scripts/make-demo-tree" --next "$T/demo")
-followups() { [ "$(grep -ls '^In-Reply-To:' "$T"/mail/new/* | wc -l)" -ge "$1" ]; }
-wait_for 600 followups 1 || pairs
-git -C "$T/demo" revert --no-edit HEAD~1 >/dev/null 2>&1
-FIX=$(git -C "$T/demo" rev-parse HEAD)
-wait_for 600 followups 2 || pairs
-check $(mails "
-r = [m for m in reports if m['In-Reply-To']]
-assert len(r) == 2, [m['Subject'] for m in reports]
-for m in r:
-    assert m['In-Reply-To'] == '$MID' and m['References'] == '$MID', (m['In-Reply-To'], m['References'])
-    assert m['Subject'] == 'Re: ' + reports[0]['Subject'], m['Subject']
-    assert m['To'] == 'alice@robot.test'
-assert 'is still there at $(echo $STILL | cut -c1-10)' in text(r[0]), text(r[0])
-assert 'is fixed at $(echo $FIX | cut -c1-10)' in text(r[1]), text(r[1])
-"; echo $?) "a head that still shows it, then its fix: replies in the thread"
-check $([ "$(sql "SELECT state || ' ' || fixed_by FROM regressions WHERE commit = '$BAD'")" = "fixed $FIX" ]; echo $?) \
-	"the regression is fixed by the revert"
 stop "$(pid_box "$bx")"
 
-# 4. Unsubscribe: the List-Unsubscribe link of the report, one click.
+# 3. Unsubscribe: the List-Unsubscribe link of the report, one click.
 # unsub ADDRESS: the unsubscribe link of ADDRESS's report.
 unsub() { mails "
 u = [m for m in reports if m['To'] == '$1'][0]['List-Unsubscribe'].strip('<>')
