@@ -192,7 +192,7 @@ q fresh "SELECT robot_functions.robot_pair_done(id, 1, 'regression',
 	\"p_value\": 0.001, \"action\": \"new\", \"regression\": null}]')
 	FROM pairs WHERE head = 'b' AND series = '$S'" >/dev/null
 claim=$(q fresh "SELECT robot_functions.robot_pair_next(60)")
-check $(echo "$claim" | python3 -c "
+check $(echo "$claim" | /usr/bin/python3 -c "
 import json, sys
 c = json.load(sys.stdin)
 assert c['head'] == 'c' and c['series'] == '$S', c
