@@ -31,10 +31,14 @@ class Browser:
         self.timeout = timeout
         # --in-process-gpu: the compositor in the browser's process, not
         # a process of its own; robotd-pages took 38 CPU s instead of 42
-        # (bench/test_cpu.sh's cgroup, quiet).
+        # (bench/test_cpu.sh's cgroup, quiet).  --single-process: the
+        # renderers and the network service too, not a process a page
+        # (each new process's page faults are dear on these VMs):
+        # robotd-pages 37.4 and 37.9 CPU s instead of 46.8 and 47.4, two
+        # of each at once (a cpuacct cgroup each).
         self.proc = subprocess.Popen(
             ["chromium", "--headless", "--no-sandbox", "--disable-gpu",
-             "--in-process-gpu",
+             "--in-process-gpu", "--single-process",
              "--disable-quic", "--disable-background-networking",
              "--disable-component-update", "--disable-sync", "--no-first-run",
              "--remote-debugging-port=0", "--remote-allow-origins=*",
