@@ -53,21 +53,32 @@ check $([ "$(sql "SELECT state || ' ' || attempts FROM outbox WHERE recipient = 
 
 # 2. robotd killed -9 while the server holds its 250: the mail is sent
 # again once the claim runs out, with the same Message-ID, and only once
-# more.
-before=$(ls "$T/mail/new" | wc -l)
-rm -f "$T/mail.holding"
-robot subscribe slow@robot.test >/dev/null 2>&1
-wait_for 20 test -e "$T/mail.holding"
-kill9 "$PID_d"
-start_robotd d --config "$T/robotd.yaml"
-U=$URL_d
-wait_for 60 sh -c "[ \$(ls '$T/mail/new' | wc -l) -ge $((before + 2)) ]"
+# more.  The kill must come within the server's 8 s hold: on a loaded
+# machine it once came after it (robotd had its 250 and marked the mail
+# sent, so nothing was sent again), so a kill that came too late is
+# said, and tried again with another address (three at most).
+# copies ADDRESS N: the server holds at least N mails to ADDRESS.
+copies() { [ "$(grep -ls "^To: $1" "$T"/mail/new/* | wc -l)" -ge "$2" ]; }
+SLOW=
+for i in 1 2 3; do
+	rm -f "$T/mail.holding"
+	robot subscribe slow$i@robot.test >/dev/null 2>&1
+	wait_for 20 test -e "$T/mail.holding"
+	kill9 "$PID_d"
+	late=$(($(date +%s) - $(stat -c %Y "$T/mail.holding" 2>/dev/null || date +%s)))
+	start_robotd d --config "$T/robotd.yaml"
+	U=$URL_d
+	state=$(sql "SELECT state FROM outbox WHERE recipient = 'slow$i@robot.test'")
+	[ "$state" = pending ] && SLOW=slow$i@robot.test && break
+	diag "robotd killed $late s after the server began to hold slow$i's 250: $state already; again"
+done
+wait_for 120 copies "${SLOW:-slow3@robot.test}" 2
 sleep 12
-check $(mails "
-m = [m for f, m in mails[$before:] if m['To'] == 'slow@robot.test']
+check $([ -n "$SLOW" ] && mails "
+m = [m for f, m in mails if m['To'] == '$SLOW']
 assert len(m) == 2 and m[0]['Message-ID'] == m[1]['Message-ID'], [x['Message-ID'] for x in m]
-"; echo $?) "robotd killed -9 mid-delivery: sent again after the claim, one duplicate with the same Message-ID"
-check $([ "$(sql "SELECT state FROM outbox WHERE recipient = 'slow@robot.test'")" = sent ]; echo $?) \
+"; echo $?) "robotd killed -9 mid-delivery: sent again after the claim, one duplicate with the same Message-ID ($SLOW: $(sql "SELECT state || ', ' || attempts || ' attempts, ' || coalesce(last_error, 'no error') FROM outbox WHERE recipient = '${SLOW:-slow3@robot.test}'"))"
+check $([ "$(sql "SELECT state FROM outbox WHERE recipient = '${SLOW:-slow3@robot.test}'")" = sent ]; echo $?) \
 	"and then marked sent"
 
 # 3. Two robotd on one database: each mail once.
