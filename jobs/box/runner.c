@@ -64,12 +64,20 @@ iso_now(char *buf, size_t len)
 static void
 fail(struct run *r, char *msg)
 {
-	if (r->error == NULL) {
-		r->status =
-			child_stop_signal() ? RESULT_INCOMPLETE : RESULT_FAILED;
-		r->error = msg;
-	} else {
+	int sig = child_stop_signal();
+
+	if (r->error != NULL) {
 		free(msg);
+	} else if (sig != 0) {
+		/* A step cut short by the stop failed because of it ("mount
+		 * was stopped"): the stop is what the run says. */
+		log_info("%s (stopped by SIG%s)", msg, sigabbrev_np(sig));
+		free(msg);
+		r->status = RESULT_INCOMPLETE;
+		r->error = xasprintf("interrupted by SIG%s", sigabbrev_np(sig));
+	} else {
+		r->status = RESULT_FAILED;
+		r->error = msg;
 	}
 }
 

@@ -539,12 +539,13 @@ storage_teardown(struct storage *s)
 	for (size_t i = 0; i < s->n; i++) {
 		struct storage_dev *d = &s->devs[i];
 
-		if (d->mounted) {
+		/* Unmounted even when its mount(8) did not say it mounted:
+		 * one killed by a stop may have mounted before it died. */
+		if (d->mnt != NULL) {
 			unmount(d->mnt);
 			d->mounted = false;
-		}
-		if (d->mnt != NULL)
 			rmdir(d->mnt);
+		}
 		if (d->loop_fd != -1) {
 			ioctl(d->loop_fd, LOOP_CLR_FD, 0);
 			close(d->loop_fd);

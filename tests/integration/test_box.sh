@@ -358,6 +358,34 @@ nothing_left
 check $? "SIGTERM: no mount, loop device or image left"
 check $([ "$(cat /proc/sys/vm/dirty_ratio)" = "$before" ]; echo $?) "SIGTERM: vm.dirty_ratio restored"
 
+# 6b. SIGTERM during set-up, while a mount runs: a killed mount(8) may
+# have mounted before it died (in CI, under load, robot-box stopped
+# while mounting left the filesystem mounted on its loop device, and
+# said "cannot mount ... mount was stopped").  Here mount(8) mounts,
+# then takes its time to exit; SIGTERM comes meanwhile.
+mkdir -p "$T/slowbin"
+printf '#!/bin/sh
+%s "$@" || exit $?
+: >"%s/mounted"
+exec sleep 30
+' "$(command -v mount)" "$T" >"$T/slowbin/mount"
+chmod +x "$T/slowbin/mount"
+rm -f "$T/mounted"
+PATH="$T/slowbin:$PATH" "$BOX" run --repeat 1 --json --config "$T/box.yaml" "$T/term.yaml" >"$T/term2.json" 2>"$T/err" &
+RB_PID=$!
+for i in $(seq 600); do [ -e "$T/mounted" ] && break; sleep 0.1; done
+kill -TERM $RB_PID
+wait $RB_PID
+rc=$?
+RB_PID=
+py "$T/term2.json" "
+d = docs[0]
+assert d['status'] == 'incomplete' and d['error'] == 'interrupted by SIGTERM', d
+" && [ $rc = 143 ]
+check $? "SIGTERM during a mount: the run is incomplete, interrupted by SIGTERM ($rc)"
+nothing_left && ! grep -qs " /fs/loop" /proc/mounts
+check $? "SIGTERM during a mount: nothing mounted or left ($(grep " /fs/loop" /proc/mounts | cut -d' ' -f1,2 | tr '\n' ' '))"
+
 # 7. kill -9: the leftovers are removed by robot-box cleanup.
 "$BOX" run --repeat 1 --config "$T/box.yaml" "$T/term.yaml" >/dev/null 2>"$T/err" &
 RB_PID=$!
