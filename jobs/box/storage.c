@@ -543,7 +543,6 @@ storage_teardown(struct storage *s)
 		 * one killed by a stop may have mounted before it died. */
 		if (d->mnt != NULL) {
 			unmount(d->mnt);
-			d->mounted = false;
 			rmdir(d->mnt);
 		}
 		if (d->loop_fd != -1) {

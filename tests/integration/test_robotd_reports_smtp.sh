@@ -72,13 +72,14 @@ for i in 1 2 3; do
 	[ "$state" = pending ] && SLOW=slow$i@robot.test && break
 	diag "robotd killed $late s after the server began to hold slow$i's 250: $state already; again"
 done
-wait_for 120 copies "${SLOW:-slow3@robot.test}" 2
+S=${SLOW:-slow3@robot.test} # (the last one tried, when none came in time)
+wait_for 120 copies "$S" 2
 sleep 12
 check $([ -n "$SLOW" ] && mails "
-m = [m for f, m in mails if m['To'] == '$SLOW']
+m = [m for f, m in mails if m['To'] == '$S']
 assert len(m) == 2 and m[0]['Message-ID'] == m[1]['Message-ID'], [x['Message-ID'] for x in m]
-"; echo $?) "robotd killed -9 mid-delivery: sent again after the claim, one duplicate with the same Message-ID ($SLOW: $(sql "SELECT state || ', ' || attempts || ' attempts, ' || coalesce(last_error, 'no error') FROM outbox WHERE recipient = '${SLOW:-slow3@robot.test}'"))"
-check $([ "$(sql "SELECT state FROM outbox WHERE recipient = '${SLOW:-slow3@robot.test}'")" = sent ]; echo $?) \
+"; echo $?) "robotd killed -9 mid-delivery: sent again after the claim, one duplicate with the same Message-ID ($S: $(sql "SELECT state || ', ' || attempts || ' attempts, ' || coalesce(last_error, 'no error') FROM outbox WHERE recipient = '$S'"))"
+check $([ "$(sql "SELECT state FROM outbox WHERE recipient = '$S'")" = sent ]; echo $?) \
 	"and then marked sent"
 
 # 3. Two robotd on one database: each mail once.
