@@ -224,9 +224,15 @@ wait_for 10 grep -qs after "$T/kexec.log"
 check $(once "$S" &&
 	[ "$(sql "SELECT box || ' ' || attempts FROM jobs WHERE submission = $S")" = "$b4 1" ] &&
 	[ "$(sql "SELECT string_agg(state, ' ') FROM leases WHERE job = (SELECT id FROM jobs WHERE submission = $S)")" = "done" ] &&
-	grep -q "taking it up again (restart 1)" "$T/$b4.log"; echo $?) \
+	grep -q "taking it up again (restart 1)" "$T/$b4.log"; echo $? | tee "$T/restart.rc") \
 	"a box restarted by its hook takes its run up again on the same lease"
 diag "$(sql "SELECT box || ' ' || attempts || ' ' || state FROM jobs WHERE submission = $S")"
+if [ "$(cat "$T/restart.rc")" != 0 ]; then
+	# Who held the job, and what the box and robotd said of it.
+	diag "leases: $(sql "SELECT string_agg(id || ' ' || box || ' ' || state, ', ' ORDER BY id) FROM leases WHERE job = (SELECT id FROM jobs WHERE submission = $S)")"
+	diag "$(grep -E 'lease|regist|restart|hook|runner' "$T/$b4.log" | tail -40)"
+	diag "$(grep -E "lease|regist|$b4" "$T/d.log" | tail -40)"
+fi
 check $([ "$(tr '\n' '|' <"$T/kexec.log")" = "kexec $(sha abcd)|on $(sha abcd)|after $(sha abcd) 0|" ] &&
 	[ "$(sql "SELECT doc->'provision'->>'kernel' FROM results WHERE job = (SELECT id FROM jobs WHERE submission = $S)")" = "fake-$(sha abcd)" ]; echo $?) \
 	"the hook ran on the commit's kernel, then after the run, once its result was uploaded"
