@@ -116,8 +116,8 @@ struct plan {
 /* The level of the plan's looks at which the null pairs' false alarms
  * are alpha, and what it finds of the pairs with a change. */
 static void
-plan_measure(struct plan *pl, const double *p0, const double *p1,
-	     long pairs, double alpha, double *r)
+plan_measure(struct plan *pl, const double *p0, const double *p1, long pairs,
+	     double alpha, double *r)
 {
 	long found = 0, runs = 0, k;
 
@@ -141,7 +141,8 @@ plan_measure(struct plan *pl, const double *p0, const double *p1,
 
 		for (int n = pl->first; n <= pl->max; n++) {
 			double q = p1[i * MAX_ROUNDS + n - 1];
-			double a = pl->level * pow((double)n / pl->max, pl->rho);
+			double a =
+				pl->level * pow((double)n / pl->max, pl->rho);
 
 			if (fabs(q) <= a) {
 				found += q > 0;
@@ -213,10 +214,10 @@ main(int argc, char **argv)
 			struct plan best = {0, 0, 0, 0, 0, 0}, one;
 
 			for (int first = FIRST_LOOK; first <= max; first++) {
-				for (size_t k = 0; k < sizeof rhos / sizeof *rhos;
-				     k++) {
+				for (size_t k = 0;
+				     k < sizeof rhos / sizeof *rhos; k++) {
 					struct plan pl = {first, max, rhos[k],
-							  0, 0, 0};
+							  0,     0,   0};
 
 					plan_measure(&pl, p0, p1, pairs, alpha,
 						     r);
@@ -233,8 +234,8 @@ main(int argc, char **argv)
 				       "(none finds enough)");
 			else
 				printf("%-7s %4d %6d %5.1f %6.1f%% %6.2f",
-				       test_names[t], max, best.first,
-				       best.rho, 100 * best.found, best.runs);
+				       test_names[t], max, best.first, best.rho,
+				       100 * best.found, best.runs);
 			printf("   %6.1f%% %6d\n", 100 * one.found, one.max);
 		}
 	}
