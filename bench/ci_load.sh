@@ -5,9 +5,9 @@
 # (default 2: `while :; do :; done`) run beside it the whole time: what
 # a test needs of a quiet machine shows here.  As root.  Prints one line
 # a run (its wall time, its last line, its failed checks) and keeps each
-# run's log in /tmp/ci_load.N.log (and a failed run's meson logs in
-# /tmp/ci_load.N.meson-logs).  Checks nothing itself; exits 1 when a
-# run failed.
+# run's log in /tmp/ci_load.N.log (and a failed run's meson logs, and
+# its fuzzers' crashes and timeouts, in /tmp/ci_load.N.meson-logs).
+# Checks nothing itself; exits 1 when a run failed.
 set -u
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${1:-5}
@@ -45,6 +45,11 @@ for i in $(seq "$RUNS"); do
 			d=/tmp/ci_load.$i.meson-logs/$(basename "$(dirname "$b")")
 			mkdir -p "$d" && cp -r "$b"/. "$d"
 		done
+		# and what a failed fuzzer found (its inputs are lost with
+		# the clone otherwise)
+		[ -d "$W/ci/main/fuzz-corpus/crashes" ] &&
+			mkdir -p "/tmp/ci_load.$i.meson-logs" &&
+			cp -r "$W/ci/main/fuzz-corpus/crashes" "/tmp/ci_load.$i.meson-logs/fuzz-crashes"
 	fi
 	echo "run $i: $(($(date +%s) - t0)) s, exit $rc, $(tail -1 "/tmp/ci_load.$i.log")" \
 		"$(grep -h '^not ok' "/tmp/ci_load.$i.log" | cut -c1-120 | tr '\n' ';')"
