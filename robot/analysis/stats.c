@@ -308,6 +308,92 @@ stats_t_sf(double t, double df)
 	return t > 0 ? p : 1 - p;
 }
 
+/* The regularized upper incomplete gamma function Q(a, x), for the
+ * chi-square's tail (an F with infinite denominator): its series below
+ * a + 1, its continued fraction above. */
+static double
+gamma_q(double a, double x)
+{
+	double sum, term, b, c, d, h;
+
+	if (x <= 0)
+		return 1;
+	if (x < a + 1) {
+		sum = term = 1 / a;
+		for (int n = 1; n < 1000 && fabs(term) > fabs(sum) * 1e-15;
+		     n++) {
+			term *= x / (a + n);
+			sum += term;
+		}
+		return 1 - sum * exp(-x + a * log(x) - lgamma(a));
+	}
+	b = x + 1 - a;
+	c = 1 / 1e-300;
+	d = 1 / b;
+	h = d;
+	for (int i = 1; i < 1000; i++) {
+		double an = -i * (i - a), del;
+
+		b += 2;
+		d = an * d + b;
+		if (fabs(d) < 1e-300)
+			d = 1e-300;
+		c = b + an / c;
+		if (fabs(c) < 1e-300)
+			c = 1e-300;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-15)
+			break;
+	}
+	return exp(-x + a * log(x) - lgamma(a)) * h;
+}
+
+double
+stats_f_sf(double f, double d1, double d2)
+{
+	if (!(f > 0))
+		return 1;
+	if (isinf(f))
+		return 0;
+	if (isinf(d2))
+		return gamma_q(d1 / 2, d1 * f / 2);
+	/* P(F > f) = I_{d2 / (d2 + d1 f)}(d2 / 2, d1 / 2) */
+	return stats_incbeta(d2 / 2, d1 / 2, d2 / (d2 + d1 * f));
+}
+
+double
+stats_digamma(double x)
+{
+	double r = 0, f;
+
+	/* up to where the asymptotic series is good to 1e-12 */
+	while (x < 10) {
+		r -= 1 / x;
+		x += 1;
+	}
+	f = 1 / (x * x);
+	return r + log(x) - 0.5 / x -
+	       f * (1.0 / 12 -
+		    f * (1.0 / 120 -
+			 f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
+}
+
+double
+stats_trigamma(double x)
+{
+	double r = 0, f;
+
+	while (x < 10) {
+		r += 1 / (x * x);
+		x += 1;
+	}
+	f = 1 / (x * x);
+	return r + 1 / x + f / 2 +
+	       f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f / 30)));
+}
+
 double
 stats_norm_quantile(double p)
 {

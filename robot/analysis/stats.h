@@ -39,6 +39,12 @@ void stats_mean_var(const double *v, size_t n, double *mean, double *var);
 double stats_incbeta(double a, double b, double x);
 /* P(T > t) for Student's t with df > 0 degrees of freedom. */
 double stats_t_sf(double t, double df);
+/* P(F > f) for Snedecor's F with d1 and d2 > 0 degrees of freedom (1
+ * for f <= 0); d2 may be INFINITY (then F is chi-square over d1). */
+double stats_f_sf(double f, double d1, double d2);
+/* The digamma and trigamma functions, x > 0. */
+double stats_digamma(double x);
+double stats_trigamma(double x);
 /* The p quantile of the standard normal distribution, 0 < p < 1. */
 double stats_norm_quantile(double p);
 

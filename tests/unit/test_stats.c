@@ -205,6 +205,27 @@ test_norm_quantile(void)
 	CHECK_DBL(stats_norm_quantile(0.8), 0.8416212335729143, 1e-9);
 }
 
+/* F's tail against tables' 5% points, with an infinite denominator
+ * too (a chi-square over its degrees of freedom); the digamma and
+ * trigamma functions at known values. */
+static void
+test_f_and_gammas(void)
+{
+	CHECK_DBL(stats_f_sf(3.3158, 2, 30), 0.05, 2e-5);
+	CHECK_DBL(stats_f_sf(3.3258, 5, 10), 0.05, 2e-5);
+	CHECK_DBL(stats_f_sf(5.9915 / 2, 2, INFINITY), 0.05, 2e-5);
+	CHECK_DBL(stats_f_sf(18.307 / 10, 10, INFINITY), 0.05, 2e-5);
+	CHECK_DBL(stats_f_sf(2.0, 3, 1e9), stats_f_sf(2.0, 3, INFINITY), 1e-6);
+	CHECK_DBL(stats_f_sf(0, 3, 3), 1, 0);
+	CHECK_DBL(stats_f_sf(INFINITY, 3, 3), 0, 0);
+	CHECK_DBL(stats_digamma(1), -0.5772156649015329, 1e-12);
+	CHECK_DBL(stats_digamma(0.5), -1.9635100260214235, 1e-12);
+	CHECK_DBL(stats_digamma(10), 2.251752589066721, 1e-12);
+	CHECK_DBL(stats_trigamma(1), 1.6449340668482264, 1e-12);
+	CHECK_DBL(stats_trigamma(0.5), 4.934802200544679, 1e-12);
+	CHECK_DBL(stats_trigamma(10), 0.10516633568168575, 1e-12);
+}
+
 int
 main(void)
 {
@@ -218,6 +239,7 @@ main(void)
 		TAP_CASE(test_t_distribution),
 		TAP_CASE(test_incbeta),
 		TAP_CASE(test_norm_quantile),
+		TAP_CASE(test_f_and_gammas),
 		{NULL, NULL}};
 
 	return tap_run(cases);
