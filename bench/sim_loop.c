@@ -21,15 +21,23 @@
  * Usage: sim_loop [--pairs N] [--seed S] [--max R] [--first R]
  *                 [--noise PCT] [--shift PCT] [--boxes B] [--offset PCT]
  *                 [--drift PCT] [--step N:PCT] [--prior DF]
- *                 [--history PCT] [--looks R,R,...] [--look-alpha A]
+ *                 [--history PCT] [--noisy FRAC:MULT] [--guard G]
+ *                 [--weight W] [--looks R,R,...] [--look-alpha A]
  * --prior: the KPI's noise is known from its series' history, DF
- * degrees of freedom of it (compare_prior), with the noise --history
- * (default: the lab's; larger or smaller: a box whose noise changed).
+ * degrees of freedom of it (compare_prior: robotd caps a prior at
+ * NOISE_DF_MAX), with the noise --history (default: the lab's; larger or
+ * smaller: a box whose noise changed).  --noisy: a share FRAC of the
+ * pairs (innocent and slower alike) is MULT times as noisy as the lab,
+ * and so as its history: a commit that makes the job noisier, the
+ * guard's case.  --guard, --weight: the guard's level and the prior's
+ * weight cap (compare_options.guard, .prior_weight).
  * --looks, --look-alpha: another plan, to weigh robotd's against: the
  * looks at the rounds given (then the cap), each at the alpha A
  * (Pocock's way: the same at every look, its level over all of them
  * found by running this; not a budget spent as robotd spends it).
- * Prints one line per way; run it with and without the lab's faults.
+ * Prints one line per way, and for rounds the runs a side a lab pays
+ * over 1,000 innocent and 300 slower pairs ("lab"), as a lab sees them;
+ * run it with and without the lab's faults.
  */
 #include <math.h>
 #include <stdio.h>
@@ -39,17 +47,21 @@
 #include "robot/analysis/compare.h"
 #include "robot/analysis/decide.h"
 #include "robot/analysis/direction.h"
+#include "robot/analysis/noise.h"
 
 enum way { WAY_ROUNDS, WAY_SIDES, WAY_BEFORE };
 
 struct lab {
 	double noise, offset, drift, step;
 	int boxes, step_at, max, first;
-	int prior;          /* degrees of freedom of the KPI's known noise */
-	double history;     /* the noise the history had (default: noise) */
-	double *box_offset; /* per box */
-	int *box_runs;      /* runs each box took so far */
-	int looks[64];      /* --looks: another plan (nlooks of them) */
+	int prior;            /* degrees of freedom of the KPI's known noise */
+	double history;       /* the noise the history had (default: noise) */
+	double noisy, mult;   /* --noisy: a share of the pairs MULT as noisy */
+	double guard, weight; /* compare_options' (negative: the default) */
+	double pair_noise;    /* this pair's noise */
+	double *box_offset;   /* per box */
+	int *box_runs;        /* runs each box took so far */
+	int looks[64];        /* --looks: another plan (nlooks of them) */
 	int nlooks;
 	double look_alpha; /* --look-alpha: its alpha at each look */
 };
@@ -94,7 +106,7 @@ run(struct lab *l, int b, bool head, double shift)
 	l->box_runs[b]++;
 	if (head)
 		f *= 1 - shift;
-	return f * exp(l->noise * normal());
+	return f * exp(l->pair_noise * normal());
 }
 
 /* A new lab: its boxes' offsets drawn, none of them has run yet. */
@@ -133,7 +145,8 @@ take(struct lab *l, enum way w, double shift, double *base, double *head,
 	}
 }
 
-/* One pair to its verdict: the verdict and the runs a side. */
+/* One pair to its verdict: the verdict and the runs a side; robotd's
+ * way decides as decide() does (decide.h). */
 static enum compare_verdict
 pair(struct lab *l, enum way w, double shift, int *runs)
 {
@@ -141,24 +154,33 @@ pair(struct lab *l, enum way w, double shift, int *runs)
 	double base[1024], head[1024];
 	struct compare_options opt;
 	struct compare_result r;
+	struct comparison_metric m = {"dd.write_bytes_per_sec", true, {{0}}};
+	struct comparison c = {0};
+	struct decision d;
 	int asked = l->first, before = 0;
 
-	struct compare_prior prior = {"dd.write_bytes_per_sec", 0, 0, 0};
+	struct compare_prior prior = {"dd.write_bytes_per_sec", 0, 0};
 
 	compare_options_init(&opt);
+	if (l->guard >= 0)
+		opt.guard = l->guard;
+	if (l->weight >= 0)
+		opt.prior_weight = l->weight;
 	opt.paired = w == WAY_ROUNDS;
+	c.metrics = &m;
+	c.nmetrics = 1;
 	if (opt.paired && l->prior > 0) {
 		/* the series' history: prior + 1 earlier rounds' differences
 		 * of identical runs */
 		double sum = 0, sq = 0;
 
 		for (int k = 0; k <= l->prior; k++) {
-			double d = l->history * (normal() - normal());
+			double dk = l->history * (normal() - normal());
 
-			sum += d;
-			sq += d * d;
+			sum += dk;
+			sq += dk * dk;
 		}
-		prior.df = l->prior;
+		prior.df = l->prior < NOISE_DF_MAX ? l->prior : NOISE_DF_MAX;
 		prior.var = (sq - sum * sum / (l->prior + 1)) / l->prior;
 		opt.priors = &prior;
 		opt.npriors = 1;
@@ -168,23 +190,31 @@ pair(struct lab *l, enum way w, double shift, int *runs)
 		if (w == WAY_BEFORE)
 			opt.alpha = 0.003;
 		else
-			opt.alpha = l->look_alpha > 0
-					    ? l->look_alpha
-					    : decide_look_alpha(asked, before,
-								l->max,
-								DECIDE_ALPHA);
-		prior.alpha = decide_look_alpha_known(asked, before, l->max);
+			opt.alpha =
+				l->look_alpha > 0
+					? l->look_alpha
+					: decide_look_alpha(
+						  asked, before, l->max,
+						  opt.npriors > 0
+							  ? DECIDE_ALPHA_KNOWN
+							  : DECIDE_ALPHA);
 		compare_metric("dd.write_bytes_per_sec", base, (size_t)asked,
 			       head, (size_t)asked, &opt, &up, &r);
 		if (r.verdict != COMPARE_INCONCLUSIVE || asked >= l->max)
 			break;
-		if (w != WAY_BEFORE && decide_futile(&r, l->max))
-			break;
 		before = asked;
 		if (w == WAY_BEFORE) {
 			asked = asked * 2 < l->max ? asked * 2 : l->max;
-		} else {
+		} else if (l->nlooks > 0) {
+			if (decide_futile(&r, l->max))
+				break;
 			asked = next_look(l, asked);
+		} else {
+			m.r = r;
+			decide(&c, asked, l->max, &d);
+			if (d.outcome == DECIDE_FINAL)
+				break;
+			asked = d.runs;
 		}
 		take(l, w, shift, base, head, before, asked);
 	}
@@ -195,7 +225,8 @@ pair(struct lab *l, enum way w, double shift, int *runs)
 int
 main(int argc, char **argv)
 {
-	struct lab l = {0.05, 0, 0, 0, 4, 0, 12, 3, 0, -1, NULL, NULL};
+	struct lab l = {0.05, 0, 0,  0,  4,    0,    12,   3,   0, -1,
+			0,    1, -1, -1, 0.05, NULL, NULL, {0}, 0, 0};
 	long pairs = 1000, seed = 1;
 	double shift = 0.10;
 	static const char *names[] = {"rounds", "sides", "before"};
@@ -232,6 +263,13 @@ main(int argc, char **argv)
 			l.prior = atoi(v);
 		else if (strcmp(o, "--history") == 0)
 			l.history = atof(v) / 100;
+		else if (strcmp(o, "--noisy") == 0 &&
+			 sscanf(v, "%lf:%lf", &l.noisy, &l.mult) == 2)
+			l.noisy /= 1;
+		else if (strcmp(o, "--guard") == 0)
+			l.guard = atof(v);
+		else if (strcmp(o, "--weight") == 0)
+			l.weight = atof(v);
 		else if (strcmp(o, "--first") == 0)
 			l.first = atoi(v);
 		else if (strcmp(o, "--noise") == 0)
@@ -279,6 +317,9 @@ main(int argc, char **argv)
 		printf("the KPI's noise known from %d degrees of freedom of a "
 		       "history with %.1f%% noise\n",
 		       l.prior, 100 * l.history);
+	if (l.noisy > 0)
+		printf("%.0f%% of the pairs %.1f times as noisy\n",
+		       100 * l.noisy, l.mult);
 	{
 		char found[32];
 
@@ -287,26 +328,41 @@ main(int argc, char **argv)
 		       "runs", found, "runs");
 	}
 	for (int w = WAY_ROUNDS; w <= WAY_BEFORE; w++) {
-		long fa = 0, found = 0, rn = 0, rs = 0;
+		long fa = 0, found = 0, rn = 0, rs = 0, nz = 0, fz = 0;
 
 		xs[0] = (unsigned short)seed;
 		xs[1] = (unsigned short)(seed >> 16);
 		xs[2] = 0x330e;
 		for (long p = 0; p < pairs; p++) {
-			int n;
+			bool noisy = uniform() < l.noisy;
+			int n, v;
 
 			lab_reset(&l);
-			fa += compare_verdict_is_change(
+			l.pair_noise = l.noise * (noisy ? l.mult : 1);
+			v = compare_verdict_is_change(
 				pair(&l, (enum way)w, 0, &n));
+			fa += v;
+			nz += noisy;
+			fz += noisy && v;
 			rn += n;
+			noisy = uniform() < l.noisy;
 			lab_reset(&l);
+			l.pair_noise = l.noise * (noisy ? l.mult : 1);
 			found += pair(&l, (enum way)w, shift, &n) ==
 				 COMPARE_REGRESSION;
 			rs += n;
 		}
-		printf("%-8s %13.2f%% %10.2f %17.1f%% %10.2f\n", names[w],
+		printf("%-8s %13.2f%% %10.2f %17.1f%% %10.2f", names[w],
 		       100.0 * fa / pairs, (double)rn / pairs,
 		       100.0 * found / pairs, (double)rs / pairs);
+		if (w == WAY_ROUNDS)
+			printf("   lab %.2f",
+			       (1000.0 * rn / pairs + 300.0 * rs / pairs) /
+				       1300);
+		if (nz > 0)
+			printf("   noisy pairs: %.2f%% false alarms",
+			       100.0 * fz / nz);
+		printf("\n");
 	}
 	free(l.box_offset);
 	free(l.box_runs);

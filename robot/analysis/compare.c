@@ -37,6 +37,8 @@ compare_options_init(struct compare_options *opt)
 	opt->paired = false;
 	opt->priors = NULL;
 	opt->npriors = 0;
+	opt->guard = COMPARE_GUARD;
+	opt->prior_weight = COMPARE_PRIOR_WEIGHT;
 }
 
 const char *
@@ -61,6 +63,20 @@ const char *
 compare_method_name(enum compare_method m)
 {
 	return m == COMPARE_LKP ? "lkp" : "robust";
+}
+
+const char *
+compare_history_name(enum compare_history h)
+{
+	switch (h) {
+	case COMPARE_HISTORY_NONE:
+		return "none";
+	case COMPARE_HISTORY_USED:
+		return "used";
+	case COMPARE_HISTORY_NOISIER:
+		return "noisier";
+	}
+	return "?";
 }
 
 bool
@@ -250,7 +266,9 @@ struct estimate {
 	size_t nmin;    /* runs on the smaller side, or rounds */
 	double own_var; /* in rounds: a round's difference's, by itself */
 	double own_df;
-	double prior_df; /* the history's weighed in (compare_prior) */
+	enum compare_history history;
+	double prior_var; /* the prior's, when there was one */
+	double prior_df;  /* the history's weighed in (compare_prior) */
 };
 
 /* Yuen's test of two sides, on the values of each side sorted: Welch's
@@ -290,22 +308,18 @@ two_sides(const double *base, size_t nb, const double *head, size_t nh,
 	return true;
 }
 
-/* Whether a pair's own noise v (df) may be weighed with its history's
- * pv (pdf): not when it is larger than the history's, beyond chance (an
- * F test at 1%): a box noisier now than its history says must not be
- * judged by that history. */
+/* The guard: whether a pair's own noise v (df) may be weighed with its
+ * history's: not when it is above the history's beyond chance, that is
+ * when as large a ratio of its variance to the prior's is less likely
+ * than the guard's level under the prior (a predictive F test, one-sided:
+ * a pair quieter than its history is weighed with it, which only makes
+ * its test more careful). */
 static bool
-moderate_ok(double v, double df, const struct compare_prior *p)
+moderate_ok(double v, double df, const struct compare_prior *p, double level)
 {
-	double f = v / p->var;
-
-	if (!(p->var > 0) || !(p->df > 0))
-		return false;
-	if (!(df > 0) || !(f > 1))
+	if (!(df > 0))
 		return true;
-	/* P(F(df, p->df) > f) */
-	return stats_incbeta(p->df / 2, df / 2, p->df / (p->df + df * f)) >=
-	       0.01;
+	return stats_f_sf(v / p->var, df, p->df) >= level;
 }
 
 /* The test of rounds: base[i] and head[i] were run back to back on one
@@ -365,12 +379,24 @@ rounds(const double *base, const double *head, size_t n, bool logs,
 		e->own_var = v;
 		e->own_df = e->df;
 	}
-	if (logs && prior != NULL && moderate_ok(v, e->df, prior)) {
-		/* The noise its history shows, weighed with its own:
-		 * a moderated t (Smyth's). */
-		v = (prior->df * prior->var + e->df * v) / (prior->df + e->df);
-		e->df += prior->df;
-		e->prior_df = prior->df;
+	if (logs && prior != NULL && prior->var > 0 && prior->df > 0) {
+		e->prior_var = prior->var;
+		if (moderate_ok(v, e->df, prior, opt->guard)) {
+			/* The noise its history shows, weighed with its
+			 * own: a moderated t (Smyth's); the prior weighs at
+			 * most prior_weight times the pair's own. */
+			double d0 = prior->df;
+
+			if (opt->prior_weight > 0 &&
+			    d0 > opt->prior_weight * e->df)
+				d0 = opt->prior_weight * e->df;
+			v = (d0 * prior->var + e->df * v) / (d0 + e->df);
+			e->df += d0;
+			e->prior_df = d0;
+			e->history = COMPARE_HISTORY_USED;
+		} else {
+			e->history = COMPARE_HISTORY_NOISIER;
+		}
 	}
 	e->se = sqrt((n - 1) * v / (h * (h - 1.0)));
 	/* a run's spread, as two sides of independent runs would have it */
@@ -395,6 +421,8 @@ robust(const struct estimate *e, bool tested, const struct compare_options *opt,
 	margin = e->logs ? log_floor(floor_pct) : floor_pct / 100 * scale;
 	r->effect_pct =
 		e->logs ? 100 * expm1(d) : (scale > 0 ? 100 * d / scale : 0);
+	r->se = tested ? se : 0;
+	r->logs = e->logs;
 
 	if (!tested) {
 		r->verdict = COMPARE_INCONCLUSIVE;
@@ -529,7 +557,6 @@ compare(const char *name, const double *base, size_t nb, const double *head,
 		bool tested;
 
 		const struct compare_prior *p = NULL;
-		struct compare_options known;
 
 		if (opt->paired && nb == nh) {
 			for (size_t i = 0; i < opt->npriors && p == NULL; i++)
@@ -542,13 +569,9 @@ compare(const char *name, const double *base, size_t nb, const double *head,
 		}
 		r->noise_var = e.own_var;
 		r->noise_df = e.own_df;
+		r->history = e.history;
+		r->prior_var = e.prior_var;
 		r->prior_df = e.prior_df;
-		if (e.prior_df > 0) {
-			/* the noise known: the prior's own alpha */
-			known = *opt;
-			known.alpha = p->alpha;
-			opt = &known;
-		}
 		robust(&e, tested, opt, dir, lazy, r);
 	}
 	free(ob);

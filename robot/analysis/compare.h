@@ -39,15 +39,34 @@ enum compare_verdict {
 #define COMPARE_EFFECT_LIMIT 1000
 
 /* A metric's noise as its series' history shows it (robotd: the KPI's
- * rounds in the series' earlier pairs): the variance of one round's
- * difference of logs, with its degrees of freedom.  A comparison in
- * rounds weighs it with the pair's own (a moderated t), and then tests
- * at alpha instead of the options' alpha. */
+ * rounds in the series' earlier pairs, noise_fit()): s0^2, the variance
+ * of one round's difference of logs, with its degrees of freedom d0.  A
+ * comparison in rounds weighs it with the pair's own (a moderated t),
+ * unless the pair's own noise is implausibly large under it (the guard:
+ * then the pair is decided on its own noise). */
 struct compare_prior {
 	const char *metric;
 	double var, df;
-	double alpha;
 };
+
+/* What a comparison made of its metric's history. */
+enum compare_history {
+	COMPARE_HISTORY_NONE,    /* none given, or not rounds, or values not
+				    all positive: its own noise */
+	COMPARE_HISTORY_USED,    /* its own noise weighed with the history's */
+	COMPARE_HISTORY_NOISIER, /* its own noise is above the history's
+				    beyond chance: decided on its own */
+};
+
+/* The guard's level: a pair whose own noise is this unlikely (or less)
+ * under its history's, as large or larger, is decided on its own noise
+ * (docs/statistics.md, "Noise from history"). */
+#define COMPARE_GUARD 0.2
+/* A prior weighs at most this many times a pair's own degrees of
+ * freedom: a pair noisier than its history that the guard lets through
+ * (a few rounds cannot show their noise) is not decided by the history
+ * alone (docs/statistics.md). */
+#define COMPARE_PRIOR_WEIGHT 2
 
 struct compare_options {
 	enum compare_method method;
@@ -61,6 +80,10 @@ struct compare_options {
 				  the change is read within each round */
 	const struct compare_prior *priors; /* paired: noise known */
 	size_t npriors;
+	double guard;        /* of the priors: COMPARE_GUARD */
+	double prior_weight; /* a prior weighs at most this many times the
+				pair's own degrees of freedom
+				(COMPARE_PRIOR_WEIGHT); 0: no cap */
 };
 
 struct compare_result {
@@ -88,7 +111,12 @@ struct compare_result {
 			       round's difference the pair's own runs show
 			       (a compare_prior's var); 0 else */
 	double noise_df;    /* its degrees of freedom */
-	double prior_df;    /* the history's weighed in; 0: none */
+	enum compare_history history; /* what became of its prior */
+	double prior_var;             /* the prior's s0^2, when there was one */
+	double prior_df;              /* the history's weighed in; 0: none */
+	double se; /* the standard error of the change the test
+			       rests on (of logs, or of values); 0: none */
+	bool logs; /* that change is of the logs */
 };
 
 /* Fills opt with the defaults. */
@@ -116,6 +144,7 @@ void compare_metric_lazy(const char *name, const double *base, size_t nb,
 double compare_p_value(const struct compare_result *r);
 const char *compare_verdict_name(enum compare_verdict v);
 const char *compare_method_name(enum compare_method m);
+const char *compare_history_name(enum compare_history h);
 /* Whether a verdict is a change (a regression, improvement or changed). */
 bool compare_verdict_is_change(enum compare_verdict v);
 

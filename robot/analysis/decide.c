@@ -34,7 +34,7 @@ void
 decide(const struct comparison *c, int runs, int max_runs, struct decision *d)
 {
 	int best = 4;
-	bool unsure = false;
+	bool unsure = false, every = false;
 
 	d->outcome = DECIDE_FINAL;
 	d->verdict = DECIDE_NO_KPI;
@@ -49,8 +49,11 @@ decide(const struct comparison *c, int runs, int max_runs, struct decision *d)
 		r = rank(m->r.verdict);
 		/* A change below the floor that the cap cannot show
 		 * unchanged: more runs would only cost the lab. */
-		unsure = unsure || (m->r.verdict == COMPARE_INCONCLUSIVE &&
-				    !decide_futile(&m->r, max_runs));
+		if (m->r.verdict == COMPARE_INCONCLUSIVE &&
+		    !decide_futile(&m->r, max_runs)) {
+			unsure = true;
+			every = every || m->r.history == COMPARE_HISTORY_USED;
+		}
 		if (r < best) {
 			best = r;
 			d->kpi = m->name;
@@ -65,7 +68,7 @@ decide(const struct comparison *c, int runs, int max_runs, struct decision *d)
 	 * together. */
 	if (unsure && runs < max_runs) {
 		d->outcome = DECIDE_MORE;
-		d->runs = decide_next_look(runs, max_runs);
+		d->runs = every ? runs + 1 : decide_next_look(runs, max_runs);
 	}
 }
 
@@ -79,13 +82,13 @@ decide_next_look(int runs, int max_runs)
 	return look < max_runs ? look : max_runs > runs ? max_runs : runs + 1;
 }
 
-/* The power family of spending functions (Kim and DeMets): what is
- * spent by information t, alpha * t^rho. */
+/* The power family of spending functions (Kim and DeMets): the share
+ * spent by information t, t^rho. */
 static double
-spent(double alpha, double t, double rho)
+spent(double t, double rho)
 {
 	t = t < 1 ? t : 1;
-	return alpha * pow(t, rho);
+	return pow(t, rho);
 }
 
 /* The planned look below runs, or 0. */
@@ -99,9 +102,11 @@ look_before(int runs)
 	return before;
 }
 
-static double
-look_alpha(int runs, int before, int max_runs, double alpha, double rho)
+double
+decide_look_alpha(int runs, int before, int max_runs, double alpha)
 {
+	double first = alpha * DECIDE_FIRST_SHARE, rest = alpha - first;
+
 	if (max_runs < 1)
 		return alpha;
 	if (runs > max_runs)
@@ -109,27 +114,39 @@ look_alpha(int runs, int before, int max_runs, double alpha, double rho)
 	/* Looked at as many before (runs asked again): the plan's share. */
 	if (before < 0 || before >= runs)
 		before = look_before(runs);
-	return spent(alpha, (double)runs / max_runs, rho) -
-	       spent(alpha, (double)before / max_runs, rho);
+	return (before == 0 ? first : 0) +
+	       rest * (spent((double)runs / max_runs, 3) -
+		       spent((double)before / max_runs, 3));
 }
 
 double
-decide_look_alpha(int runs, int before, int max_runs, double alpha)
+decide_resolution_pct(const struct compare_result *r, int max_runs)
 {
-	return look_alpha(runs, before, max_runs, alpha, 3);
-}
+	double z;
 
-double
-decide_look_alpha_known(int runs, int before, int max_runs)
-{
-	return look_alpha(runs, before, max_runs, DECIDE_ALPHA_KNOWN, 2);
+	if (r->history != COMPARE_HISTORY_USED || !r->logs || !(r->se > 0) ||
+	    r->base.n < 2 || max_runs < 1)
+		return NAN;
+	z = stats_norm_quantile(1 - DECIDE_ALPHA_KNOWN / 2) +
+	    stats_norm_quantile(DECIDE_POWER);
+	return 100 * expm1(z * r->se * sqrt((double)r->base.n / max_runs));
 }
 
 bool
 decide_futile(const struct compare_result *r, int max_runs)
 {
-	return r->verdict == COMPARE_INCONCLUSIVE && r->within_floor &&
-	       (r->runs_if_none < 0 || r->runs_if_none > max_runs);
+	double res;
+
+	if (r->verdict != COMPARE_INCONCLUSIVE)
+		return false;
+	if (r->within_floor &&
+	    (r->runs_if_none < 0 || r->runs_if_none > max_runs))
+		return true;
+	/* (on the log scale, where the test is) */
+	res = decide_resolution_pct(r, max_runs);
+	return isfinite(res) && r->effect_pct > -100 &&
+	       fabs(log1p(r->effect_pct / 100)) + DECIDE_FUTILE_Z * r->se <
+		       log1p(res / 100);
 }
 
 bool

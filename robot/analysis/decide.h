@@ -36,48 +36,63 @@ struct decision {
 };
 
 /*
- * The planned looks at a pair's data (docs/statistics.md, "Extra runs"):
- * 3, 5, 8, 12, 18, 27, ... runs a side (rounds), each about 1.5 times
- * the last, up to max_runs, which is the last look.  A KPI's false-alarm
- * budget (DECIDE_ALPHA) is spent across them: the look at runs, after a
- * look at before (0 for the first), gets what the spending function
- * alpha * t^3 at t = runs / max_runs adds from before to runs (little
- * at the first looks, where a t test has few degrees of freedom to win
- * with); by the last look the whole budget is spent, and a KPI's false
- * alarms over every look stay within it (the union bound; what the
- * looks share makes them fewer).  DECIDE_ALPHA is below the 0.5% a
- * KPI's false alarms may reach because the test of rounds, which pools
- * its noise when the rounds do not differ (compare.c), runs above its
- * nominal level by about a fifth (bench/sim_loop.c).
+ * The looks at a pair's data (docs/statistics.md, "Extra runs"): 3, 5,
+ * 8, 12, 18, 27, ... runs a side (rounds), each about 1.5 times the
+ * last, up to max_runs, which is the last look; and after every round
+ * from the first look on while a KPI's noise is known from its history
+ * (compare_prior: its test then has the degrees of freedom to decide at
+ * any round, where a test of a few rounds' own noise has too few).  A
+ * KPI's false-alarm budget (DECIDE_ALPHA) is spent across the looks:
+ * the first look gets DECIDE_FIRST_SHARE of it, whatever else, so that
+ * a change many times its noise is decided at once (the early answer);
+ * the rest is spent by alpha * t^3 at t = runs / max_runs, little at the
+ * first looks, where a t test has few degrees of freedom to win with.
+ * By the last look the whole budget is spent, and a KPI's false alarms
+ * over every look stay within it (the union bound; what the looks share
+ * makes them fewer).  DECIDE_ALPHA is below the 0.5% a KPI's false
+ * alarms may reach because the test of rounds, which pools its noise
+ * when the rounds do not differ (compare.c), runs above its nominal
+ * level by about a fifth.  A pair whose every KPI's noise is known from
+ * its history has DECIDE_ALPHA_KNOWN: its test, on many degrees of
+ * freedom, holds its level, and the union bound over its many looks is
+ * loose (measured: 0.08% false alarms); what the larger budget must
+ * cover is a pair noisier than its history that the guard lets through
+ * (bench/sim_loop: 0.35% false alarms over all pairs when one pair in
+ * five is twice as noisy as its history, 1.4% of those pairs).
  */
-#define DECIDE_ALPHA 0.003
+#define DECIDE_ALPHA       0.003
+#define DECIDE_ALPHA_KNOWN 0.005
+#define DECIDE_FIRST_SHARE (1.0 / 6)
 
 /*
- * A KPI whose noise were known from its series' history (compare_prior)
- * would be tested with as many more degrees of freedom, which makes its
- * early looks worth something: its budget DECIDE_ALPHA_KNOWN, spent as
- * alpha * t^2.  Measured (bench/sim_loop --prior 30): false alarms 0.22%
- * per KPI, a 10% change at 5% noise found in 94.5% of pairs at 7.7 runs
- * a side; but a pair twice as noisy as its history (--noise 10
- * --history 5) then has 7% false alarms, which no test of its few
- * rounds' own noise against the history's prevents.  So robotd does not
- * use it (docs/statistics.md, "Extra runs").
+ * A KPI whose noise is known from its history stops when its change is
+ * shown smaller than the least change its cap could find: when the
+ * change estimated, DECIDE_FUTILE_Z standard errors out, is still below
+ * the change a test at DECIDE_ALPHA_KNOWN finds with DECIDE_POWER at max_runs
+ * rounds (the pair's resolution).  More rounds would most likely end
+ * inconclusive at the cap, at twice the cost.
  */
-#define DECIDE_ALPHA_KNOWN 0.005
+#define DECIDE_FUTILE_Z 1.5
+#define DECIDE_POWER    0.9
 
 /* The first planned look above runs, or max_runs. */
 int decide_next_look(int runs, int max_runs);
 /* The share of alpha spent at the look with runs a side after the look
- * at before, of at most max_runs.  A look with no more runs than the
- * last (runs asked again) gets the share the plan gives it. */
+ * at before (0: this is the first), of at most max_runs.  A look with no
+ * more runs than the last (runs asked again) gets the share the plan
+ * gives it. */
 double decide_look_alpha(int runs, int before, int max_runs, double alpha);
-/* The same for a KPI whose noise is known: of DECIDE_ALPHA_KNOWN. */
-double decide_look_alpha_known(int runs, int before, int max_runs);
 /* Whether r is inconclusive only because the runs cannot show a change
  * below its floor unchanged, and could not within max_runs a side even
  * were there no change at all (the noise alone decides, not the change
- * the few runs so far happen to show): no runs are worth asking for. */
+ * the few runs so far happen to show); or, its noise known from its
+ * history, its change is shown below the pair's resolution at max_runs
+ * (DECIDE_FUTILE_Z): no runs are worth asking for. */
 bool decide_futile(const struct compare_result *r, int max_runs);
+/* The pair's resolution (see DECIDE_FUTILE_Z) of r at max_runs rounds,
+ * in percent of the base; NAN when r's noise is not known from its
+ * history. */
+double decide_resolution_pct(const struct compare_result *r, int max_runs);
 
 /*
  * A box's canary (docs/statistics.md, "Box health"): its values of one
@@ -100,9 +115,11 @@ bool decide_canary(const double *v, size_t n, size_t from,
 
 /*
  * Decides on c, whose sides were asked runs runs each so far, with at
- * most max_runs per side: more runs go to the next planned look, unless
- * every inconclusive KPI is futile (decide_futile()).  The comparison
- * was made at decide_look_alpha() of this look.
+ * most max_runs per side: more runs go to the next look (one more round
+ * when an unsure KPI's noise is known from its history, else the next
+ * planned look), unless every inconclusive KPI is futile
+ * (decide_futile()).  The comparison was made at decide_look_alpha() of
+ * this look.
  */
 void decide(const struct comparison *c, int runs, int max_runs,
 	    struct decision *d);

@@ -8,6 +8,7 @@
 
 #include "robot/analysis/compare.h"
 #include "robot/analysis/lkpfloor.h"
+#include "robot/analysis/stats.h"
 #include "tap.h"
 
 static struct direction up = {1, 0, 0, "up"};
@@ -355,16 +356,15 @@ test_rounds_cancel_drift(void)
 
 /* A KPI's noise known from its series' history (compare_prior): three
  * rounds of a 20% slowdown, too few for their own noise at a small
- * alpha, are a regression with the history's 30 degrees of freedom
- * weighed in; not when their own noise is far above the history's, nor
- * for another metric's history. */
+ * alpha, are a regression with the history weighed in (at most twice
+ * their own degrees of freedom); not when their own noise is far above
+ * the history's (the guard), nor for another metric's history. */
 static void
 test_prior_weighs_history(void)
 {
 	static const double e[3] = {0.05, -0.05, 0};
 	double b[3] = {100, 102, 98}, h[3];
-	struct compare_prior prior = {"dd.write_bytes_per_sec", 0.005, 30,
-				      0.0005};
+	struct compare_prior prior = {"dd.write_bytes_per_sec", 0.005, 30};
 	struct compare_options opt;
 	struct compare_result r;
 
@@ -378,29 +378,77 @@ test_prior_weighs_history(void)
 	CHECK_DBL(r.noise_var, 0.0025, 0.0005);
 	CHECK(r.noise_df >= 2);
 	CHECK_DBL(r.prior_df, 0, 0);
+	CHECK_INT(r.history, COMPARE_HISTORY_NONE);
 
 	opt.priors = &prior;
 	opt.npriors = 1;
 	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
 	CHECK_INT(r.verdict, COMPARE_REGRESSION);
+	CHECK_INT(r.history, COMPARE_HISTORY_USED);
+	CHECK_DBL(r.prior_df, 2 * r.noise_df, 1e-12);
+	CHECK_DBL(r.df, 3 * r.noise_df, 1e-12);
+	CHECK_DBL(r.prior_var, 0.005, 0);
+	CHECK_DBL(r.noise_var, 0.0025, 0.0005); /* its own, as before */
+	/* Without the cap, all 30 of the history's. */
+	opt.prior_weight = 0;
+	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
 	CHECK_DBL(r.prior_df, 30, 0);
 	CHECK(r.df >= 32);
-	CHECK_DBL(r.noise_var, 0.0025, 0.0005); /* its own, as before */
+	opt.prior_weight = COMPARE_PRIOR_WEIGHT;
 
 	/* A history 500 times quieter than these rounds: not theirs. */
 	prior.var = 0.00001;
 	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
 	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK_INT(r.history, COMPARE_HISTORY_NOISIER);
 	CHECK_DBL(r.prior_df, 0, 0);
+	CHECK_DBL(r.prior_var, 0.00001, 0);
+	/* Quieter than its history: weighed with it all the same. */
+	prior.var = 1;
+	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
+	CHECK_INT(r.history, COMPARE_HISTORY_USED);
+	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
 	prior.var = 0.005;
 	prior.metric = "fsmark.files_per_sec";
 	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
 	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK_INT(r.history, COMPARE_HISTORY_NONE);
 	/* Two sides (not rounds) have no history to weigh. */
 	prior.metric = "dd.write_bytes_per_sec";
 	opt.paired = false;
 	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
 	CHECK_DBL(r.prior_df, 0, 0);
+	CHECK_INT(r.history, COMPARE_HISTORY_NONE);
+}
+
+/* The guard is the predictive F test at its level: rounds whose own
+ * variance is 3.2 times the history's on 2 degrees of freedom against 30
+ * (P(F(2, 30) > 3.2) = 0.055) pass a guard at 0.05 and not one at 0.1. */
+static void
+test_prior_guard_level(void)
+{
+	double b[3] = {100, 100, 100}, h[3];
+	static const double e[3] = {0.1, -0.1, 0};
+	struct compare_prior prior = {"dd.write_bytes_per_sec", 0, 30};
+	struct compare_options opt;
+	struct compare_result r;
+
+	for (size_t i = 0; i < 3; i++)
+		h[i] = b[i] * exp(e[i]);
+	compare_options_init(&opt);
+	opt.paired = true;
+	opt.priors = &prior;
+	opt.npriors = 1;
+	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
+	/* its own: var of {0.1, -0.1, 0} is 0.01, on 2 (or pooled 4) */
+	prior.var = r.noise_var / 3.2;
+	tap_diag("own %.4f on %.1f", r.noise_var, r.noise_df);
+	opt.guard = 0.9 * stats_f_sf(3.2, r.noise_df, 30);
+	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
+	CHECK_INT(r.history, COMPARE_HISTORY_USED);
+	opt.guard = 1.1 * stats_f_sf(3.2, r.noise_df, 30);
+	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
+	CHECK_INT(r.history, COMPARE_HISTORY_NOISIER);
 }
 
 int
@@ -422,6 +470,7 @@ main(void)
 		TAP_CASE(test_lkp_floors_on_many_metrics),
 		TAP_CASE(test_rounds_cancel_drift),
 		TAP_CASE(test_prior_weighs_history),
+		TAP_CASE(test_prior_guard_level),
 		{NULL, NULL}};
 
 	return tap_run(cases);

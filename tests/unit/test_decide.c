@@ -2,6 +2,7 @@
  * test_decide.c: comparisons from columns of values, and what the
  * daemon decides of them: final, or more runs (doubling to the cap).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,7 +105,9 @@ test_inconclusive_asks_for_more(void)
 }
 
 /* The planned looks, and the false-alarm budget spent across them: the
- * shares of one plan add up to the whole, the first looks get little. */
+ * shares of one plan add up to the whole, whatever the plan; the first
+ * look gets DECIDE_FIRST_SHARE of it (the early answer), the next few
+ * little. */
 static void
 test_looks_spend_the_budget(void)
 {
@@ -126,7 +129,11 @@ test_looks_spend_the_budget(void)
 		sum += decide_look_alpha(plan[i], i ? plan[i - 1] : 0, 14,
 					 DECIDE_ALPHA);
 	CHECK_DBL(sum, DECIDE_ALPHA, 1e-15);
-	CHECK(decide_look_alpha(3, 0, 14, DECIDE_ALPHA) < DECIDE_ALPHA / 50);
+	CHECK_DBL(decide_look_alpha(3, 0, 14, DECIDE_ALPHA),
+		  DECIDE_ALPHA * DECIDE_FIRST_SHARE +
+			  DECIDE_ALPHA * (1 - DECIDE_FIRST_SHARE) * 27 / 2744,
+		  1e-15);
+	CHECK(decide_look_alpha(5, 3, 14, DECIDE_ALPHA) < DECIDE_ALPHA / 25);
 	CHECK(decide_look_alpha(14, 12, 14, DECIDE_ALPHA) > DECIDE_ALPHA / 5);
 	/* One look at the cap spends it all; a look asked again with no
 	 * new runs spends what the plan gives that look, not nothing. */
@@ -134,14 +141,84 @@ test_looks_spend_the_budget(void)
 		  1e-15);
 	CHECK_DBL(decide_look_alpha(14, 14, 14, DECIDE_ALPHA),
 		  decide_look_alpha(14, 12, 14, DECIDE_ALPHA), 1e-15);
-	/* Known noise: its own budget, spent sooner (t^2). */
+	/* A look after every round (noise known): the same budget. */
 	sum = 0;
-	for (int i = 0; i < n; i++)
-		sum += decide_look_alpha_known(plan[i], i ? plan[i - 1] : 0,
-					       14);
+	for (int r = 3; r <= 14; r++)
+		sum += decide_look_alpha(r, r == 3 ? 0 : r - 1, 14,
+					 DECIDE_ALPHA_KNOWN);
 	CHECK_DBL(sum, DECIDE_ALPHA_KNOWN, 1e-15);
-	CHECK_DBL(decide_look_alpha_known(3, 0, 14),
-		  DECIDE_ALPHA_KNOWN * 9 / 196, 1e-15);
+}
+
+/* Rounds of a KPI (fsmark.files_per_sec) whose noise its history knows:
+ * n rounds, the head's runs off by shift, each round's difference of
+ * logs +-noise (a fixed pattern), the history's variance var on df. */
+static struct comparison *
+compare_known(double shift, double noise, size_t n, double var, double df)
+{
+	static const double pattern[] = {0.3,  -0.8, 1.0,  -0.1, 0.6,
+					 -1.0, 0.2,  -0.5, 0.9,  -0.6};
+	struct direction_table *dt = direction_table_new();
+	struct compare_prior prior = {"fsmark.files_per_sec", var, df};
+	struct compare_options opt;
+	struct comparison_side bs = {"a", n, 0, 0}, hs = {"b", n, 0, 0};
+	double b[32], h[32];
+	struct comparison_column col = {"fsmark.files_per_sec", b, n, h, n};
+	struct comparison *c;
+
+	for (size_t i = 0; i < n; i++) {
+		b[i] = 1000 * (1 + 0.01 * (double)(i % 3));
+		h[i] = b[i] * (1 + shift) * exp(noise * pattern[i % 10]);
+	}
+	compare_options_init(&opt);
+	opt.paired = true;
+	opt.priors = &prior;
+	opt.npriors = 1;
+	opt.alpha = decide_look_alpha((int)n, 0, 14, DECIDE_ALPHA_KNOWN);
+	c = comparison_of_columns("fsmark/x/lab", &bs, &hs, &col, 1, &opt, dt,
+				  "fsmark.");
+	direction_table_free(dt);
+	return c;
+}
+
+/* Its noise known from its history, an unsure KPI asks for one more
+ * round, not the next planned look; shown far below the pair's
+ * resolution (the change the cap could find), it asks for none; a
+ * change near the resolution goes on. */
+static void
+test_known_noise_looks_every_round(void)
+{
+	/* a round's difference spread 5%, its history the same */
+	struct comparison *c = compare_known(0.03, 0.05, 5, 0.0025, 30);
+	const struct compare_result *r = &c->metrics[0].r;
+	struct decision d;
+
+	CHECK_INT(r->history, COMPARE_HISTORY_USED);
+	CHECK_INT(r->verdict, COMPARE_INCONCLUSIVE);
+	/* z(0.9975) + z(0.9) = 4.09 standard errors of 14 rounds */
+	CHECK_DBL(decide_resolution_pct(r, 14),
+		  100 * expm1(4.089 * r->se * sqrt(5.0 / 14)), 0.05);
+	CHECK(!decide_futile(r, 14));
+	decide(c, 5, 14, &d);
+	CHECK_INT(d.outcome, DECIDE_MORE);
+	CHECK_INT(d.runs, 6);
+	comparison_free(c);
+	/* 0.3% over 8 rounds, resolution about 4%: futile */
+	c = compare_known(0.003, 0.05, 8, 0.0025, 30);
+	r = &c->metrics[0].r;
+	CHECK_INT(r->verdict, COMPARE_INCONCLUSIVE);
+	tap_diag("resolution %.2f%%, change %.2f%%, se %.4f",
+		 decide_resolution_pct(r, 14), r->effect_pct, r->se);
+	CHECK(decide_futile(r, 14));
+	decide(c, 8, 14, &d);
+	CHECK_INT(d.outcome, DECIDE_FINAL);
+	CHECK_INT(d.verdict, DECIDE_INCONCLUSIVE);
+	comparison_free(c);
+	/* Without a history, the planned looks, and no resolution. */
+	c = compare(-0.05, 0.08, 5, 0);
+	CHECK(isnan(decide_resolution_pct(&c->metrics[0].r, 14)));
+	decide(c, 5, 14, &d);
+	CHECK_INT(d.runs, 8);
+	comparison_free(c);
 }
 
 /* A KPI whose change is below its floor, too noisy for the cap to show
@@ -365,6 +442,7 @@ main(void)
 		TAP_CASE(test_unchanged_is_final),
 		TAP_CASE(test_inconclusive_asks_for_more),
 		TAP_CASE(test_looks_spend_the_budget),
+		TAP_CASE(test_known_noise_looks_every_round),
 		TAP_CASE(test_futile_runs_not_asked),
 		TAP_CASE(test_canary),
 		TAP_CASE(test_noise_note),
