@@ -3,12 +3,14 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "robot/analysis/bisectstep.h"
 #include "robot/core/buf.h"
+#include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
 static bool
@@ -117,6 +119,328 @@ bisect_class_name(enum bisect_class c)
 		return "unsure";
 	}
 	return "?";
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n), n > 0 (v is sorted). */
+static double
+median(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The median of the finite member at offset of each of r[0..n), or NAN;
+ * *k gets how many there were. */
+static double
+median_at(const struct bisect_round *r, size_t n, size_t offset, size_t *k,
+	  bool logs)
+{
+	double *v = xcalloc(n + 1, sizeof *v), m = NAN;
+
+	*k = 0;
+	for (size_t i = 0; i < n; i++) {
+		double x = *(const double *)((const char *)&r[i] + offset);
+
+		if (isfinite(x))
+			v[(*k)++] = logs ? log(x) : x;
+	}
+	if (*k > 0)
+		m = median(v, *k);
+	free(v);
+	return m;
+}
+
+/* One round's observation: its change u, whose mean is cg D like good
+ * and cb D like bad (D the ends' change), with its variance as a share f
+ * of a round's difference's. */
+struct obs {
+	double u, cg, cb, f;
+	int kind; /* 0: good, mid and bad; 1: good and mid; 2: mid and bad;
+		     3: the ends (bad less good: D either way) */
+};
+
+/* The log likelihood of o[0..n) at D, like bad or like good: Student's t
+ * with nu degrees of freedom, the scale of a round's difference s2. */
+static double
+loglik(const struct obs *o, size_t n, double d, double s2, double nu, bool bad)
+{
+	double l = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double e = o[i].u - (bad ? o[i].cb : o[i].cg) * d;
+
+		l -= (nu + 1) / 2 * log1p(e * e / (nu * o[i].f * s2));
+	}
+	return l;
+}
+
+/* The D that makes o[0..n) likeliest, like bad or like good: Student's
+ * t's location by iteratively reweighted least squares, from d. */
+static double
+fit(const struct obs *o, size_t n, double d, double s2, double nu, bool bad)
+{
+	for (int it = 0; it < 100; it++) {
+		double num = 0, den = 0, next;
+
+		for (size_t i = 0; i < n; i++) {
+			double c = bad ? o[i].cb : o[i].cg;
+			double e = o[i].u - c * d;
+			double w = (nu + 1) / (nu + e * e / (o[i].f * s2)) /
+				   o[i].f;
+
+			num += w * c * o[i].u;
+			den += w * c * c;
+		}
+		if (!(den > 0))
+			break;
+		next = num / den;
+		if (fabs(next - d) <= 1e-12 * (1 + fabs(d))) {
+			d = next;
+			break;
+		}
+		d = next;
+	}
+	return d;
+}
+
+static bool
+all_positive(const struct bisect_round *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((isfinite(r[i].good) && !(r[i].good > 0)) ||
+		    (isfinite(r[i].mid) && !(r[i].mid > 0)) ||
+		    (isfinite(r[i].bad) && !(r[i].bad > 0)))
+			return false;
+	return true;
+}
+
+/* Whether x (a run of a commit whose runs' median is med, k of them) is
+ * an outlier at the run's spread sr. */
+static bool
+off(double x, double med, size_t k, double sr)
+{
+	return isfinite(x) && k >= 3 && sr > 0 &&
+	       fabs(x - med) > BISECT_SCREEN * sr;
+}
+
+void
+bisect_test(const struct bisect_round *r, size_t n,
+	    const struct bisect_round *ends, size_t nends, bool confirm,
+	    double prior_var, double prior_df, bool at_cap,
+	    struct bisect_test *out, char *reason, size_t len)
+{
+	bool logs = all_positive(r, n) && all_positive(ends, nends);
+	double *y = xcalloc(n + nends + 1, sizeof *y);
+	struct obs *o = xcalloc(n + nends + n + 1, sizeof *o);
+	double d, ss = 0, df = 0, s2, sr, mg, mb, mm, lo, hi;
+	double sum[3] = {0}, sq[3] = {0};
+	size_t ny = 0, no = 0, kg, kb, km, cnt[3] = {0};
+	const char *like, *end_name;
+	char between[64] = "";
+
+#define X(v) (logs ? log(v) : (v))
+	memset(out, 0, sizeof *out);
+	out->verdict = BISECT_UNSURE;
+	out->position = out->change_pct = out->spread_pct = NAN;
+	out->logs = logs;
+	/* 1. Each end's runs' median, and a first scale for the runs: the
+	 * history's, else the ends' rounds' (1.4826 MADs: only to tell an
+	 * outlier run). */
+	{
+		struct bisect_round *all = xcalloc(n + nends + 1, sizeof *all);
+		size_t na = 0;
+
+		for (size_t i = 0; i < n; i++)
+			all[na++] = r[i];
+		for (size_t i = 0; i < nends && !confirm; i++)
+			all[na++] = (struct bisect_round){ends[i].good, NAN,
+							  ends[i].bad};
+		mg = median_at(all, na, offsetof(struct bisect_round, good),
+			       &kg, logs);
+		mb = median_at(all, na, offsetof(struct bisect_round, bad), &kb,
+			       logs);
+		free(all);
+	}
+	for (size_t i = 0; i < nends; i++)
+		if (isfinite(ends[i].good) && isfinite(ends[i].bad))
+			y[ny++] = X(ends[i].bad) - X(ends[i].good);
+	if (prior_df > 0 && prior_var > 0) {
+		sr = sqrt(prior_var / 2);
+	} else if (ny >= 5) {
+		double *dev = xcalloc(ny, sizeof *dev), mid = median(y, ny);
+
+		for (size_t i = 0; i < ny; i++)
+			dev[i] = fabs(y[i] - mid);
+		sr = 1.4826 * median(dev, ny) / sqrt(2);
+		free(dev);
+	} else {
+		sr = 0;
+	}
+	/* 2. The ends' difference D, of the rounds that ran both and have
+	 * no outlier run. */
+	ny = 0;
+	for (size_t i = 0; i < nends; i++)
+		if (isfinite(ends[i].good) && isfinite(ends[i].bad) &&
+		    (confirm || (!off(X(ends[i].good), mg, kg, sr) &&
+				 !off(X(ends[i].bad), mb, kb, sr))))
+			y[ny++] = X(ends[i].bad) - X(ends[i].good);
+	for (size_t i = 0; i < n && !confirm; i++)
+		if (isfinite(r[i].good) && isfinite(r[i].bad) &&
+		    !off(X(r[i].good), mg, kg, sr) &&
+		    !off(X(r[i].bad), mb, kb, sr))
+			y[ny++] = X(r[i].bad) - X(r[i].good);
+	if (ny == 0) {
+		snprintf(reason, len, "the ends were never measured together");
+		goto done;
+	}
+	/* 3. The noise of a round's difference: the history's, and the
+	 * ends' rounds'. */
+	if (prior_df > 0 && prior_var > 0) {
+		ss += prior_df * prior_var;
+		df += prior_df;
+	}
+	if (ny >= 2) {
+		double mean = 0;
+
+		for (size_t i = 0; i < ny; i++)
+			mean += y[i] / (double)ny;
+		for (size_t i = 0; i < ny; i++)
+			ss += (y[i] - mean) * (y[i] - mean);
+		df += (double)(ny - 1);
+	}
+	d = median(y, ny);
+	out->change_pct = logs ? 100 * expm1(d) : d;
+	/* 4. A run far off its commit's others, or a midpoint far off both
+	 * ends, leaves its round out. */
+	if (sr == 0 && df >= BISECT_MIN_DF)
+		sr = sqrt(ss / df / 2);
+	mm = median_at(r, n, offsetof(struct bisect_round, mid), &km, logs);
+	(void)mm;
+	/* the midpoint lies between its two likenesses */
+	lo = confirm || !isfinite(mb) ? fmin(mg, mg + d) : fmin(mg, mb);
+	hi = confirm || !isfinite(mb) ? fmax(mg, mg + d) : fmax(mg, mb);
+	for (size_t i = 0; i < n; i++) {
+		double g = r[i].good, m = r[i].mid, b = r[i].bad;
+		struct obs *x = &o[no];
+
+		if (!isfinite(m))
+			continue;
+		if (off(X(g), mg, kg, sr) || off(X(b), mb, kb, sr) ||
+		    (sr > 0 && isfinite(lo) &&
+		     (X(m) < lo - BISECT_SCREEN * sr ||
+		      X(m) > hi + BISECT_SCREEN * sr))) {
+			out->dropped++;
+			continue;
+		}
+		if (isfinite(g) && isfinite(b)) {
+			*x = (struct obs){X(m) - (X(g) + X(b)) / 2, -0.5, 0.5,
+					  0.75, 0};
+		} else if (isfinite(g)) {
+			*x = (struct obs){X(m) - X(g), 0, 1, 1, 1};
+		} else if (isfinite(b)) {
+			*x = (struct obs){X(m) - X(b), -1, 0, 1, 2};
+		} else {
+			continue;
+		}
+		sum[x->kind] += x->u / sqrt(x->f);
+		sq[x->kind] += x->u * x->u / x->f;
+		cnt[x->kind]++;
+		no++;
+	}
+	/* and the step's own rounds' noise, about each kind's mean */
+	for (int k = 0; k < 3; k++)
+		if (cnt[k] >= 2) {
+			ss += sq[k] - sum[k] * sum[k] / (double)cnt[k];
+			df += (double)(cnt[k] - 1);
+		}
+	out->used = no;
+	if (no == 0) {
+		snprintf(reason, len, "no round of it could be read%s",
+			 out->dropped ? " (every one had an outlier run)" : "");
+		goto done;
+	}
+	if (!(df > 0) || !(ss > 0)) {
+		snprintf(reason, len, "its noise is not known yet");
+		goto done;
+	}
+	s2 = ss / df;
+	out->spread_pct = logs ? 100 * sqrt(s2 / 2) : sqrt(s2 / 2);
+	/* 5. The likelihood ratio of the rounds and the ends' rounds,
+	 * Student's t each, with no more degrees of freedom than the scale
+	 * is known on, D fitted to each hypothesis (a generalized
+	 * likelihood ratio: the ends' change is itself measured). */
+	{
+		double *pos = xcalloc(no, sizeof *pos);
+		double nu = df < BISECT_NU ? df : BISECT_NU, dg, db;
+		size_t nall = no;
+
+		for (size_t i = 0; i < no; i++)
+			pos[i] = (o[i].u - o[i].cg * d) /
+				 ((o[i].cb - o[i].cg) * d);
+		for (size_t i = 0; i < ny; i++)
+			o[nall++] = (struct obs){y[i], 1, 1, 1, 3};
+		dg = fit(o, nall, d, s2, nu, false);
+		db = fit(o, nall, d, s2, nu, true);
+		out->llr = loglik(o, nall, db, s2, nu, true) -
+			   loglik(o, nall, dg, s2, nu, false);
+		out->position = d != 0 ? median(pos, no) : NAN;
+		free(pos);
+	}
+	/* (a scale known on few degrees of freedom may be far too small:
+	 * no decision rests on it but at the most runs) */
+	if (at_cap || df >= BISECT_MIN_DF) {
+		if (out->llr >= BISECT_LLR || (at_cap && out->llr > 0))
+			out->verdict = BISECT_BAD;
+		else if (out->llr <= -BISECT_LLR || (at_cap && out->llr < 0))
+			out->verdict = BISECT_GOOD;
+	}
+	like = confirm ? (out->verdict == BISECT_BAD ? "changed as the ends did"
+						     : "like its parent")
+	       : out->verdict == BISECT_BAD ? "like bad"
+					    : "like good";
+	end_name = confirm ? "from its parent to the ends' change"
+			   : "from good to bad";
+	if (out->verdict != BISECT_UNSURE && isfinite(out->position) &&
+	    out->position > 0.25 && out->position < 0.75)
+		snprintf(between, sizeof between,
+			 "; between the two, nearer %s",
+			 out->verdict == BISECT_BAD
+				 ? (confirm ? "the change" : "bad")
+				 : (confirm ? "its parent" : "good"));
+	{
+		char ratio[48];
+		double lr = exp(fmin(fabs(out->llr), 700));
+
+		snprintf(ratio, sizeof ratio,
+			 out->llr >= 0 ? "%.3g:1 for bad" : "1:%.3g for bad",
+			 lr);
+		snprintf(reason, len,
+			 "%s%s: %.2f of the way %s (%+.1f%%), likelihood "
+			 "ratio %s, %zu round%s%s%s",
+			 out->verdict == BISECT_UNSURE ? "unsure"
+			 : at_cap && fabs(out->llr) < BISECT_LLR
+				 ? "at the most runs, likelier "
+				 : "",
+			 out->verdict == BISECT_UNSURE ? "" : like,
+			 out->position, end_name, out->change_pct, ratio, no,
+			 no == 1 ? "" : "s",
+			 out->dropped ? " (and some with an outlier run left "
+					"out)"
+				      : "",
+			 between);
+	}
+done:
+#undef X
+	free(y);
+	free(o);
 }
 
 /* Whether line starts with a SHA followed by a space: its length. */

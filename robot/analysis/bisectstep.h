@@ -44,6 +44,65 @@ enum bisect_class bisect_classify(const struct bisect_side *good,
 const char *bisect_changed(const char *change);
 const char *bisect_class_name(enum bisect_class c);
 
+/*
+ * A step decided on its runs (docs/bisect.md, "How"): between "like
+ * good" and "like bad", with the ends' difference as the effect, by a
+ * sequential probability ratio test (Wald's) of the step's rounds, each
+ * round's change read within it.  A round of the good end, the midpoint
+ * and the bad end gives m - (g + b) / 2, whose mean is -D/2 like good
+ * and +D/2 like bad (D = b - g, of the logs when every value is
+ * positive); a round of two of them gives their difference.  A confirm
+ * step's rounds of the parent and the first bad commit give c - p, 0
+ * like the parent, D changed.  Each round's likelihood is Student's t
+ * with BISECT_NU degrees of freedom (a round that an outlier run threw
+ * off cannot decide by itself), its scale the noise of a round's
+ * difference pooled from the series' history, the ends' rounds and the
+ * step's own; a run BISECT_SCREEN of a run's spreads off its commit's
+ * other runs (the midpoint: off both ends) leaves its round out.  The
+ * step is decided when the likelihood ratio passes BISECT_LLR either
+ * way (Wald's bounds: at most about 1% wrong each way) and the scale is
+ * known on BISECT_MIN_DF degrees of freedom, and at the most runs by the
+ * likelier end; a commit is skipped only when it cannot be measured.
+ */
+#define BISECT_LLR    5.293 /* log(199) */
+#define BISECT_NU     6
+#define BISECT_SCREEN 5
+#define BISECT_MIN_DF 4 /* the scale's, before anything is decided */
+
+/* One round's values of the step's commits: NAN where the round did
+ * not run that commit.  A confirm step has its parent as good, its
+ * commit as mid and no bad. */
+struct bisect_round {
+	double good, mid, bad;
+};
+
+struct bisect_test {
+	enum bisect_class verdict; /* GOOD, BAD, or UNSURE: more rounds */
+	double llr;                /* log likelihood ratio, bad to good */
+	double position;           /* where the midpoint lies: 0 good, 1 bad */
+	double change_pct;         /* the ends' change, as measured */
+	double spread_pct;         /* a run's spread, as the scale has it */
+	size_t used;               /* rounds that decided */
+	size_t dropped;            /* rounds left out (an outlier run) */
+	bool logs;
+};
+
+/*
+ * Tests a step: its rounds r[0..n) (for a confirm step, confirm), the
+ * rounds of the bisection's ends (good and bad: the ends' pair's and the
+ * midpoints'; NAN mid) ends[0..nends), for the ends' change D, and the
+ * series' noise history as the variance of a round's difference with
+ * its degrees of freedom (prior_df 0: none).  at_cap: the step can get
+ * no more rounds, so it is decided by the likelier end.  reason gets
+ * why, for the step's record.  UNSURE also when nothing can be read
+ * (no round with the midpoint, or no change between the ends), with
+ * used 0.
+ */
+void bisect_test(const struct bisect_round *r, size_t n,
+		 const struct bisect_round *ends, size_t nends, bool confirm,
+		 double prior_var, double prior_df, bool at_cap,
+		 struct bisect_test *out, char *reason, size_t len);
+
 enum bisect_next {
 	BISECT_MID,         /* test commit next */
 	BISECT_FIRST_BAD,   /* the bad end is the first bad commit: confirm

@@ -145,13 +145,160 @@ test_pick_bad_input(void)
 	CHECK(!bisect_pick(A "x (dist=1)\n", B, NULL, 0, &p));
 }
 
+/* The ends' three rounds: good about 100, bad about 92 (-8%). */
+static const struct bisect_round ends[3] = {
+	{100, NAN, 92}, {101, NAN, 91.5}, {99.5, NAN, 92.5}};
+
+/* A step's rounds of the good end, the midpoint (about mid) and the bad
+ * end, n of them, +-1% (a fixed pattern). */
+static size_t
+rounds_of(struct bisect_round *r, size_t n, double mid)
+{
+	static const double e[] = {0.4, -0.6, 0.9, -0.3, 0.1, -0.8, 0.5};
+
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct bisect_round){100 * (1 + e[i % 7] / 100),
+					     mid * (1 - e[(i + 3) % 7] / 100),
+					     92 * (1 + e[(i + 5) % 7] / 100)};
+	return n;
+}
+
+static enum bisect_class
+tested(const struct bisect_round *r, size_t n, bool confirm, double pv,
+       double pdf, bool at_cap, struct bisect_test *t)
+{
+	char why[512];
+
+	bisect_test(r, n, ends, 3, confirm, pv, pdf, at_cap, t, why,
+		    sizeof why);
+	tap_diag("%s", why);
+	CHECK(why[0] != '\0');
+	return t->verdict;
+}
+
+/* A midpoint like one end, with the series' noise known: decided in two
+ * rounds, the ends' change measured; with its noise not yet known on
+ * enough degrees of freedom, not decided but at the most runs. */
+static void
+test_sprt_mid(void)
+{
+	struct bisect_round r[8];
+	struct bisect_test t;
+
+	/* a run +-1%: a round's difference's variance 0.0002 */
+	CHECK_INT(
+		tested(r, rounds_of(r, 2, 92.3), false, 0.0002, 30, false, &t),
+		BISECT_BAD);
+	CHECK(t.llr >= BISECT_LLR);
+	CHECK_DBL(t.change_pct, -8, 0.6);
+	CHECK_DBL(t.position, 1, 0.15);
+	CHECK_INT(t.used, 2);
+	CHECK_INT(t.dropped, 0);
+	CHECK(t.logs);
+	CHECK_INT(
+		tested(r, rounds_of(r, 2, 99.8), false, 0.0002, 30, false, &t),
+		BISECT_GOOD);
+	CHECK(t.llr <= -BISECT_LLR);
+	CHECK_DBL(t.position, 0, 0.15);
+	/* No history: one round leaves the noise known on too few degrees
+	 * of freedom (the ends' two and the step's none)... */
+	CHECK_INT(tested(r, rounds_of(r, 1, 92.3), false, 0, 0, false, &t),
+		  BISECT_UNSURE);
+	/* ... unless it is at the most runs: the likelier end. */
+	CHECK_INT(tested(r, rounds_of(r, 1, 92.3), false, 0, 0, true, &t),
+		  BISECT_BAD);
+	/* Three rounds know it on four: decided. */
+	CHECK_INT(tested(r, rounds_of(r, 3, 92.3), false, 0, 0, false, &t),
+		  BISECT_BAD);
+}
+
+/* A run 30% off in one round leaves that round out, and the step is
+ * decided on the others; a midpoint between the ends goes to the nearer
+ * one and says so. */
+static void
+test_sprt_outlier_and_between(void)
+{
+	struct bisect_round r[8];
+	struct bisect_test t;
+	char why[512];
+
+	rounds_of(r, 4, 99.8);
+	r[1].good *= 0.7;
+	CHECK_INT(tested(r, 4, false, 0.0002, 30, false, &t), BISECT_GOOD);
+	CHECK_INT(t.dropped, 1);
+	CHECK_INT(t.used, 3);
+	rounds_of(r, 4, 99.8);
+	r[2].mid *= 0.7; /* far below both ends */
+	CHECK_INT(tested(r, 4, false, 0.0002, 30, false, &t), BISECT_GOOD);
+	CHECK_INT(t.dropped, 1);
+	/* 30% of the way from good to bad */
+	rounds_of(r, 6, 100 * pow(0.92, 0.3));
+	bisect_test(r, 6, ends, 3, false, 0.0002, 30, false, &t, why,
+		    sizeof why);
+	tap_diag("%s", why);
+	CHECK_INT(t.verdict, BISECT_GOOD);
+	CHECK_DBL(t.position, 0.3, 0.15);
+	CHECK(strstr(why, "between the two, nearer good") != NULL);
+}
+
+/* A confirm step: its commit like its parent, or changed as the ends
+ * did; rounds without the midpoint, or no ends, cannot be read. */
+static void
+test_sprt_confirm(void)
+{
+	struct bisect_round r[4];
+	struct bisect_test t;
+	char why[512];
+
+	for (size_t i = 0; i < 3; i++)
+		r[i] = (struct bisect_round){100 + (double)i / 2,
+					     92.2 - (double)i / 3, NAN};
+	CHECK_INT(tested(r, 3, true, 0.0002, 30, false, &t), BISECT_BAD);
+	for (size_t i = 0; i < 3; i++)
+		r[i].mid = 100.2 - (double)i / 3;
+	CHECK_INT(tested(r, 3, true, 0.0002, 30, false, &t), BISECT_GOOD);
+	r[0].mid = r[1].mid = r[2].mid = NAN;
+	CHECK_INT(tested(r, 3, true, 0.0002, 30, false, &t), BISECT_UNSURE);
+	CHECK_INT(t.used, 0);
+	bisect_test(r, 3, NULL, 0, true, 0.0002, 30, false, &t, why,
+		    sizeof why);
+	CHECK_INT(t.verdict, BISECT_UNSURE);
+	CHECK_STR(why, "the ends were never measured together");
+}
+
+/* A change of a metric that can be zero or negative is read on its
+ * values, not their logs. */
+static void
+test_sprt_values(void)
+{
+	static const struct bisect_round e[3] = {
+		{0, NAN, -8}, {0.5, NAN, -8.2}, {-0.3, NAN, -7.9}};
+	struct bisect_round r[3] = {
+		{0.1, -8.1, -8}, {-0.2, -7.8, -7.9}, {0.3, -8.3, -8.2}};
+	struct bisect_test t;
+	char why[512];
+
+	bisect_test(r, 3, e, 3, false, 0.1, 30, false, &t, why, sizeof why);
+	tap_diag("%s", why);
+	CHECK(!t.logs);
+	CHECK_INT(t.verdict, BISECT_BAD);
+	CHECK_DBL(t.change_pct, -8, 0.3);
+}
+
 int
 main(void)
 {
 	static const struct tap_case cases[] = {
-		TAP_CASE(test_classify),       TAP_CASE(test_classify_failed),
-		TAP_CASE(test_pick),           TAP_CASE(test_pick_first_bad),
-		TAP_CASE(test_pick_bad_input), {NULL, NULL}};
+		TAP_CASE(test_classify),
+		TAP_CASE(test_classify_failed),
+		TAP_CASE(test_pick),
+		TAP_CASE(test_pick_first_bad),
+		TAP_CASE(test_pick_bad_input),
+		TAP_CASE(test_sprt_mid),
+		TAP_CASE(test_sprt_outlier_and_between),
+		TAP_CASE(test_sprt_confirm),
+		TAP_CASE(test_sprt_values),
+		{NULL, NULL}};
 
 	return tap_run(cases);
 }
