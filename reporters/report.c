@@ -944,6 +944,10 @@ add_found_at(struct buf *b, json_t *claim, json_t *first)
 		 (long long)json_integer_value(json_object_get(bis, "steps")),
 		 json_integer_value(json_object_get(bis, "steps")) == 1 ? ""
 									: "s");
+	/* a follower: the range was walked on another series, this one
+	 * only confirmed the first bad commit (docs/bisect.md) */
+	if (str(bis, "lead_series") != NULL)
+		buf_addf(&t, " on %s", str(bis, "lead_series"));
 	buf_addc(&t, '\0');
 	add_wrapped(b, t.data, &col, 0);
 	buf_addc(b, '\n');

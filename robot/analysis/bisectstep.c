@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "robot/analysis/bisectstep.h"
+#include "robot/analysis/compare.h"
+#include "robot/analysis/stats.h"
 #include "robot/core/buf.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -137,27 +139,6 @@ median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The median of the finite member at offset of each of r[0..n), or NAN;
- * *k gets how many there were. */
-static double
-median_at(const struct bisect_round *r, size_t n, size_t offset, size_t *k,
-	  bool logs)
-{
-	double *v = xcalloc(n + 1, sizeof *v), m = NAN;
-
-	*k = 0;
-	for (size_t i = 0; i < n; i++) {
-		double x = *(const double *)((const char *)&r[i] + offset);
-
-		if (isfinite(x))
-			v[(*k)++] = logs ? log(x) : x;
-	}
-	if (*k > 0)
-		m = median(v, *k);
-	free(v);
-	return m;
-}
-
 /* One round's observation: its change u, whose mean is cg D like good
  * and cb D like bad (D the ends' change), with its variance as a share f
  * of a round's difference's. */
@@ -222,13 +203,13 @@ all_positive(const struct bisect_round *r, size_t n)
 	return true;
 }
 
-/* Whether x (a run of a commit whose runs' median is med, k of them) is
- * an outlier at the run's spread sr. */
+/* Whether x lies outside [lo, hi] by more than BISECT_SCREEN times sd
+ * (sd 0: nothing is screened). */
 static bool
-off(double x, double med, size_t k, double sr)
+off(double x, double lo, double hi, double sd)
 {
-	return isfinite(x) && k >= 3 && sr > 0 &&
-	       fabs(x - med) > BISECT_SCREEN * sr;
+	return sd > 0 && (x < fmin(lo, hi) - BISECT_SCREEN * sd ||
+			  x > fmax(lo, hi) + BISECT_SCREEN * sd);
 }
 
 void
@@ -240,9 +221,9 @@ bisect_test(const struct bisect_round *r, size_t n,
 	bool logs = all_positive(r, n) && all_positive(ends, nends);
 	double *y = xcalloc(n + nends + 1, sizeof *y);
 	struct obs *o = xcalloc(n + nends + n + 1, sizeof *o);
-	double d, ss = 0, df = 0, s2, sr, mg, mb, mm, lo, hi;
+	double d, ss = 0, df = 0, s2, sd;
 	double sum[3] = {0}, sq[3] = {0};
-	size_t ny = 0, no = 0, kg, kb, km, cnt[3] = {0};
+	size_t ny = 0, no = 0, cnt[3] = {0};
 	const char *like, *end_name;
 	char between[64] = "";
 
@@ -251,58 +232,43 @@ bisect_test(const struct bisect_round *r, size_t n,
 	out->verdict = BISECT_UNSURE;
 	out->position = out->change_pct = out->spread_pct = NAN;
 	out->logs = logs;
-	/* 1. Each end's runs' median, and a first scale for the runs: the
-	 * history's, else the ends' rounds' (1.4826 MADs: only to tell an
-	 * outlier run). */
-	{
-		struct bisect_round *all = xcalloc(n + nends + 1, sizeof *all);
-		size_t na = 0;
-
-		for (size_t i = 0; i < n; i++)
-			all[na++] = r[i];
-		for (size_t i = 0; i < nends && !confirm; i++)
-			all[na++] = (struct bisect_round){ends[i].good, NAN,
-							  ends[i].bad};
-		mg = median_at(all, na, offsetof(struct bisect_round, good),
-			       &kg, logs);
-		mb = median_at(all, na, offsetof(struct bisect_round, bad), &kb,
-			       logs);
-		free(all);
-	}
+	/* 1. The ends' change of each round that ran both (bad less good,
+	 * within the round: what a box stands off by, or drifts to, or
+	 * steps to, cancels out), and a first scale of a round's difference
+	 * to tell an outlier by: the history's, else the ends' rounds'
+	 * (1.4826 MADs, from five of them). */
 	for (size_t i = 0; i < nends; i++)
 		if (isfinite(ends[i].good) && isfinite(ends[i].bad))
 			y[ny++] = X(ends[i].bad) - X(ends[i].good);
-	if (prior_df > 0 && prior_var > 0) {
-		sr = sqrt(prior_var / 2);
-	} else if (ny >= 5) {
-		double *dev = xcalloc(ny, sizeof *dev), mid = median(y, ny);
-
-		for (size_t i = 0; i < ny; i++)
-			dev[i] = fabs(y[i] - mid);
-		sr = 1.4826 * median(dev, ny) / sqrt(2);
-		free(dev);
-	} else {
-		sr = 0;
-	}
-	/* 2. The ends' difference D, of the rounds that ran both and have
-	 * no outlier run. */
-	ny = 0;
-	for (size_t i = 0; i < nends; i++)
-		if (isfinite(ends[i].good) && isfinite(ends[i].bad) &&
-		    (confirm || (!off(X(ends[i].good), mg, kg, sr) &&
-				 !off(X(ends[i].bad), mb, kb, sr))))
-			y[ny++] = X(ends[i].bad) - X(ends[i].good);
 	for (size_t i = 0; i < n && !confirm; i++)
-		if (isfinite(r[i].good) && isfinite(r[i].bad) &&
-		    !off(X(r[i].good), mg, kg, sr) &&
-		    !off(X(r[i].bad), mb, kb, sr))
+		if (isfinite(r[i].good) && isfinite(r[i].bad))
 			y[ny++] = X(r[i].bad) - X(r[i].good);
 	if (ny == 0) {
 		snprintf(reason, len, "the ends were never measured together");
 		goto done;
 	}
-	/* 3. The noise of a round's difference: the history's, and the
-	 * ends' rounds'. */
+	d = median(y, ny);
+	sd = 0;
+	if (prior_df > 0 && prior_var > 0) {
+		sd = sqrt(prior_var);
+	} else if (ny >= 5) {
+		double *dev = xcalloc(ny, sizeof *dev);
+
+		for (size_t i = 0; i < ny; i++)
+			dev[i] = fabs(y[i] - d);
+		sd = 1.4826 * median(dev, ny);
+		free(dev);
+	}
+	/* 2. The ends' change D and the noise, of the rounds whose change
+	 * is not an outlier's: the history's, and the ends' rounds'. */
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < ny; i++)
+			if (!off(y[i], d, d, sd))
+				y[k++] = y[i];
+		ny = k;
+	}
 	if (prior_df > 0 && prior_var > 0) {
 		ss += prior_df * prior_var;
 		df += prior_df;
@@ -318,36 +284,29 @@ bisect_test(const struct bisect_round *r, size_t n,
 	}
 	d = median(y, ny);
 	out->change_pct = logs ? 100 * expm1(d) : d;
-	/* 4. A run far off its commit's others, or a midpoint far off both
-	 * ends, leaves its round out. */
-	if (sr == 0 && df >= BISECT_MIN_DF)
-		sr = sqrt(ss / df / 2);
-	mm = median_at(r, n, offsetof(struct bisect_round, mid), &km, logs);
-	(void)mm;
-	/* the midpoint lies between its two likenesses */
-	lo = confirm || !isfinite(mb) ? fmin(mg, mg + d) : fmin(mg, mb);
-	hi = confirm || !isfinite(mb) ? fmax(mg, mg + d) : fmax(mg, mb);
+	if (sd == 0 && df >= BISECT_MIN_DF)
+		sd = sqrt(ss / df);
+	/* 3. The step's rounds, each read within it; one whose ends'
+	 * change, or whose midpoint, lies far off what either likeness
+	 * says is left out (a run of it was an outlier). */
 	for (size_t i = 0; i < n; i++) {
 		double g = r[i].good, m = r[i].mid, b = r[i].bad;
 		struct obs *x = &o[no];
 
-		if (!isfinite(m))
+		if (!isfinite(m) || (!isfinite(g) && !isfinite(b)))
 			continue;
-		if (off(X(g), mg, kg, sr) || off(X(b), mb, kb, sr) ||
-		    (sr > 0 && isfinite(lo) &&
-		     (X(m) < lo - BISECT_SCREEN * sr ||
-		      X(m) > hi + BISECT_SCREEN * sr))) {
-			out->dropped++;
-			continue;
-		}
 		if (isfinite(g) && isfinite(b)) {
 			*x = (struct obs){X(m) - (X(g) + X(b)) / 2, -0.5, 0.5,
 					  0.75, 0};
 		} else if (isfinite(g)) {
 			*x = (struct obs){X(m) - X(g), 0, 1, 1, 1};
-		} else if (isfinite(b)) {
-			*x = (struct obs){X(m) - X(b), -1, 0, 1, 2};
 		} else {
+			*x = (struct obs){X(m) - X(b), -1, 0, 1, 2};
+		}
+		if ((isfinite(g) && isfinite(b) && !confirm &&
+		     off(X(b) - X(g), d, d, sd)) ||
+		    off(x->u, x->cg * d, x->cb * d, sd * sqrt(x->f))) {
+			out->dropped++;
 			continue;
 		}
 		sum[x->kind] += x->u / sqrt(x->f);
@@ -355,12 +314,30 @@ bisect_test(const struct bisect_round *r, size_t n,
 		cnt[x->kind]++;
 		no++;
 	}
-	/* and the step's own rounds' noise, about each kind's mean */
-	for (int k = 0; k < 3; k++)
-		if (cnt[k] >= 2) {
-			ss += sq[k] - sum[k] * sum[k] / (double)cnt[k];
-			df += (double)(cnt[k] - 1);
+	/* and the step's own rounds' noise, about each kind's mean: pooled
+	 * with the others', unless it is above theirs beyond chance (the
+	 * guard, as compare.c's): a midpoint noisier than its series is
+	 * decided on its own rounds' noise */
+	{
+		double own_ss = 0, own_df = 0;
+
+		for (int k = 0; k < 3; k++)
+			if (cnt[k] >= 2) {
+				own_ss += sq[k] -
+					  sum[k] * sum[k] / (double)cnt[k];
+				own_df += (double)(cnt[k] - 1);
+			}
+		if (own_df > 0 && df > 0 &&
+		    stats_f_sf((own_ss / own_df) / (ss / df), own_df, df) <
+			    BISECT_GUARD) {
+			out->noisier = true;
+			ss = own_ss;
+			df = own_df;
+		} else {
+			ss += own_ss;
+			df += own_df;
 		}
+	}
 	out->used = no;
 	if (no == 0) {
 		snprintf(reason, len, "no round of it could be read%s",
@@ -373,7 +350,7 @@ bisect_test(const struct bisect_round *r, size_t n,
 	}
 	s2 = ss / df;
 	out->spread_pct = logs ? 100 * sqrt(s2 / 2) : sqrt(s2 / 2);
-	/* 5. The likelihood ratio of the rounds and the ends' rounds,
+	/* 4. The likelihood ratio of the rounds and the ends' rounds,
 	 * Student's t each, with no more degrees of freedom than the scale
 	 * is known on, D fitted to each hypothesis (a generalized
 	 * likelihood ratio: the ends' change is itself measured). */
@@ -436,6 +413,13 @@ bisect_test(const struct bisect_round *r, size_t n,
 					"out)"
 				      : "",
 			 between);
+		if (out->noisier) {
+			size_t k = strlen(reason);
+
+			snprintf(reason + k, len - k,
+				 "; noisier than its series: on its own "
+				 "rounds' noise");
+		}
 	}
 done:
 #undef X

@@ -57,8 +57,10 @@ const char *bisect_class_name(enum bisect_class c);
  * with BISECT_NU degrees of freedom (a round that an outlier run threw
  * off cannot decide by itself), its scale the noise of a round's
  * difference pooled from the series' history, the ends' rounds and the
- * step's own; a run BISECT_SCREEN of a run's spreads off its commit's
- * other runs (the midpoint: off both ends) leaves its round out.  The
+ * step's own (the step's own alone when it is above the others beyond
+ * chance, compare.h's guard); a round whose ends' change, or whose
+ * change of the midpoint, lies BISECT_SCREEN spreads off what either
+ * likeness says is left out (a run of it was an outlier).  The
  * step is decided when the likelihood ratio passes BISECT_LLR either
  * way (Wald's bounds: at most about 1% wrong each way) and the scale is
  * known on BISECT_MIN_DF degrees of freedom, and at the most runs by the
@@ -68,6 +70,12 @@ const char *bisect_class_name(enum bisect_class c);
 #define BISECT_NU     6
 #define BISECT_SCREEN 5
 #define BISECT_MIN_DF 4 /* the scale's, before anything is decided */
+/* A step's own rounds noisier than its series' at this level (a
+ * predictive F test, as compare.h's COMPARE_GUARD) are decided on their
+ * own noise: lower than a pair's guard, since a step is no finding (its
+ * end is confirmed), and at 0.2 the guard's false firings made a step
+ * 7.8 rounds where 7.5 (bench/sim_bisect). */
+#define BISECT_GUARD 0.05
 
 /* One round's values of the step's commits: NAN where the round did
  * not run that commit.  A confirm step has its parent as good, its
@@ -84,6 +92,8 @@ struct bisect_test {
 	double spread_pct;         /* a run's spread, as the scale has it */
 	size_t used;               /* rounds that decided */
 	size_t dropped;            /* rounds left out (an outlier run) */
+	bool noisier; /* its own rounds' noise is above the others' beyond
+			 chance: decided on it alone */
 	bool logs;
 };
 

@@ -16,6 +16,7 @@
  *               how many runs per side would likely settle it.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,28 @@ compare_history_name(enum compare_history h)
 		return "noisier";
 	}
 	return "?";
+}
+
+bool
+compare_history_note(const struct compare_result *r, char *buf, size_t len)
+{
+	/* a run's spread, in percent, from a round's difference's variance */
+	double own = 100 * sqrt(r->noise_var / 2),
+	       prior = 100 * sqrt(r->prior_var / 2);
+
+	buf[0] = '\0';
+	if (r->history == COMPARE_HISTORY_NOISIER && r->prior_var > 0)
+		snprintf(buf, len,
+			 "noisier than its history (x%.1f): decided on its own "
+			 "runs",
+			 sqrt(r->noise_var / r->prior_var));
+	else if (r->history == COMPARE_HISTORY_USED)
+		snprintf(buf, len,
+			 "its noise weighed with its history's: a run "
+			 "\xc2\xb1%.2g%% (%.0f degrees of freedom; its own "
+			 "\xc2\xb1%.2g%%)",
+			 prior, r->prior_df, own);
+	return buf[0] != '\0';
 }
 
 bool
@@ -534,6 +557,7 @@ compare(const char *name, const double *base, size_t nb, const double *head,
 	double *bs = sb, *hs = sh;
 
 	memset(r, 0, sizeof *r);
+	r->resolution_pct = NAN;
 	/* Each side sorted once: its summary, then the robust test. */
 	if (nb > 64)
 		bs = ob = xreallocarray(NULL, nb, sizeof *ob);

@@ -114,9 +114,12 @@ struct compare_result {
 	enum compare_history history; /* what became of its prior */
 	double prior_var;             /* the prior's s0^2, when there was one */
 	double prior_df;              /* the history's weighed in; 0: none */
-	double se; /* the standard error of the change the test
-			       rests on (of logs, or of values); 0: none */
+	double se; /* the standard error of the change the test rests on
+		      (of logs, or of values); 0: none */
 	bool logs; /* that change is of the logs */
+	double resolution_pct; /* the pair's resolution at its cap, set by
+				  who decides (decide_resolution_pct());
+				  NAN: none */
 };
 
 /* Fills opt with the defaults. */
@@ -145,6 +148,12 @@ double compare_p_value(const struct compare_result *r);
 const char *compare_verdict_name(enum compare_verdict v);
 const char *compare_method_name(enum compare_method m);
 const char *compare_history_name(enum compare_history h);
+/* What r made of its history, for people, in buf: "noisier than its
+ * history (x2.3): decided on its own runs", or "its noise weighed with
+ * its history's: a run +-3.1% (30 degrees of freedom; its own +-2.9%)";
+ * false (buf empty) when it had none. */
+bool compare_history_note(const struct compare_result *r, char *buf,
+			  size_t len);
 /* Whether a verdict is a change (a regression, improvement or changed). */
 bool compare_verdict_is_change(enum compare_verdict v);
 

@@ -554,6 +554,29 @@ jw_metric(struct jw *w, const struct comparison_metric *m)
 		JW_KEY(w, "reason");
 		jw_str(w, r->reason);
 	}
+	if (r->history != COMPARE_HISTORY_NONE) {
+		char note[256];
+
+		JW_KEY(w, "history");
+		buf_adds(w->b, w->indent >= 0 ? "{\"state\": " : "{\"state\":");
+		jw_str(w, compare_history_name(r->history));
+		JW_KEY(w, "prior_var");
+		jw_num(w, r->prior_var, true);
+		JW_KEY(w, "prior_df");
+		jw_num(w, r->prior_df, true);
+		JW_KEY(w, "own_var");
+		jw_num(w, r->noise_var, true);
+		JW_KEY(w, "own_df");
+		jw_num(w, r->noise_df, true);
+		if (isfinite(r->resolution_pct)) {
+			JW_KEY(w, "resolution_pct");
+			jw_num(w, r->resolution_pct, true);
+		}
+		compare_history_note(r, note, sizeof note);
+		JW_KEY(w, "note");
+		jw_str(w, note);
+		buf_addc(w->b, '}');
+	}
 	buf_addc(w->b, '}');
 }
 
@@ -687,7 +710,7 @@ metric_from_json(json_t *o, struct comparison_metric *m)
 		COMPARE_UNCHANGED, COMPARE_INCONCLUSIVE};
 	struct compare_result *r = &m->r;
 	const char *v = json_string_value(json_object_get(o, "verdict"));
-	json_t *need = json_object_get(o, "runs_needed");
+	json_t *need = json_object_get(o, "runs_needed"), *h;
 	bool known = false;
 
 	memset(m, 0, sizeof *m);
@@ -709,6 +732,21 @@ metric_from_json(json_t *o, struct comparison_metric *m)
 			 : r->verdict == COMPARE_INCONCLUSIVE ? -1
 							      : 0;
 	r->reason = json_string_value(json_object_get(o, "reason"));
+	r->resolution_pct = NAN;
+	if (json_is_object(h = json_object_get(o, "history"))) {
+		const char *st = json_string_value(json_object_get(h, "state"));
+
+		r->history = st == NULL                ? COMPARE_HISTORY_NONE
+			     : strcmp(st, "used") == 0 ? COMPARE_HISTORY_USED
+			     : strcmp(st, "noisier") == 0
+				     ? COMPARE_HISTORY_NOISIER
+				     : COMPARE_HISTORY_NONE;
+		r->prior_var = json_num(h, "prior_var");
+		r->prior_df = json_num(h, "prior_df");
+		r->noise_var = json_num(h, "own_var");
+		r->noise_df = json_num(h, "own_df");
+		r->resolution_pct = json_num(h, "resolution_pct");
+	}
 	return m->name != NULL && known &&
 	       side_from_json(json_object_get(o, "base"), &r->base) &&
 	       side_from_json(json_object_get(o, "head"), &r->head);

@@ -429,6 +429,12 @@ cli_print_kpis(const struct comparison *c)
 				printf("; more runs are unlikely to settle it");
 		}
 		printf("\n");
+		{
+			char note[256];
+
+			if (compare_history_note(r, note, sizeof note))
+				printf("  %-*s  (%s)\n", (int)w, "", note);
+		}
 	}
 	if (n == 0)
 		printf("KPIs: none known for this workload (no metric "

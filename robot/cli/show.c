@@ -57,6 +57,11 @@ show_bisection(json_t *b)
 	if (json_is_integer(json_object_get(b, "regression")))
 		printf(" (regression %lld)", show_id(b, "regression"));
 	printf(", %lld runs queued\n", show_id(b, "runs_queued"));
+	if (json_is_integer(json_object_get(b, "lead")))
+		printf("follows bisection %lld (the same range on another "
+		       "series): confirms its first bad commit against its "
+		       "parent\n",
+		       show_id(b, "lead"));
 	if (json_is_object(fb)) {
 		printf("first bad commit: ");
 		show_commit(fb);
@@ -92,6 +97,9 @@ show_bisections(json_t *j)
 		    json_is_integer(json_object_get(b, "candidates")))
 			snprintf(left, sizeof left, "%lld",
 				 show_id(b, "candidates"));
+		if (json_is_integer(json_object_get(b, "lead")))
+			snprintf(left, sizeof left, "#%lld",
+				 show_id(b, "lead"));
 		printf("%-5lld %-9s %5lld %5s %5lld  %-12.10s %s %s\n",
 		       show_id(b, "id"), cli_shown(b, "state"),
 		       show_id(b, "steps"), left, show_id(b, "runs_queued"),

@@ -39,6 +39,7 @@
 #include "robot/analysis/decide.h"
 #include "robot/analysis/findings.h"
 #include "robot/analysis/history.h"
+#include "robot/analysis/noise.h"
 #include "robot/analysis/series.h"
 #include "robot/analysis/table.h"
 #include "robot/core/buf.h"
@@ -77,8 +78,10 @@ struct pair_work {
 	int max_runs;  /* of the pair, or robotd's */
 	int looked;    /* the runs a side asked at this look */
 	const struct direction_table *dt;
-	struct compare_options opt; /* analysis's, or an ask's */
-	bool all;                   /* every metric in the comparison */
+	struct compare_options opt;   /* analysis's, or an ask's */
+	struct compare_prior *priors; /* of the claim's noise history */
+	size_t npriors;
+	bool all; /* every metric in the comparison */
 	/* out */
 	const char *verdict;
 	char *kpi;
@@ -156,6 +159,7 @@ pair_work_free(void *arg)
 		return;
 	free(w->cols);
 	free(w->block);
+	free(w->priors);
 	store_values_free(w->values);
 	store_pair_claim_free(w->claim);
 	store_pair_head_free(w->in);
@@ -187,15 +191,23 @@ kpis_json(const struct comparison *c)
 		json_array_append_new(
 			a,
 			json_pack(
-				"{s:s, s:s, s:o, s:o}", "kpi", m->name,
-				"verdict", compare_verdict_name(m->r.verdict),
+				"{s:s, s:s, s:o, s:o, s:o, s:o}", "kpi",
+				m->name, "verdict",
+				compare_verdict_name(m->r.verdict),
 				"change_pct",
 				m->r.change_defined && isfinite(m->r.change_pct)
 					? json_real(m->r.change_pct)
 					: json_null(),
 				"p_value",
 				isfinite(m->r.p_value) ? json_real(m->r.p_value)
-						       : json_null()));
+						       : json_null(),
+				"noise_var",
+				m->r.noise_df > 0 && isfinite(m->r.noise_var)
+					? json_real(m->r.noise_var)
+					: json_null(),
+				"noise_df",
+				m->r.noise_df > 0 ? json_real(m->r.noise_df)
+						  : json_null()));
 	}
 	s = rjson_dumps(a, JSON_COMPACT);
 	json_decref(a);
@@ -271,6 +283,66 @@ kpi_change(const struct comparison *c, const char *kpi, char *buf, size_t len)
 				 c->metrics[i].r.change_pct);
 }
 
+/*
+ * The priors of the claim's noise history (robot/analysis/noise.h) into
+ * w->opt, one per metric whose history fits one.  Whether every KPI
+ * among the pair's columns has one (the KPIs' prefix in prefix).
+ */
+static bool
+noise_priors(struct pair_work *w, char *prefix, size_t len)
+{
+	const struct store_pair_head *in = w->in;
+	const struct store_pair_claim *cl = w->claim;
+	bool known = cl->nnoise > 0, has_prefix;
+	size_t kpis = 0;
+
+	w->priors = xcalloc(cl->nnoise + 1, sizeof *w->priors);
+	w->npriors = 0;
+	for (size_t i = 0; i < cl->nnoise; i++) {
+		struct noise_prior p;
+
+		if (!noise_fit(cl->noise[i].obs, cl->noise[i].nobs, &p))
+			continue;
+		w->priors[w->npriors++] = (struct compare_prior){
+			cl->noise[i].metric, p.var, p.df};
+	}
+	w->opt.priors = w->priors;
+	w->opt.npriors = w->npriors;
+	has_prefix = series_kpi_prefix_of(
+		in->job, in->series, catalog_testcase_workload, prefix, len);
+	for (size_t i = 0; i < w->ncols && known; i++) {
+		bool found = false;
+
+		if (!has_prefix ||
+		    !comparison_is_kpi(w->dt, w->cols[i].name, prefix))
+			continue;
+		kpis++;
+		for (size_t k = 0; k < w->npriors && !found; k++)
+			found = strcmp(w->priors[k].metric, w->cols[i].name) ==
+				0;
+		known = found;
+	}
+	return known && kpis > 0;
+}
+
+/* The resolution of each KPI whose noise its history knows, and why one
+ * that asks for no more runs stopped (decide_futile()). */
+static void
+resolutions(struct comparison *c, int max_runs)
+{
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		struct compare_result *r = &c->metrics[i].r;
+
+		if (!c->metrics[i].kpi)
+			continue;
+		r->resolution_pct = decide_resolution_pct(r, max_runs);
+		if (isfinite(r->resolution_pct) && decide_futile(r, max_runs) &&
+		    !r->within_floor)
+			r->reason = "below the least change its cap could "
+				    "find";
+	}
+}
+
 /* On the worker thread: compares the pair's values and decides. */
 static void
 pair_compare(struct pair_work *w)
@@ -290,18 +362,26 @@ pair_compare(struct pair_work *w)
 	char prefix[128], change[32];
 	struct buf text;
 
-	/* A pair measured in rounds is compared within them; a claimed
-	 * pair's look spends its share of the false-alarm budget.  A
-	 * bisection's pair is no finding: it tells a step, between ends
-	 * whose change was decided on the budget, and its last step is
-	 * confirmed against its parent; each of its looks is at the whole
-	 * budget, for the power a step needs (docs/bisect.md). */
+	/* A pair measured in rounds is compared within them, its KPIs'
+	 * noise weighed with their series' history (noise_priors()); a
+	 * claimed pair's look spends its share of the false-alarm budget,
+	 * the larger one when every KPI's noise is known.  A bisection's
+	 * pair is no finding: it tells a step, between ends whose change
+	 * was decided on the budget, and its last step is confirmed against
+	 * its parent; each of its looks is at the whole budget, for the
+	 * power a step needs (docs/bisect.md). */
 	w->opt.paired = in->nrounds > 0;
-	if (w->claim != NULL && !w->claim->bisection)
-		w->opt.alpha = decide_look_alpha(asked, w->claim->looked,
-						 w->max_runs, DECIDE_ALPHA);
-	else if (w->claim != NULL)
-		w->opt.alpha = DECIDE_ALPHA;
+	if (w->claim != NULL) {
+		double budget = noise_priors(w, prefix, sizeof prefix)
+					? DECIDE_ALPHA_KNOWN
+					: DECIDE_ALPHA;
+
+		w->opt.alpha =
+			w->claim->bisection
+				? budget
+				: decide_look_alpha(asked, w->claim->looked,
+						    w->max_runs, budget);
+	}
 	w->looked = asked;
 	if (bs.runs == 0 || hs.runs == 0) {
 		w->verdict = "failed";
@@ -319,6 +399,7 @@ pair_compare(struct pair_work *w)
 			? prefix
 			: NULL);
 	decide(c, asked, w->max_runs, &d);
+	resolutions(c, w->max_runs);
 	w->verdict = decide_verdict_name(d.verdict);
 	w->kpi = d.kpi ? xstrdup(d.kpi) : NULL;
 	w->runs = (int)(bs.runs < hs.runs ? bs.runs : hs.runs);

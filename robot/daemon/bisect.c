@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 
 #include "robot/analysis/bisectstep.h"
+#include "robot/analysis/noise.h"
 #include "robot/core/log.h"
 #include "robot/core/name.h"
 #include "robot/core/rjson.h"
@@ -243,15 +244,16 @@ walk_on_more(const char *text, const struct problem *p, void *arg)
 
 /*
  * Asks for more runs for the step in hand (its comparisons had have ok
- * runs a side and cannot tell: why), doubling up to the bisection's
+ * runs a side and cannot tell: why), to want, at most the bisection's
  * most; false at the cap.
  */
 static bool
-walk_more(struct walk *k, int have, const char *why)
+walk_more(struct walk *k, int have, int want, const char *why)
 {
 	int cap = k->c->max_runs;
-	int want = have * 2 < cap ? have * 2 : cap;
 
+	if (want > cap)
+		want = cap;
 	if (want <= have || k->no_more)
 		return false;
 	log_info("bisection %lld: %.12s is unsure (%s): more runs, to %d",
@@ -260,6 +262,50 @@ walk_more(struct walk *k, int have, const char *why)
 	store_bisect_more(k->b->store, k->c->id, k->c->claims, want,
 			  walk_on_more, k);
 	return true;
+}
+
+/* The step's KPI's noise as its series' history shows it: the variance
+ * of a round's difference and its degrees of freedom, 0 for none. */
+static void
+kpi_prior(const struct store_bisect_claim *c, double *var, double *df)
+{
+	struct noise_prior p;
+
+	*var = *df = 0;
+	for (size_t i = 0; i < c->step.nnoise && c->kpi != NULL; i++)
+		if (strcmp(c->step.noise[i].metric, c->kpi) == 0 &&
+		    noise_fit(c->step.noise[i].obs, c->step.noise[i].nobs,
+			      &p)) {
+			*var = p.var;
+			*df = p.df;
+		}
+}
+
+/*
+ * Tests the step in hand on its rounds (bisect_test()): GOOD or BAD with
+ * why in reason, or UNSURE when more rounds were asked (the walk goes
+ * on from them) or none could be read (reason says why).
+ */
+static enum bisect_class
+walk_test(struct walk *k, bool confirm, char *reason, size_t len)
+{
+	const struct store_bisect_claim *c = k->c;
+	int have = (int)c->step.nrounds;
+	struct bisect_test t;
+	double pv, pdf;
+	bool cap = have >= c->max_runs || k->no_more;
+
+	kpi_prior(c, &pv, &pdf);
+	bisect_test(c->step.rounds, c->step.nrounds, c->step.ends,
+		    c->step.nends, confirm, pv, pdf, cap, &t, reason, len);
+	if (t.verdict != BISECT_UNSURE || t.used == 0)
+		return t.verdict;
+	/* one more round at a time: the test is sequential */
+	if (walk_more(k, have, have + 1, reason))
+		return BISECT_UNSURE;
+	bisect_test(c->step.rounds, c->step.nrounds, c->step.ends,
+		    c->step.nends, confirm, pv, pdf, true, &t, reason, len);
+	return t.verdict;
 }
 
 /* Decides a step "ends": do the ends differ on the KPI? */
@@ -285,7 +331,8 @@ decide_ends(struct walk *k)
 			  NULL, NULL);
 	} else if (kpi == NULL && gp->verdict != NULL &&
 		   strcmp(gp->verdict, "inconclusive") == 0 &&
-		   walk_more(k, gp->runs, "the ends are inconclusive")) {
+		   walk_more(k, gp->runs, gp->runs * 2,
+			     "the ends are inconclusive")) {
 		/* No KPI changed yet, but one is unsure: a few rounds
 		 * cannot show a change with the few degrees of freedom they
 		 * have. */
@@ -299,7 +346,8 @@ decide_ends(struct walk *k)
 			 gp->runs);
 		walk_mark(k, "same", reason, kpi, "failed", NULL, reason);
 	} else if (kpi_is(gp, kpi, "inconclusive") &&
-		   walk_more(k, gp->runs, "the ends are inconclusive")) {
+		   walk_more(k, gp->runs, gp->runs * 2,
+			     "the ends are inconclusive")) {
 		return;
 	} else {
 		snprintf(reason, sizeof reason,
@@ -311,18 +359,30 @@ decide_ends(struct walk *k)
 }
 
 /* Decides a step "mid": is the midpoint like good, like bad, or
- * neither? */
+ * neither?  On its rounds when it has any (walk_test()), else on its two
+ * pairs' verdicts (a midpoint measured before, outside rounds with the
+ * ends). */
 static void
 decide_mid(struct walk *k)
 {
 	struct bisect_side g, d;
 	enum bisect_class c;
 	char reason[512];
+	bool failed;
 
 	side_of(&k->c->step.good, k->c->kpi, &g);
 	side_of(&k->c->step.bad, k->c->kpi, &d);
 	c = bisect_classify(&g, &d, k->c->change, reason, sizeof reason);
-	if (c == BISECT_UNSURE) {
+	failed = g.pair_verdict != NULL && d.pair_verdict != NULL &&
+		 (strcmp(g.pair_verdict, "failed") == 0 ||
+		  strcmp(d.pair_verdict, "failed") == 0);
+	if (!failed && k->c->step.nrounds > 0) {
+		c = walk_test(k, false, reason, sizeof reason);
+		if (c == BISECT_UNSURE && k->state == STEP_MORE)
+			return;
+		if (c == BISECT_UNSURE)
+			c = BISECT_SKIP; /* no round could be read */
+	} else if (c == BISECT_UNSURE) {
 		size_t n = strlen(reason);
 
 		/* More runs for the side with the fewest: the other may be
@@ -330,7 +390,8 @@ decide_mid(struct walk *k)
 		 * (the quickstart's innocent commit), which gets no runs
 		 * from it (robot_bisect_more() asks only its own pairs
 		 * that have fewer). */
-		if (walk_more(k, g.runs < d.runs ? g.runs : d.runs, reason))
+		if (walk_more(k, g.runs < d.runs ? g.runs : d.runs,
+			      2 * (g.runs < d.runs ? g.runs : d.runs), reason))
 			return;
 		snprintf(reason + n, sizeof reason - n,
 			 ", inconclusive at the most runs");
@@ -348,7 +409,11 @@ decide_mid(struct walk *k)
 }
 
 /* Decides a step "confirm": does the first bad commit differ from its
- * parent? */
+ * parent as the ends do?  On its rounds (walk_test()): like its parent,
+ * it does not; changed as the ends did, it does once its pair's own
+ * verdict says so too (the figures its report gives are that pair's),
+ * with more rounds while that pair is inconclusive, and on the test
+ * alone at the most runs.  Without rounds, on its pair's verdict. */
 static void
 decide_confirm(struct walk *k)
 {
@@ -356,24 +421,43 @@ decide_confirm(struct walk *k)
 	const char *kpi = k->c->kpi, *commit = k->c->step.commit;
 	const char *against = k->c->step.against ? k->c->step.against : "";
 	char reason[512], t[128], end[1024];
+	enum bisect_class c = BISECT_UNSURE;
+	bool tested = false;
 
 	side_text(t, sizeof t, gp, kpi);
-	if (kpi_is(gp, kpi, k->c->change)) {
-		snprintf(reason, sizeof reason, "%s %s from its parent: %s",
-			 kpi, bisect_changed(k->c->change), t);
+	if (k->c->step.nrounds > 0 && kpi != NULL &&
+	    !(gp->verdict != NULL && strcmp(gp->verdict, "failed") == 0)) {
+		c = walk_test(k, true, reason, sizeof reason);
+		if (c == BISECT_UNSURE && k->state == STEP_MORE)
+			return;
+		tested = c != BISECT_UNSURE;
+		if (c == BISECT_BAD && !kpi_is(gp, kpi, k->c->change) &&
+		    walk_more(k, (int)k->c->step.nrounds,
+			      (int)k->c->step.nrounds + 1,
+			      "changed as the ends did, its pair not yet a "
+			      "verdict"))
+			return;
+	}
+	if (c == BISECT_BAD || (!tested && kpi_is(gp, kpi, k->c->change))) {
+		if (!tested)
+			snprintf(reason, sizeof reason,
+				 "%s %s from its parent: %s", kpi,
+				 bisect_changed(k->c->change), t);
 		snprintf(end, sizeof end,
-			 "%.12s is the first bad commit: %s %s against its "
+			 "%.12s is the first bad commit: %s against its "
 			 "parent %.12s",
-			 commit, kpi, t, against);
+			 commit, t, against);
 		walk_mark(k, "confirmed", reason, NULL, "bisected", commit,
 			  end);
-	} else if (kpi_is(gp, kpi, "inconclusive") &&
-		   walk_more(k, gp->runs, "inconclusive against its parent")) {
+	} else if (!tested && kpi_is(gp, kpi, "inconclusive") &&
+		   walk_more(k, gp->runs, gp->runs * 2,
+			     "inconclusive against its parent")) {
 		return;
 	} else {
-		snprintf(reason, sizeof reason,
-			 "%s is %s against its parent: %s", kpi,
-			 kpi_verdict(gp, kpi, "not compared"), t);
+		if (!tested)
+			snprintf(reason, sizeof reason,
+				 "%s is %s against its parent: %s", kpi,
+				 kpi_verdict(gp, kpi, "not compared"), t);
 		snprintf(end, sizeof end,
 			 "could not bisect: the last candidate %.12s does not "
 			 "differ from its parent %.12s (%s); the change may be "

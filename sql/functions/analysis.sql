@@ -275,10 +275,42 @@ BEGIN
 	END IF;
 END $$;
 
+-- The noise history of series p_series for robot/analysis/noise.c: each
+-- metric's newest (at most 30) earlier pairs' noise, [{metric, obs:
+-- [[var, df], ...]}], but p_pair's own, and leaving out the rounds of a
+-- box that turned suspect or was reset since (boxes.noise_since); with
+-- p_since_change, also those from before the metric's newest regression
+-- or improvement in the series (the history restarts where the KPI
+-- changed).
+CREATE FUNCTION robot_noise_obs(p_series text, p_pair bigint,
+	p_since_change boolean) RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT coalesce(json_agg(json_build_object('metric', m.metric,
+		'obs', m.obs) ORDER BY m.metric), '[]')
+	FROM (SELECT n.metric, json_agg(json_build_array(n.var, n.df)
+		ORDER BY n.created DESC) AS obs
+		FROM (SELECT x.metric, x.var, x.df, x.created,
+			row_number() OVER (PARTITION BY x.metric
+				ORDER BY x.created DESC) AS k
+			FROM noise x WHERE x.series = p_series
+			AND x.pair IS DISTINCT FROM p_pair
+			AND NOT EXISTS (SELECT 1 FROM boxes b
+				WHERE b.name = ANY (x.boxes)
+				AND b.noise_since > x.created)
+			AND NOT (p_since_change AND EXISTS (SELECT 1
+				FROM regressions r WHERE r.series = x.series
+				AND r.kpi = x.metric AND r.state <> 'invalid'
+				AND r.created > x.created))) n
+		WHERE n.k <= 30 GROUP BY n.metric) m
+$$;
+
 -- The next pair to analyse, claimed for p_seconds: {pair, analyses,
 -- max_runs, looked (the runs a side of its last look), bisection
--- (whether a bisection made it), series, base, head, open}; robotd then reads its values in
--- binary (store_pair_columns()).  open: the findings its branch recorded
+-- (whether a bisection made it), series, base, head, open, noise};
+-- robotd then reads its values in binary (store_pair_columns()).  noise:
+-- the series' noise history (robot_noise_obs()), of which robotd fits
+-- each KPI's prior (a bisection's pair, which measures commits on both
+-- sides of the change, from the history before it too).  open: the findings its branch recorded
 -- for the series at earlier heads and did not close (a pair's: a change
 -- point's is the history's to close), the newest of each KPI ([{id, kpi,
 -- kind, change_pct}]), from which robotd decides what
@@ -312,6 +344,7 @@ BEGIN
 		'max_runs', p.max_runs, 'looked', p.looked,
 		'bisection', p.bisection IS NOT NULL, 'series', p.series,
 		'base', p.base, 'head', p.head,
+		'noise', robot_noise_obs(p.series, p.id, p.bisection IS NULL),
 		'open', (SELECT coalesce(json_agg(json_build_object('id', r.id,
 			'kpi', r.kpi, 'kind', r.kind,
 			'change_pct', r.change_pct) ORDER BY r.kpi), '[]')
@@ -418,10 +451,41 @@ BEGIN
 	PERFORM pg_notify('robot_jobs', ':reports');
 END $$;
 
+-- What a final pair p measured in rounds showed of its KPIs' noise
+-- (p_kpis: [{kpi, verdict, noise_var, noise_df, ...}]): each KPI it did
+-- not find changed adds the variance of a round's difference and its
+-- degrees of freedom to its series' history (robot_noise_obs()), with
+-- the boxes its rounds ran on; a pair measured again replaces its own.
+CREATE FUNCTION robot_pair_noise(p pairs, p_kpis json) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	bx text[];
+BEGIN
+	SELECT coalesce(array_agg(DISTINCT x.base_box), '{}') INTO bx
+		FROM robot_pair_rounds(p.series, p.base, p.head) x
+		WHERE x.base_state = 'done' AND x.head_state = 'done'
+		AND x.base_box = x.head_box;
+	DELETE FROM noise WHERE pair = p.id;
+	IF cardinality(bx) = 0 THEN
+		RETURN;
+	END IF;
+	INSERT INTO noise (pair, metric, series, var, df, boxes)
+	SELECT p.id, k.kpi, p.series, k.noise_var, k.noise_df, bx
+	FROM json_to_recordset(p_kpis) AS k(kpi text, verdict text,
+		noise_var float8, noise_df float8)
+	WHERE k.kpi IS NOT NULL
+		AND k.verdict IN ('unchanged', 'inconclusive')
+		AND k.noise_var > 0 AND k.noise_var < 'Infinity'
+		AND k.noise_df > 0 AND k.noise_df < 'Infinity'
+	ON CONFLICT (pair, metric) DO NOTHING;
+END $$;
+
 -- The end of an analysis of pair p_pair under claim p_analyses: with
 -- p_more > 0, more rounds until it has p_more (the pair waits for
 -- them); else the pair is final, keeps its KPIs' verdicts (p_kpis:
--- [{kpi, verdict, change_pct, p_value}]) and records its findings.  A
+-- [{kpi, verdict, change_pct, p_value, noise_var, noise_df}]), adds
+-- their noise to the series' history (robot_pair_noise()) and records
+-- its findings.  A
 -- pair a bisection made records no findings and wakes the bisections.
 -- p_note: a final pair inconclusive at the cap, its noise in words
 -- (robot_pair_noisy()).  p_looked: the runs a side it was asked for at
@@ -458,6 +522,7 @@ BEGIN
 	IF p_note IS NOT NULL THEN
 		PERFORM robot_pair_noisy(p, p_kpi, p_note);
 	END IF;
+	PERFORM robot_pair_noise(p, p_kpis);
 	IF p.bisection IS NOT NULL THEN
 		PERFORM pg_notify('robot_jobs', ':bisect');
 		RETURN 'final';

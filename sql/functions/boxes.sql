@@ -39,7 +39,9 @@ BEGIN
 	RETURN st;
 END $$;
 
--- An operator puts a broken or suspect box back to work.
+-- An operator puts a broken or suspect box back to work; the noise its
+-- rounds showed until now leaves its series' histories
+-- (robot_noise_obs()).
 CREATE FUNCTION robot_reset(p_box text) RETURNS text
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
@@ -47,6 +49,7 @@ DECLARE
 	st text;
 BEGIN
 	UPDATE boxes SET state = 'idle', failures = 0, suspect = NULL,
+		noise_since = now(),
 		canary_checked = coalesce((SELECT max(r.id) FROM results r
 			JOIN jobs j ON j.id = r.job WHERE j.box = p_box), 0)
 		WHERE name = p_box RETURNING state INTO st;
@@ -210,7 +213,7 @@ DECLARE
 BEGIN
 	SELECT l.created INTO since FROM results x JOIN leases l
 		ON l.id = x.lease WHERE x.id = p_since;
-	UPDATE boxes SET suspect = coalesce(since, now())
+	UPDATE boxes SET suspect = coalesce(since, now()), noise_since = now()
 		WHERE name = p_box AND suspect IS NULL;
 	IF NOT FOUND THEN
 		RETURN 0;

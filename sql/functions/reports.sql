@@ -126,7 +126,10 @@ LANGUAGE sql STABLE AS $$
 			'state', b.state, 'reason', b.reason,
 			'first_bad', b.first_bad,
 			'steps', (SELECT count(*) FROM bisect_steps s
-				WHERE s.bisection = b.id AND s.kind = 'mid'),
+				WHERE s.bisection = coalesce(b.lead, b.id)
+				AND s.kind = 'mid'),
+			'lead_series', (SELECT l.series FROM bisections l
+				WHERE l.id = b.lead),
 			'parent', robot_commit_info(r.tree, s.against),
 			'pair', s.pair_good,
 			'kpi', (SELECT k FROM pairs x,

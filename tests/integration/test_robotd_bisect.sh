@@ -211,7 +211,8 @@ simbox_stop s6
 
 
 # 9. The same ends again are the running bisection; one cancels it, and
-# its queued runs go (3 rounds of its first step: good, midpoint, bad).
+# its queued runs go (2 rounds of its first step, robot_bisect_first():
+# good, midpoint, bad).
 # (No box runs now: the step's runs wait.)
 OFFHEAD=$(tail -1 "$T/off.shas")
 printf '{"series": "%s", "good": "%s", "bad": "%s", "tree": "off"}' "$SERIES" "$(git -C "$T/off" rev-parse v1.0)" "$OFFHEAD" >"$T/b5.json"
@@ -242,7 +243,7 @@ check $([ "$b1" = 403 ] && [ "$b2" = 403 ] && [ "$b3" = 429 ] && [ $b4 = 0 ] &&
 robot bisect --cancel "$id1" >"$T/cancel.out" 2>&1
 c1=$?
 c2=$(api POST "$U/api/bisections/$id1/cancel" "$SUB")
-check $([ "$s1" = 200 ] && [ "$s2" = 200 ] && [ "$r2" = "$id1 True" ] && [ "$queued" = 9 ] && [ $c1 = 0 ] && [ "$c2" = 404 ] &&
+check $([ "$s1" = 200 ] && [ "$s2" = 200 ] && [ "$r2" = "$id1 True" ] && [ "$queued" = 6 ] && [ $c1 = 0 ] && [ "$c2" = 404 ] &&
 	[ "$(sql "SELECT state FROM bisections WHERE id = $id1")" = cancelled ] &&
 	[ "$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")" = 0 ]; echo $?) \
 	"the same ends again are the running bisection; robot bisect --cancel stops it and its $queued queued runs ($s1 $s2 $r2 $c1 $c2)"

@@ -259,6 +259,14 @@ metric_rows(struct buf *b, json_t *metrics, bool kpis)
 		html_text(b, rjson_get_str(m, "metric"));
 		if (kpis)
 			buf_adds(b, " <strong>KPI</strong>");
+		/* what its history's noise did for it (compare.h) */
+		if (kpis && rjson_get_str(json_object_get(m, "history"),
+					  "note") != NULL) {
+			buf_adds(b, "<br><small>");
+			html_prose(b, rjson_get_str(json_object_get(m, "history"),
+						    "note"));
+			buf_adds(b, "</small>");
+		}
 		buf_adds(b, "</td></tr>\n");
 	}
 }
@@ -502,6 +510,20 @@ page_bisection(struct buf *b, json_t *bs, bool own)
 			html_text(b, rjson_get_str(fb, "author"));
 		}
 		buf_adds(b, ".<br>\n");
+	}
+	if (json_is_integer(json_object_get(bs, "lead"))) {
+		char lead[32];
+
+		snprintf(lead, sizeof lead, "%lld",
+			 (long long)json_integer_value(
+				 json_object_get(bs, "lead")));
+		buf_adds(b, "It follows ");
+		page_link(b, "/bisections/", lead, "bisection");
+		buf_adds(b, " ");
+		html_text(b, lead);
+		buf_adds(b, ", of the same range on another series, and only "
+			    "confirms its first bad commit against its parent "
+			    "here.<br>\n");
 	}
 	html_text(b, rjson_get_str(bs, "state"));
 	if (rjson_get_str(bs, "reason") != NULL) {

@@ -14,6 +14,49 @@
 #include "robot/core/banned.h"
 
 void
+store_noise_decode(json_t *j, struct store_noise **out, size_t *n)
+{
+	json_t *m, *o;
+	size_t i, k;
+
+	*out = xcalloc(json_array_size(j) + 1, sizeof **out);
+	*n = 0;
+	json_array_foreach(j, i, m)
+	{
+		const char *metric = rjson_get_str(m, "metric");
+		json_t *obs = json_object_get(m, "obs");
+		struct store_noise *v = &(*out)[*n];
+
+		if (metric == NULL || !json_is_array(obs))
+			continue;
+		v->metric = xstrdup(metric);
+		v->obs = xcalloc(json_array_size(obs) + 1, sizeof *v->obs);
+		json_array_foreach(obs, k, o)
+		{
+			json_t *var = json_array_get(o, 0),
+			       *df = json_array_get(o, 1);
+
+			if (!json_is_number(var) || !json_is_number(df))
+				continue;
+			v->obs[v->nobs].var = json_number_value(var);
+			v->obs[v->nobs].df = json_number_value(df);
+			v->nobs++;
+		}
+		(*n)++;
+	}
+}
+
+void
+store_noise_free(struct store_noise *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].metric);
+		free(v[i].obs);
+	}
+	free(v);
+}
+
+void
 store_pair_claim_free(struct store_pair_claim *c)
 {
 	if (c == NULL)
@@ -21,6 +64,7 @@ store_pair_claim_free(struct store_pair_claim *c)
 	for (size_t i = 0; i < c->nopen; i++)
 		free(c->open[i].kpi);
 	free(c->open);
+	store_noise_free(c->noise, c->nnoise);
 	free(c->series);
 	free(c->base);
 	free(c->head);
@@ -69,6 +113,7 @@ pair_claim_decode(const char *text)
 		f->f.change_pct = json_number_value(change);
 		c->nopen++;
 	}
+	store_noise_decode(json_object_get(j, "noise"), &c->noise, &c->nnoise);
 	json_decref(j);
 	return c;
 }

@@ -10,6 +10,7 @@
 
 #include "robot/analysis/comparison.h"
 #include "robot/analysis/findings.h"
+#include "robot/analysis/noise.h"
 #include "robot/daemon/store.h"
 
 /* A finding the pair's branch left open for its series. */
@@ -18,6 +19,17 @@ struct store_open_finding {
 	char *kpi;
 	struct finding_open f;
 };
+
+/* A metric's noise history (robot_noise_obs()), newest first. */
+struct store_noise {
+	char *metric;
+	struct noise_obs *obs;
+	size_t nobs;
+};
+/* Decodes robot_noise_obs()'s JSON into *out (n of them; the caller
+ * frees them with store_noise_free()); what is not one is left out. */
+void store_noise_decode(json_t *j, struct store_noise **out, size_t *n);
+void store_noise_free(struct store_noise *v, size_t n);
 
 /* A pair claimed for analysis (robot_pair_next()), decoded. */
 struct store_pair_claim {
@@ -29,6 +41,8 @@ struct store_pair_claim {
 	char *series, *base, *head;
 	struct store_open_finding *open;
 	size_t nopen;
+	struct store_noise *noise; /* its series' noise history */
+	size_t nnoise;
 };
 /* c is the callback's to keep (store_pair_claim_free()); NULL with no
  * problem when no pair is ready. */

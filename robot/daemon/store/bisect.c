@@ -1,6 +1,7 @@
 /*
  * bisect.c: the store's bisections (bisect.h).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,9 @@ store_bisect_claim_free(struct store_bisect_claim *c)
 	free(c->step.error);
 	pair_release(&c->step.good);
 	pair_release(&c->step.bad);
+	free(c->step.rounds);
+	free(c->step.ends);
+	store_noise_free(c->step.noise, c->step.nnoise);
 	free(c);
 }
 
@@ -117,6 +121,38 @@ pair_decode(json_t *j, struct store_bisect_pair *p)
 	}
 }
 
+/* A number of robot_bisect_rounds()'s, or NAN (null). */
+static double
+value(json_t *a, size_t i)
+{
+	json_t *v = json_array_get(a, i);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* robot_bisect_rounds()'s arrays of arrays into rounds: [[good, mid,
+ * bad], ...] (width 3) or the ends' [[good, bad], ...] (width 2). */
+static struct bisect_round *
+rounds_decode(json_t *a, size_t width, size_t *n)
+{
+	struct bisect_round *r = xcalloc(json_array_size(a) + 1, sizeof *r);
+	json_t *x;
+	size_t i;
+
+	*n = 0;
+	json_array_foreach(a, i, x)
+	{
+		if (!json_is_array(x) || json_array_size(x) != width)
+			continue;
+		r[(*n)++] = width == 3 ? (struct bisect_round){value(x, 0),
+							       value(x, 1),
+							       value(x, 2)}
+				       : (struct bisect_round){value(x, 0), NAN,
+							       value(x, 1)};
+	}
+	return r;
+}
+
 /* robot_bisect_next()'s JSON, decoded; NULL when it is not one. */
 static void *
 bisect_claim_decode(const char *text)
@@ -154,6 +190,14 @@ bisect_claim_decode(const char *text)
 		json_array_get(json_object_get(step, "errors"), 0)));
 	pair_decode(json_object_get(step, "good_pair"), &c->step.good);
 	pair_decode(json_object_get(step, "bad_pair"), &c->step.bad);
+	c->step.rounds = rounds_decode(
+		json_object_get(json_object_get(step, "values"), "rounds"), 3,
+		&c->step.nrounds);
+	c->step.ends = rounds_decode(
+		json_object_get(json_object_get(step, "values"), "ends"), 2,
+		&c->step.nends);
+	store_noise_decode(json_object_get(step, "noise"), &c->step.noise,
+			   &c->step.nnoise);
 	json_decref(j);
 	return c;
 }

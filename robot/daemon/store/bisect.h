@@ -6,7 +6,9 @@
 #ifndef ROBOT_STORE_BISECT_H
 #define ROBOT_STORE_BISECT_H
 
+#include "robot/analysis/bisectstep.h"
 #include "robot/daemon/store.h"
+#include "robot/daemon/store/analysis.h"
 
 /* A KPI's verdict in a pair of a step. */
 struct store_bisect_kpi {
@@ -48,6 +50,13 @@ struct store_bisect_claim {
 		char *verdict; /* decided by a robotd that died since, or NULL */
 		struct store_bisect_pair good, bad;
 		char *error; /* of a failed run at its commit, or NULL */
+		/* the KPI's values its test reads (robot_bisect_rounds()) */
+		struct bisect_round *rounds; /* its own rounds */
+		size_t nrounds;
+		struct bisect_round *ends; /* the ends' (good, NAN, bad) */
+		size_t nends;
+		struct store_noise *noise; /* its series' noise history */
+		size_t nnoise;
 	} step;
 };
 /* c is the callback's to keep (store_bisect_claim_free()); NULL with no
