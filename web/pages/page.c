@@ -263,8 +263,9 @@ metric_rows(struct buf *b, json_t *metrics, bool kpis)
 		if (kpis && rjson_get_str(json_object_get(m, "history"),
 					  "note") != NULL) {
 			buf_adds(b, "<br><small>");
-			html_prose(b, rjson_get_str(json_object_get(m, "history"),
-						    "note"));
+			html_prose(b,
+				   rjson_get_str(json_object_get(m, "history"),
+						 "note"));
 			buf_adds(b, "</small>");
 		}
 		buf_adds(b, "</td></tr>\n");
