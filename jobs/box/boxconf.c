@@ -56,6 +56,7 @@ set_defaults(struct boxconf *c)
 	c->ram_limit = c->memory / 2;
 	c->timeout = 30 * 60;
 	c->hook_timeout = 10 * 60;
+	c->settle = 3;
 }
 
 static bool
@@ -87,6 +88,24 @@ get_duration(const char *file, const struct node *n, const char *key,
 
 	if (get_str(file, n, key, CV_DURATION, &s, el) && s != NULL)
 		unit_duration(s, out);
+	free(s);
+}
+
+/* settle: a duration, or 0 (or no) for none. */
+static void
+get_settle(const char *file, const struct node *n, double *out,
+	   struct errlist *el)
+{
+	char *s = NULL;
+	const char *why;
+
+	if (!get_str(file, n, "settle", CV_ANY, &s, el) || s == NULL)
+		return;
+	if (strcmp(s, "0") == 0 || strcmp(s, "0s") == 0 || strcmp(s, "no") == 0)
+		*out = 0;
+	else if ((why = unit_duration(s, out)) != NULL)
+		errlist_error(el, file, node_get_pair(n, "settle")->line,
+			      "settle: '%s' %s, or 0 for no wait", s, why);
 	free(s);
 }
 
@@ -155,13 +174,12 @@ get_paths(const char *file, const struct node *n, const char *key, char ***out,
 bool
 boxconf_load(const char *path, struct boxconf *c, struct errlist *el)
 {
-	static const char *const known[] = {"name",           "tbox_group",
-					    "workdir",        "ram_disk_limit",
-					    "hdd_partitions", "ssd_partitions",
-					    "hook",           "tree",
-					    "timeout",        "perf",
-					    "hook_runs_job",  "hook_timeout",
-					    "hook_after",     NULL};
+	static const char *const known[] = {
+		"name",           "tbox_group",     "workdir",
+		"ram_disk_limit", "hdd_partitions", "ssd_partitions",
+		"hook",           "tree",           "timeout",
+		"perf",           "hook_runs_job",  "hook_timeout",
+		"hook_after",     "settle",         NULL};
 	size_t before = el->nerrors;
 	const struct node *n;
 	struct node *docs;
@@ -202,6 +220,7 @@ boxconf_load(const char *path, struct boxconf *c, struct errlist *el)
 	    size != NULL)
 		unit_size(size, &c->ram_limit);
 	get_duration(path, n, "timeout", &c->timeout, el);
+	get_settle(path, n, &c->settle, el);
 	get_paths(path, n, "hdd_partitions", &c->hdd, &c->nhdd, el);
 	get_paths(path, n, "ssd_partitions", &c->ssd, &c->nssd, el);
 	free(size);

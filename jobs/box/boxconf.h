@@ -22,6 +22,9 @@
  *   timeout: 30m               # per atomic job, unless the job says
  *   perf: perf                 # the perf program, for perf-profile and
  *                              # perf-stat (default: perf in PATH)
+ *   settle: 3s                 # before a run, wait at most this long for
+ *                              # the rest of the machine to be quiet
+ *                              # (settle.h); 0: do not wait
  */
 #ifndef ROBOT_BOXCONF_H
 #define ROBOT_BOXCONF_H
@@ -51,6 +54,7 @@ struct boxconf {
 	char **ssd; /* partitions for NSSD */
 	size_t nssd;
 	double timeout;  /* seconds */
+	double settle;   /* seconds to wait at most for a quiet machine */
 	int cpus;        /* online CPUs (a fact, not configured) */
 	uint64_t memory; /* MemTotal in bytes (a fact) */
 };

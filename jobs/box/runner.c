@@ -22,6 +22,7 @@
 #include "jobs/box/perfmon.h"
 #include "jobs/box/provision.h"
 #include "jobs/box/runner.h"
+#include "jobs/box/settle.h"
 #include "jobs/box/storage.h"
 #include "jobs/box/tunables.h"
 #include "jobs/box/workload.h"
@@ -47,6 +48,8 @@ struct run {
 	bool job_fault; /* the failure is the job's, not the box's */
 	double monitor_cpu;
 	size_t samples;
+	struct settle settle; /* what the box waited for before the run */
+	bool settled;
 	json_t *perf;  /* {"perf-profile": {"seconds": s, "cpu_seconds": c}} */
 	json_t *guest; /* the run's document from the hook that ran the job */
 };
@@ -381,6 +384,12 @@ result_json(struct run *r, const char *started, const char *finished)
 		json_pack("{s:i, s:i, s:i, s:f, s:I}", "index", rq->run, "of",
 			  rq->runs, "cpus", rq->bc->cpus, "monitor_cpu_seconds",
 			  r->monitor_cpu, "samples", (json_int_t)r->samples));
+	if (r->settled)
+		json_object_set_new(json_object_get(doc, "run"), "settle",
+				    json_pack("{s:f, s:f, s:b}", "waited_s",
+					      r->settle.waited, "busy_cpus",
+					      r->settle.busy, "quiet",
+					      r->settle.quiet));
 	/* What perf cost the box while it recorded (docs/box.md). */
 	if (json_object_size(r->perf) > 0)
 		json_object_set(json_object_get(doc, "run"), "perf", r->perf);
@@ -487,8 +496,23 @@ runner_run(const struct runner_request *rq)
 	if (st.backend != NULL)
 		log_info("%s %s: %s, %s", rq->label, rq->aj->key, st.backend,
 			 st.fs ? st.fs : "no filesystem");
-	/* 5. The workload and its monitors. */
+	/* 5. The workload and its monitors, on a quiet machine. */
 	tunables_drop_caches();
+	if (rq->bc->settle > 0) {
+		settle_wait(rq->bc->settle, &r.settle);
+		r.settled = true;
+	}
+	if (r.settled && !r.settle.quiet) {
+		char *w = xasprintf("the box was busy when the run started: "
+				    "%.1f CPUs in use by other work after "
+				    "%.1f s (settle: %g s); its figures may "
+				    "be noisier than its series'",
+				    r.settle.busy, r.settle.waited,
+				    rq->bc->settle);
+
+		json_array_append_new(r.warnings, json_string(w));
+		free(w);
+	}
 	log_info("%s %s: running %s", rq->label, rq->aj->key, workload);
 	run_workload(&r, workload, &st);
 teardown:

@@ -413,6 +413,9 @@ sql_some() { [ -n "$(sql "$1")" ]; }
 sql_ge() { _sg=$(sql "$2") && [ "$_sg" -ge "$1" ] 2>/dev/null; }
 
 # box NAME: writes the box's configuration; starting it is start_box.
+# (It waits at most a second for a quiet machine before a run: the tests
+# run beside other tests and CPU hogs, where a box waits its whole
+# settle time.)
 box_config() {
 	cat >"$T/$1.yaml" <<YAML
 name: $1
@@ -420,6 +423,7 @@ tbox_group: lab
 workdir: $T/$1
 ram_disk_limit: 2G
 timeout: 5m
+settle: 1s
 YAML
 	BOXES="$BOXES $1"
 }
