@@ -10,7 +10,8 @@
  * A lab: each run's value is 100 x the box's factor x (1 - slowdown at
  * the head) x exp(noise x N(0, 1)).  The box's factor holds its offset
  * (N(0, offset) per box), its drift (a share per run it takes,
- * compounding) and a step (box 0 moves by step from its step_at-th run).
+ * compounding) and a step (box 0 moves by step from its step_at-th run);
+ * --outliers: a run off by a factor F (0.7: 30% low) with probability P.
  * Each round goes to a random box, its base and head back to back in a
  * random order.  Three ways of taking and comparing the runs:
  *   rounds   rounds, compared within them (compare_options.paired): robotd's;
@@ -20,7 +21,8 @@
  *
  * Usage: sim_loop [--pairs N] [--seed S] [--max R] [--first R]
  *                 [--noise PCT] [--shift PCT] [--boxes B] [--offset PCT]
- *                 [--drift PCT] [--step N:PCT] [--prior DF]
+ *                 [--drift PCT] [--step N:PCT] [--outliers P:F]
+ *                 [--prior DF]
  *                 [--history PCT] [--noisy FRAC:MULT] [--guard G]
  *                 [--weight W] [--looks R,R,...] [--look-alpha A]
  * --prior: the KPI's noise is known from its series' history, DF
@@ -30,7 +32,9 @@
  * pairs (innocent and slower alike) is MULT times as noisy as the lab,
  * and so as its history: a commit that makes the job noisier, the
  * guard's case.  --guard, --weight: the guard's level and the prior's
- * weight cap (compare_options.guard, .prior_weight).
+ * weight cap (compare_options.guard, .prior_weight); --screen: the
+ * rounds' outlier screen (.screen, 0: none; --outliers P:F, a run off by
+ * a factor F with probability P, is its case).
  * --looks, --look-alpha: another plan, to weigh robotd's against: the
  * looks at the rounds given (then the cap), each at the alpha A
  * (Pocock's way: the same at every look, its level over all of them
@@ -63,7 +67,9 @@ struct lab {
 	int *box_runs;        /* runs each box took so far */
 	int looks[64];        /* --looks: another plan (nlooks of them) */
 	int nlooks;
-	double look_alpha; /* --look-alpha: its alpha at each look */
+	double look_alpha;   /* --look-alpha: its alpha at each look */
+	double out_p, out_f; /* --outliers: a run off by out_f, at out_p */
+	double screen; /* --screen: compare_options' (negative: default) */
 };
 
 /* The look after runs: robotd's plan, or --looks. */
@@ -106,6 +112,8 @@ run(struct lab *l, int b, bool head, double shift)
 	l->box_runs[b]++;
 	if (head)
 		f *= 1 - shift;
+	if (l->out_p > 0 && uniform() < l->out_p)
+		f *= l->out_f;
 	return f * exp(l->pair_noise * normal());
 }
 
@@ -166,6 +174,8 @@ pair(struct lab *l, enum way w, double shift, int *runs)
 		opt.guard = l->guard;
 	if (l->weight >= 0)
 		opt.prior_weight = l->weight;
+	if (l->screen >= 0)
+		opt.screen = l->screen;
 	opt.paired = w == WAY_ROUNDS;
 	c.metrics = &m;
 	c.nmetrics = 1;
@@ -225,8 +235,8 @@ pair(struct lab *l, enum way w, double shift, int *runs)
 int
 main(int argc, char **argv)
 {
-	struct lab l = {0.05, 0, 0,  0,  4,    0,    12,   3,   0, -1,
-			0,    1, -1, -1, 0.05, NULL, NULL, {0}, 0, 0};
+	struct lab l = {0.05, 0,  0,    0,    4,    0,   12, 3, 0, -1, 0, 1,
+			-1,   -1, 0.05, NULL, NULL, {0}, 0,  0, 0, 1,  -1};
 	long pairs = 1000, seed = 1;
 	double shift = 0.10;
 	static const char *names[] = {"rounds", "sides", "before"};
@@ -285,6 +295,11 @@ main(int argc, char **argv)
 		else if (strcmp(o, "--step") == 0 &&
 			 sscanf(v, "%d:%lf", &l.step_at, &l.step) == 2)
 			l.step /= 100;
+		else if (strcmp(o, "--screen") == 0)
+			l.screen = atof(v);
+		else if (strcmp(o, "--outliers") == 0 &&
+			 sscanf(v, "%lf:%lf", &l.out_p, &l.out_f) == 2)
+			;
 		else {
 			fprintf(stderr, "sim_loop: bad option %s\n", o);
 			return 2;
@@ -304,6 +319,9 @@ main(int argc, char **argv)
 	       "%d to %d rounds\n",
 	       pairs, 100 * l.noise, l.boxes, 100 * l.offset, 100 * l.drift,
 	       100 * l.step, l.step_at, l.first, l.max);
+	if (l.out_p > 0)
+		printf("a run off by x%.2f with probability %g\n", l.out_f,
+		       l.out_p);
 	if (l.nlooks > 0 || l.look_alpha > 0) {
 		printf("rounds and sides: looks at");
 		for (int i = 0; i < l.nlooks; i++)

@@ -123,22 +123,6 @@ bisect_class_name(enum bisect_class c)
 	return "?";
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median of v[0..n), n > 0 (v is sorted). */
-static double
-median(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* One round's observation: its change u, whose mean is cg D like good
  * and cb D like bad (D the ends' change), with its variance as a share f
  * of a round's difference's. */
@@ -221,7 +205,7 @@ bisect_test(const struct bisect_round *r, size_t n,
 	bool logs = all_positive(r, n) && all_positive(ends, nends);
 	double *y = xcalloc(n + nends + 1, sizeof *y);
 	struct obs *o = xcalloc(n + nends + n + 1, sizeof *o);
-	double d, ss = 0, df = 0, s2, sd;
+	double d, ss = 0, df = 0, s2, sd, own_df = 0;
 	double sum[3] = {0}, sq[3] = {0};
 	size_t ny = 0, no = 0, cnt[3] = {0};
 	const char *like, *end_name;
@@ -247,7 +231,7 @@ bisect_test(const struct bisect_round *r, size_t n,
 		snprintf(reason, len, "the ends were never measured together");
 		goto done;
 	}
-	d = median(y, ny);
+	d = stats_median(y, ny);
 	sd = 0;
 	if (prior_df > 0 && prior_var > 0) {
 		sd = sqrt(prior_var);
@@ -256,7 +240,7 @@ bisect_test(const struct bisect_round *r, size_t n,
 
 		for (size_t i = 0; i < ny; i++)
 			dev[i] = fabs(y[i] - d);
-		sd = 1.4826 * median(dev, ny);
+		sd = 1.4826 * stats_median(dev, ny);
 		free(dev);
 	}
 	/* 2. The ends' change D and the noise, of the rounds whose change
@@ -282,7 +266,7 @@ bisect_test(const struct bisect_round *r, size_t n,
 			ss += (y[i] - mean) * (y[i] - mean);
 		df += (double)(ny - 1);
 	}
-	d = median(y, ny);
+	d = stats_median(y, ny);
 	out->change_pct = logs ? 100 * expm1(d) : d;
 	if (sd == 0 && df >= BISECT_MIN_DF)
 		sd = sqrt(ss / df);
@@ -319,7 +303,7 @@ bisect_test(const struct bisect_round *r, size_t n,
 	 * guard, as compare.c's): a midpoint noisier than its series is
 	 * decided on its own rounds' noise */
 	{
-		double own_ss = 0, own_df = 0;
+		double own_ss = 0;
 
 		for (int k = 0; k < 3; k++)
 			if (cnt[k] >= 2) {
@@ -338,6 +322,11 @@ bisect_test(const struct bisect_round *r, size_t n,
 			df += own_df;
 		}
 	}
+	/* (a step's own rounds that cannot show their noise yet:
+	 * BISECT_UNSEEN) */
+	if (own_df == 0)
+		for (size_t i = 0; i < no; i++)
+			o[i].f *= BISECT_UNSEEN * BISECT_UNSEEN;
 	out->used = no;
 	if (no == 0) {
 		snprintf(reason, len, "no round of it could be read%s",
@@ -368,7 +357,7 @@ bisect_test(const struct bisect_round *r, size_t n,
 		db = fit(o, nall, d, s2, nu, true);
 		out->llr = loglik(o, nall, db, s2, nu, true) -
 			   loglik(o, nall, dg, s2, nu, false);
-		out->position = d != 0 ? median(pos, no) : NAN;
+		out->position = d != 0 ? stats_median(pos, no) : NAN;
 		free(pos);
 	}
 	/* (a scale known on few degrees of freedom may be far too small:

@@ -76,6 +76,14 @@ const char *bisect_class_name(enum bisect_class c);
  * end is confirmed), and at 0.2 the guard's false firings made a step
  * 7.8 rounds where 7.5 (bench/sim_bisect). */
 #define BISECT_GUARD 0.05
+/* Until the step's own rounds can show their noise (one round of each
+ * kind: no degrees of freedom for the guard), they are read as this many
+ * times as noisy as the scale says: a midpoint that makes the job noisier
+ * is not decided on one round by its series' quieter history (a first
+ * run 9% off at 3% noise, with a history of 1%, was called "like good"
+ * at odds of 289:1).  A change far beyond the noise (the quickstart's
+ * -93%) is still decided on one round. */
+#define BISECT_UNSEEN 3
 
 /* One round's values of the step's commits: NAN where the round did
  * not run that commit.  A confirm step has its parent as good, its

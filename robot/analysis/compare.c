@@ -40,6 +40,7 @@ compare_options_init(struct compare_options *opt)
 	opt->npriors = 0;
 	opt->guard = COMPARE_GUARD;
 	opt->prior_weight = COMPARE_PRIOR_WEIGHT;
+	opt->screen = COMPARE_SCREEN;
 }
 
 const char *
@@ -292,15 +293,32 @@ struct estimate {
 	enum compare_history history;
 	double prior_var; /* the prior's, when there was one */
 	double prior_df;  /* the history's weighed in (compare_prior) */
+	size_t dropped;   /* rounds left out by screen() */
 };
+
+static double weigh(double v, double *df, const struct compare_prior *prior,
+		    const struct compare_options *opt, struct estimate *e);
+
+/* What a side of n runs, h left after trimming, gives its mean's
+ * variance of a run's (winsorized) variance: Yuen's (n - 1) / (h (h -
+ * 1)), 1 / n when nothing is trimmed, 1 for one run. */
+static double
+yuen_share(size_t n, size_t h)
+{
+	return h >= 2 ? (n - 1.0) / ((double)h * (h - 1.0)) : 1.0 / (double)n;
+}
 
 /* Yuen's test of two sides, on the values of each side sorted: Welch's
  * on trimmed means with winsorized variances (Welch's itself when
- * nothing is trimmed).  False when one run on each side leaves nothing
- * to test. */
+ * nothing is trimmed).  With a prior (compare_prior), the two sides'
+ * pooled noise of a run, as a round's difference's (twice it), is
+ * weighed with it as rounds' is (weigh()): under no change both sides
+ * are runs of one commit.  False when one run on each side leaves
+ * nothing to test. */
 static bool
 two_sides(const double *base, size_t nb, const double *head, size_t nh,
-	  const struct compare_options *opt, struct estimate *e)
+	  const struct compare_options *opt, const struct compare_prior *prior,
+	  struct estimate *e)
 {
 	double mb, vb, mh, vh;
 	size_t hb, hh; /* values left after trimming */
@@ -312,6 +330,18 @@ two_sides(const double *base, size_t nb, const double *head, size_t nh,
 	e->d = mh - mb;
 	if (nb == 1 && nh == 1)
 		return false;
+	if (e->logs && prior != NULL && hb + hh > 2) {
+		double df = (double)(hb + hh - 2);
+		double v = ((hb - 1.0) * vb + (hh - 1.0) * vh) / df;
+
+		e->own_var = 2 * v;
+		e->own_df = df;
+		v = weigh(2 * v, &df, prior, opt, e) / 2;
+		e->se = sqrt(v * (yuen_share(nb, hb) + yuen_share(nh, hh)));
+		e->df = df;
+		e->sd = sqrt(v);
+		return true;
+	}
 	if (nb >= 2 && nh >= 2) {
 		double vbn = (nb - 1) * vb / (hb * (hb - 1.0));
 		double vhn = (nh - 1) * vh / (hh * (hh - 1.0));
@@ -345,44 +375,91 @@ moderate_ok(double v, double df, const struct compare_prior *p, double level)
 	return stats_f_sf(v / p->var, df, p->df) >= level;
 }
 
-/* The test of rounds: base[i] and head[i] were run back to back on one
- * box, so the change is read within each round (head less base, of the
- * logs when every value is positive), and what a box drifted or stood
- * off by between rounds cancels out.  A model with the round as a
- * block (a random effect), fitted as REML fits it: the differences give
- * the noise within a round (n - 1 degrees of freedom); when the rounds'
- * means spread no more than that noise explains, the rounds differ in
- * nothing and both halves of the runs estimate the noise (2n - 2
- * degrees of freedom: the power of two independent sides).  Trimmed
- * and winsorized as Yuen's test is (Tukey and McLaughlin's one-sample
- * form).  False with one round. */
-static bool
-rounds(const double *base, const double *head, size_t n, bool logs,
-       const struct compare_options *opt, const struct compare_prior *prior,
-       struct estimate *e)
+/* A pair's own noise v of a round's difference (on *df degrees of
+ * freedom) weighed with its history's prior when the guard lets it: a
+ * moderated t (Smyth's), the prior weighing at most prior_weight times
+ * the pair's own; *df grows by what it weighed.  What became of the
+ * prior goes in e.  Returns the variance to test on. */
+static double
+weigh(double v, double *df, const struct compare_prior *prior,
+      const struct compare_options *opt, struct estimate *e)
 {
-	double x[256], *own = NULL, *dif = x, *mid = x + 128, m, v, mm, vm;
+	double d0;
+
+	if (prior == NULL || !(prior->var > 0) || !(prior->df > 0))
+		return v;
+	e->prior_var = prior->var;
+	if (!moderate_ok(v, *df, prior, opt->guard)) {
+		e->history = COMPARE_HISTORY_NOISIER;
+		return v;
+	}
+	d0 = prior->df;
+	if (opt->prior_weight > 0 && d0 > opt->prior_weight * *df)
+		d0 = opt->prior_weight * *df;
+	v = (d0 * prior->var + *df * v) / (d0 + *df);
+	*df += d0;
+	e->prior_df = d0;
+	e->history = COMPARE_HISTORY_USED;
+	return v;
+}
+
+/*
+ * Leaves out each of the n rounds whose difference dif[i] lies further
+ * than k_sd of the prior's sd of a round's difference from the rounds'
+ * median: a round with an outlier run in it (a box's hiccup, a run 30%
+ * low), which would else be most of a few rounds' noise and hide a
+ * change ten times the noise, or make one.  Without a prior nothing is
+ * left out (a few rounds' own scale, from their MAD, is too uncertain:
+ * it left out honest rounds and doubled the false alarms, measured);
+ * nothing before COMPARE_SCREEN_FROM rounds, nor more than a quarter of
+ * them.  dif and mid (each round's mean)
+ * are compacted; the count kept is returned.
+ */
+static size_t
+screen(double *dif, double *mid, size_t n, const struct compare_prior *prior,
+       double k_sd)
+{
+	double x[128], *own = NULL, *t = x, med, lim;
+	size_t k = 0;
+
+	if (n < COMPARE_SCREEN_FROM || !(k_sd > 0) || prior == NULL ||
+	    !(prior->df > 0) || !(prior->var > 0))
+		return n;
+	if (n > 128)
+		t = own = xreallocarray(NULL, n, sizeof *own);
+	memcpy(t, dif, n * sizeof *t);
+	med = stats_median(t, n);
+	free(own);
+	lim = k_sd * sqrt(prior->var);
+	for (size_t i = 0; i < n; i++)
+		if (fabs(dif[i] - med) > lim)
+			k++;
+	if (k == 0 || k > n / 4)
+		return n;
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(fabs(dif[i] - med) > lim)) {
+			dif[k] = dif[i];
+			mid[k] = mid[i];
+			k++;
+		}
+	return k;
+}
+
+/* rounds() on the n rounds' differences dif and means mid (both sorted
+ * here). */
+static bool
+rounds_of(double *dif, double *mid, size_t n, bool logs,
+	  const struct compare_options *opt, const struct compare_prior *prior,
+	  struct estimate *e)
+{
+	double m, v, mm, vm;
 	size_t h;
 
-	e->logs = logs;
-	e->nmin = n;
-	if (n > 128) {
-		own = xreallocarray(NULL, 2 * n, sizeof *own);
-		dif = own;
-		mid = own + n;
-	}
-	for (size_t i = 0; i < n; i++) {
-		double b = logs ? log(base[i]) : base[i];
-		double t = logs ? log(head[i]) : head[i];
-
-		dif[i] = t - b;
-		mid[i] = (t + b) / 2;
-	}
 	stats_sort(dif, n);
 	stats_sort(mid, n);
 	trimmed(dif, n, false, opt->trim, &m, &v, &h);
 	trimmed(mid, n, false, opt->trim, &mm, &vm, &h);
-	free(own);
 	e->d = m;
 	if (n < 2)
 		return false;
@@ -402,29 +479,72 @@ rounds(const double *base, const double *head, size_t n, bool logs,
 		e->own_var = v;
 		e->own_df = e->df;
 	}
-	if (logs && prior != NULL && prior->var > 0 && prior->df > 0) {
-		e->prior_var = prior->var;
-		if (moderate_ok(v, e->df, prior, opt->guard)) {
-			/* The noise its history shows, weighed with its
-			 * own: a moderated t (Smyth's); the prior weighs at
-			 * most prior_weight times the pair's own. */
-			double d0 = prior->df;
-
-			if (opt->prior_weight > 0 &&
-			    d0 > opt->prior_weight * e->df)
-				d0 = opt->prior_weight * e->df;
-			v = (d0 * prior->var + e->df * v) / (d0 + e->df);
-			e->df += d0;
-			e->prior_df = d0;
-			e->history = COMPARE_HISTORY_USED;
-		} else {
-			e->history = COMPARE_HISTORY_NOISIER;
-		}
-	}
+	if (logs)
+		v = weigh(v, &e->df, prior, opt, e);
 	e->se = sqrt((n - 1) * v / (h * (h - 1.0)));
 	/* a run's spread, as two sides of independent runs would have it */
 	e->sd = sqrt(v / 2);
 	return true;
+}
+
+/* The test of rounds: base[i] and head[i] were run back to back on one
+ * box, so the change is read within each round (head less base, of the
+ * logs when every value is positive), and what a box drifted or stood
+ * off by between rounds cancels out.  A model with the round as a
+ * block (a random effect), fitted as REML fits it: the differences give
+ * the noise within a round (n - 1 degrees of freedom); when the rounds'
+ * means spread no more than that noise explains, the rounds differ in
+ * nothing and both halves of the runs estimate the noise (2n - 2
+ * degrees of freedom: the power of two independent sides).  Trimmed
+ * and winsorized as Yuen's test is (Tukey and McLaughlin's one-sample
+ * form).  With a history, a round with an outlier run is left out
+ * (screen()) when the rounds left are as quiet as the history says
+ * (the guard): a pair noisier than its history throughout is decided on
+ * all its rounds, on its own noise, as before (left out on the history's
+ * scale, its widest rounds made it look quiet enough to weigh the
+ * history: the false alarms among such pairs went from 1.1% to 1.9%,
+ * measured).  False with one round. */
+static bool
+rounds(const double *base, const double *head, size_t n, bool logs,
+       const struct compare_options *opt, const struct compare_prior *prior,
+       struct estimate *e)
+{
+	double x[512], *own = NULL, *dif = x, *mid = x + 128, *sd = x + 256,
+		       *sm = x + 384;
+	bool ok;
+	size_t k;
+
+	e->logs = logs;
+	e->nmin = n;
+	if (n > 128) {
+		own = xreallocarray(NULL, 4 * n, sizeof *own);
+		dif = own;
+		mid = own + n;
+		sd = own + 2 * n;
+		sm = own + 3 * n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double b = logs ? log(base[i]) : base[i];
+		double t = logs ? log(head[i]) : head[i];
+
+		sd[i] = dif[i] = t - b;
+		sm[i] = mid[i] = (t + b) / 2;
+	}
+	k = screen(sd, sm, n, logs ? prior : NULL, opt->screen);
+	if (k < n) {
+		struct estimate s = *e;
+
+		ok = rounds_of(sd, sm, k, logs, opt, prior, &s);
+		if (s.history == COMPARE_HISTORY_USED) {
+			*e = s;
+			e->dropped = n - k;
+			free(own);
+			return ok;
+		}
+	}
+	ok = rounds_of(dif, mid, n, logs, opt, prior, e);
+	free(own);
+	return ok;
 }
 
 /* The robust method's verdict on the estimate e. */
@@ -582,20 +702,20 @@ compare(const char *name, const double *base, size_t nb, const double *head,
 
 		const struct compare_prior *p = NULL;
 
-		if (opt->paired && nb == nh) {
-			for (size_t i = 0; i < opt->npriors && p == NULL; i++)
-				if (strcmp(opt->priors[i].metric, name) == 0)
-					p = &opt->priors[i];
+		for (size_t i = 0; i < opt->npriors && p == NULL; i++)
+			if (strcmp(opt->priors[i].metric, name) == 0)
+				p = &opt->priors[i];
+		if (opt->paired && nb == nh)
 			tested = rounds(base, head, nb, bs[0] > 0 && hs[0] > 0,
 					opt, p, &e);
-		} else {
-			tested = two_sides(bs, nb, hs, nh, opt, &e);
-		}
+		else
+			tested = two_sides(bs, nb, hs, nh, opt, p, &e);
 		r->noise_var = e.own_var;
 		r->noise_df = e.own_df;
 		r->history = e.history;
 		r->prior_var = e.prior_var;
 		r->prior_df = e.prior_df;
+		r->rounds_dropped = e.dropped;
 		robust(&e, tested, opt, dir, lazy, r);
 	}
 	free(ob);

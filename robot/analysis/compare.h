@@ -67,6 +67,16 @@ enum compare_history {
  * (a few rounds cannot show their noise) is not decided by the history
  * alone (docs/statistics.md). */
 #define COMPARE_PRIOR_WEIGHT 2
+/* In rounds, a round whose difference lies this many of its sd off the
+ * rounds' median had an outlier run in it, and is left out of the test
+ * (Gaussian noise puts one round in 1.7 million that far). */
+#define COMPARE_SCREEN 5
+/* ... from this many rounds on: a pair twice as noisy as its history
+ * whose widest round is left out may look quiet enough to weigh the
+ * history (docs/statistics.md: from 4 rounds on, the false alarms of a
+ * lab with one such pair in five rose from 0.26% to 0.38%; from 6,
+ * 0.34%). */
+#define COMPARE_SCREEN_FROM 6
 
 struct compare_options {
 	enum compare_method method;
@@ -84,6 +94,7 @@ struct compare_options {
 	double prior_weight; /* a prior weighs at most this many times the
 				pair's own degrees of freedom
 				(COMPARE_PRIOR_WEIGHT); 0: no cap */
+	double screen;       /* in rounds: COMPARE_SCREEN; 0: none left out */
 };
 
 struct compare_result {
@@ -117,6 +128,8 @@ struct compare_result {
 	double se; /* the standard error of the change the test rests on
 		      (of logs, or of values); 0: none */
 	bool logs; /* that change is of the logs */
+	size_t rounds_dropped; /* rounds left out, an outlier run in each
+				  (COMPARE_SCREEN) */
 	double resolution_pct; /* the pair's resolution at its cap, set by
 				  who decides (decide_resolution_pct());
 				  NAN: none */

@@ -330,6 +330,13 @@ comparison_of_columns(const char *series, const struct comparison_side *base,
 		if (m->kpi || compare_verdict_is_change(m->r.verdict))
 			m->r.p_value = compare_p_value(&m->r);
 		written_result(&m->r);
+		if (m->kpi && m->r.rounds_dropped > 0)
+			note(c,
+			     "%s: %zu of %zu rounds left out, an outlier run "
+			     "in each (more than %d sd from the rounds' "
+			     "median)",
+			     col->name, m->r.rounds_dropped, col->nb,
+			     COMPARE_SCREEN);
 	}
 	c->ncompared = c->nmetrics;
 	note_one_sided(c, only_base, n_only_base, "base");
@@ -554,6 +561,10 @@ jw_metric(struct jw *w, const struct comparison_metric *m)
 		JW_KEY(w, "reason");
 		jw_str(w, r->reason);
 	}
+	if (r->rounds_dropped > 0) {
+		JW_KEY(w, "rounds_dropped");
+		jw_int(w, (long long)r->rounds_dropped);
+	}
 	if (r->history != COMPARE_HISTORY_NONE) {
 		char note[256];
 
@@ -733,6 +744,9 @@ metric_from_json(json_t *o, struct comparison_metric *m)
 							      : 0;
 	r->reason = json_string_value(json_object_get(o, "reason"));
 	r->resolution_pct = NAN;
+	if (json_integer_value(json_object_get(o, "rounds_dropped")) > 0)
+		r->rounds_dropped = (size_t)json_integer_value(
+			json_object_get(o, "rounds_dropped"));
 	if (json_is_object(h = json_object_get(o, "history"))) {
 		const char *st = json_string_value(json_object_get(h, "state"));
 

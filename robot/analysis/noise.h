@@ -36,8 +36,13 @@ struct noise_prior {
  * moves over weeks (kernels, firmware, the lab), so its older pairs say
  * less of today's than their count would. */
 #define NOISE_DF_MAX 50
-/* The least history a prior needs: two pairs of three rounds. */
-#define NOISE_DF_MIN 4
+/* The least history a prior needs: one pair of three rounds, or three
+ * runs of the base on a box (its canary).  A prior this short weighs
+ * little (compare.h's COMPARE_PRIOR_WEIGHT caps it at twice the pair's
+ * own degrees of freedom anyway); it gives a pair's first look of three
+ * rounds a few more degrees of freedom, which is what lets a change many
+ * times its noise be decided there. */
+#define NOISE_DF_MIN 2
 /* A pair whose noise is this unlikely under the others' (either way)
  * is left out of the fit: a box that was changing, a commit that made
  * the job noisier.  Small, because a noise that truly varies from pair

@@ -130,6 +130,13 @@ stats_sort(double *v, size_t n)
 		insertion_sort(v, n);
 }
 
+double
+stats_median(double *v, size_t n)
+{
+	stats_sort(v, n);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /*
  * The mean and the sum of squared deviations of n > 0 values, in two
  * passes: the mean is the (compensated) sum over n, so that integers

@@ -33,6 +33,9 @@ void stats_summarize_two(const double *a, size_t na, double *sa,
 			 double *sb, struct stats_summary *ob);
 /* Sorts n values in place (no NaN among them). */
 void stats_sort(double *v, size_t n);
+/* The median of n > 0 values (the mean of the middle two when n is even),
+ * sorting them in place. */
+double stats_median(double *v, size_t n);
 /* Mean and unbiased (n - 1) variance of n values, n >= 1 (var 0 if 1). */
 void stats_mean_var(const double *v, size_t n, double *mean, double *var);
 /* The regularized incomplete beta function I_x(a, b). */

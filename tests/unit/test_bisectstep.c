@@ -210,6 +210,28 @@ test_sprt_mid(void)
 	/* Three rounds know it on four: decided. */
 	CHECK_INT(tested(r, rounds_of(r, 3, 92.3), false, 0, 0, false, &t),
 		  BISECT_BAD);
+	/* One round 18% of the way, the history's noise 1%: the midpoint's
+	 * own noise unseen (BISECT_UNSEEN), not decided; a second round 27%
+	 * of the way beyond bad shows it noisier than its history (its own
+	 * noise, too few degrees of freedom: not yet); one like bad with
+	 * the ends 93% apart, decided all the same. */
+	rounds_of(r, 1, 100 * (1 - 0.08 * 0.18));
+	CHECK_INT(tested(r, 1, false, 0.0002, 30, false, &t), BISECT_UNSURE);
+	CHECK(t.llr < 0);
+	r[1] = (struct bisect_round){100, 100 * (1 - 0.08 * 1.27), 92};
+	CHECK_INT(tested(r, 2, false, 0.0002, 30, false, &t), BISECT_UNSURE);
+	CHECK(t.noisier);
+	{
+		static const struct bisect_round far[3] = {
+			{100, NAN, 7}, {101, NAN, 7.1}, {99, NAN, 6.9}};
+		char why[512];
+
+		r[0] = (struct bisect_round){100, 7.2, 7};
+		bisect_test(r, 1, far, 3, false, 0.0002, 30, false, &t, why,
+			    sizeof why);
+		tap_diag("%s", why);
+		CHECK_INT(t.verdict, BISECT_BAD);
+	}
 }
 
 /* A run 30% off in one round leaves that round out, and the step is

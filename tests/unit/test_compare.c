@@ -413,12 +413,21 @@ test_prior_weighs_history(void)
 	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
 	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
 	CHECK_INT(r.history, COMPARE_HISTORY_NONE);
-	/* Two sides (not rounds) have no history to weigh. */
+	/* Two sides (not rounds) weigh it too: their pooled noise of a
+	 * run, as a round's difference's (twice it). */
 	prior.metric = "dd.write_bytes_per_sec";
 	opt.paired = false;
 	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
-	CHECK_DBL(r.prior_df, 0, 0);
+	CHECK_INT(r.history, COMPARE_HISTORY_USED);
+	CHECK_DBL(r.noise_df, 4, 0);
+	CHECK_DBL(r.prior_df, 8, 0);
+	CHECK_DBL(r.df, 12, 0);
+	CHECK_INT(r.verdict, COMPARE_REGRESSION);
+	/* and without it, Welch's */
+	opt.npriors = 0;
+	compare_metric("dd.write_bytes_per_sec", b, 3, h, 3, &opt, &up, &r);
 	CHECK_INT(r.history, COMPARE_HISTORY_NONE);
+	CHECK_DBL(r.prior_df, 0, 0);
 }
 
 /* The guard is the predictive F test at its level: rounds whose own
@@ -451,6 +460,54 @@ test_prior_guard_level(void)
 	CHECK_INT(r.history, COMPARE_HISTORY_NOISIER);
 }
 
+/* The rounds' outlier screen: eight rounds of an 8% slowdown at 4% noise
+ * (a round's difference's sd 5.7%), one of whose base runs was 30% low
+ * (the round reads +26%).  With the history known, that round is left
+ * out and the slowdown is a regression; kept (no screen), its noise
+ * hides it.  Without a history nothing is left out; nor when every
+ * round is as noisy as that one (the pair is noisier than its history,
+ * and decided on all its rounds). */
+static void
+test_rounds_screen_outlier(void)
+{
+	static const double e[8] = {0.03, -0.04, 0.05, -0.02,
+				    0.01, -0.05, 0.02, 0};
+	double b[8], h[8], wide[8];
+	struct compare_prior prior = {"dd.write_bytes_per_sec", 0.0032, 30};
+	struct compare_options opt;
+	struct compare_result r;
+
+	for (size_t i = 0; i < 8; i++) {
+		b[i] = 100;
+		h[i] = 92 * exp(e[i]);
+	}
+	b[5] *= 0.7;
+	compare_options_init(&opt);
+	opt.paired = true;
+	opt.priors = &prior;
+	opt.npriors = 1;
+	compare_metric("dd.write_bytes_per_sec", b, 8, h, 8, &opt, &up, &r);
+	CHECK_INT(r.verdict, COMPARE_REGRESSION);
+	CHECK_INT((int)r.rounds_dropped, 1);
+	CHECK_INT(r.history, COMPARE_HISTORY_USED);
+	CHECK_DBL(r.effect_pct, -8, 1.5);
+	opt.screen = 0;
+	compare_metric("dd.write_bytes_per_sec", b, 8, h, 8, &opt, &up, &r);
+	CHECK_INT(r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK_INT((int)r.rounds_dropped, 0);
+	opt.screen = COMPARE_SCREEN;
+	opt.npriors = 0;
+	compare_metric("dd.write_bytes_per_sec", b, 8, h, 8, &opt, &up, &r);
+	CHECK_INT((int)r.rounds_dropped, 0);
+	/* every round 20-40% apart: noisier than the history, all kept */
+	opt.npriors = 1;
+	for (size_t i = 0; i < 8; i++)
+		wide[i] = 92 * exp(i % 2 ? 0.3 : -0.25 + 0.01 * (double)i);
+	compare_metric("dd.write_bytes_per_sec", b, 8, wide, 8, &opt, &up, &r);
+	CHECK_INT((int)r.rounds_dropped, 0);
+	CHECK_INT(r.history, COMPARE_HISTORY_NOISIER);
+}
+
 int
 main(void)
 {
@@ -471,6 +528,7 @@ main(void)
 		TAP_CASE(test_rounds_cancel_drift),
 		TAP_CASE(test_prior_weighs_history),
 		TAP_CASE(test_prior_guard_level),
+		TAP_CASE(test_rounds_screen_outlier),
 		{NULL, NULL}};
 
 	return tap_run(cases);

@@ -165,6 +165,48 @@ test_table_of_json_is_the_table(void)
 	direction_table_free(dt);
 }
 
+/* A KPI's round left out by the rounds' screen (compare.c) says so: a
+ * note, and rounds_dropped in its JSON, read back. */
+static void
+test_rounds_dropped_noted(void)
+{
+	static double a[] = {100, 100, 100, 70, 100, 100, 100, 100},
+		      b[] = {92, 93, 91, 92, 94, 90, 92, 93};
+	struct direction_table *dt = direction_table_new();
+	struct compare_prior prior = {"dd.write_bytes_per_sec", 0.0032, 30};
+	struct compare_options opt;
+	struct comparison_side bs = {"7e5035bd9ef7cc41", 8, 0, 0},
+			       hs = {"fba414b38fdacaeeb526affa2c1", 8, 0, 0};
+	struct comparison_column cols[] = {
+		{"dd.write_bytes_per_sec", a, 8, b, 8},
+	};
+	struct comparison *c, *back;
+	json_t *j, *m;
+
+	compare_options_init(&opt);
+	opt.paired = true;
+	opt.priors = &prior;
+	opt.npriors = 1;
+	c = comparison_of_columns("dd-write/x/rt", &bs, &hs, cols, 1, &opt, dt,
+				  "dd.");
+	CHECK_INT((int)c->metrics[0].r.rounds_dropped, 1);
+	CHECK_INT((int)c->nnotes, 1);
+	CHECK(c->nnotes == 1 &&
+	      strcmp(c->notes[0], "dd.write_bytes_per_sec: 1 of 8 rounds left "
+				  "out, an outlier run in each (more than 5 "
+				  "sd from the rounds' median)") == 0);
+	j = written(c, false, -1);
+	m = json_array_get(json_object_get(j, "metrics"), 0);
+	CHECK_INT((int)json_integer_value(json_object_get(m, "rounds_dropped")),
+		  1);
+	back = comparison_from_json(j);
+	CHECK(back != NULL && back->metrics[0].r.rounds_dropped == 1);
+	comparison_free(back);
+	json_decref(j);
+	comparison_free(c);
+	direction_table_free(dt);
+}
+
 /* A value of kind k around level x (deterministic: rand_r). */
 static double
 draw(unsigned *seed, int k, double x)
@@ -340,6 +382,7 @@ main(void)
 		TAP_CASE(test_compact_and_indented_are_one_json),
 		TAP_CASE(test_stream_failure_is_told),
 		TAP_CASE(test_table_of_json_is_the_table),
+		TAP_CASE(test_rounds_dropped_noted),
 		TAP_CASE(test_report_of_json_is_the_report),
 		TAP_CASE(test_profile_rows_missing_are_zero),
 		{NULL, NULL}};

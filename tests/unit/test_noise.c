@@ -124,7 +124,7 @@ test_outlier_left_out(void)
 static void
 test_little_history(void)
 {
-	struct noise_obs a[] = {{0.004, 2}, {0.002, 1}};
+	struct noise_obs a[] = {{0.004, 1}, {0.002, 0.5}};
 	struct noise_obs b[] = {{0.004, 2}, {0.001, 2}};
 	struct noise_obs c[] = {{0.004, 4}, {NAN, 2}, {-1, 2}, {0.1, 0}};
 	struct noise_prior p;
