@@ -17,6 +17,7 @@
 #include "jobs/sysctl.h"
 #include "robot/analysis/comparison.h"
 #include "robot/analysis/direction.h"
+#include "robot/analysis/noise.h"
 #include "robot/analysis/result.h"
 #include "robot/analysis/series.h"
 #include "robot/analysis/table.h"
@@ -55,7 +56,11 @@ static const char compare_usage[] =
 	"  --json          the comparison as JSON (every metric)\n"
 	"  --min-effect P  the smallest change that counts, in % (2, or 2%)\n"
 	"  --directions F  more metric directions, before the built-in\n"
-	"                  ones (format: robot/directions; files only)\n";
+	"                  ones (format: robot/directions; files only)\n"
+	"  --history FILE|DIR...  earlier runs of the same series (result\n"
+	"                  documents): each commit's runs among them tell\n"
+	"                  the KPIs' noise, which the comparison weighs with\n"
+	"                  its own (docs/statistics.md; files only)\n";
 
 /* "  4e159150a9 ("subject") (base)": the subject when the runs' provision
  * told it (robot-box's hook prints "subject: ..."), cleaned for a
@@ -204,6 +209,10 @@ struct compare_args {
 	const char *series;        /* --series: fetch from robotd */
 	const char **base, **head; /* paths, or one commit each */
 	size_t nbase, nhead;
+	const char **hist; /* --history: paths */
+	size_t nhist;
+	struct result *hruns; /* their runs */
+	size_t nhruns;
 	struct result_names *names; /* of the runs read from files */
 	/* while parsing */
 	struct errlist *el;
@@ -218,6 +227,10 @@ compare_args_release(struct compare_args *a)
 	free(a->server);
 	free(a->base);
 	free(a->head);
+	free(a->hist);
+	for (size_t i = 0; i < a->nhruns; i++)
+		result_release(&a->hruns[i]);
+	free(a->hruns);
 }
 
 static void
@@ -285,13 +298,16 @@ compare_option(int c, const char *arg, void *ctx)
 		break;
 	case 'b':
 	case 'H':
-		a->which = c == 'b' ? 1 : 2;
+	case 'Y':
+		a->which = c == 'b' ? 1 : c == 'H' ? 2 : 3;
 		/* FALLTHROUGH */
 	case 1:
 		if (a->which == 1)
 			add_path(&a->base, &a->nbase, arg);
 		else if (a->which == 2)
 			add_path(&a->head, &a->nhead, arg);
+		else if (a->which == 3)
+			add_path(&a->hist, &a->nhist, arg);
 		else {
 			log_warnx("'%s': say whether it is --base or --head",
 				  arg);
@@ -308,7 +324,7 @@ compare_option(int c, const char *arg, void *ctx)
 		a->series = arg;
 		break;
 	}
-	if (c != 'b' && c != 'H' && c != 1)
+	if (c != 'b' && c != 'H' && c != 'Y' && c != 1)
 		a->which = 0;
 	return true;
 }
@@ -326,6 +342,7 @@ compare_parse(int argc, char **argv, struct compare_args *a, struct errlist *el)
 		{"min-effect", required_argument, NULL, 'e'},
 		{"directions", required_argument, NULL, 'd'},
 		{"series", required_argument, NULL, 'S'},
+		{"history", required_argument, NULL, 'Y'},
 		{NULL, 0, NULL, 0}};
 	/* "-": the paths after --base or --head, in order, until the next
 	 * option. */
@@ -357,6 +374,11 @@ compare_parse(int argc, char **argv, struct compare_args *a, struct errlist *el)
 		log_warnx("--server needs --series KEY/TBOX_GROUP");
 		return 2;
 	}
+	if (a->series != NULL && a->nhist > 0) {
+		log_warnx("--history is for result files: robotd weighs each "
+			  "series' own history");
+		return 2;
+	}
 	return -1;
 }
 
@@ -370,6 +392,9 @@ compare_load(struct compare_args *a, struct result **base, size_t *nb,
 		(void)result_load_path(a->base[i], a->names, base, nb, el);
 	for (size_t i = 0; i < a->nhead; i++)
 		(void)result_load_path(a->head[i], a->names, head, nh, el);
+	for (size_t i = 0; i < a->nhist; i++)
+		(void)result_load_path(a->hist[i], a->names, &a->hruns,
+				       &a->nhruns, el);
 	if (el->nerrors > 0)
 		return 2;
 	if (*nb == 0 || *nh == 0) {
@@ -417,22 +442,121 @@ warn_mixed_profiles(const char *series, const struct series_pair *sp)
 		  series, pb, sp->nbase, ph, sp->nhead);
 }
 
+/* The value of metric in run r, or NAN. */
+static double
+stat_of(const struct result *r, const char *metric)
+{
+	for (size_t i = 0; i < r->nstats; i++)
+		if (strcmp(r->stats[i].name, metric) == 0)
+			return r->stats[i].value;
+	return NAN;
+}
+
+/*
+ * The priors of series' KPIs (under prefix) from --history's runs: the
+ * ok runs of each commit of the series among them (two or more) tell a
+ * run's noise, twice it a round's difference's, of the logs
+ * (robot/analysis/noise.h).  Into *out (the caller frees it).
+ */
+static size_t
+history_priors(const struct compare_args *a, const char *series,
+	       const char *prefix, struct compare_prior **out)
+{
+	const struct result *first = NULL;
+	size_t n = 0;
+
+	*out = NULL;
+	for (size_t i = 0; i < a->nhruns && first == NULL; i++)
+		if (strcmp(a->hruns[i].series, series) == 0)
+			first = &a->hruns[i];
+	if (first == NULL || prefix == NULL)
+		return 0;
+	*out = xcalloc(first->nstats + 1, sizeof **out);
+	for (size_t m = 0; m < first->nstats; m++) {
+		const char *metric = first->stats[m].name;
+		struct noise_obs *obs = xcalloc(a->nhruns + 1, sizeof *obs);
+		bool *seen = xcalloc(a->nhruns + 1, sizeof *seen);
+		struct noise_prior p;
+		size_t nobs = 0;
+
+		if (!comparison_is_kpi(a->dt, metric, prefix)) {
+			free(obs);
+			free(seen);
+			continue;
+		}
+		/* commit by commit */
+		for (size_t i = 0; i < a->nhruns; i++) {
+			const struct result *c = &a->hruns[i];
+			double sum = 0, sq = 0, x[4096];
+			size_t k = 0;
+			bool positive = true;
+
+			if (seen[i] || strcmp(c->series, series) != 0)
+				continue;
+			for (size_t j = i; j < a->nhruns; j++) {
+				const struct result *r = &a->hruns[j];
+				double v;
+
+				if (seen[j] || strcmp(r->series, series) != 0 ||
+				    (c->commit == NULL) !=
+					    (r->commit == NULL) ||
+				    (c->commit != NULL &&
+				     strcmp(c->commit, r->commit) != 0))
+					continue;
+				seen[j] = true;
+				v = stat_of(r, metric);
+				if (r->status != RESULT_OK || !isfinite(v) ||
+				    k == 4096)
+					continue;
+				positive = positive && v > 0;
+				x[k++] = positive ? log(v) : 0;
+			}
+			if (k < 2 || !positive)
+				continue;
+			for (size_t j = 0; j < k; j++)
+				sum += x[j];
+			for (size_t j = 0; j < k; j++)
+				sq += (x[j] - sum / (double)k) *
+				      (x[j] - sum / (double)k);
+			obs[nobs].var = 2 * sq / (double)(k - 1);
+			obs[nobs].df = (double)(k - 1);
+			nobs++;
+		}
+		if (noise_fit(obs, nobs, &p))
+			(*out)[n++] =
+				(struct compare_prior){metric, p.var, p.df};
+		free(obs);
+		free(seen);
+	}
+	return n;
+}
+
 static struct comparison *
 compare_series(const struct compare_args *a, const struct series_pair *sp,
 	       struct errlist *el)
 {
 	struct comparison *cmp;
+	struct compare_options opt = a->opt;
+	struct compare_prior *priors = NULL;
 	char prefix[128];
+	bool has_prefix = series_kpi_prefix(
+		sp->base[0], catalog_testcase_workload, prefix, sizeof prefix);
 
+	if (a->nhruns > 0) {
+		opt.npriors = history_priors(
+			a, sp->series, has_prefix ? prefix : NULL, &priors);
+		opt.priors = priors;
+		if (opt.npriors == 0)
+			log_warnx("%s: --history holds no two ok runs of one "
+				  "commit of this series: its noise is its "
+				  "own",
+				  sp->series);
+	}
 	cmp = comparison_new(sp->series, (const struct result *const *)sp->base,
 			     sp->nbase, (const struct result *const *)sp->head,
-			     sp->nhead, &a->opt, a->dt,
-			     series_kpi_prefix(sp->base[0],
-					       catalog_testcase_workload,
-					       prefix, sizeof prefix)
-				     ? prefix
-				     : NULL,
+			     sp->nhead, &opt, a->dt, has_prefix ? prefix : NULL,
 			     el);
+	free(priors);
 	if (cmp != NULL)
 		warn_mixed_profiles(cmp->series, sp);
 	for (int s = 0; cmp != NULL && s < 2; s++) {

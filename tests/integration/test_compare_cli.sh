@@ -178,5 +178,50 @@ doc "$T/h1" 1 $H ok 7000 25000
 "$ROBOT" compare --json --base "$T/b1" --head "$T/h1" >"$T/json" 2>/dev/null
 check $([ $? = 0 ] && ! grep -qi 'nan\|inf' "$T/json" && grep -q '"inconclusive"' "$T/json"; echo $?) "single runs inconclusive, no NaN"
 
+# 5. --history: earlier runs of one commit of the series tell the KPI's
+# noise.  Three runs a side, 12% apart with 3% noise, are too few for
+# their own noise at the budget (inconclusive); with eight earlier runs
+# of one commit (the same 3%), the noise weighed with the history's
+# makes them a regression, and the KPI says so.
+X=3333333333333333333333333333333333333333
+for i in 1 2 3; do
+	doc "$T/hb" $i $B ok "$(echo "$i" | awk '{print 1000 * (1 + ($1 - 2) * 0.03)}')" 25000
+	doc "$T/hh" $i $H ok "$(echo "$i" | awk '{print 880 * (1 + (2 - $1) * 0.03)}')" 25000
+done
+for i in 1 2 3 4 5 6 7 8; do
+	doc "$T/hist" $i $X ok "$(echo "$i" | awk '{print 1000 * (1 + (($1 % 3) - 1) * 0.035)}')" 25000
+done
+"$ROBOT" compare --json --base "$T/hb" --head "$T/hh" >"$T/noh.json" 2>/dev/null
+"$ROBOT" compare --json --history "$T/hist" --base "$T/hb" --head "$T/hh" >"$T/h.json" 2>"$T/h.err"
+rc=$?
+/usr/bin/python3 - "$T/noh.json" "$T/h.json" >"$T/py.out" 2>&1 <<'PY'
+import json, sys
+def kpi(f):
+    c = json.load(open(f))["comparisons"][0]
+    return [m for m in c["metrics"] if m["metric"] == "fsmark.files_per_sec"][0]
+a, b = kpi(sys.argv[1]), kpi(sys.argv[2])
+assert a["verdict"] == "inconclusive" and "history" not in a, a
+assert b["verdict"] == "regression", b
+h = b["history"]
+assert h["state"] == "used" and h["prior_df"] > 0 and h["own_df"] == 4, h
+assert h["note"].startswith("its noise weighed with its history's"), h
+PY
+check $([ $rc = 0 ] && [ ! -s "$T/py.out" ]; echo $?) "--history: the KPI's noise weighed with earlier runs' makes 3+3 runs a regression"
+sed 's/^/# /' "$T/py.out"
+"$ROBOT" compare --history "$T/hist" --base "$T/hb" --head "$T/hh" >"$T/out" 2>&1
+check $(grep -q "(its noise weighed with its history's" "$T/out"; echo $?) "and the KPI block says so"
+# A history of other series, or of one run a commit: a warning, the
+# pair's own noise.
+"$ROBOT" compare --history "$T/hist/1.json" --base "$T/hb" --head "$T/hh" >"$T/out" 2>"$T/err"
+check $([ $? = 0 ] && grep -q "holds no two ok runs of one commit of this series" "$T/err" &&
+	! grep -q "weighed with its history" "$T/out"; echo $?) "--history of one run: said, and the pair's own noise"
+"$ROBOT" compare --history "$T/nothere" --base "$T/hb" --head "$T/hh" >/dev/null 2>"$T/err"
+check $([ $? = 2 ] && grep -q "nothere" "$T/err"; echo $?) "--history of a path that is not there: an error"
+printf '{"version": 1, "key": ' >"$T/broken.json"
+"$ROBOT" compare --history "$T/broken.json" --base "$T/hb" --head "$T/hh" >/dev/null 2>"$T/err"
+check $([ $? = 2 ] && grep -q "broken.json" "$T/err"; echo $?) "--history of a malformed document: its error, nothing compared"
+"$ROBOT" compare --history "$T/hist" --series x/y --base a --head b >/dev/null 2>"$T/err"
+check $([ $? = 2 ] && grep -q "history is for result files" "$T/err"; echo $?) "--history with --series: refused"
+
 echo "1..$n"
 [ $failed = 0 ]
