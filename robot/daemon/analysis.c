@@ -284,44 +284,52 @@ kpi_change(const struct comparison *c, const char *kpi, char *buf, size_t len)
 }
 
 /*
- * The priors of the claim's noise history (robot/analysis/noise.h) into
- * w->opt, one per metric whose history fits one.  Whether every KPI
- * among the pair's columns has one (the KPIs' prefix in prefix).
+ * The priors of the KPIs' noise into w->opt (robot/analysis/noise.h):
+ * each KPI's history as the claim has it (its series' earlier pairs),
+ * with the base's other runs on each box of the pair's rounds (its
+ * canary: the base against itself).  Whether every KPI among the pair's
+ * columns has one (the KPIs' prefix in prefix).
  */
 static bool
 noise_priors(struct pair_work *w, char *prefix, size_t len)
 {
 	const struct store_pair_head *in = w->in;
 	const struct store_pair_claim *cl = w->claim;
-	bool known = cl->nnoise > 0, has_prefix;
+	bool known = true;
 	size_t kpis = 0;
 
-	w->priors = xcalloc(cl->nnoise + 1, sizeof *w->priors);
+	w->priors = xcalloc(w->ncols + 1, sizeof *w->priors);
 	w->npriors = 0;
-	for (size_t i = 0; i < cl->nnoise; i++) {
+	if (!series_kpi_prefix_of(in->job, in->series,
+				  catalog_testcase_workload, prefix, len))
+		return false;
+	for (size_t i = 0; i < w->ncols; i++) {
+		const char *name = w->cols[i].name;
+		const struct store_noise *h = NULL;
+		struct noise_obs *obs;
 		struct noise_prior p;
+		size_t n = 0;
 
-		if (!noise_fit(cl->noise[i].obs, cl->noise[i].nobs, &p))
+		if (!comparison_is_kpi(w->dt, name, prefix))
 			continue;
-		w->priors[w->npriors++] = (struct compare_prior){
-			cl->noise[i].metric, p.var, p.df};
+		kpis++;
+		for (size_t k = 0; k < cl->nnoise && h == NULL; k++)
+			if (strcmp(cl->noise[k].metric, name) == 0)
+				h = &cl->noise[k];
+		obs = xcalloc((h ? h->nobs : 0) + in->ncanary + 1, sizeof *obs);
+		for (size_t k = 0; h != NULL && k < h->nobs; k++)
+			obs[n++] = h->obs[k];
+		n += store_values_canary(w->values, in, name, obs + n,
+					 in->ncanary);
+		if (noise_fit(obs, n, &p))
+			w->priors[w->npriors++] =
+				(struct compare_prior){name, p.var, p.df};
+		else
+			known = false;
+		free(obs);
 	}
 	w->opt.priors = w->priors;
 	w->opt.npriors = w->npriors;
-	has_prefix = series_kpi_prefix_of(
-		in->job, in->series, catalog_testcase_workload, prefix, len);
-	for (size_t i = 0; i < w->ncols && known; i++) {
-		bool found = false;
-
-		if (!has_prefix ||
-		    !comparison_is_kpi(w->dt, w->cols[i].name, prefix))
-			continue;
-		kpis++;
-		for (size_t k = 0; k < w->npriors && !found; k++)
-			found = strcmp(w->priors[k].metric, w->cols[i].name) ==
-				0;
-		known = found;
-	}
 	return known && kpis > 0;
 }
 

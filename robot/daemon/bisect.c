@@ -298,7 +298,9 @@ walk_test(struct walk *k, bool confirm, char *reason, size_t len)
 	kpi_prior(c, &pv, &pdf);
 	bisect_test(c->step.rounds, c->step.nrounds, c->step.ends,
 		    c->step.nends, confirm, pv, pdf, cap, &t, reason, len);
-	if (t.verdict != BISECT_UNSURE || t.used == 0)
+	/* (no round read but for an outlier run in each: more rounds, as
+	 * for a step that cannot tell yet) */
+	if (t.verdict != BISECT_UNSURE || (t.used == 0 && t.dropped == 0))
 		return t.verdict;
 	/* one more round at a time: the test is sequential */
 	if (walk_more(k, have, have + 1, reason))

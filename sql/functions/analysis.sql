@@ -167,6 +167,11 @@ $$;
 -- one box as [[base job, head job], ...], oldest first): the first row
 -- of the binary values robotd reads (store_pair_columns()).  A pair with
 -- rounds counts the runs of its rounds, each round once a side.
+-- canary: the base's other ok runs in the series, on the boxes of its
+-- rounds, the newest 24 of each box, as [[job, box], ...]: what they
+-- spread by tells a run's noise on that box (the base against itself:
+-- robot/analysis/noise.h); not of a box that is suspect, nor from
+-- before a box's reset (boxes.noise_since).
 CREATE FUNCTION robot_pair_head(p_series text, p_base text, p_head text)
 RETURNS json LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('series', p_series, 'base', p_base,
@@ -181,7 +186,24 @@ RETURNS json LANGUAGE sql STABLE AS $$
 			x.head_job) ORDER BY x.round), '[]')
 			FROM robot_pair_rounds(p_series, p_base, p_head) x
 			WHERE x.base_state = 'done' AND x.head_state = 'done'
-			AND x.base_box = x.head_box))
+			AND x.base_box = x.head_box),
+		'canary', (SELECT coalesce(json_agg(json_build_array(c.id,
+			c.box) ORDER BY c.id), '[]')
+			FROM (SELECT j.id, j.box, row_number() OVER (
+				PARTITION BY j.box ORDER BY j.id DESC) AS k
+				FROM jobs j JOIN boxes b ON b.name = j.box
+				WHERE j.series = p_series
+				AND j.commit = p_base AND j.state = 'done'
+				AND b.suspect IS NULL
+				AND (b.noise_since IS NULL
+					OR j.updated > b.noise_since)
+				AND j.box IN (SELECT x.base_box
+					FROM robot_pair_rounds(p_series, p_base,
+						p_head) x)
+				AND j.id NOT IN (SELECT x.base_job
+					FROM robot_pair_rounds(p_series, p_base,
+						p_head) x)) c
+			WHERE c.k <= 24))
 	FROM (SELECT robot_round_runs(p_series, p_base, p_head) AS runs) r
 $$;
 
@@ -208,7 +230,9 @@ END $$;
 -- Rounds p_have + 1 to p_rounds of p_commits (two or more) of a series,
 -- for pair p_pair: in each, one run of each commit in a random order,
 -- copies of the newest run of that commit in the series (else of the
--- first commit's, else of the series').  Returns how many rounds.
+-- first commit's, else of the series').  A bisection's rounds go before
+-- other work of the same priority: a report waits for them.  Returns
+-- how many rounds.
 CREATE FUNCTION robot_rounds_add(p_series text, p_tree text,
 	p_commits text[], p_have int, p_rounds int, p_pair bigint)
 RETURNS int LANGUAGE plpgsql AS $$
@@ -233,7 +257,14 @@ BEGIN
 				max_attempts, pair, round, round_pos)
 			VALUES (t.submission, t.key, t.tbox_group, t.series,
 				c.commit, coalesce(p_tree, t.tree), t.job,
-				t.needs, p_have + i, p_rounds, t.priority,
+				t.needs, p_have + i, p_rounds,
+				t.priority + CASE WHEN EXISTS (SELECT 1
+					FROM pairs x WHERE x.id = p_pair
+					AND x.bisection IS NOT NULL)
+					AND NOT EXISTS (SELECT 1 FROM pairs y
+					WHERE y.id = t.pair
+					AND y.bisection IS NOT NULL)
+					THEN 1 ELSE 0 END,
 				t.max_attempts, p_pair, r, c.pos);
 		END LOOP;
 	END LOOP;

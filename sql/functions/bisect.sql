@@ -6,14 +6,16 @@
 -- is compared with.  A pair whose runs have all ended is ready at once.
 -- A new pair asks for no more runs than p_rounds: the bisection asks for
 -- more (robot_bisect_more()) only when its step cannot tell without
--- them.  A
--- pair that ended with no ok run on a side (its runs were cancelled: a
--- cancelled bisection's) while that side has runs to come is measured
--- anew, not taken for "no run ended ok".
+-- them.  A final pair given rounds here (one an earlier step measured
+-- in fewer) waits for them, as robot_pair_again() has it; a pair that
+-- ended with no ok run on a side (its runs were cancelled: a cancelled
+-- bisection's) while that side has runs to come is measured anew, not
+-- taken for "no run ended ok".
 CREATE FUNCTION robot_bisect_pair(b bisections, p_base text, p_head text,
 	p_rounds int) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
 	p pairs;
+	added int;
 BEGIN
 	-- Runs queued here make no pairs of their own (jobs.pair is set).
 	INSERT INTO pairs AS x (series, base, head, tree, max_runs, bisection)
@@ -21,7 +23,12 @@ BEGIN
 		ON CONFLICT (series, base, head) DO UPDATE
 		SET updated = x.updated
 		RETURNING * INTO p;
-	PERFORM robot_pair_more(p, p_rounds);
+	added := robot_pair_more(p, p_rounds);
+	IF p.state = 'final' AND p.bisection IS NOT NULL AND added > 0 THEN
+		UPDATE pairs SET state = 'waiting', updated = now(),
+			max_runs = greatest(coalesce(max_runs, 0), p_rounds)
+			WHERE id = p.id RETURNING * INTO p;
+	END IF;
 	IF p.state = 'final' AND p.verdict = 'failed' AND EXISTS (SELECT 1
 		FROM jobs WHERE series = b.series
 		AND commit IN (p_base, p_head)
@@ -526,13 +533,14 @@ BEGIN
 	RETURN robot_bisection(b.id);
 END $$;
 
--- The rounds a step is first measured in: two (or the tree's runs, if
--- fewer), then one more at a time while it cannot tell
--- (robot/analysis/bisectstep.h: with the noise of its series known, two
--- rounds decide a change many times the noise).
+-- The rounds a step is first measured in: one, then one more at a time
+-- while it cannot tell (robot/analysis/bisectstep.h: with the noise of
+-- its series known, one round decides a change many times the noise;
+-- without, the ends' rounds and a second round of its own tell the
+-- noise).
 CREATE FUNCTION robot_bisect_first(b bisections) RETURNS int
 LANGUAGE sql IMMUTABLE AS $$
-	SELECT least(2, b.runs)
+	SELECT least(1, b.runs)
 $$;
 
 -- The next step of bisection p_id under claim p_claims (p: {kind: mid

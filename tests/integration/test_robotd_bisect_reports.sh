@@ -94,7 +94,7 @@ repo late
 commits late 6 "late" >"$T/late.shas"
 LBAD=$(sed -n 2p "$T/late.shas")
 # shellcheck disable=SC2086
-simbox s10 $(sed -n '2,$p' "$T/late.shas" | sed 's/$/=-10/' | tr '\n' ' ') --noise=1 --seed=10 --delay=0.3
+simbox s10 $(sed -n '2,$p' "$T/late.shas" | sed 's/$/=-10/' | tr '\n' ' ') --noise=1 --seed=10 --delay=1
 watch late 6
 wait_for 240 sh -c "[ \"\$(grep -ls '^Subject: \[robot\] \[late:' '$T'/mail/new/* | wc -l)\" -ge 2 ]"
 check $(about late "

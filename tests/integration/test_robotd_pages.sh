@@ -203,7 +203,8 @@ h = json.load(open(t + "/hist.json"))
 dots = open(art + "/history.html").read().split("<svg")[1].count("<circle")
 assert dots == sum(c["n"] for c in h["commits"]), (dots, [c["n"] for c in h["commits"]])
 c = json.load(open(t + "/cmp.json"))["comparison"]
-runs = "%d runs a side, in %d rounds" % (c["base_runs"]["ok"], c["rounds"])
+n, r = c["base_runs"]["ok"], c["rounds"]
+runs = "%d run%s a side, in %d round%s" % (n, "" if n == 1 else "s", r, "" if r == 1 else "s")
 assert c["base_runs"]["ok"] == c["head_runs"]["ok"] > 0, c["base_runs"]
 assert runs in open(art + "/compare.html").read(), runs
 PY

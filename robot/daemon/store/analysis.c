@@ -339,6 +339,10 @@ store_pair_head_free(struct store_pair_head *h)
 	free(h->head);
 	json_decref(h->job);
 	free(h->rounds);
+	for (size_t i = 0; i < h->ncanary; i++)
+		free(h->canary_boxes[i]);
+	free(h->canary_boxes);
+	free(h->canary_jobs);
 	free(h);
 }
 
@@ -380,6 +384,22 @@ pair_head_decode(const char *text, size_t len)
 		h->rounds[h->nrounds][1] =
 			json_integer_value(json_array_get(r, 1));
 		h->nrounds++;
+	}
+	rounds = json_object_get(j, "canary");
+	h->canary_jobs =
+		xcalloc(json_array_size(rounds) + 1, sizeof *h->canary_jobs);
+	h->canary_boxes =
+		xcalloc(json_array_size(rounds) + 1, sizeof *h->canary_boxes);
+	json_array_foreach(rounds, i, r)
+	{
+		const char *box = json_string_value(json_array_get(r, 1));
+
+		if (box == NULL || !json_is_integer(json_array_get(r, 0)))
+			continue;
+		h->canary_jobs[h->ncanary] =
+			json_integer_value(json_array_get(r, 0));
+		h->canary_boxes[h->ncanary] = xstrdup(box);
+		h->ncanary++;
 	}
 	json_decref(j);
 	return h;
@@ -500,6 +520,82 @@ values_of_rounds(const struct db_result *r, struct store_pair_head *in,
 	}
 	*ncols = n;
 	return true;
+}
+
+size_t
+store_values_canary(const struct store_values *v,
+		    const struct store_pair_head *in, const char *metric,
+		    struct noise_obs *out, size_t max)
+{
+	const struct db_result *r = v->rows;
+	size_t rows = db_rows(r), nv = 0, nj = 0, nout = 0;
+	double *vals = NULL, *x;
+	long long *jobs = NULL;
+	bool *done;
+
+	if (in->ncanary == 0)
+		return 0;
+	for (size_t i = 1; i < rows && vals == NULL; i++) {
+		const char *name = db_value(r, i, 1);
+		size_t most;
+
+		if (be32((const unsigned char *)db_value(r, i, 0)) != 1 ||
+		    name == NULL || strcmp(name, metric) != 0)
+			continue;
+		most = float8_count((const unsigned char *)db_value(r, i, 2),
+				    db_length(r, i, 2));
+		vals = xreallocarray(NULL, most + 1, sizeof *vals);
+		jobs = xreallocarray(NULL, most + 1, sizeof *jobs);
+		if (!array8_at((const unsigned char *)db_value(r, i, 2),
+			       db_length(r, i, 2), false, vals, SIZE_MAX,
+			       &nv) ||
+		    !array8_at((const unsigned char *)db_value(r, i, 3),
+			       db_length(r, i, 3), true, jobs, nv, &nj))
+			nj = 0;
+	}
+	if (vals == NULL) {
+		free(jobs);
+		return 0;
+	}
+	x = xcalloc(in->ncanary + 1, sizeof *x);
+	done = xcalloc(in->ncanary + 1, sizeof *done);
+	/* box by box: the values of its canary runs */
+	for (size_t b = 0; b < in->ncanary && nout < max; b++) {
+		double sum = 0, sq = 0, mean;
+		size_t k = 0;
+		bool positive = true;
+
+		if (done[b])
+			continue;
+		for (size_t c = b; c < in->ncanary; c++) {
+			if (done[c] || strcmp(in->canary_boxes[c],
+					      in->canary_boxes[b]) != 0)
+				continue;
+			done[c] = true;
+			for (size_t i = 0; i < nj; i++)
+				if (jobs[i] == in->canary_jobs[c] &&
+				    isfinite(vals[i])) {
+					positive = positive && vals[i] > 0;
+					x[k++] = positive ? log(vals[i]) : 0;
+					break;
+				}
+		}
+		if (k < 3 || !positive)
+			continue;
+		for (size_t i = 0; i < k; i++)
+			sum += x[i];
+		mean = sum / (double)k;
+		for (size_t i = 0; i < k; i++)
+			sq += (x[i] - mean) * (x[i] - mean);
+		out[nout].var = 2 * sq / (double)(k - 1);
+		out[nout].df = (double)(k - 1);
+		nout++;
+	}
+	free(x);
+	free(done);
+	free(vals);
+	free(jobs);
+	return nout;
 }
 
 bool

@@ -118,6 +118,9 @@ struct store_pair_head {
 	long long (*rounds)[2]; /* its rounds that ended ok on one box:
 				   their base and head jobs, oldest first */
 	size_t nrounds;
+	long long *canary_jobs; /* the base's other ok runs on those boxes */
+	char **canary_boxes;    /* and the box of each */
+	size_t ncanary;
 };
 void store_pair_head_free(struct store_pair_head *h);
 /*
@@ -132,6 +135,16 @@ bool store_values_read(const struct store_values *v, const char *base,
 		       const char *head, struct store_pair_head **in,
 		       struct comparison_column **cols, size_t *ncols,
 		       double **block) __attribute__((warn_unused_result));
+/*
+ * The noise of metric as the base's other runs on each box of the pair's
+ * rounds show it (in->canary): for each box with three or more, twice
+ * the variance of their logs (a round's difference's, were the base run
+ * against itself) on their degrees of freedom, into out (at most max;
+ * their number).  None when a value is not positive.
+ */
+size_t store_values_canary(const struct store_values *v,
+			   const struct store_pair_head *in, const char *metric,
+			   struct noise_obs *out, size_t max);
 void store_values_free(struct store_values *v);
 /* The stored comparison of a pair: {"pair", "state", "verdict", "kpi",
  * "runs", "comparison", "table"}, or NULL when there is none. */
