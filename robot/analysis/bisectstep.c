@@ -196,6 +196,51 @@ off(double x, double lo, double hi, double sd)
 			  x > fmax(lo, hi) + BISECT_SCREEN * sd);
 }
 
+/* Whether k of n rounds off are few enough to be outlier runs: at most a
+ * quarter of them (one of fewer than eight).  More are not outliers but
+ * commits noisier than the scale (a midpoint noisier than its series'
+ * history): all are kept, and the guard reads their noise. */
+static bool
+few(size_t k, size_t n)
+{
+	return k <= (n / 4 > 1 ? n / 4 : 1);
+}
+
+/* The step's round r as an observation (false: it cannot be read). */
+static bool
+obs_of(const struct bisect_round *r, bool logs, struct obs *x)
+{
+	double g = r->good, m = r->mid, b = r->bad;
+
+	if (!isfinite(m) || (!isfinite(g) && !isfinite(b)))
+		return false;
+	if (logs) {
+		g = log(g);
+		m = log(m);
+		b = log(b);
+	}
+	if (isfinite(g) && isfinite(b))
+		*x = (struct obs){m - (g + b) / 2, -0.5, 0.5, 0.75, 0};
+	else if (isfinite(g))
+		*x = (struct obs){m - g, 0, 1, 1, 1};
+	else
+		*x = (struct obs){m - b, -1, 0, 1, 2};
+	return true;
+}
+
+/* Whether round r (read as x) lies far off: its ends' change from d, or
+ * its midpoint from what either likeness says. */
+static bool
+round_off(const struct bisect_round *r, const struct obs *x, bool logs,
+	  bool confirm, double d, double sd)
+{
+	double ends = logs ? log(r->bad) - log(r->good) : r->bad - r->good;
+
+	return (isfinite(r->good) && isfinite(r->bad) && !confirm &&
+		off(ends, d, d, sd)) ||
+	       off(x->u, x->cg * d, x->cb * d, sd * sqrt(x->f));
+}
+
 void
 bisect_test(const struct bisect_round *r, size_t n,
 	    const struct bisect_round *ends, size_t nends, bool confirm,
@@ -205,7 +250,7 @@ bisect_test(const struct bisect_round *r, size_t n,
 	bool logs = all_positive(r, n) && all_positive(ends, nends);
 	double *y = xcalloc(n + nends + 1, sizeof *y);
 	struct obs *o = xcalloc(n + nends + n + 1, sizeof *o);
-	double d, ss = 0, df = 0, s2, sd, own_df = 0;
+	double d, ss = 0, df = 0, s2, sd, own_df = 0, screen_sd;
 	double sum[3] = {0}, sq[3] = {0};
 	size_t ny = 0, no = 0, cnt[3] = {0};
 	const char *like, *end_name;
@@ -244,14 +289,20 @@ bisect_test(const struct bisect_round *r, size_t n,
 		free(dev);
 	}
 	/* 2. The ends' change D and the noise, of the rounds whose change
-	 * is not an outlier's: the history's, and the ends' rounds'. */
+	 * is not an outlier's (few()): the history's, and the ends'
+	 * rounds'. */
 	{
 		size_t k = 0;
 
 		for (size_t i = 0; i < ny; i++)
-			if (!off(y[i], d, d, sd))
-				y[k++] = y[i];
-		ny = k;
+			k += off(y[i], d, d, sd);
+		if (few(k, ny)) {
+			k = 0;
+			for (size_t i = 0; i < ny; i++)
+				if (!off(y[i], d, d, sd))
+					y[k++] = y[i];
+			ny = k;
+		}
 	}
 	if (prior_df > 0 && prior_var > 0) {
 		ss += prior_df * prior_var;
@@ -272,24 +323,25 @@ bisect_test(const struct bisect_round *r, size_t n,
 		sd = sqrt(ss / df);
 	/* 3. The step's rounds, each read within it; one whose ends'
 	 * change, or whose midpoint, lies far off what either likeness
-	 * says is left out (a run of it was an outlier). */
+	 * says is left out (a run of it was an outlier), when such rounds
+	 * are few(). */
+	{
+		size_t k = 0, readable = 0;
+		struct obs x;
+
+		for (size_t i = 0; i < n; i++)
+			if (obs_of(&r[i], logs, &x)) {
+				readable++;
+				k += round_off(&r[i], &x, logs, confirm, d, sd);
+			}
+		screen_sd = few(k, readable) ? sd : 0;
+	}
 	for (size_t i = 0; i < n; i++) {
-		double g = r[i].good, m = r[i].mid, b = r[i].bad;
 		struct obs *x = &o[no];
 
-		if (!isfinite(m) || (!isfinite(g) && !isfinite(b)))
+		if (!obs_of(&r[i], logs, x))
 			continue;
-		if (isfinite(g) && isfinite(b)) {
-			*x = (struct obs){X(m) - (X(g) + X(b)) / 2, -0.5, 0.5,
-					  0.75, 0};
-		} else if (isfinite(g)) {
-			*x = (struct obs){X(m) - X(g), 0, 1, 1, 1};
-		} else {
-			*x = (struct obs){X(m) - X(b), -1, 0, 1, 2};
-		}
-		if ((isfinite(g) && isfinite(b) && !confirm &&
-		     off(X(b) - X(g), d, d, sd)) ||
-		    off(x->u, x->cg * d, x->cb * d, sd * sqrt(x->f))) {
+		if (round_off(&r[i], x, logs, confirm, d, screen_sd)) {
 			out->dropped++;
 			continue;
 		}

@@ -307,6 +307,34 @@ test_sprt_values(void)
 	CHECK_DBL(t.change_pct, -8, 0.3);
 }
 
+/* A step whose commits are all far noisier than the series' history
+ * (the quickstart scenario: good commits 15% apart, a history of the bad
+ * ones' 1%): its rounds are not outliers to leave out but noise, read by
+ * the guard; the midpoint like good is decided on its own noise. */
+static void
+test_sprt_noisier_not_outliers(void)
+{
+	static const double e[6] = {0.15, -0.12, 0.1, -0.16, 0.13, -0.09};
+	struct bisect_round r[6], far[6];
+	struct bisect_test t;
+	char why[512];
+
+	for (size_t i = 0; i < 6; i++) {
+		far[i] = (struct bisect_round){100 * exp(e[(i + 2) % 6]), NAN,
+					       7 * exp(0.01 * e[i])};
+		r[i] = (struct bisect_round){100 * exp(e[i]),
+					     100 * exp(e[(i + 3) % 6]),
+					     7 * exp(0.01 * e[(i + 1) % 6])};
+	}
+	bisect_test(r, 6, far, 6, false, 0.0002, 30, false, &t, why,
+		    sizeof why);
+	tap_diag("%s", why);
+	CHECK_INT((int)t.dropped, 0);
+	CHECK(t.noisier);
+	CHECK_INT(t.verdict, BISECT_GOOD);
+	CHECK_DBL(t.change_pct, -93, 1.5);
+}
+
 int
 main(void)
 {
@@ -320,6 +348,7 @@ main(void)
 		TAP_CASE(test_sprt_outlier_and_between),
 		TAP_CASE(test_sprt_confirm),
 		TAP_CASE(test_sprt_values),
+		TAP_CASE(test_sprt_noisier_not_outliers),
 		{NULL, NULL}};
 
 	return tap_run(cases);
