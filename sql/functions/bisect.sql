@@ -304,6 +304,14 @@ BEGIN
 			AND x.bad = NEW.commit AND x.change = NEW.kind
 			AND x.state <> 'cancelled') THEN
 		BEGIN
+			-- One tree's bisections start one at a time: two
+			-- series' changes of one range recorded at once (their
+			-- pairs analysed side by side) would else each miss the
+			-- other's bisection, and walk the range twice.  The
+			-- lock holds to the end of this transaction; the next
+			-- statement's snapshot sees what the other committed.
+			PERFORM pg_advisory_xact_lock(hashtext('robot_bisect'),
+				hashtext(NEW.tree));
 			SELECT * INTO l FROM bisections x
 				WHERE x.tree = NEW.tree AND x.good = NEW.base
 				AND x.bad = NEW.commit AND x.change = NEW.kind

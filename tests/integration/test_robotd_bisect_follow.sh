@@ -11,7 +11,7 @@ set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
 . "$SRC/tests/integration/bisect_lib.sh"
-echo "1..8"
+echo "1..9"
 
 cat >"$T/two.yaml" <<'YAML'
 suite: dd-write
@@ -94,5 +94,29 @@ check $([ -n "$tfollower" ] &&
 	[ "$(sql "SELECT count(*) FROM bisect_steps WHERE bisection = $tfollower AND kind = 'mid'")" -ge 1 ]; echo $?) \
 	"a follower whose lead was cancelled bisects its range on its own ($(sql "SELECT state || ' ' || coalesce(first_bad, '-') FROM bisections WHERE id = ${tfollower:-0}"))"
 simbox_stop s2
+
+# 3. Two series' changes of one range recorded at the same moment (their
+# head pairs analysed side by side, in two transactions): the second
+# waits for the first's bisection, and follows it, instead of walking
+# the range again.  The first's transaction is held open 3 s, its
+# bisection claimed for a minute (robotd's walker would else end it
+# before the second looks: its ends do not differ).
+GOOD=$(sql "SELECT good FROM bisections WHERE id = ${lead:-0}")
+ins() { # SERIES P: an improvement of the range (GOOD, HEAD] in SERIES
+	printf "INSERT INTO regressions (kind, tree, branch, commit, base, series, kpi, change_pct, p_value, runs, base_runs, head_runs, last_head, pair) VALUES ('improvement', 'two', 'main', '%s', '%s', '%s', 'dd.write_bytes_per_sec', 10, %s, 3, 3, 3, '%s', (SELECT min(id) FROM pairs WHERE series = '%s' AND base = '%s' AND head = '%s'));" \
+		"$HEAD" "$GOOD" "$1" "$2" "$HEAD" "$1" "$GOOD" "$HEAD"
+}
+sql_own "BEGIN; $(ins "$EXT4" 1e-6) UPDATE bisections SET claimed_until = now() + interval '1 minute' WHERE change = 'improvement'; SELECT pg_sleep(3); COMMIT;" >/dev/null 2>"$T/race1.err" &
+r1=$!
+sleep 1
+sql_own "$(ins "$XFS" 1e-3)" >/dev/null 2>"$T/race2.err"
+wait $r1
+race=$(sql "SELECT string_agg(series || ' ' || coalesce(lead::text, '-'), ', ' ORDER BY id) FROM bisections WHERE change = 'improvement'")
+rlead=$(sql "SELECT id FROM bisections WHERE change = 'improvement' AND series = '$EXT4'")
+check $([ -n "$rlead" ] && [ "$(sql "SELECT lead FROM bisections WHERE change = 'improvement' AND series = '$XFS'")" = "$rlead" ]; echo $?) \
+	"two series' changes of one range recorded at once: one bisection walks it, the other follows ($race)"
+for i in $(sql "SELECT id FROM bisections WHERE change = 'improvement' AND state = 'running'"); do
+	AS=$ADMIN robot bisect --cancel "$i" >/dev/null 2>&1
+done
 sanitizer_clean
 exit $((failed > 0))
