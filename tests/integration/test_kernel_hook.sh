@@ -21,7 +21,7 @@ NAME=robot-khook-$$
 finish() {
 	"$BOX" cleanup --config "$T/box.yaml" >/dev/null 2>&1
 	"$BOX" cleanup --config "$T/guest-box.yaml" >/dev/null 2>&1
-	rm -rf "$T"
+	[ -n "${ROBOT_TEST_KEEP:-}" ] || rm -rf "$T"
 }
 trap finish EXIT
 trap 'exit 1' INT TERM
@@ -100,20 +100,47 @@ esac
 EOF
 # The fake qemu: boots the "kernel" as the real guest would, by running
 # robot-box on the job the hook shared; FAKE_QEMU_MODE makes it fail.
+# Without the job's share it is the hook's accelerator probe: the kernel
+# says its first line and panics (no root).  FAKE_KVM is what KVM does
+# here: msr (-cpu host aborts as these machines' nested KVM does, "failed
+# to set MSR 0x10a", and without arch-capabilities the guest says
+# nothing), archcap (only -cpu host aborts), runfail (the probe boots,
+# the run's QEMU aborts); unset, KVM works.
 cat >"$T/qemu" <<'EOF'
 #!/bin/sh
-kernel= out= console=
+kernel= out= console= accel= cpu=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-kernel) kernel=$2; shift ;;
 	-fsdev) case $2 in *id=out,*) out=$(echo "$2" | sed 's/.*path=\([^,]*\).*/\1/') ;; esac; shift ;;
 	-serial) console=${2#file:}; shift ;;
+	-machine) accel=${2#accel=}; shift ;;
+	-cpu) cpu=$2; shift ;;
 	esac
 	shift
 done
-echo "qemu $*" >>"$FAKE_LOG"
+if [ -z "$kernel" ]; then # qemu --version
+	echo "QEMU emulator version 7.2.0 (fake)"
+	exit 0
+fi
+what=probe
+[ -z "$out" ] || what=run
+echo "qemu $what $accel $cpu" >>"$FAKE_LOG"
+msr() {
+	echo "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69" >&2
+	echo "qemu-system-x86_64: ../../target/i386/kvm/kvm.c:3183: kvm_buf_set_msrs: Assertion \`ret == cpu->kvm_msr_buf->nmsrs' failed." >&2
+	exit 134
+}
+if [ "$accel" = kvm ]; then
+	case ${FAKE_KVM:-}:$cpu in
+	msr:host | archcap:host) msr ;;
+	msr:*) exec sleep 60 ;;
+	runfail:*) [ -z "$out" ] || msr ;;
+	esac
+fi
 release=$(sed -n 's/^fake kernel //p' "$kernel")
 echo "Linux version $release" >"$console"
+[ -n "$out" ] || exit 0
 if grep -q NOBOOT "$kernel"; then
 	echo "Kernel panic - not syncing: VFS: Unable to mount root fs" >>"$console"
 	exit 0
@@ -142,7 +169,8 @@ chmod +x "$T/make" "$T/qemu"
 export FAKE_LOG="$T/fake.log" FAKE_GUEST_NAME="$NAME-guest" FAKE_GUEST_WORK="$T/guest-work" \
 	FAKE_GUEST_CONF="$T/guest-box.yaml"
 export KERNEL_REPO="$T/tree" KERNEL_CACHE="$T/cache" KERNEL_MAKE="$T/make" KERNEL_QEMU="$T/qemu" \
-	KERNEL_HOOK_CONF=/nonexistent
+	KERNEL_HOOK_CONF=/nonexistent KERNEL_KVM="$T/kvm"
+: >"$T/kvm" # a KVM device as the fake qemu's KVM sees it (FAKE_KVM)
 : >"$FAKE_LOG"
 
 cat >"$T/box.yaml" <<YAML
@@ -190,6 +218,133 @@ check $? "the fragment is in the config"
 grep -q "robot-box: hook: kernel hook: building $(short "$c1") in " "$T/one.json.err" &&
 	grep -q "robot-box: hook: kernel hook: booting 6.1.0-robot-$(short "$c1") under QEMU" "$T/one.json.err"
 check $? "the hook's progress is relayed to the box's log as it comes"
+
+# 1b. The accelerator: tried with the kernel at hand, kept per box, and
+# changed within a run when KVM fails there.
+probes() { grep -c "^qemu probe" "$FAKE_LOG"; }
+acc() { sed -n "s/^$1: //p" "$T/cache/accel"; }
+n0=$(probes)
+py "$T/one.json" "
+p = d['provision']
+assert p['backend'] == 'qemu-kvm' and p['accel_cpu'] == 'host' and p['accel_why'] == 'KVM boots the guest', p
+" && [ "$(acc accel)" = kvm ] && [ "$(acc cpu)" = host ] &&
+	[ "$(acc key)" = "QEMU emulator version 7.2.0 (fake) on $(uname -r)" ] && [ "$n0" = 1 ]
+check $? "where KVM works, one probe finds it, and it is kept with QEMU's version and the host's kernel"
+rm -f "$T/cache/accel"
+run "$c1" msr.json FAKE_KVM=msr KERNEL_PROBE_TIMEOUT=2
+rc=$?
+py "$T/msr.json" "
+p = d['provision']
+assert d['status'] == 'ok', d['error']
+assert p['backend'] == 'qemu-tcg' and p['accel_cpu'] == 'max' and p['tcg'] == 'not for performance', p
+w = p['accel_why']
+assert w.startswith('/dev/kvm is there but KVM cannot run the guest: -cpu host: QEMU exited 134: qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69'), w
+assert w.endswith('-cpu host,-arch-capabilities: no console output in 2 s'), w
+assert 'trying KVM' in d['outputs']['provision'] and 'not performance figures' in d['outputs']['provision'], d['outputs']
+" && [ $rc = 0 ] && [ "$(acc accel)" = tcg ] && [ "$(probes)" = $((n0 + 2)) ]
+check $? "/dev/kvm there but KVM failing (the MSR abort, then silence): TCG, with QEMU's words, and the run goes on"
+run "$c1" msr2.json FAKE_KVM=msr
+py "$T/msr2.json" "
+p = d['provision']
+assert d['status'] == 'ok' and p['backend'] == 'qemu-tcg', d
+assert p['accel_why'].endswith('($T/cache/accel)'), p
+" && [ "$(probes)" = $((n0 + 2)) ]
+check $? "the next run takes the outcome kept, without trying again"
+sed -i 's/^key: .*/key: QEMU emulator version 7.1.0 (fake) on 6.0.0/' "$T/cache/accel"
+run "$c1" archcap.json FAKE_KVM=archcap
+py "$T/archcap.json" "
+p = d['provision']
+assert d['status'] == 'ok' and p['backend'] == 'qemu-kvm' and p['accel_cpu'] == 'host,-arch-capabilities', p
+assert p['accel_why'].startswith('KVM with -cpu host failed (QEMU exited 134: '), p
+" && [ "$(probes)" = $((n0 + 4)) ] && grep -q "^qemu run kvm host,-arch-capabilities\$" "$FAKE_LOG"
+check $? "QEMU or the host's kernel changed: tried again; KVM without arch-capabilities where that boots"
+rm -f "$T/cache/accel"
+run "$c1" runfail.json FAKE_KVM=runfail
+py "$T/runfail.json" "
+p = d['provision']
+assert d['status'] == 'ok', d['error']
+assert p['backend'] == 'qemu-tcg', p
+assert p['accel_why'] == 'KVM (-cpu host) failed in a run: QEMU exited 134: qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69', p
+" && [ "$(acc accel)" = tcg ] && [ "$(grep -c '^qemu run' "$FAKE_LOG")" -ge 2 ] &&
+	[ "$(grep '^qemu run' "$FAKE_LOG" | tail -n 2 | tr '\n' '|')" = "qemu run kvm host|qemu run tcg max|" ]
+check $? "KVM that fails in a run: the same run again on TCG, kept for the next (the box is not at fault)"
+n1=$(probes)
+run "$c1" forced.json KERNEL_ACCEL=kvm
+run "$c1" forced2.json KERNEL_ACCEL=tcg KERNEL_KVM=/nonexistent/kvm
+run "$c1" nokvm.json KERNEL_KVM=/nonexistent/kvm
+run "$c1" badaccel.json KERNEL_ACCEL=hvf
+py "$T/forced.json" "assert d['provision']['backend'] == 'qemu-kvm' and d['provision']['accel_why'] == 'KERNEL_ACCEL=kvm', d['provision']" &&
+	py "$T/forced2.json" "assert d['provision']['backend'] == 'qemu-tcg' and d['provision']['accel_why'] == 'KERNEL_ACCEL=tcg', d['provision']" &&
+	py "$T/nokvm.json" "assert d['provision']['backend'] == 'qemu-tcg' and d['provision']['accel_why'] == 'no KVM (/nonexistent/kvm)', d['provision']" &&
+	py "$T/badaccel.json" "assert d['status'] == 'failed' and d['fault'] == 'box' and \"KERNEL_ACCEL is kvm or tcg, not 'hvf'\" in d['error'], d" &&
+	[ "$(probes)" = "$n1" ]
+check $? "KERNEL_ACCEL=kvm|tcg forces one, without a probe; no device: TCG; another value: the box's fault"
+
+# The probe with the real QEMU (scripts/deps installs it for the tests):
+# a kernel of a few instructions that says one line on the serial port
+# (multiboot), booted as the hook boots the commit's; the run's guest is
+# the fake's.  On these machines /dev/kvm is there and QEMU aborts with
+# -cpu host: the fault the fake stands in for, for real; where KVM works
+# or is absent, the check expects what QEMU itself does there.
+{
+	cat >"$T/tiny.S" <<'EOF'
+	.code32
+	.text
+	.globl _start
+	.align 4
+	.long 0x1BADB002, 0, -0x1BADB002
+_start:	mov $msg, %esi
+1:	lodsb
+	test %al, %al
+	jz 2f
+	mov $0x3f8, %dx
+	out %al, %dx
+	jmp 1b
+2:	cli
+	hlt
+	jmp 2b
+	.data
+msg:	.asciz "Linux version tiny: the guest CPU runs\n"
+EOF
+	as --32 -o "$T/tiny.o" "$T/tiny.S" && ld -m elf_i386 -Ttext 0x100000 -o "$T/tiny.elf" "$T/tiny.o"
+	cat >"$T/realprobe" <<EOF
+#!/bin/sh
+# the probe: the real QEMU on the tiny kernel; the run: the fake
+case "\$*" in *id=out,*) exec "$T/qemu" "\$@" ;; esac
+[ -n "\$*" ] || exec qemu-system-x86_64 --version
+a=
+for x; do
+	case \$x in
+	*/bzImage) x="$T/tiny.elf" ;;
+	2G | 256M) x=64M ;;
+	esac
+	a="\$a '\$x'"
+done
+eval exec qemu-system-x86_64 "\$a"
+EOF
+	chmod +x "$T/realprobe"
+	# what this machine's KVM does with -cpu host, asked directly
+	timeout 20 qemu-system-x86_64 -nodefaults -display none -no-reboot -machine accel=kvm -cpu host \
+		-m 64M -kernel "$T/tiny.elf" -serial file:"$T/direct.console" >"$T/direct.log" 2>&1
+	direct=$(head -n1 "$T/direct.log")
+	rm -f "$T/cache/accel"
+	run "$c1" real.json KERNEL_KVM=/dev/kvm KERNEL_QEMU="$T/realprobe" KERNEL_PROBE_TIMEOUT=10
+	rc=$?
+	diag "KVM here: $(head -c 200 "$T/direct.log" | tr '\n' ' '); the hook: $(acc accel) -cpu $(acc cpu): $(acc why)"
+	if [ ! -w /dev/kvm ]; then
+		want="no KVM (/dev/kvm)"
+	elif [ -s "$T/direct.console" ]; then
+		want="KVM boots the guest"
+	else
+		want="QEMU exited 134: $direct"
+	fi
+	py "$T/real.json" "
+p = d['provision']
+assert d['status'] == 'ok', d['error']
+assert '''$want''' in p['accel_why'], (p['accel_why'], '''$want''')
+" && [ $rc = 0 ]
+	check $? "the real QEMU: the probe finds what this machine's KVM does (${direct:-it works}), and the run goes on"
+}
 
 # 2. The same commit again: no build.  The next commit: built in the same
 # object directory (an incremental build), its worktree moved to it.
