@@ -151,8 +151,58 @@ sys.exit(heads.get("master") != sys.argv[1])' "$2"; do
 	echo "   robotd found the new head $(git -C "$1" log -1 --format='%h "%s"' "$2")" >&2
 }
 
+# lab_stopped: whether what the demo waits for can no longer come, and
+# why, with the box's last error and where to see more: a box broken
+# (its runs failed one after the other: a hook's or the box's fault), or
+# a run failed since the demo started ($demo_started: a commit that does
+# not build or boot).  Robotd not answering is no reason (it may be busy).
+demo_started=$(date -u +%Y-%m-%dT%H:%M:%S.%6N+00:00)
+lab_stopped() {
+	/usr/bin/python3 - "$server" "$build" "$state" "$demo_started" <<'PY'
+import datetime, json, sys, urllib.request
+server, build, state, since = sys.argv[1:]
+since = datetime.datetime.fromisoformat(since)
+def get(path):
+    with urllib.request.urlopen(server + path, timeout=10) as r:
+        return json.load(r)
+try:
+    s = get("/api/status")
+    jobs = None
+    why = job = None
+    for b in s.get("boxes", []):
+        if b.get("state") == "broken":
+            jobs = get("/api/jobs?limit=200")["jobs"]
+            job = next((j for j in jobs if j.get("box") == b["name"] and j.get("error")), None)
+            why = "the box %s is broken after %d failed runs in a row" % (b["name"], b.get("failures") or 0)
+            break
+    if why is None:
+        new = [f for f in s.get("failed", []) if datetime.datetime.fromisoformat(f["updated"]) >= since]
+        if new:
+            job = new[0]
+            why = "run %d failed (%s at %.12s)" % (job["id"], job.get("series"), job.get("commit") or "?")
+except Exception:
+    sys.exit(1)
+if why is None:
+    sys.exit(1)
+print(why)
+if job:
+    print("   its last error: %s" % (job.get("error") or "(none recorded)"))
+    print("   more: %s/jobs/%d (the run, its attempts and result), %s/box.log, %s/robot status" % (server, job["id"], state, build))
+else:
+    print("   more: %s/box.log, %s/robot status" % (state, build))
+PY
+}
+# watch_lab: ends the script (exit 1) when lab_stopped, saying why.
+watch_lab() {
+	if stopped=$(lab_stopped); then
+		echo "the demo stops: $stopped" >&2
+		exit 1
+	fi
+}
+
 # wait_analysis: until the queue is empty and every comparison final,
-# printing the lab's progress as it changes.
+# printing the lab's progress as it changes (and ending when the lab
+# cannot finish it: watch_lab).
 wait_analysis() {
 	echo "== waiting for the runs and robotd's analysis (robot status shows the lab)" >&2
 	last=
@@ -166,6 +216,7 @@ print("%d runs done, %d running, %d queued, %d failed; %d comparisons final, %d 
 ') || line="robotd does not answer"
 		[ "$line" != "$last" ] && echo "   $(date +%T) $line" >&2
 		last=$line
+		watch_lab
 		case "$line" in *" 0 running, 0 queued"*"; "[1-9]*" comparisons final, 0 waiting for runs, 0 being analysed") break ;; esac
 		running box || {
 			echo "the box stopped; see $state/box.log" >&2
@@ -203,6 +254,7 @@ else:
 			echo "the bisection did not end in $1 minutes; $build/robot bisections shows it" >&2
 			break
 		fi
+		watch_lab
 		sleep 2
 	done
 	bid=$(curl -sf "$server/api/bisections" | /usr/bin/python3 -c '
