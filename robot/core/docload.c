@@ -853,7 +853,8 @@ jscan_value(struct jscan *s)
 		char close = *s->p == '{' ? '}' : ']';
 
 		s->p++;
-		for (;;) {
+		for (const char *last = NULL; s->p != last;) {
+			last = s->p; /* (each turn moves on, or the scan ends) */
 			jscan_ws(s);
 			if (s->p >= s->end || *s->p == close) {
 				s->p++;
@@ -870,6 +871,7 @@ jscan_value(struct jscan *s)
 			if (s->p < s->end && *s->p == ',')
 				s->p++;
 		}
+		return;
 	}
 	if (*s->p == '"') {
 		jscan_string(s);
@@ -965,11 +967,24 @@ docload_json_value(const char *name, const char *data, size_t len,
 	struct jscan scan = {
 		.p = data, .end = data + len, .line = 1, .line_start = data};
 	struct jconv conv = {.name = name, .el = el, .scan = &scan};
+	const char *nul = memchr(data, '\0', len);
 	json_error_t jerr;
 	struct node *root;
 	bool ok = true;
 	json_t *j;
 
+	/* jansson lets a NUL after a number or a literal through. */
+	if (nul != NULL) {
+		for (const char *p = data; p < nul; p++)
+			if (*p == '\n') {
+				scan.line++;
+				scan.line_start = p + 1;
+			}
+		errlist_error(el, name, scan.line,
+			      "a NUL byte (column %d): not JSON",
+			      (int)(nul - scan.line_start) + 1);
+		return NULL;
+	}
 	j = json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
 		       &jerr);
 	if (j == NULL) {

@@ -379,6 +379,38 @@ test_json_documents_and_errors(void)
 	errlist_release(&el);
 }
 
+/*
+ * A NUL byte after a number or a literal: jansson drops it (its lexer
+ * puts the byte back, then takes a NUL in its buffer for the buffer's
+ * end), and the scan for lines and columns looped on it for ever (found
+ * by scripts/fuzz, history).  Refused, with where it is.
+ */
+static void
+test_json_nul_byte(void)
+{
+	static const char history[] = "[{\"commit\": \"a\",\n \"values\": "
+				      "[2\0, 2.5]}]";
+	static const char *const others[] = {"[true\0]", "2\0", "{\"a\": 1\0}"};
+	struct errlist el;
+	struct node *d;
+
+	errlist_init(&el);
+	d = docload_json("t.json", history, sizeof history - 1, &el);
+	CHECK(d == NULL);
+	CHECK_STR(first_error(&el), "a NUL byte (column 14): not JSON");
+	if (CHECK(el.n > 0))
+		CHECK_INT(el.v[0].line, 2);
+	errlist_release(&el);
+	for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+		errlist_init(&el);
+		d = docload_json("t.json", others[i], strlen(others[i]) + 2,
+				 &el);
+		CHECK(d == NULL &&
+		      strstr(first_error(&el), "a NUL byte") != NULL);
+		errlist_release(&el);
+	}
+}
+
 /* A trailing comma in a flow list adds nothing, as in YAML and LKP. */
 static void
 test_yaml_trailing_comma_adds_nothing(void)
@@ -438,6 +470,7 @@ main(void)
 		TAP_CASE(test_yaml_bad_keys),
 		TAP_CASE(test_json_lines),
 		TAP_CASE(test_json_documents_and_errors),
+		TAP_CASE(test_json_nul_byte),
 		TAP_CASE(test_yaml_trailing_comma_adds_nothing),
 		TAP_CASE(test_resolve_plain),
 		{NULL, NULL}};
