@@ -8,7 +8,7 @@
  * problem of kind nnn, anything else is a bug of ours (logged) and
  * PROBLEM_INTERNAL.
  */
-#include <stdarg.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,46 +138,61 @@ store_on_answer(const struct db_result *r, void *arg)
 	free(c);
 }
 
+/* The highest $n of sql (dollar quotes and JSON paths have no digit). */
+static int
+store_sql_params(const char *sql)
+{
+	int most = 0;
+
+	for (const char *p = sql; (p = strchr(p, '$')) != NULL; p++)
+		if (isdigit((unsigned char)p[1])) {
+			int n = (int)strtol(p + 1, NULL, 10);
+
+			if (n > most)
+				most = n;
+		}
+	return most;
+}
+
 void
-store_call(struct store *s, const struct store_stmt *st, store_fn cb, void *arg,
-	   ...)
+store_call_args(struct store *s, const struct store_stmt *st, store_fn cb,
+		void *arg, const struct store_arg *args)
 {
 	char text[STORE_PARAMS_MAX][24];
 	const char *params[STORE_PARAMS_MAX];
-	int n = (int)strlen(st->params);
+	int n = (int)strlen(st->params), given = 0;
 	struct store_call *c;
-	va_list ap;
 
-	if (n > STORE_PARAMS_MAX)
-		fatalx("a statement with %d parameters", n);
-	va_start(ap, arg);
+	while (args[given].kind != 0)
+		given++;
+	if (n > STORE_PARAMS_MAX || given != n ||
+	    store_sql_params(st->sql) != n)
+		fatalx("'%s' takes %d parameters (%s), called with %d", st->sql,
+		       store_sql_params(st->sql), st->params, given);
 	for (int i = 0; i < n; i++) {
-		long long v;
-
+		if (args[i].kind != st->params[i])
+			fatalx("'%s': parameter $%d is of kind '%c', given "
+			       "'%c'",
+			       st->sql, i + 1, st->params[i], args[i].kind);
 		params[i] = text[i];
-		switch (st->params[i]) {
+		switch (args[i].kind) {
 		case 's':
-			params[i] = va_arg(ap, const char *);
+			params[i] = args[i].text;
 			break;
 		case 'i':
-			snprintf(text[i], sizeof text[i], "%d",
-				 va_arg(ap, int));
-			break;
 		case 'l':
 		case 'z':
-			v = va_arg(ap, long long);
-			snprintf(text[i], sizeof text[i], "%lld", v);
-			if (v == 0 && st->params[i] == 'z')
+			snprintf(text[i], sizeof text[i], "%lld", args[i].num);
+			if (args[i].num == 0 && args[i].kind == 'z')
 				params[i] = NULL;
 			break;
 		case 'b':
-			params[i] = va_arg(ap, int) ? "true" : "false";
+			params[i] = args[i].num ? "true" : "false";
 			break;
 		default:
-			fatalx("a parameter of kind '%c'", st->params[i]);
+			fatalx("a parameter of kind '%c'", args[i].kind);
 		}
 	}
-	va_end(ap);
 	c = xmalloc(sizeof *c);
 	*c = (struct store_call){st, cb, arg};
 	db_query_flags(s->db, st->sql, n, params,

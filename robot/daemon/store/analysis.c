@@ -144,7 +144,7 @@ static const struct store_stmt pair_next = {"SELECT robot_pair_next($1::int)",
 void
 store_pair_next(struct store *s, int seconds, store_pair_claim_cb cb, void *arg)
 {
-	store_call(s, &pair_next, STORE_FN(cb), arg, seconds);
+	store_call(s, &pair_next, STORE_FN(cb), arg, STORE_INT(seconds));
 }
 
 static const struct store_stmt pair_done = {
@@ -156,9 +156,13 @@ void
 store_pair_done(struct store *s, const struct store_pair_done *d,
 		store_text_cb cb, void *arg)
 {
-	store_call(s, &pair_done, STORE_FN(cb), arg, d->pair, d->analyses,
-		   d->verdict, d->kpi, d->runs, d->comparison, d->table,
-		   d->more, d->kpis, d->findings, d->note, d->looked);
+	store_call(s, &pair_done, STORE_FN(cb), arg, STORE_LONG(d->pair),
+		   STORE_INT(d->analyses), STORE_TEXT(d->verdict),
+		   STORE_TEXT(d->kpi), STORE_INT(d->runs),
+		   STORE_TEXT(d->comparison), STORE_TEXT(d->table),
+		   STORE_INT(d->more), STORE_TEXT(d->kpis),
+		   STORE_TEXT(d->findings), STORE_TEXT(d->note),
+		   STORE_INT(d->looked));
 }
 
 static const struct store_stmt pair_history = {
@@ -169,7 +173,8 @@ void
 store_pair_history(struct store *s, long long pair, int limit, store_text_cb cb,
 		   void *arg)
 {
-	store_call(s, &pair_history, STORE_FN(cb), arg, pair, limit);
+	store_call(s, &pair_history, STORE_FN(cb), arg, STORE_LONG(pair),
+		   STORE_INT(limit));
 }
 
 static const struct store_stmt change_points = {
@@ -180,7 +185,7 @@ void
 store_change_points(struct store *s, const char *json, store_text_cb cb,
 		    void *arg)
 {
-	store_call(s, &change_points, STORE_FN(cb), arg, json);
+	store_call(s, &change_points, STORE_FN(cb), arg, STORE_TEXT(json));
 }
 
 struct store_values {
@@ -218,14 +223,16 @@ void
 store_pair_size(struct store *s, const char *series, const char *base,
 		const char *head, store_text_cb cb, void *arg)
 {
-	store_call(s, &pair_size, STORE_FN(cb), arg, series, base, head);
+	store_call(s, &pair_size, STORE_FN(cb), arg, STORE_TEXT(series),
+		   STORE_TEXT(base), STORE_TEXT(head));
 }
 
 void
 store_pair_columns(struct store *s, const char *series, const char *base,
 		   const char *head, store_values_cb cb, void *arg)
 {
-	store_call(s, &pair_columns, STORE_FN(cb), arg, series, base, head);
+	store_call(s, &pair_columns, STORE_FN(cb), arg, STORE_TEXT(series),
+		   STORE_TEXT(base), STORE_TEXT(head));
 }
 
 static uint32_t
@@ -690,7 +697,8 @@ void
 store_pair(struct store *s, const char *series, const char *base,
 	   const char *head, store_text_cb cb, void *arg)
 {
-	store_call(s, &pair, STORE_FN(cb), arg, series, base, head);
+	store_call(s, &pair, STORE_FN(cb), arg, STORE_TEXT(series),
+		   STORE_TEXT(base), STORE_TEXT(head));
 }
 
 static const struct store_stmt side_values = {
@@ -703,8 +711,8 @@ store_side_values(struct store *s, const char *series, const char *base,
 		  const char *head, const char *metrics, store_text_cb cb,
 		  void *arg)
 {
-	store_call(s, &side_values, STORE_FN(cb), arg, series, base, head,
-		   metrics);
+	store_call(s, &side_values, STORE_FN(cb), arg, STORE_TEXT(series),
+		   STORE_TEXT(base), STORE_TEXT(head), STORE_TEXT(metrics));
 }
 
 static const struct store_stmt regressions = {
@@ -724,8 +732,9 @@ void
 store_regressions(struct store *s, const struct store_regressions_filter *f,
 		  store_text_cb cb, void *arg)
 {
-	store_call(s, &regressions, STORE_FN(cb), arg, f->tree, f->state,
-		   f->since, f->kind, (long long)f->limit);
+	store_call(s, &regressions, STORE_FN(cb), arg, STORE_TEXT(f->tree),
+		   STORE_TEXT(f->state), STORE_TEXT(f->since),
+		   STORE_TEXT(f->kind), STORE_LONG((long long)f->limit));
 }
 
 static const struct store_stmt regression_set = {
@@ -738,5 +747,6 @@ void
 store_regression_set(struct store *s, long long id, const char *state,
 		     store_text_cb cb, void *arg)
 {
-	store_call(s, &regression_set, STORE_FN(cb), arg, id, state);
+	store_call(s, &regression_set, STORE_FN(cb), arg, STORE_LONG(id),
+		   STORE_TEXT(state));
 }

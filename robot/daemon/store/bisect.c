@@ -220,7 +220,7 @@ void
 store_bisect_next(struct store *s, int seconds, store_bisect_claim_cb cb,
 		  void *arg)
 {
-	store_call(s, &next, STORE_FN(cb), arg, seconds);
+	store_call(s, &next, STORE_FN(cb), arg, STORE_INT(seconds));
 }
 
 /* A mark in flight: the claim it updates, and the caller's. */
@@ -279,7 +279,8 @@ store_bisect_mark(struct store *s, struct store_bisect_claim *c,
 	struct mark_call *mc = xmalloc(sizeof *mc);
 
 	*mc = (struct mark_call){c, cb, arg};
-	store_call(s, &mark, NULL, mc, c->id, c->claims, json);
+	store_call(s, &mark, NULL, mc, STORE_LONG(c->id), STORE_INT(c->claims),
+		   STORE_TEXT(json));
 }
 
 static const struct store_stmt step = {
@@ -290,7 +291,8 @@ void
 store_bisect_step(struct store *s, long long id, int claims, const char *json,
 		  store_text_cb cb, void *arg)
 {
-	store_call(s, &step, STORE_FN(cb), arg, id, claims, json);
+	store_call(s, &step, STORE_FN(cb), arg, STORE_LONG(id),
+		   STORE_INT(claims), STORE_TEXT(json));
 }
 
 static const struct store_stmt more = {
@@ -301,7 +303,8 @@ void
 store_bisect_more(struct store *s, long long id, int claims, int runs,
 		  store_text_cb cb, void *arg)
 {
-	store_call(s, &more, STORE_FN(cb), arg, id, claims, runs);
+	store_call(s, &more, STORE_FN(cb), arg, STORE_LONG(id),
+		   STORE_INT(claims), STORE_INT(runs));
 }
 
 static const struct store_stmt start = {
@@ -312,7 +315,8 @@ void
 store_bisect_start(struct store *s, const char *json, const char *by,
 		   store_text_cb cb, void *arg)
 {
-	store_call(s, &start, STORE_FN(cb), arg, json, by);
+	store_call(s, &start, STORE_FN(cb), arg, STORE_TEXT(json),
+		   STORE_TEXT(by));
 }
 
 static const struct store_stmt cancel = {
@@ -323,7 +327,8 @@ void
 store_bisect_cancel(struct store *s, long long id, const char *by, bool admin,
 		    store_text_cb cb, void *arg)
 {
-	store_call(s, &cancel, STORE_FN(cb), arg, id, by, (int)admin);
+	store_call(s, &cancel, STORE_FN(cb), arg, STORE_LONG(id),
+		   STORE_TEXT(by), STORE_BOOL((int)admin));
 }
 
 static const struct store_stmt bisections = {
@@ -333,7 +338,7 @@ static const struct store_stmt bisections = {
 void
 store_bisections(struct store *s, int limit, store_text_cb cb, void *arg)
 {
-	store_call(s, &bisections, STORE_FN(cb), arg, limit);
+	store_call(s, &bisections, STORE_FN(cb), arg, STORE_INT(limit));
 }
 
 static const struct store_stmt bisection = {
@@ -343,5 +348,5 @@ static const struct store_stmt bisection = {
 void
 store_bisection(struct store *s, long long id, store_text_cb cb, void *arg)
 {
-	store_call(s, &bisection, STORE_FN(cb), arg, id);
+	store_call(s, &bisection, STORE_FN(cb), arg, STORE_LONG(id));
 }

@@ -13,7 +13,9 @@ void
 store_register(struct store *s, const char *box, const char *group,
 	       const char *facts, int broken_after, store_text_cb cb, void *arg)
 {
-	store_call(s, &reg, STORE_FN(cb), arg, box, group, facts, broken_after);
+	store_call(s, &reg, STORE_FN(cb), arg, STORE_TEXT(box),
+		   STORE_TEXT(group), STORE_TEXT(facts),
+		   STORE_INT(broken_after));
 }
 
 static const struct store_stmt reset = {"SELECT robot_reset($1)", "s",
@@ -22,7 +24,7 @@ static const struct store_stmt reset = {"SELECT robot_reset($1)", "s",
 void
 store_reset(struct store *s, const char *box, store_text_cb cb, void *arg)
 {
-	store_call(s, &reset, STORE_FN(cb), arg, box);
+	store_call(s, &reset, STORE_FN(cb), arg, STORE_TEXT(box));
 }
 
 static const struct store_stmt reference_due = {
@@ -32,7 +34,7 @@ static const struct store_stmt reference_due = {
 void
 store_reference_due(struct store *s, int every, store_text_cb cb, void *arg)
 {
-	store_call(s, &reference_due, STORE_FN(cb), arg, every);
+	store_call(s, &reference_due, STORE_FN(cb), arg, STORE_INT(every));
 }
 
 static const struct store_stmt canary_next = {
@@ -53,8 +55,9 @@ store_box_suspect(struct store *s, const char *box, long long since,
 		  const char *kpi, const char *series, const char *message,
 		  store_text_cb cb, void *arg)
 {
-	store_call(s, &suspect, STORE_FN(cb), arg, box, since, kpi, series,
-		   message);
+	store_call(s, &suspect, STORE_FN(cb), arg, STORE_TEXT(box),
+		   STORE_LONG(since), STORE_TEXT(kpi), STORE_TEXT(series),
+		   STORE_TEXT(message));
 }
 
 static const struct store_stmt power_cycle_due = {
@@ -64,5 +67,5 @@ static const struct store_stmt power_cycle_due = {
 void
 store_power_cycle_due(struct store *s, int grace, store_text_cb cb, void *arg)
 {
-	store_call(s, &power_cycle_due, STORE_FN(cb), arg, grace);
+	store_call(s, &power_cycle_due, STORE_FN(cb), arg, STORE_INT(grace));
 }

@@ -26,9 +26,9 @@ typedef void (*store_read_fn)(const struct db_result *r,
 
 struct store_stmt {
 	const char *sql;
-	/* A letter per parameter $1, $2...: 's' text (const char *; NULL
-	 * is SQL NULL), 'i' int, 'l' long long, 'z' long long (0 is SQL
-	 * NULL), 'b' bool. */
+	/* A letter per parameter $1, $2...: 's' text (NULL is SQL NULL),
+	 * 'i' an int, 'l' a long long, 'z' a long long whose 0 is SQL NULL,
+	 * 'b' a bool; each given by its STORE_ macro below. */
 	const char *params;
 	store_read_fn read;
 	bool binary; /* the rows in PostgreSQL's binary format */
@@ -37,10 +37,32 @@ struct store_stmt {
 	bool shared;
 };
 
-/* Runs st with the parameters that follow arg, of the kinds
- * st->params gives; st->read gets the answer. */
-void store_call(struct store *s, const struct store_stmt *st, store_fn cb,
-		void *arg, ...);
+/*
+ * A parameter, of the kind its macro names: the compiler checks the
+ * value against the field it initializes (a number where text is
+ * wanted does not build), and store_call() checks the kinds against the
+ * statement's params, and those against the $n of its SQL.
+ */
+struct store_arg {
+	char kind; /* 0 ends the list */
+	const char *text;
+	long long num;
+};
+#define STORE_TEXT(v) ((struct store_arg){'s', .text = (v)})
+#define STORE_INT(v)  ((struct store_arg){'i', .num = (v)})
+#define STORE_LONG(v) ((struct store_arg){'l', .num = (v)})
+#define STORE_ID(v)   ((struct store_arg){'z', .num = (v)})
+#define STORE_BOOL(v) ((struct store_arg){'b', .num = !!(v)})
+
+/* Runs st with the parameters that follow arg, each given by a STORE_
+ * macro of the kind st->params gives; st->read gets the answer.  A
+ * parameter list that does not fit the statement is a bug: fatalx. */
+#define store_call(s, st, cb, arg, ...)                                        \
+	store_call_args(                                                       \
+		(s), (st), (cb), (arg),                                        \
+		(const struct store_arg[]){__VA_ARGS__ __VA_OPT__(, ){0}})
+void store_call_args(struct store *s, const struct store_stmt *st, store_fn cb,
+		     void *arg, const struct store_arg *args);
 
 /* Readers: row 0, column 0 as text (NULL when there is no row) to a
  * store_text_cb; nothing to a NULL cb. */

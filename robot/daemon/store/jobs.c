@@ -50,8 +50,9 @@ store_submit(struct store *s, const char *submitter, const char *file,
 	     const char *body, const char *runs, int max_runs, store_text_cb cb,
 	     void *arg)
 {
-	store_call(s, &submit, STORE_FN(cb), arg, submitter, file, body, runs,
-		   (long long)max_runs);
+	store_call(s, &submit, STORE_FN(cb), arg, STORE_TEXT(submitter),
+		   STORE_TEXT(file), STORE_TEXT(body), STORE_TEXT(runs),
+		   STORE_ID((long long)max_runs));
 }
 
 static const struct store_stmt tree_submit = {
@@ -62,9 +63,11 @@ void
 store_tree_submit(struct store *s, const struct store_tree_submit *t,
 		  store_text_cb cb, void *arg)
 {
-	store_call(s, &tree_submit, STORE_FN(cb), arg, t->submitter, t->file,
-		   t->body, t->runs, t->tree, t->branch, t->base, t->head,
-		   t->max_runs);
+	store_call(s, &tree_submit, STORE_FN(cb), arg, STORE_TEXT(t->submitter),
+		   STORE_TEXT(t->file), STORE_TEXT(t->body),
+		   STORE_TEXT(t->runs), STORE_TEXT(t->tree),
+		   STORE_TEXT(t->branch), STORE_TEXT(t->base),
+		   STORE_TEXT(t->head), STORE_INT(t->max_runs));
 }
 
 static const struct store_stmt cancel = {
@@ -76,8 +79,9 @@ store_cancel(struct store *s, long long job, long long submission,
 	     const char *series, const char *by, bool admin, store_text_cb cb,
 	     void *arg)
 {
-	store_call(s, &cancel, STORE_FN(cb), arg, job, submission, series, by,
-		   (int)admin);
+	store_call(s, &cancel, STORE_FN(cb), arg, STORE_ID(job),
+		   STORE_ID(submission), STORE_TEXT(series), STORE_TEXT(by),
+		   STORE_BOOL((int)admin));
 }
 
 static const struct store_stmt jobs = {
@@ -94,8 +98,9 @@ void
 store_jobs(struct store *s, const struct store_jobs_filter *f, store_text_cb cb,
 	   void *arg)
 {
-	store_call(s, &jobs, STORE_FN(cb), arg, f->state, f->submission,
-		   f->series, (long long)f->limit, f->before);
+	store_call(s, &jobs, STORE_FN(cb), arg, STORE_TEXT(f->state),
+		   STORE_ID(f->submission), STORE_TEXT(f->series),
+		   STORE_LONG((long long)f->limit), STORE_ID(f->before));
 }
 
 static const struct store_stmt job = {
@@ -117,7 +122,7 @@ static const struct store_stmt job = {
 void
 store_job(struct store *s, long long id, store_text_cb cb, void *arg)
 {
-	store_call(s, &job, STORE_FN(cb), arg, id);
+	store_call(s, &job, STORE_FN(cb), arg, STORE_LONG(id));
 }
 
 static const struct store_stmt results = {
@@ -131,5 +136,6 @@ void
 store_results(struct store *s, const char *series, const char *commit,
 	      store_text_cb cb, void *arg)
 {
-	store_call(s, &results, STORE_FN(cb), arg, series, commit);
+	store_call(s, &results, STORE_FN(cb), arg, STORE_TEXT(series),
+		   STORE_TEXT(commit));
 }

@@ -15,7 +15,8 @@ void
 store_lease_check(struct store *s, long long lease, const char *box,
 		  store_text_cb cb, void *arg)
 {
-	store_call(s, &check, STORE_FN(cb), arg, lease, box);
+	store_call(s, &check, STORE_FN(cb), arg, STORE_LONG(lease),
+		   STORE_TEXT(box));
 }
 
 static void
@@ -48,7 +49,8 @@ void
 store_claim(struct store *s, const char *box, int seconds, store_claim_cb cb,
 	    void *arg)
 {
-	store_call(s, &claim, STORE_FN(cb), arg, box, seconds);
+	store_call(s, &claim, STORE_FN(cb), arg, STORE_TEXT(box),
+		   STORE_INT(seconds));
 }
 
 static const struct store_stmt release = {"SELECT robot_release($1::bigint)",
@@ -57,7 +59,7 @@ static const struct store_stmt release = {"SELECT robot_release($1::bigint)",
 void
 store_release(struct store *s, long long lease, store_text_cb cb, void *arg)
 {
-	store_call(s, &release, STORE_FN(cb), arg, lease);
+	store_call(s, &release, STORE_FN(cb), arg, STORE_LONG(lease));
 }
 
 static const struct store_stmt heartbeat = {
@@ -68,7 +70,8 @@ void
 store_heartbeat(struct store *s, long long lease, const char *box, int seconds,
 		store_text_cb cb, void *arg)
 {
-	store_call(s, &heartbeat, STORE_FN(cb), arg, lease, box, seconds);
+	store_call(s, &heartbeat, STORE_FN(cb), arg, STORE_LONG(lease),
+		   STORE_TEXT(box), STORE_INT(seconds));
 }
 
 static const struct store_stmt upload = {
@@ -80,9 +83,12 @@ void
 store_upload(struct store *s, const struct store_upload *u, store_text_cb cb,
 	     void *arg)
 {
-	store_call(s, &upload, STORE_FN(cb), arg, u->lease, u->box, u->key,
-		   u->tbox_group, u->doc_box, u->commit, u->status, u->error,
-		   u->doc, u->broken_after, (int)u->job_fault);
+	store_call(s, &upload, STORE_FN(cb), arg, STORE_LONG(u->lease),
+		   STORE_TEXT(u->box), STORE_TEXT(u->key),
+		   STORE_TEXT(u->tbox_group), STORE_TEXT(u->doc_box),
+		   STORE_TEXT(u->commit), STORE_TEXT(u->status),
+		   STORE_TEXT(u->error), STORE_TEXT(u->doc),
+		   STORE_INT(u->broken_after), STORE_BOOL((int)u->job_fault));
 }
 
 static const struct store_stmt sweep = {
@@ -94,5 +100,5 @@ static const struct store_stmt sweep = {
 void
 store_sweep(struct store *s, int lease_seconds, store_text_cb cb, void *arg)
 {
-	store_call(s, &sweep, STORE_FN(cb), arg, lease_seconds);
+	store_call(s, &sweep, STORE_FN(cb), arg, STORE_INT(lease_seconds));
 }

@@ -83,7 +83,7 @@ static const struct store_stmt home = {"SELECT robot_home($1::int)", "i",
 void
 store_home(struct store *s, int limit, store_text_cb cb, void *arg)
 {
-	store_call(s, &home, STORE_FN(cb), arg, limit);
+	store_call(s, &home, STORE_FN(cb), arg, STORE_INT(limit));
 }
 
 static const struct store_stmt history = {
@@ -94,7 +94,8 @@ void
 store_series_history(struct store *s, const char *series, const char *metric,
 		     int limit, store_text_cb cb, void *arg)
 {
-	store_call(s, &history, STORE_FN(cb), arg, series, metric, limit);
+	store_call(s, &history, STORE_FN(cb), arg, STORE_TEXT(series),
+		   STORE_TEXT(metric), STORE_INT(limit));
 }
 
 static const struct store_stmt commit = {"SELECT robot_commit($1, $2)", "ss",
@@ -105,7 +106,8 @@ void
 store_commit(struct store *s, const char *sha, const char *tree,
 	     store_text_cb cb, void *arg)
 {
-	store_call(s, &commit, STORE_FN(cb), arg, sha, tree);
+	store_call(s, &commit, STORE_FN(cb), arg, STORE_TEXT(sha),
+		   STORE_TEXT(tree));
 }
 
 static const struct store_stmt series_commit = {
@@ -116,7 +118,8 @@ void
 store_series_commit(struct store *s, const char *series, const char *name,
 		    store_text_cb cb, void *arg)
 {
-	store_call(s, &series_commit, STORE_FN(cb), arg, series, name);
+	store_call(s, &series_commit, STORE_FN(cb), arg, STORE_TEXT(series),
+		   STORE_TEXT(name));
 }
 
 static const struct store_stmt regression = {
@@ -126,7 +129,7 @@ static const struct store_stmt regression = {
 void
 store_regression(struct store *s, long long id, store_text_cb cb, void *arg)
 {
-	store_call(s, &regression, STORE_FN(cb), arg, id);
+	store_call(s, &regression, STORE_FN(cb), arg, STORE_LONG(id));
 }
 
 static const struct store_stmt series = {
@@ -142,7 +145,8 @@ void
 store_series(struct store *s, const char *match, long limit, store_text_cb cb,
 	     void *arg)
 {
-	store_call(s, &series, STORE_FN(cb), arg, match, (long long)limit);
+	store_call(s, &series, STORE_FN(cb), arg, STORE_TEXT(match),
+		   STORE_LONG((long long)limit));
 }
 
 static const struct store_stmt series_commits = {
@@ -158,5 +162,6 @@ void
 store_series_commits(struct store *s, const char *series_name, store_text_cb cb,
 		     void *arg)
 {
-	store_call(s, &series_commits, STORE_FN(cb), arg, series_name);
+	store_call(s, &series_commits, STORE_FN(cb), arg,
+		   STORE_TEXT(series_name));
 }

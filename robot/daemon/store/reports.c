@@ -97,8 +97,8 @@ void
 store_report_next(struct store *s, int window, int bisect_wait, int seconds,
 		  store_report_claim_cb cb, void *arg)
 {
-	store_call(s, &report_next, STORE_FN(cb), arg, window, bisect_wait,
-		   seconds);
+	store_call(s, &report_next, STORE_FN(cb), arg, STORE_INT(window),
+		   STORE_INT(bisect_wait), STORE_INT(seconds));
 }
 
 static const struct store_stmt followup_next = {
@@ -109,7 +109,8 @@ void
 store_followup_next(struct store *s, int window, int seconds,
 		    store_report_claim_cb cb, void *arg)
 {
-	store_call(s, &followup_next, STORE_FN(cb), arg, window, seconds);
+	store_call(s, &followup_next, STORE_FN(cb), arg, STORE_INT(window),
+		   STORE_INT(seconds));
 }
 
 static const struct store_stmt note_next = {"SELECT robot_note_next($1::int)",
@@ -119,7 +120,7 @@ void
 store_note_next(struct store *s, int seconds, store_report_claim_cb cb,
 		void *arg)
 {
-	store_call(s, &note_next, STORE_FN(cb), arg, seconds);
+	store_call(s, &note_next, STORE_FN(cb), arg, STORE_INT(seconds));
 }
 
 static const struct store_stmt note_store = {
@@ -130,7 +131,8 @@ void
 store_note_store(struct store *s, long long id, const char *note,
 		 store_text_cb cb, void *arg)
 {
-	store_call(s, &note_store, STORE_FN(cb), arg, id, note);
+	store_call(s, &note_store, STORE_FN(cb), arg, STORE_LONG(id),
+		   STORE_TEXT(note));
 }
 
 static const struct store_stmt report_store = {
@@ -141,7 +143,8 @@ void
 store_report_store(struct store *s, const char *report, const char *domain,
 		   store_text_cb cb, void *arg)
 {
-	store_call(s, &report_store, STORE_FN(cb), arg, report, domain);
+	store_call(s, &report_store, STORE_FN(cb), arg, STORE_TEXT(report),
+		   STORE_TEXT(domain));
 }
 
 /* robot_outbox_next()'s rows, borrowed from the JSON for the callback. */
@@ -189,7 +192,8 @@ void
 store_outbox_next(struct store *s, int limit, int seconds,
 		  store_outbox_rows_cb cb, void *arg)
 {
-	store_call(s, &outbox_next, STORE_FN(cb), arg, limit, seconds);
+	store_call(s, &outbox_next, STORE_FN(cb), arg, STORE_INT(limit),
+		   STORE_INT(seconds));
 }
 
 static const struct store_stmt outbox_done = {
@@ -200,8 +204,9 @@ void
 store_outbox_done(struct store *s, const struct store_outbox_done *d,
 		  store_text_cb cb, void *arg)
 {
-	store_call(s, &outbox_done, STORE_FN(cb), arg, d->id, d->state,
-		   d->error, d->retry_in);
+	store_call(s, &outbox_done, STORE_FN(cb), arg, STORE_LONG(d->id),
+		   STORE_TEXT(d->state), STORE_TEXT(d->error),
+		   STORE_INT(d->retry_in));
 }
 
 static const struct store_stmt outbox = {"SELECT robot_outbox($1::int)", "i",
@@ -210,7 +215,7 @@ static const struct store_stmt outbox = {"SELECT robot_outbox($1::int)", "i",
 void
 store_outbox(struct store *s, int limit, store_text_cb cb, void *arg)
 {
-	store_call(s, &outbox, STORE_FN(cb), arg, limit);
+	store_call(s, &outbox, STORE_FN(cb), arg, STORE_INT(limit));
 }
 
 static const struct store_stmt subscribe = {
@@ -221,9 +226,10 @@ void
 store_subscribe(struct store *s, const struct store_subscribe *sub,
 		store_text_cb cb, void *arg)
 {
-	store_call(s, &subscribe, STORE_FN(cb), arg, sub->json,
-		   sub->confirm_hash, sub->subject, sub->message,
-		   sub->client ? sub->client : "");
+	store_call(s, &subscribe, STORE_FN(cb), arg, STORE_TEXT(sub->json),
+		   STORE_TEXT(sub->confirm_hash), STORE_TEXT(sub->subject),
+		   STORE_TEXT(sub->message),
+		   STORE_TEXT(sub->client ? sub->client : ""));
 }
 
 static const struct store_stmt confirm = {
@@ -233,7 +239,7 @@ void
 store_subscription_confirm(struct store *s, const char *hash, store_text_cb cb,
 			   void *arg)
 {
-	store_call(s, &confirm, STORE_FN(cb), arg, hash);
+	store_call(s, &confirm, STORE_FN(cb), arg, STORE_TEXT(hash));
 }
 
 static const struct store_stmt unsubscribe = {"SELECT robot_unsubscribe($1)",
@@ -243,7 +249,7 @@ void
 store_unsubscribe(struct store *s, const char *token, store_text_cb cb,
 		  void *arg)
 {
-	store_call(s, &unsubscribe, STORE_FN(cb), arg, token);
+	store_call(s, &unsubscribe, STORE_FN(cb), arg, STORE_TEXT(token));
 }
 
 static const struct store_stmt subscriptions = {"SELECT robot_subscriptions()",

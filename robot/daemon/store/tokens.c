@@ -69,5 +69,5 @@ static const struct store_stmt token_stmt = {
 void
 store_token(struct store *s, const char *token, store_token_cb cb, void *arg)
 {
-	store_call(s, &token_stmt, STORE_FN(cb), arg, token);
+	store_call(s, &token_stmt, STORE_FN(cb), arg, STORE_TEXT(token));
 }

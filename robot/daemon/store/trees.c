@@ -101,7 +101,7 @@ void
 store_tree_claim(struct store *s, int seconds, store_tree_claim_cb cb,
 		 void *arg)
 {
-	store_call(s, &claim, STORE_FN(cb), arg, seconds);
+	store_call(s, &claim, STORE_FN(cb), arg, STORE_INT(seconds));
 }
 
 static const struct store_stmt failed = {
@@ -112,7 +112,8 @@ void
 store_tree_failed(struct store *s, const char *name, const char *error,
 		  int retry_in, store_text_cb cb, void *arg)
 {
-	store_call(s, &failed, STORE_FN(cb), arg, name, error, retry_in);
+	store_call(s, &failed, STORE_FN(cb), arg, STORE_TEXT(name),
+		   STORE_TEXT(error), STORE_INT(retry_in));
 }
 
 void
@@ -202,7 +203,8 @@ void
 store_tree_fetched(struct store *s, const char *name, const char *heads,
 		   const char *commits, store_tree_fetched_cb cb, void *arg)
 {
-	store_call(s, &fetched, STORE_FN(cb), arg, name, heads, commits);
+	store_call(s, &fetched, STORE_FN(cb), arg, STORE_TEXT(name),
+		   STORE_TEXT(heads), STORE_TEXT(commits));
 }
 
 static const struct store_stmt one = {
@@ -235,7 +237,7 @@ void
 store_trees(struct store *s, const char *name, store_text_cb cb, void *arg)
 {
 	if (name != NULL)
-		store_call(s, &one, STORE_FN(cb), arg, name);
+		store_call(s, &one, STORE_FN(cb), arg, STORE_TEXT(name));
 	else
 		store_call(s, &all, STORE_FN(cb), arg);
 }
@@ -249,7 +251,8 @@ void
 store_tree_put(struct store *s, const char *json, bool replace,
 	       store_text_cb cb, void *arg)
 {
-	store_call(s, replace ? &set : &add, STORE_FN(cb), arg, json);
+	store_call(s, replace ? &set : &add, STORE_FN(cb), arg,
+		   STORE_TEXT(json));
 }
 
 static const struct store_stmt removed = {
@@ -261,5 +264,5 @@ void
 store_tree_remove(struct store *s, const char *name, store_text_cb cb,
 		  void *arg)
 {
-	store_call(s, &removed, STORE_FN(cb), arg, name);
+	store_call(s, &removed, STORE_FN(cb), arg, STORE_TEXT(name));
 }
