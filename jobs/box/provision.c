@@ -78,9 +78,16 @@ hook_spawn(const struct boxconf *bc, char *const argv[], const char *out,
 
 	setenv("ROBOT_BOX", bc->name, 1);
 	setenv("ROBOT_WORKDIR", bc->workdir, 1);
-	/* The hook that runs the job runs this program in its VM. */
+	/* The hook that runs the job runs this program in its VM: the
+	 * program at its path, even once a rebuild or an upgrade replaced
+	 * it there (Linux then says "PATH (deleted)"). */
 	if (n > 0) {
+		static const char deleted[] = " (deleted)";
+		size_t k = sizeof deleted - 1;
+
 		self[n] = '\0';
+		if ((size_t)n > k && strcmp(self + n - k, deleted) == 0)
+			self[n - k] = '\0';
 		setenv("ROBOT_BOX_PROGRAM", self, 1);
 	}
 	return child_spawn(c, "provisioning hook", argv, out, err, NULL);

@@ -518,6 +518,27 @@ assert d['status'] == 'failed' and d['fault'] == 'box', d
 assert 'provisioning HEAD failed: the hook exited with status 1: the disk is on fire' in d['error'], d['error']
 " && nothing_left
 check $? "failure: a hook that fails otherwise is the box's fault"
+# The program a hook is given (ROBOT_BOX_PROGRAM: the kernel hook runs
+# it in its guest) once robot-box was replaced on disk as it ran (a
+# rebuild, an upgrade): its path, not Linux's "PATH (deleted)", which
+# the kernel hook's guest could not run (a kernel demo's run failed so).
+# The first run's hook replaces it.
+mkdir "$T/bin (x)"
+cp "$BOX" "$T/bin (x)/robot-box"
+cat >"$T/prog-hook" <<EOF
+#!/bin/sh
+echo "program: \$ROBOT_BOX_PROGRAM"
+cp "$BOX" "$T/bin (x)/new" && mv -f "$T/bin (x)/new" "$T/bin (x)/robot-box"
+EOF
+chmod +x "$T/prog-hook"
+sed "s|^hook: .*|hook: $T/prog-hook|" "$T/demo-box.yaml" >"$T/prog-box.yaml"
+"$T/bin (x)/robot-box" run --repeat 2 --json --config "$T/prog-box.yaml" --commit HEAD "$T/tiny.yaml" >"$T/prog.json" 2>"$T/err"
+rc=$?
+[ $rc = 0 ] || sed 's/^/#   /' "$T/err"
+check $([ $rc = 0 ] && py "$T/prog.json" "
+progs = [d['provision'].get('program') for d in docs]
+assert progs == ['$T/bin (x)/robot-box'] * 2, progs
+"; echo $?) "a hook is given robot-box's path, also once it was replaced on disk"
 # Without a hook, --commit would label the box's own kernel as the
 # commit: refused; --label names the runs, marked unprovisioned.
 "$BOX" run --repeat 1 --json --config "$T/box.yaml" --commit 4e159150a9 "$T/tiny.yaml" >"$T/lab.json" 2>"$T/err"

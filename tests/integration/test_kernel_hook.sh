@@ -346,10 +346,17 @@ assert '''$want''' in p['accel_why'], (p['accel_why'], '''$want''')
 	check $? "the real QEMU: the probe finds what this machine's KVM does (${direct:-it works}), and the run goes on"
 }
 
-# 2. The same commit again: no build.  The next commit: built in the same
-# object directory (an incremental build), its worktree moved to it.
+# 2. The same commit again: no build (and robot-box at a path with a
+# space and a parenthesis, which the guest's init reads from a file it
+# sources).  The next commit: built in the same object directory (an
+# incremental build), its worktree moved to it.
+mkdir "$T/bin (x)"
+cp "$BOX" "$T/bin (x)/robot-box"
+box=$BOX BOX="$T/bin (x)/robot-box"
 run "$c1" again.json
 rc1=$?
+BOX=$box
+[ $rc1 = 0 ] || sed 's/^/#   /' "$T/again.json.err"
 "$BOX" run --repeat 2 --json --config "$T/box.yaml" --commit "$c2" "$T/dd.yaml" >"$T/two.json" 2>"$T/two.json.err"
 rc2=$?
 check $([ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$(count bzImage "$c1")" = 1 ] && [ "$(count bzImage "$c2")" = 1 ] &&
