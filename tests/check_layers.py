@@ -8,7 +8,9 @@
 # 2. no two modules include each other's headers (x.c includes y.h and
 #    y.c includes x.h);
 # 3. each foreign library has its glue files, and no other file
-#    includes its header; the database glue (db.h) is the store's.
+#    includes its header; the database glue (db.h) is the store's;
+# 4. every .c of a layer is built: meson.build names it (a file left
+#    out is dead code no compiler reads, or a build that links by luck).
 import os
 import re
 import sys
@@ -75,7 +77,7 @@ for f in files:
                 errors="replace").read()
     includes[f] = [(m.group(1), m.group(2)) for m in include_re.finditer(text)]
 
-problems = {1: [], 2: [], 3: []}
+problems = {1: [], 2: [], 3: [], 4: []}
 for f, incs in includes.items():
     mine = layer_of(f)
     for kind, inc in incs:
@@ -110,10 +112,17 @@ for a in sorted(uses):
         if a < b and a in uses.get(b, set()):
             problems[2].append(f"{a} and {b} include each other's headers")
 
+meson = open(os.path.join(root, "meson.build"), encoding="utf-8").read()
+built = set(re.findall(r"'([^']+\.c)'", meson))
+for f in files:
+    if f.endswith(".c") and f not in built:
+        problems[4].append(f"{f}: not in meson.build")
+
 titles = {
     1: "every file includes only its own layer and the layers below it",
     2: "no two modules include each other's headers",
     3: "foreign libraries and the database glue only in their glue files",
+    4: "every .c of a layer is in meson.build",
 }
 print(f"1..{len(titles)}")
 failed = 0
