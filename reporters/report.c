@@ -15,6 +15,7 @@
 #include "robot/core/docload.h"
 #include "robot/core/errlist.h"
 #include "robot/core/node.h"
+#include "robot/core/num.h"
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
@@ -63,16 +64,6 @@ num(json_t *o, const char *key)
 	json_t *v = json_object_get(o, key);
 
 	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* "-85.1%", or "?" for no change known. */
-static void
-pct(char *buf, size_t len, double v)
-{
-	if (isfinite(v))
-		snprintf(buf, len, "%+.1f%%", v);
-	else
-		snprintf(buf, len, "?");
 }
 
 /* The commit's first 10 hex digits, as 0-day names it. */
@@ -496,7 +487,7 @@ add_headline(struct buf *b, json_t *claim, json_t *findings)
 		char c[32], p[32], means[160];
 
 		at_fault(claim, f, &a);
-		pct(c, sizeof c, a.change);
+		num_pct(c, sizeof c, a.change, "?");
 		if (isfinite(a.p))
 			snprintf(p, sizeof p, "%.2g", a.p);
 		else
@@ -523,7 +514,7 @@ add_headline(struct buf *b, json_t *claim, json_t *findings)
 			    json_integer_value(json_object_get(f, "pair"))) {
 			char hc[32], hr[32], sha[16], base[16];
 
-			pct(hc, sizeof hc, num(f, "change_pct"));
+			num_pct(hc, sizeof hc, num(f, "change_pct"), "?");
 			runs_text(hr, sizeof hr, f);
 			short_sha(sha, sizeof sha, str(f, "head"));
 			short_sha(base, sizeof base, str(f, "base"));
@@ -1004,7 +995,7 @@ render_report(json_t *claim, const struct report_config *cfg,
 	url = regression_url(cfg,
 			     json_integer_value(json_object_get(first, "id")));
 	at_fault(claim, first, &a);
-	pct(c, sizeof c, a.change);
+	num_pct(c, sizeof c, a.change, "?");
 	pairs = report_pairs(claim, &nfull);
 
 	/* A reply in the thread of the same commit told before; the first
@@ -1184,7 +1175,7 @@ render_followup(json_t *claim, const struct report_config *cfg,
 		free(url);
 		url = regression_url(cfg, json_integer_value(json_object_get(
 						  e, "regression")));
-		pct(c, sizeof c, num(e, "change_pct"));
+		num_pct(c, sizeof c, num(e, "change_pct"), "?");
 		short_sha(sha, sizeof sha, str(head, "sha"));
 		buf_addf(&b, "- the %s %s of %s\n  (%s)\n", c,
 			 str(e, "finding"), str(e, "kpi"), str(e, "series"));
@@ -1217,7 +1208,7 @@ render_followup(json_t *claim, const struct report_config *cfg,
 		json_t *first = json_array_get(news, 0);
 		char c[32], *headline;
 
-		pct(c, sizeof c, num(first, "change_pct"));
+		num_pct(c, sizeof c, num(first, "change_pct"), "?");
 		headline = xasprintf("%s %s %s: %s", str(first, "kpi"), c,
 				     str(first, "finding"),
 				     strcmp(str(first, "kind"), "still") == 0

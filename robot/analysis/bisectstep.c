@@ -12,6 +12,7 @@
 #include "robot/analysis/compare.h"
 #include "robot/analysis/stats.h"
 #include "robot/core/buf.h"
+#include "robot/core/num.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
@@ -24,10 +25,7 @@ is(const char *v, const char *name)
 static void
 change_text(char *buf, size_t len, const struct bisect_side *s)
 {
-	if (isfinite(s->change_pct))
-		snprintf(buf, len, "%+.1f%%", s->change_pct);
-	else
-		snprintf(buf, len, "?");
+	num_pct(buf, len, s->change_pct, "?");
 }
 
 const char *
@@ -434,22 +432,23 @@ bisect_test(const struct bisect_round *r, size_t n,
 				 ? (confirm ? "the change" : "bad")
 				 : (confirm ? "its parent" : "good"));
 	{
-		char ratio[48];
+		char ratio[48], pct[NUM_PCT_MAX];
 		double lr = exp(fmin(fabs(out->llr), 700));
 
 		snprintf(ratio, sizeof ratio,
 			 out->llr >= 0 ? "%.3g:1 for bad" : "1:%.3g for bad",
 			 lr);
 		snprintf(reason, len,
-			 "%s%s: %.2f of the way %s (%+.1f%%), likelihood "
+			 "%s%s: %.2f of the way %s (%s), likelihood "
 			 "ratio %s, %zu round%s%s%s",
 			 out->verdict == BISECT_UNSURE ? "unsure"
 			 : at_cap && fabs(out->llr) < BISECT_LLR
 				 ? "at the most runs, likelier "
 				 : "",
 			 out->verdict == BISECT_UNSURE ? "" : like,
-			 out->position, end_name, out->change_pct, ratio, no,
-			 no == 1 ? "" : "s",
+			 out->position, end_name,
+			 num_pct(pct, sizeof pct, out->change_pct, "?"), ratio,
+			 no, no == 1 ? "" : "s",
 			 out->dropped ? " (and some with an outlier run left "
 					"out)"
 				      : "",

@@ -11,6 +11,7 @@
 
 #include "robot/analysis/table.h"
 #include "robot/core/buf.h"
+#include "robot/core/num.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -350,7 +351,7 @@ table_moved_change(const struct table_moved *t, char *buf, size_t len)
 	if (absolute_change(t->m->name))
 		snprintf(buf, len, "%+.1f", r->head.mean - r->base.mean);
 	else if (r->change_defined)
-		snprintf(buf, len, "%+.1f%%", r->change_pct);
+		num_pct(buf, len, r->change_pct, "?");
 	else
 		snprintf(buf, len, "from 0");
 }

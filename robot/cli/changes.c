@@ -14,6 +14,7 @@
 #include "robot/core/buf.h"
 #include "robot/core/errlist.h"
 #include "robot/core/log.h"
+#include "robot/core/num.h"
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/cli/cli.h"
@@ -94,11 +95,7 @@ print_text(const struct history *h, const struct change_point *cp, size_t ncp)
 		char *commit = str_quote(h->pts[c->index].commit);
 		char change[32], before[64], after[64];
 
-		if (isnan(c->change_pct))
-			snprintf(change, sizeof change, "-");
-		else
-			snprintf(change, sizeof change, "%+.1f%%",
-				 c->change_pct);
+		num_pct(change, sizeof change, c->change_pct, "-");
 		snprintf(before, sizeof before, "%zu-%zu: %.6g", c->from,
 			 c->index - 1, c->before);
 		snprintf(after, sizeof after, "%zu-%zu: %.6g", c->index,

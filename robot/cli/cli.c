@@ -12,6 +12,7 @@
 #include "robot/core/buf.h"
 #include "robot/core/client.h"
 #include "robot/core/log.h"
+#include "robot/core/num.h"
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
@@ -243,8 +244,7 @@ cli_pct(json_t *o, const char *key, char *buf, size_t len)
 
 	if (!json_is_number(v))
 		return "-";
-	snprintf(buf, len, "%+.1f%%", json_number_value(v));
-	return buf;
+	return num_pct(buf, len, json_number_value(v), "-");
 }
 
 /* --limit N, into the query. */

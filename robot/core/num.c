@@ -300,3 +300,13 @@ num_round(double d, int digits)
 	num_format_slow(buf, d, digits);
 	return strtod(buf, NULL);
 }
+
+const char *
+num_pct(char *buf, size_t len, double pct, const char *unknown)
+{
+	if (isfinite(pct))
+		snprintf(buf, len, "%+.1f%%", pct);
+	else
+		snprintf(buf, len, "%s", unknown);
+	return buf;
+}

@@ -41,4 +41,14 @@ size_t num_format(char *buf, double d, int digits);
  * reads back as (d itself when not finite). */
 double num_round(double d, int digits);
 
+/* The longest text num_pct() writes of a change, with its NUL. */
+#define NUM_PCT_MAX 32
+
+/*
+ * A change in percent as robot writes it everywhere, in pages, mails,
+ * logs and the CLI: one decimal and its sign ("-10.3%", "+0.4%"), or
+ * unknown ("?", "-") when pct is not finite.  Into buf; returns buf.
+ */
+const char *num_pct(char *buf, size_t len, double pct, const char *unknown);
+
 #endif

@@ -44,6 +44,7 @@
 #include "robot/analysis/table.h"
 #include "robot/core/buf.h"
 #include "robot/core/log.h"
+#include "robot/core/num.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/analysis.h"
@@ -279,8 +280,7 @@ kpi_change(const struct comparison *c, const char *kpi, char *buf, size_t len)
 	snprintf(buf, len, "?");
 	for (size_t i = 0; kpi != NULL && i < c->nmetrics; i++)
 		if (c->metrics[i].name == kpi && c->metrics[i].r.change_defined)
-			snprintf(buf, len, "%+.1f%%",
-				 c->metrics[i].r.change_pct);
+			num_pct(buf, len, c->metrics[i].r.change_pct, "?");
 }
 
 /*
@@ -459,6 +459,7 @@ pair_scan_work(void *arg)
 {
 	struct pair_work *w = arg;
 	json_t *h = json_loads(w->history, 0, NULL), *x, *kpis = json_array();
+	char pct[NUM_PCT_MAX];
 	struct buf said;
 	size_t i;
 
@@ -506,9 +507,10 @@ pair_scan_work(void *arg)
 					  json_object_get(c, "change_pct"), "p",
 					  json_object_get(c, "p"), "window",
 					  window, "history", c));
-			buf_addf(&said, "%s%s at %.12s %+.1f%% (p %.2g)",
+			buf_addf(&said, "%s%s at %.12s %s (p %.2g)",
 				 said.len ? ", " : "", kpi,
-				 hist.pts[q->index].commit, q->change_pct,
+				 hist.pts[q->index].commit,
+				 num_pct(pct, sizeof pct, q->change_pct, "?"),
 				 q->p);
 		}
 		json_array_append_new(kpis, json_pack("{s:s, s:o}", "kpi", kpi,

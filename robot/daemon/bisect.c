@@ -35,6 +35,7 @@
 #include "robot/analysis/noise.h"
 #include "robot/core/log.h"
 #include "robot/core/name.h"
+#include "robot/core/num.h"
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
@@ -165,13 +166,14 @@ side_text(char *buf, size_t len, const struct store_bisect_pair *pair,
 	  const char *kpi)
 {
 	const struct store_bisect_kpi *k = store_bisect_pair_kpi(pair, kpi);
-	char p[32] = "";
+	char p[32] = "", pct[NUM_PCT_MAX];
 
 	if (k != NULL && k->p_defined)
 		snprintf(p, sizeof p, "p %.2g, ", k->p_value);
 	if (k != NULL && k->change_defined)
-		snprintf(buf, len, "%+.1f%% (%s%d runs a side)", k->change_pct,
-			 p, pair->runs);
+		snprintf(buf, len, "%s (%s%d runs a side)",
+			 num_pct(pct, sizeof pct, k->change_pct, "?"), p,
+			 pair->runs);
 	else
 		snprintf(buf, len, "%s",
 			 pair->verdict != NULL ? pair->verdict

@@ -23,6 +23,7 @@
 
 #include "robot/analysis/decide.h"
 #include "robot/core/log.h"
+#include "robot/core/num.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/health.h"
@@ -77,7 +78,7 @@ health_read(struct health *h, json_t *j)
 		double *v = xcalloc(n + 1, sizeof *v);
 		struct compare_result r;
 		size_t from, at = 0;
-		char *msg;
+		char *msg, pct[NUM_PCT_MAX];
 		bool moved;
 
 		for (size_t k = 0; k < n; k++)
@@ -94,11 +95,12 @@ health_read(struct health *h, json_t *j)
 			continue;
 		msg = xasprintf(
 			"box %s changed: %d runs in a row of %s at %.12s moved "
-			"%+.1f%% from its %zu before (%s, p %.2g), with no "
+			"%s from its %zu before (%s, p %.2g), with no "
 			"change "
 			"of commit; it takes no work until robot box reset %s",
 			box, DECIDE_CANARY_RECENT, rjson_get_str(c, "series"),
-			rjson_get_str(c, "commit"), r.effect_pct, r.base.n,
+			rjson_get_str(c, "commit"),
+			num_pct(pct, sizeof pct, r.effect_pct, "?"), r.base.n,
 			rjson_get_str(c, "kpi"), r.p_value, box);
 		log_warnx("health: %s", msg);
 		h->box = xstrdup(box);

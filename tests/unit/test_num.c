@@ -238,6 +238,19 @@ test_format_edges(void)
 	CHECK_STR(b, "0.33333333333333331");
 }
 
+/* A change as every page, mail and log writes it. */
+static void
+test_pct(void)
+{
+	char b[NUM_PCT_MAX];
+
+	CHECK_STR(num_pct(b, sizeof b, -10.349, "?"), "-10.3%");
+	CHECK_STR(num_pct(b, sizeof b, 0.04, "?"), "+0.0%");
+	CHECK_STR(num_pct(b, sizeof b, 1234.56, "?"), "+1234.6%");
+	CHECK_STR(num_pct(b, sizeof b, NAN, "?"), "?");
+	CHECK_STR(num_pct(b, sizeof b, INFINITY, "-"), "-");
+}
+
 int
 main(void)
 {
@@ -248,6 +261,7 @@ main(void)
 		TAP_CASE(test_format_matches_printf),
 		TAP_CASE(test_round_reads_back),
 		TAP_CASE(test_format_edges),
+		TAP_CASE(test_pct),
 		{NULL, NULL}};
 
 	return tap_run(cases);

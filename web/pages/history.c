@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "robot/analysis/units.h"
+#include "robot/core/num.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
@@ -70,7 +71,7 @@ mark_changes(struct svg *s, struct ask *a, json_t *commits, json_t *cps)
 	double from = -0.5, mean = NAN;
 	json_t *cp;
 	size_t i;
-	char t[200], m[32];
+	char t[200], m[32], pct[NUM_PCT_MAX];
 
 	json_array_foreach(cps, i, cp)
 	{
@@ -84,9 +85,12 @@ mark_changes(struct svg *s, struct ask *a, json_t *commits, json_t *cps)
 		snprintf(t, sizeof t, "mean %s before %.12s", m,
 			 rjson_get_str(cp, "commit"));
 		svg_hline(s, 3, from, (double)at - 0.5, mean, t);
-		snprintf(t, sizeof t, "change point at %.12s: %+.1f%% (p %.2g)",
+		snprintf(t, sizeof t, "change point at %.12s: %s (p %.2g)",
 			 rjson_get_str(cp, "commit"),
-			 json_number_value(json_object_get(cp, "change_pct")),
+			 num_pct(pct, sizeof pct,
+				 json_number_value(
+					 json_object_get(cp, "change_pct")),
+				 "?"),
 			 json_number_value(json_object_get(cp, "p")));
 		svg_marker(s, 3, (double)at - 0.5, t);
 		from = (double)at - 0.5;
@@ -219,20 +223,18 @@ chart(struct buf *b, struct ask *a, json_t *h, json_t *cps)
 		long at_k = index_of(commits, culprit);
 		long at_c = index_of(commits, rjson_get_str(r, "commit"));
 		long at_f = index_of(commits, rjson_get_str(r, "fixed_by"));
-		char t[160];
+		char t[160], pct[NUM_PCT_MAX];
 
+		num_pct(pct, sizeof pct,
+			json_number_value(json_object_get(r, "change_pct")),
+			"?");
 		if (at_k >= 0 && strcmp(culprit, rjson_get_str(r, "commit")))
-			snprintf(t, sizeof t,
-				 "%s %+.1f%%: %.12s, found at %.12s",
-				 rjson_get_str(r, "kind"),
-				 json_number_value(
-					 json_object_get(r, "change_pct")),
-				 culprit, rjson_get_str(r, "commit"));
+			snprintf(t, sizeof t, "%s %s: %.12s, found at %.12s",
+				 rjson_get_str(r, "kind"), pct, culprit,
+				 rjson_get_str(r, "commit"));
 		else if (at_c >= 0)
-			snprintf(t, sizeof t, "%s %+.1f%% at %.12s",
-				 rjson_get_str(r, "kind"),
-				 json_number_value(
-					 json_object_get(r, "change_pct")),
+			snprintf(t, sizeof t, "%s %s at %.12s",
+				 rjson_get_str(r, "kind"), pct,
 				 rjson_get_str(r, "commit"));
 		if (at_k >= 0 || at_c >= 0)
 			svg_marker(s, 1, (double)(at_k >= 0 ? at_k : at_c), t);

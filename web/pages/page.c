@@ -9,6 +9,7 @@
 #include "robot/analysis/table.h"
 #include "robot/analysis/units.h"
 #include "robot/core/client.h"
+#include "robot/core/num.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "web/html.h"
@@ -176,10 +177,11 @@ page_blame(struct buf *b, json_t *culprit, json_t *range, const char *head)
 void
 page_pct(struct buf *b, json_t *v)
 {
-	if (json_is_number(v))
-		buf_addf(b, "%+.1f%%", json_number_value(v));
-	else
-		buf_adds(b, "-");
+	char t[NUM_PCT_MAX];
+
+	buf_adds(b,
+		 num_pct(t, sizeof t,
+			 json_is_number(v) ? json_number_value(v) : NAN, "-"));
 }
 
 void

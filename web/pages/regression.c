@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot/core/num.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
@@ -22,10 +23,13 @@ static void
 still_figures(struct buf *b, json_t *o, const char *pct, const char *p,
 	      const char *runs)
 {
+	char t[NUM_PCT_MAX];
+
 	if (!json_is_number(json_object_get(o, pct)))
 		return;
-	buf_addf(b, " <span class=\"nw\">%+.1f%%</span>",
-		 json_number_value(json_object_get(o, pct)));
+	buf_addf(b, " <span class=\"nw\">%s</span>",
+		 num_pct(t, sizeof t,
+			 json_number_value(json_object_get(o, pct)), "?"));
 	if (json_is_number(json_object_get(o, p)))
 		buf_addf(b, " (p %.2g",
 			 json_number_value(json_object_get(o, p)));
@@ -127,10 +131,8 @@ on_regression(const char *text, const struct problem *p, void *arg)
 	}
 	series = rjson_get_str(r, "series");
 	v = json_object_get(r, "change_pct");
-	if (json_is_number(v))
-		snprintf(num, sizeof num, "%+.1f%%", json_number_value(v));
-	else
-		snprintf(num, sizeof num, "?");
+	num_pct(num, sizeof num, json_is_number(v) ? json_number_value(v) : NAN,
+		"?");
 	/* The commit at fault leads once it is known; its range before. */
 	if (json_is_object(json_object_get(r, "culprit")))
 		title = xasprintf(
