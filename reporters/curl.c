@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 
 #include "reporters/curl.h"
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/drain.h"
@@ -32,6 +33,12 @@ enum transfer_state {
 	TRANSFER_RUNNING,
 	TRANSFER_DONE,
 };
+static const char *const transfer_states[] = {
+	[TRANSFER_RUNNING] = "running",
+	[TRANSFER_DONE] = "done",
+};
+static const struct fsm transfer_fsm =
+	FSM("transfer", transfer_states, TRANSFER_DONE);
 
 struct transfer {
 	enum transfer_state state;
@@ -88,6 +95,12 @@ transfer_discard(char *buf, size_t size, size_t n, void *arg)
 
 /* Takes t out of curl's hands and off the list of transfers. */
 static void
+transfer_set_state(struct transfer *t, enum transfer_state s)
+{
+	FSM_SET(&transfer_fsm, t->state, s, "transfer %p", (void *)t);
+}
+
+static void
 transfer_unlink(struct transfer *t)
 {
 	struct curlm *m = t->m;
@@ -143,7 +156,7 @@ curlm_reap(struct curlm *m)
 					t->error[0] ? ": " : "", t->error);
 		else if (code >= 300) /* HTTP: curl took any answer */
 			why = xasprintf("the server answered %ld", code);
-		t->state = TRANSFER_DONE;
+		transfer_set_state(t, TRANSFER_DONE);
 		m->running--;
 		transfer_unlink(t);
 		t->cb(code, why, t->arg);
@@ -282,7 +295,7 @@ curlm_send(struct curlm *m, const struct curlm_request *rq, curlm_cb cb,
 
 	if (e == NULL)
 		fatalx("curl_easy_init failed");
-	t->state = TRANSFER_RUNNING;
+	transfer_set_state(t, TRANSFER_RUNNING);
 	t->m = m;
 	t->easy = e;
 	t->body = xmalloc(rq->len + 1);

@@ -20,6 +20,7 @@
 #include "reporters/curl.h"
 #include "reporters/outbox.h"
 #include "robot/core/backoff.h"
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/reports.h"
@@ -45,6 +46,12 @@ enum delivery_state {
 	DELIVERY_SENDING,
 	DELIVERY_MARKING,
 };
+static const char *const delivery_states[] = {
+	[DELIVERY_SENDING] = "sending",
+	[DELIVERY_MARKING] = "marking",
+};
+static const struct fsm delivery_fsm =
+	FSM("delivery", delivery_states, DELIVERY_MARKING);
 
 struct delivery {
 	enum delivery_state state;
@@ -72,10 +79,7 @@ delivery_free(void *arg)
 static void
 delivery_set_state(struct delivery *d, enum delivery_state s)
 {
-	log_debug("outbox %lld: %s -> %s", d->id,
-		  d->state == DELIVERY_SENDING ? "sending" : "marking",
-		  s == DELIVERY_SENDING ? "sending" : "marking");
-	d->state = s;
+	FSM_SET(&delivery_fsm, d->state, s, "outbox %lld", d->id);
 }
 
 const char *
@@ -161,7 +165,7 @@ outbox_start(struct drain_worker *w, void *work)
 				  delivery_on_failed,
 				  d};
 
-	d->state = DELIVERY_SENDING;
+	delivery_set_state(d, DELIVERY_SENDING);
 	if (d->channel == NULL)
 		delivery_on_failed(true, "an unknown channel", d);
 	else

@@ -10,7 +10,11 @@
 # 3. each foreign library has its glue files, and no other file
 #    includes its header; the database glue (db.h) is the store's;
 # 4. every .c of a layer is built: meson.build names it (a file left
-#    out is dead code no compiler reads, or a build that links by luck).
+#    out is dead code no compiler reads, or a build that links by luck);
+# 5. every state enum (enum X_state) has its state machine table
+#    (robot/core/fsm.h: FSM() in its module's .c), and where one is,
+#    the state is written by FSM_SET() alone (its setter), never by a
+#    plain "->state =".
 import os
 import re
 import sys
@@ -77,7 +81,7 @@ for f in files:
                 errors="replace").read()
     includes[f] = [(m.group(1), m.group(2)) for m in include_re.finditer(text)]
 
-problems = {1: [], 2: [], 3: [], 4: []}
+problems = {1: [], 2: [], 3: [], 4: [], 5: []}
 for f, incs in includes.items():
     mine = layer_of(f)
     for kind, inc in incs:
@@ -118,11 +122,29 @@ for f in files:
     if f.endswith(".c") and f not in built:
         problems[4].append(f"{f}: not in meson.build")
 
+texts = {f: open(os.path.join(root, f), encoding="utf-8",
+                 errors="replace").read() for f in files}
+for f in files:
+    for m in re.finditer(r"^enum (\w+_state) \{([^}]*)\}", texts[f], re.M):
+        c = f[:-2] + ".c"
+        states = set(re.findall(r"^\s*([A-Z][A-Z0-9_]*)", m.group(2), re.M))
+        lasts = re.findall(r"=\s*FSM\([^;]*,\s*([A-Z][A-Z0-9_]*)\);",
+                           texts.get(c, ""))
+        if not states & set(lasts):
+            problems[5].append(f"{f}: enum {m.group(1)} has no FSM() "
+                               f"table in {c}")
+    if re.search(r"=\s*FSM\(", texts[f]):
+        for n, line in enumerate(texts[f].split("\n"), 1):
+            if re.search(r"->state\s*=[^=]", line) and "FSM_SET" not in line:
+                problems[5].append(f"{f}:{n}: the state written without "
+                                   f"FSM_SET: {line.strip()}")
+
 titles = {
     1: "every file includes only its own layer and the layers below it",
     2: "no two modules include each other's headers",
     3: "foreign libraries and the database glue only in their glue files",
     4: "every .c of a layer is in meson.build",
+    5: "every state machine's state is set by FSM_SET alone",
 }
 print(f"1..{len(titles)}")
 failed = 0

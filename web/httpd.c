@@ -41,6 +41,7 @@
 #include <microhttpd.h>
 
 #include "robot/core/buf.h"
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
@@ -62,6 +63,16 @@ enum http_req_state {
 	HTTP_REQ_ANSWERED,    /* the answer is made, not yet queued */
 	HTTP_REQ_SENT,        /* queued to MHD */
 };
+static const char *const http_req_states[] = {
+	[HTTP_REQ_RECEIVING] = "receiving",
+	[HTTP_REQ_DISCARDING] = "discarding",
+	[HTTP_REQ_DISPATCHING] = "dispatching",
+	[HTTP_REQ_SUSPENDED] = "suspended",
+	[HTTP_REQ_ANSWERED] = "answered",
+	[HTTP_REQ_SENT] = "sent",
+};
+static const struct fsm http_req_fsm =
+	FSM("request", http_req_states, HTTP_REQ_SENT);
 
 /* A client connection, watched for requests that come too slowly. */
 /* The seconds a connection has to send a request's headers (at most
@@ -138,32 +149,13 @@ struct httpd {
 static void httpd_run(struct httpd *h);
 static void http_req_watch_start(struct http_req *req);
 
-static const char *
-http_req_state_name(enum http_req_state s)
-{
-	switch (s) {
-	case HTTP_REQ_RECEIVING:
-		return "receiving";
-	case HTTP_REQ_DISCARDING:
-		return "discarding";
-	case HTTP_REQ_DISPATCHING:
-		return "dispatching";
-	case HTTP_REQ_SUSPENDED:
-		return "suspended";
-	case HTTP_REQ_ANSWERED:
-		return "answered";
-	case HTTP_REQ_SENT:
-		return "sent";
-	}
-	return "?";
-}
-
 static void
 http_req_set_state(struct http_req *req, enum http_req_state s)
 {
-	log_debug("%s %s: %s -> %s", req->method, req->path,
-		  http_req_state_name(req->state), http_req_state_name(s));
-	req->state = s;
+	/* (before its method and path are read, its URI as it came) */
+	FSM_SET(&http_req_fsm, req->state, s, "%s %s",
+		req->method != NULL ? req->method : "request",
+		req->path != NULL ? req->path : req->raw_uri);
 }
 
 static enum MHD_Result
@@ -272,7 +264,9 @@ on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 
 	req->h = h;
 	req->conn = conn;
-	req->state = HTTP_REQ_RECEIVING;
+	req->raw_uri = uri;
+	req->raw_len = strlen(uri);
+	http_req_set_state(req, HTTP_REQ_RECEIVING);
 	buf_init(&req->body);
 	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	if (ci != NULL && ci->socket_context != NULL) {
@@ -280,12 +274,10 @@ on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 		req->c->req = req;
 	}
 	h->in_flight++;
-	req->raw_uri = uri;
-	req->raw_len = strlen(uri);
 	status = uri_check(uri, &why);
 	if (status == 414) {
 		http_conn_refuse(conn, status, why);
-		req->state = HTTP_REQ_SENT;
+		http_req_set_state(req, HTTP_REQ_SENT);
 		free(why);
 	} else if (status != 0) {
 		req->reject = status;

@@ -15,9 +15,25 @@
 #include <unistd.h>
 
 #include "jobs/box/child.h"
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
+
+static const char *const child_states[] = {
+	[CHILD_NEW] = "new",
+	[CHILD_RUNNING] = "running",
+	[CHILD_DONE] = "done",
+};
+static const struct fsm child_fsm =
+	FSM("child process", child_states, CHILD_DONE);
+
+static void
+child_set_state(struct child *c, enum child_state s)
+{
+	FSM_SET(&child_fsm, c->state, s, "%s (process %ld)", c->name,
+		(long)c->pid);
+}
 
 static int signal_fd = -1;
 static sigset_t blocked;
@@ -177,7 +193,7 @@ child_spawn(struct child *c, const char *name, char *const argv[],
 	setpgid(pid, pid); /* also here: no race with child_signal() */
 	c->pid = pid;
 	child_record(pid);
-	c->state = CHILD_RUNNING;
+	child_set_state(c, CHILD_RUNNING);
 	c->started = child_now();
 	return true;
 }
@@ -198,7 +214,7 @@ child_fork(struct child *c, const char *name, int (*fn)(void *), void *arg)
 	setpgid(pid, pid);
 	c->pid = pid;
 	child_record(pid);
-	c->state = CHILD_RUNNING;
+	child_set_state(c, CHILD_RUNNING);
 	c->started = child_now();
 	return true;
 }
@@ -212,7 +228,7 @@ child_reap(struct child *c)
 		return c->state == CHILD_DONE;
 	r = wait4(c->pid, &c->status, WNOHANG, &c->ru);
 	if (r == c->pid) {
-		c->state = CHILD_DONE;
+		child_set_state(c, CHILD_DONE);
 		c->ended = child_now();
 		return true;
 	}
@@ -235,7 +251,7 @@ child_kill_wait(struct child *c)
 	kill(c->pid, SIGKILL);
 	while (wait4(c->pid, &c->status, 0, &c->ru) == -1 && errno == EINTR)
 		;
-	c->state = CHILD_DONE;
+	child_set_state(c, CHILD_DONE);
 	c->ended = child_now();
 }
 

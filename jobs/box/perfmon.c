@@ -17,6 +17,7 @@
 #include "jobs/box/toolparse.h"
 #include "jobs/unit.h"
 #include "robot/core/buf.h"
+#include "robot/core/fsm.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -35,11 +36,25 @@ static const char default_stat_events[] =
  * many CPUs is far bigger than worth folding in memory). */
 #define SCRIPT_MAX ((size_t)1 << 30)
 
+static const char *const perfmon_states[] = {
+	[PERFMON_WAITING] = "waiting", [PERFMON_RECORDING] = "recording",
+	[PERFMON_STOPPED] = "stopped", [PERFMON_DONE] = "done",
+	[PERFMON_FAILED] = "failed",
+};
+static const struct fsm perfmon_fsm =
+	FSM("perf monitor", perfmon_states, PERFMON_FAILED);
+
+static void
+perfmon_set_state(struct perfmon *pm, enum perfmon_state s)
+{
+	FSM_SET(&perfmon_fsm, pm->state, s, "%s", pm->kind);
+}
+
 static void
 failed(struct perfmon *pm, char *why)
 {
 	if (pm->state != PERFMON_FAILED) {
-		pm->state = PERFMON_FAILED;
+		perfmon_set_state(pm, PERFMON_FAILED);
 		pm->warning = xasprintf("%s: %s; the run went on without it",
 					pm->kind, why);
 	}
@@ -105,7 +120,7 @@ perfmon_init(struct perfmon *pm, const char *kind, const struct node *job,
 	memset(pm, 0, sizeof *pm);
 	pm->kind = kind;
 	pm->perf = perf;
-	pm->state = PERFMON_WAITING;
+	perfmon_set_state(pm, PERFMON_WAITING);
 	pm->data =
 		xasprintf("%s/%s.%s", rundir, kind, profile ? "data" : "txt");
 	pm->log = xasprintf("%s/%s.log", rundir, kind);
@@ -209,7 +224,7 @@ start(struct perfmon *pm)
 		return;
 	}
 	pm->started = child_now();
-	pm->state = PERFMON_RECORDING;
+	perfmon_set_state(pm, PERFMON_RECORDING);
 }
 
 void
@@ -263,7 +278,7 @@ perfmon_stop(struct perfmon *pm)
 			  (double)pm->c.ru.ru_utime.tv_usec / 1e6 +
 			  (double)pm->c.ru.ru_stime.tv_sec +
 			  (double)pm->c.ru.ru_stime.tv_usec / 1e6;
-		pm->state = PERFMON_STOPPED;
+		perfmon_set_state(pm, PERFMON_STOPPED);
 		break;
 	case PERFMON_STOPPED:
 	case PERFMON_DONE:
@@ -340,7 +355,7 @@ perfmon_finish(struct perfmon *pm, struct metrics *m)
 	else if (!toolparse_run(pm->kind, b.data, b.len, add_stat, arg, &err))
 		failed(pm, xstrdup(err));
 	else
-		pm->state = PERFMON_DONE;
+		perfmon_set_state(pm, PERFMON_DONE);
 	buf_release(&b);
 	free(text_path);
 }

@@ -43,6 +43,7 @@
 #include "robot/analysis/series.h"
 #include "robot/analysis/table.h"
 #include "robot/core/buf.h"
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/num.h"
 #include "robot/core/rjson.h"
@@ -65,6 +66,13 @@ enum pair_state {
 	PAIR_SCANNING,
 	PAIR_RECORDING,
 };
+static const char *const pair_states[] = {
+	[PAIR_VALUES] = "values",     [PAIR_COMPARING] = "comparing",
+	[PAIR_STORING] = "storing",   [PAIR_HISTORY] = "history",
+	[PAIR_SCANNING] = "scanning", [PAIR_RECORDING] = "recording",
+};
+static const struct fsm pair_fsm =
+	FSM("analysis of a pair", pair_states, PAIR_RECORDING);
 
 /* One pair's analysis: the claim, and what the worker made of it. */
 struct pair_work {
@@ -110,32 +118,11 @@ struct analysis {
 	int asks_making; /* asks SIZING, VALUES or COMPARING */
 };
 
-static const char *
-pair_state_name(enum pair_state s)
-{
-	switch (s) {
-	case PAIR_VALUES:
-		return "values";
-	case PAIR_COMPARING:
-		return "comparing";
-	case PAIR_STORING:
-		return "storing";
-	case PAIR_HISTORY:
-		return "history";
-	case PAIR_SCANNING:
-		return "scanning";
-	case PAIR_RECORDING:
-		return "recording";
-	}
-	return "?";
-}
-
 static void
 pair_set_state(struct pair_work *w, enum pair_state s)
 {
-	log_debug("analysis of pair %lld: %s -> %s", w->claim->pair,
-		  pair_state_name(w->state), pair_state_name(s));
-	w->state = s;
+	FSM_SET(&pair_fsm, w->state, s, "analysis of pair %lld",
+		w->claim->pair);
 }
 
 /* A pair's work with analysis' directions, runs and options. */
@@ -687,7 +674,7 @@ analysis_start(struct drain_worker *dw, void *work)
 	struct pair_work *w = work;
 
 	(void)dw;
-	w->state = PAIR_VALUES;
+	pair_set_state(w, PAIR_VALUES);
 	store_pair_columns(w->a->store, w->claim->series, w->claim->base,
 			   w->claim->head, pair_on_values, w);
 }
@@ -755,6 +742,12 @@ enum ask_state {
 	ASK_COMPARING,
 	ASK_DONE,
 };
+static const char *const ask_states[] = {
+	[ASK_STORED] = "stored", [ASK_SIZING] = "sizing",
+	[ASK_VALUES] = "values", [ASK_COMPARING] = "comparing",
+	[ASK_DONE] = "done",
+};
+static const struct fsm ask_fsm = FSM("comparison asked", ask_states, ASK_DONE);
 
 struct ask {
 	enum ask_state state;
@@ -767,6 +760,13 @@ struct ask {
 	analysis_cb cb;
 	void *arg;
 };
+
+static void
+ask_set_state(struct ask *k, enum ask_state s)
+{
+	FSM_SET(&ask_fsm, k->state, s, "compare %s %s..%s", k->series, k->base,
+		k->head);
+}
 
 static void
 ask_free(void *arg)
@@ -785,11 +785,10 @@ ask_free(void *arg)
 static void
 ask_finish(struct ask *k, json_t *answer, const struct problem *p)
 {
-	log_debug("compare %s %s..%s: -> done", k->series, k->base, k->head);
 	if (k->making)
 		k->a->asks_making--;
 	k->making = false;
-	k->state = ASK_DONE;
+	ask_set_state(k, ASK_DONE);
 	k->cb(answer, p, k->arg);
 	drain_defer(k->a->base, ask_free, k);
 }
@@ -878,7 +877,7 @@ ask_on_values(struct store_values *v, const struct problem *p, void *arg)
 	k->work->opt.method = k->ask.method;
 	k->work->opt.min_effect_pct = k->ask.min_effect_pct;
 	k->work->all = k->ask.all;
-	k->state = ASK_COMPARING;
+	ask_set_state(k, ASK_COMPARING);
 	worker_run(k->a->worker, ask_compare_work, ask_on_compared, k);
 }
 
@@ -906,7 +905,7 @@ ask_on_size(const char *text, const struct problem *p, void *arg)
 		problem_free(q);
 		return;
 	}
-	k->state = ASK_VALUES;
+	ask_set_state(k, ASK_VALUES);
 	store_pair_columns(k->a->store, k->series, k->base, k->head,
 			   ask_on_values, k);
 }
@@ -929,7 +928,7 @@ ask_size(struct ask *k)
 	}
 	k->a->asks_making++;
 	k->making = true;
-	k->state = ASK_SIZING;
+	ask_set_state(k, ASK_SIZING);
 	store_pair_size(k->a->store, k->series, k->base, k->head, ask_on_size,
 			k);
 }
@@ -977,7 +976,7 @@ analysis_compare(struct analysis *a, const char *series, const char *base,
 	 * shown. */
 	if (k->ask.method == def.method &&
 	    k->ask.min_effect_pct == def.min_effect_pct && !k->ask.all) {
-		k->state = ASK_STORED;
+		ask_set_state(k, ASK_STORED);
 		store_pair(a->store, series, base, head, ask_on_stored, k);
 	} else {
 		ask_size(k);

@@ -33,6 +33,7 @@
 
 #include "robot/analysis/bisectstep.h"
 #include "robot/analysis/noise.h"
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/name.h"
 #include "robot/core/num.h"
@@ -55,6 +56,13 @@ enum step_state {
 	STEP_LISTING,
 	STEP_STEPPING,
 };
+static const char *const step_states[] = {
+	[STEP_DECIDING] = "deciding", [STEP_MORE] = "more",
+	[STEP_MARKING] = "marking",   [STEP_LISTING] = "listing",
+	[STEP_STEPPING] = "stepping",
+};
+static const struct fsm step_fsm =
+	FSM("bisection step", step_states, STEP_STEPPING);
 
 struct bisect {
 	struct event_base *base;
@@ -73,30 +81,10 @@ struct walk {
 	bool no_more;      /* the claim's step can get no more runs */
 };
 
-static const char *
-step_state_name(enum step_state s)
-{
-	switch (s) {
-	case STEP_DECIDING:
-		return "deciding";
-	case STEP_MORE:
-		return "more";
-	case STEP_MARKING:
-		return "marking";
-	case STEP_LISTING:
-		return "listing";
-	case STEP_STEPPING:
-		return "stepping";
-	}
-	return "?";
-}
-
 static void
 walk_set_state(struct walk *k, enum step_state s)
 {
-	log_debug("bisection %lld: %s -> %s", k->c->id,
-		  step_state_name(k->state), step_state_name(s));
-	k->state = s;
+	FSM_SET(&step_fsm, k->state, s, "bisection %lld", k->c->id);
 }
 
 static void
@@ -691,7 +679,7 @@ bisect_begin(struct drain_worker *w, void *work)
 
 	(void)w;
 	k->b->walk = k;
-	k->state = STEP_DECIDING;
+	walk_set_state(k, STEP_DECIDING);
 	if (k->c->step.verdict != NULL)
 		walk_list(k, false); /* decided by a robotd that died since */
 	else
@@ -783,6 +771,13 @@ enum start_state {
 	START_STORING,
 	START_DONE,
 };
+static const char *const start_states[] = {
+	[START_RESOLVING] = "resolving",
+	[START_STORING] = "storing",
+	[START_DONE] = "done",
+};
+static const struct fsm start_fsm =
+	FSM("bisection asked", start_states, START_DONE);
 
 struct start {
 	enum start_state state;
@@ -801,6 +796,12 @@ str(json_t *o, const char *key)
 }
 
 static void
+start_set_state(struct start *s, enum start_state st)
+{
+	FSM_SET(&start_fsm, s->state, st, "bisection asked by %s", s->by);
+}
+
+static void
 start_free(void *arg)
 {
 	struct start *s = arg;
@@ -816,7 +817,7 @@ start_on_stored(const char *text, const struct problem *p, void *arg)
 {
 	struct start *s = arg;
 
-	s->state = START_DONE;
+	start_set_state(s, START_DONE);
 	if (p == NULL && text != NULL)
 		log_info("%s starts bisection %s", s->by, text);
 	s->cb(text, p, s->arg);
@@ -828,7 +829,7 @@ start_store(struct start *s)
 {
 	char *text = rjson_dumps(s->req, JSON_COMPACT);
 
-	s->state = START_STORING;
+	start_set_state(s, START_STORING);
 	store_bisect_start(s->b->store, text, s->by, start_on_stored, s);
 	free(text);
 }
@@ -839,7 +840,7 @@ start_on_resolved(char *const *shas, const struct problem *p, void *arg)
 	struct start *s = arg;
 
 	if (p != NULL) {
-		s->state = START_DONE;
+		start_set_state(s, START_DONE);
 		s->cb(NULL, p, s->arg);
 		drain_defer(s->b->base, start_free, s);
 		return;
@@ -855,7 +856,7 @@ start_refused(void *arg)
 {
 	struct start *s = arg;
 
-	s->state = START_DONE;
+	start_set_state(s, START_DONE);
 	s->cb(NULL, s->fail, s->arg);
 	drain_defer(s->b->base, start_free, s);
 }
@@ -970,7 +971,7 @@ bisect_start(struct bisect *b, json_t *req, const char *by, store_text_cb cb,
 			drain_defer(b->base, start_refused, s);
 			return;
 		}
-		s->state = START_RESOLVING;
+		start_set_state(s, START_RESOLVING);
 		resolve_start(b->base, tree, mirror, names, 2,
 			      b->set->tree_fetch_timeout, start_on_resolved, s);
 		free(mirror);

@@ -14,6 +14,7 @@
 
 #include <libpq-fe.h>
 
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/db.h"
@@ -25,6 +26,13 @@ enum dbc_state {
 	DBC_BUSY,
 	DBC_DOWN,
 };
+static const char *const dbc_states[] = {
+	[DBC_CONNECTING] = "connecting",
+	[DBC_IDLE] = "idle",
+	[DBC_BUSY] = "busy",
+	[DBC_DOWN] = "down",
+};
+static const struct fsm dbc_fsm = FSM("db connection", dbc_states, DBC_DOWN);
 
 struct db_query {
 	char *sql;
@@ -90,29 +98,10 @@ dbc_take(struct dbc *c)
 	return q;
 }
 
-static const char *
-dbc_state_name(enum dbc_state s)
-{
-	switch (s) {
-	case DBC_CONNECTING:
-		return "connecting";
-	case DBC_IDLE:
-		return "idle";
-	case DBC_BUSY:
-		return "busy";
-	case DBC_DOWN:
-		return "down";
-	}
-	return "?";
-}
-
 static void
 dbc_set_state(struct dbc *c, enum dbc_state s)
 {
-	if (c->state != s)
-		log_debug("db connection %d: %s -> %s", c->index,
-			  dbc_state_name(c->state), dbc_state_name(s));
-	c->state = s;
+	FSM_SET(&dbc_fsm, c->state, s, "db connection %d", c->index);
 }
 
 static void

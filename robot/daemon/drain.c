@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/drain.h"
@@ -18,6 +19,13 @@ enum drain_state {
 	DRAIN_WAITING,
 	DRAIN_STOPPED,
 };
+static const char *const drain_states[] = {
+	[DRAIN_IDLE] = "idle",       [DRAIN_CLAIMING] = "claiming",
+	[DRAIN_RECLAIM] = "reclaim", [DRAIN_WAITING] = "waiting",
+	[DRAIN_STOPPED] = "stopped",
+};
+static const struct fsm drain_fsm =
+	FSM("drain worker", drain_states, DRAIN_STOPPED);
 
 struct drain_worker {
 	struct drain *d;
@@ -48,22 +56,10 @@ struct drain {
 	bool stopped;
 };
 
-static const char *
-drain_state_name(enum drain_state s)
-{
-	static const char *const names[] = {"idle", "claiming", "reclaim",
-					    "waiting", "stopped"};
-
-	return (size_t)s < sizeof names / sizeof names[0] ? names[s] : "?";
-}
-
 static void
 drain_set_state(struct drain_worker *w, enum drain_state s)
 {
-	if (w->state != s)
-		log_debug("%s: %s -> %s", w->ops->name,
-			  drain_state_name(w->state), drain_state_name(s));
-	w->state = s;
+	FSM_SET(&drain_fsm, w->state, s, "%s", w->ops->name);
 }
 
 static double
@@ -250,7 +246,7 @@ drain_add(struct drain *d, const struct drain_ops *ops, void *ctx)
 	w->d = d;
 	w->ops = ops;
 	w->ctx = ctx;
-	w->state = DRAIN_IDLE;
+	drain_set_state(w, DRAIN_IDLE);
 	w->hand = xcalloc((size_t)ops->slots, sizeof *w->hand);
 	w->next_tick = now_mono() + ops->tick;
 	while (*at != NULL)

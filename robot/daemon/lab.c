@@ -32,6 +32,7 @@
 
 #include "robot/analysis/result.h"
 #include "robot/core/errlist.h"
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/name.h"
 #include "robot/core/rjson.h"
@@ -49,6 +50,14 @@ enum waiter_state {
 	WAITER_ABANDONED, /* its box hung up while a claim ran */
 	WAITER_DONE,      /* answered or abandoned; freed soon */
 };
+static const char *const waiter_states[] = {
+	[WAITER_CLAIMING] = "claiming",
+	[WAITER_WAITING] = "waiting",
+	[WAITER_ABANDONED] = "abandoned",
+	[WAITER_DONE] = "done",
+};
+static const struct fsm waiter_fsm =
+	FSM("lease request", waiter_states, WAITER_DONE);
 
 struct lab_wait {
 	struct lab *lab;
@@ -92,30 +101,12 @@ now_mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static const char *
-waiter_state_name(enum waiter_state s)
-{
-	switch (s) {
-	case WAITER_CLAIMING:
-		return "claiming";
-	case WAITER_WAITING:
-		return "waiting";
-	case WAITER_ABANDONED:
-		return "abandoned";
-	case WAITER_DONE:
-		return "done";
-	}
-	return "?";
-}
-
 static void
 waiter_set_state(struct lab_wait *w, enum waiter_state s)
 {
 	struct lab *lab = w->lab;
 
-	log_debug("lease request of box %s: %s -> %s", w->box,
-		  waiter_state_name(w->state), waiter_state_name(s));
-	w->state = s;
+	FSM_SET(&waiter_fsm, w->state, s, "lease request of box %s", w->box);
 	if (s != WAITER_DONE)
 		return;
 	TAILQ_REMOVE(&lab->waiters, w, entry);
@@ -254,7 +245,7 @@ lab_lease(struct lab *lab, const char *box, int wait, lab_cb cb, void *arg)
 	w->box = xstrdup(box);
 	w->cb = cb;
 	w->arg = arg;
-	w->state = WAITER_CLAIMING;
+	waiter_set_state(w, WAITER_CLAIMING);
 	w->deadline = now_mono() + wait;
 	w->timer = evtimer_new(lab->base, waiter_on_timeout, w);
 	if (wait > 0)
@@ -622,6 +613,13 @@ enum upload_state {
 	UPLOAD_STORING,
 	UPLOAD_DONE,
 };
+static const char *const upload_states[] = {
+	[UPLOAD_CHECKING] = "checking",
+	[UPLOAD_PARSING] = "parsing",
+	[UPLOAD_STORING] = "storing",
+	[UPLOAD_DONE] = "done",
+};
+static const struct fsm upload_fsm = FSM("upload", upload_states, UPLOAD_DONE);
 
 struct upload {
 	enum upload_state state;
@@ -641,28 +639,10 @@ struct upload {
 
 static void upload_drive(struct upload *u);
 
-static const char *
-upload_state_name(enum upload_state s)
-{
-	switch (s) {
-	case UPLOAD_CHECKING:
-		return "checking";
-	case UPLOAD_PARSING:
-		return "parsing";
-	case UPLOAD_STORING:
-		return "storing";
-	case UPLOAD_DONE:
-		return "done";
-	}
-	return "?";
-}
-
 static void
 upload_set_state(struct upload *u, enum upload_state st)
 {
-	log_debug("upload for lease %lld: %s -> %s", u->lease,
-		  upload_state_name(u->state), upload_state_name(st));
-	u->state = st;
+	FSM_SET(&upload_fsm, u->state, st, "upload for lease %lld", u->lease);
 }
 
 /* On the worker thread: the document read, which may be megabytes of
@@ -816,9 +796,9 @@ lab_upload(struct lab *lab, long long lease, const char *box, const char *doc,
 {
 	struct upload *u = xcalloc(1, sizeof *u);
 
-	u->state = UPLOAD_CHECKING;
 	u->lab = lab;
 	u->lease = lease;
+	upload_set_state(u, UPLOAD_CHECKING);
 	u->box = xstrdup(box);
 	u->doc = doc;
 	u->len = len;

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/pgembed.h"
@@ -31,6 +32,13 @@ enum pgwatch_state {
 	PGWATCH_DOWN,
 	PGWATCH_STARTING,
 };
+static const char *const pgwatch_states[] = {
+	[PGWATCH_UP] = "up",
+	[PGWATCH_DOWN] = "down",
+	[PGWATCH_STARTING] = "starting",
+};
+static const struct fsm pgwatch_fsm =
+	FSM("embedded database", pgwatch_states, PGWATCH_STARTING);
 
 struct pgwatch {
 	enum pgwatch_state state;
@@ -42,26 +50,10 @@ struct pgwatch {
 	time_t down_at; /* when it was found gone */
 };
 
-static const char *
-pgwatch_state_name(enum pgwatch_state s)
-{
-	switch (s) {
-	case PGWATCH_UP:
-		return "up";
-	case PGWATCH_DOWN:
-		return "down";
-	case PGWATCH_STARTING:
-		return "starting";
-	}
-	return "?";
-}
-
 static void
 pgwatch_set_state(struct pgwatch *w, enum pgwatch_state s)
 {
-	log_debug("embedded database: %s -> %s", pgwatch_state_name(w->state),
-		  pgwatch_state_name(s));
-	w->state = s;
+	FSM_SET(&pgwatch_fsm, w->state, s, "embedded database");
 }
 
 static time_t
@@ -148,7 +140,7 @@ pgwatch_new(struct event_base *base, const char *state_dir)
 	struct pgwatch *w = xcalloc(1, sizeof *w);
 	struct timeval tv = {1, 0};
 
-	w->state = PGWATCH_UP;
+	pgwatch_set_state(w, PGWATCH_UP);
 	w->state_dir = xstrdup(state_dir);
 	w->child = -1;
 	w->backoff = 1;

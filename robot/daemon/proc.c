@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "robot/core/buf.h"
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/proc.h"
@@ -33,6 +34,12 @@ enum proc_state {
 	PROC_REAPING,
 	PROC_DONE,
 };
+static const char *const proc_states[] = {
+	[PROC_RUNNING] = "running",
+	[PROC_REAPING] = "reaping",
+	[PROC_DONE] = "done",
+};
+static const struct fsm proc_fsm = FSM("process", proc_states, PROC_DONE);
 
 struct proc {
 	enum proc_state state;
@@ -68,6 +75,12 @@ proc_free(struct proc *p)
 }
 
 static void
+proc_set_state(struct proc *p, enum proc_state s)
+{
+	FSM_SET(&proc_fsm, p->state, s, "process %ld", (long)p->pid);
+}
+
+static void
 proc_on_free(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -82,7 +95,7 @@ proc_end(struct proc *p)
 {
 	static const struct timeval now = {0, 0};
 
-	p->state = PROC_DONE;
+	proc_set_state(p, PROC_DONE);
 	for (int i = 0; i < 2; i++)
 		if (p->ev[i] != NULL)
 			event_del(p->ev[i]);
@@ -147,7 +160,7 @@ proc_drive(struct proc *p)
 	case PROC_RUNNING:
 		if (p->fd[0] != -1 || p->fd[1] != -1)
 			return;
-		p->state = PROC_REAPING;
+		proc_set_state(p, PROC_REAPING);
 		evtimer_del(p->timer); /* the deadline; now the poll */
 				       /* FALLTHROUGH */
 	case PROC_REAPING:
@@ -196,7 +209,7 @@ proc_run(struct event_base *base, char *const argv[], int timeout,
 				close(err[i]);
 		}
 		/* It ends through the loop, as a reaped child would. */
-		p->state = PROC_REAPING;
+		proc_set_state(p, PROC_REAPING);
 		p->pid = -1;
 		p->timer = evtimer_new(base, proc_on_timer, p);
 		evtimer_add(p->timer, &now);
@@ -233,7 +246,7 @@ proc_run(struct event_base *base, char *const argv[], int timeout,
 				     proc_on_read, p);
 		event_add(p->ev[i], NULL);
 	}
-	p->state = PROC_RUNNING;
+	proc_set_state(p, PROC_RUNNING);
 	p->timer = evtimer_new(base, proc_on_timer, p);
 	evtimer_add(p->timer, &tv);
 	return p;

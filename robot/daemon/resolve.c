@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "robot/core/fsm.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/drain.h"
@@ -26,6 +27,12 @@ enum resolve_state {
 	RESOLVE_RUNNING,
 	RESOLVE_DONE,
 };
+static const char *const resolve_states[] = {
+	[RESOLVE_RUNNING] = "running",
+	[RESOLVE_DONE] = "done",
+};
+static const struct fsm resolve_fsm =
+	FSM("resolving commits", resolve_states, RESOLVE_DONE);
 
 struct resolve {
 	enum resolve_state state;
@@ -38,6 +45,12 @@ struct resolve {
 	resolve_cb cb;
 	void *arg;
 };
+
+static void
+resolve_set_state(struct resolve *r, enum resolve_state s)
+{
+	FSM_SET(&resolve_fsm, r->state, s, "resolving in tree %s", r->tree);
+}
 
 static void resolve_drive(struct resolve *r);
 
@@ -184,7 +197,7 @@ resolve_drive(struct resolve *r)
 			free(rev);
 			return;
 		}
-		r->state = RESOLVE_DONE;
+		resolve_set_state(r, RESOLVE_DONE);
 		if (json_array_size(r->faults) > 0)
 			p = problem_new(
 				PROBLEM_INVALID, json_incref(r->faults), "%s",
@@ -208,9 +221,9 @@ resolve_start(struct event_base *base, const char *tree, const char *mirror,
 {
 	struct resolve *r = xcalloc(1, sizeof *r);
 
-	r->state = RESOLVE_RUNNING;
 	r->base = base;
 	r->tree = xstrdup(tree != NULL ? tree : "");
+	resolve_set_state(r, RESOLVE_RUNNING);
 	r->mirror = mirror != NULL ? xstrdup(mirror) : NULL;
 	r->names = xcalloc(n + 1, sizeof *r->names);
 	r->shas = xcalloc(n + 1, sizeof *r->shas);

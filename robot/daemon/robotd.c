@@ -28,6 +28,7 @@
 
 #include "reporters/reporters.h"
 #include "robot/core/errlist.h"
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/name.h"
 #include "robot/core/str.h"
@@ -58,6 +59,12 @@ enum robotd_state {
 	ROBOTD_RUNNING,
 	ROBOTD_STOPPING,
 };
+static const char *const robotd_states[] = {
+	[ROBOTD_RUNNING] = "running",
+	[ROBOTD_STOPPING] = "stopping",
+};
+static const struct fsm robotd_fsm =
+	FSM("robotd", robotd_states, ROBOTD_STOPPING);
 
 struct robotd {
 	struct event_base *base;
@@ -165,7 +172,7 @@ robotd_on_stop(evutil_socket_t sig, short what, void *arg)
 	}
 	log_info("signal %d: stopping (%zu requests in flight)", (int)sig,
 		 router_in_flight(d->router));
-	d->state = ROBOTD_STOPPING;
+	FSM_SET(&robotd_fsm, d->state, ROBOTD_STOPPING, "robotd");
 	clock_gettime(CLOCK_MONOTONIC, &d->stop_started);
 	router_quiesce(d->router);
 	lab_quiesce(d->lab);

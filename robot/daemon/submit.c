@@ -24,6 +24,7 @@
 #include "jobs/needs.h"
 #include "robot/core/buf.h"
 #include "robot/core/errlist.h"
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
@@ -41,6 +42,12 @@ enum submit_state {
 	SUBMIT_QUEUEING,
 	SUBMIT_DONE,
 };
+static const char *const submit_states[] = {
+	[SUBMIT_TREE] = "tree",     [SUBMIT_RESOLVING] = "resolving",
+	[SUBMIT_GROUPS] = "groups", [SUBMIT_QUEUEING] = "queueing",
+	[SUBMIT_DONE] = "done",
+};
+static const struct fsm submit_fsm = FSM("submit", submit_states, SUBMIT_DONE);
 
 struct submit {
 	enum submit_state state;
@@ -75,31 +82,11 @@ struct submit {
 
 static void submit_drive(struct submit *s);
 
-static const char *
-submit_state_name(enum submit_state s)
-{
-	switch (s) {
-	case SUBMIT_TREE:
-		return "tree";
-	case SUBMIT_RESOLVING:
-		return "resolving";
-	case SUBMIT_GROUPS:
-		return "groups";
-	case SUBMIT_QUEUEING:
-		return "queueing";
-	case SUBMIT_DONE:
-		return "done";
-	}
-	return "?";
-}
-
 static void
 submit_set_state(struct submit *s, enum submit_state st)
 {
-	log_debug("submit of %s by %s: %s -> %s", s->jf ? s->jf->name : "?",
-		  s->submitter, submit_state_name(s->state),
-		  submit_state_name(st));
-	s->state = st;
+	FSM_SET(&submit_fsm, s->state, st, "submit of %s by %s",
+		s->jf ? s->jf->name : "?", s->submitter);
 }
 
 static void
@@ -632,12 +619,12 @@ submit_start(struct event_base *base, struct store *store,
 	struct submit *s = xcalloc(1, sizeof *s);
 	struct errlist el;
 
-	/* A tree's heads come from git: full SHAs already. */
-	s->state = rq->tree != NULL ? SUBMIT_GROUPS : SUBMIT_TREE;
 	s->base = base;
 	s->store = store;
 	s->set = set;
 	s->submitter = xstrdup(rq->submitter);
+	/* A tree's heads come from git: full SHAs already. */
+	submit_set_state(s, rq->tree != NULL ? SUBMIT_GROUPS : SUBMIT_TREE);
 	s->commits = xcalloc(rq->ncommits + 1, sizeof *s->commits);
 	for (size_t i = 0; i < rq->ncommits; i++)
 		s->commits[i] = xstrdup(rq->commits[i]);

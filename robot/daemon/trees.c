@@ -33,6 +33,7 @@
 #include "robot/core/backoff.h"
 #include "robot/core/buf.h"
 #include "robot/core/errlist.h"
+#include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/name.h"
 #include "robot/core/rjson.h"
@@ -61,6 +62,14 @@ enum fetch_state {
 	FETCH_QUEUEING,
 	FETCH_FAILING,
 };
+static const char *const fetch_states[] = {
+	[FETCH_INIT] = "init",         [FETCH_FETCHING] = "fetching",
+	[FETCH_REFS] = "refs",         [FETCH_HEADS] = "heads",
+	[FETCH_LOG] = "log",           [FETCH_STORING] = "storing",
+	[FETCH_QUEUEING] = "queueing", [FETCH_FAILING] = "failing",
+};
+static const struct fsm fetch_fsm =
+	FSM("tree fetch", fetch_states, FETCH_FAILING);
 
 /* A watched branch's head as this fetch found it. */
 struct head {
@@ -100,22 +109,10 @@ struct fetch {
 
 static void fetch_drive(struct fetch *f);
 
-static const char *
-fetch_state_name(enum fetch_state s)
-{
-	static const char *const names[] = {"init",     "fetching", "refs",
-					    "heads",    "log",      "storing",
-					    "queueing", "failing"};
-
-	return (size_t)s < sizeof names / sizeof names[0] ? names[s] : "?";
-}
-
 static void
 fetch_set_state(struct fetch *f, enum fetch_state s)
 {
-	log_debug("tree %s: %s -> %s", f->c->name, fetch_state_name(f->state),
-		  fetch_state_name(s));
-	f->state = s;
+	FSM_SET(&fetch_fsm, f->state, s, "tree %s", f->c->name);
 }
 
 static void
@@ -690,7 +687,8 @@ trees_start(struct drain_worker *w, void *work)
 	(void)w;
 	f->t->fetch = f;
 	f->mirror = settings_mirror(f->t->set, f->c->name);
-	f->state = stat(f->mirror, &st) == 0 ? FETCH_FETCHING : FETCH_INIT;
+	fetch_set_state(f, stat(f->mirror, &st) == 0 ? FETCH_FETCHING
+						     : FETCH_INIT);
 	fetch_drive(f);
 }
 
