@@ -17,6 +17,7 @@
 #include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/defer.h"
 #include "robot/daemon/drain.h"
 #include "robot/core/banned.h"
 
@@ -161,7 +162,7 @@ curlm_reap(struct curlm *m)
 		transfer_unlink(t);
 		t->cb(code, why, t->arg);
 		free(why);
-		drain_defer(m->base, transfer_free, t);
+		defer(m->base, transfer_free, t);
 	}
 }
 

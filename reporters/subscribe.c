@@ -9,6 +9,7 @@
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/defer.h"
 #include "robot/daemon/drain.h"
 #include "robot/daemon/store/reports.h"
 #include "robot/core/banned.h"
@@ -50,7 +51,7 @@ subscribe_ask(struct event_base *base, struct store *s,
 				: "a subscription with faults");
 		r->cb = cb;
 		r->arg = arg;
-		drain_defer(base, refusal_answer, r);
+		defer(base, refusal_answer, r);
 		return;
 	}
 	token = crypto_token();

@@ -46,6 +46,7 @@
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/defer.h"
 #include "web/httpd.h"
 #include "web/uri.h"
 #include "robot/core/banned.h"
@@ -121,7 +122,6 @@ struct http_req {
 	http_gone_cb gone;
 	void *gone_arg;
 	struct event *watch;
-	struct http_req *next_dead; /* in httpd's dead list */
 };
 
 struct httpd {
@@ -134,8 +134,7 @@ struct httpd {
 	void *arg;
 	int port;
 	size_t in_flight;
-	struct http_req *dead; /* completed, freed by the reaper */
-	struct event *reaper;
+	struct defer_list *later;    /* completed requests, to be freed */
 	struct http_conn_list conns; /* open client connections, oldest
 				      * first */
 	size_t nconns;
@@ -464,8 +463,10 @@ on_access(void *cls, struct MHD_Connection *conn, const char *url,
 }
 
 static void
-http_req_free(struct http_req *req)
+http_req_free(void *arg)
 {
+	struct http_req *req = arg;
+
 	if (req->resp != NULL)
 		MHD_destroy_response(req->resp);
 	if (req->watch != NULL)
@@ -480,21 +481,6 @@ http_req_free(struct http_req *req)
 	free(req->method);
 	free(req->path);
 	free(req);
-}
-
-static void
-httpd_on_reap(evutil_socket_t fd, short what, void *arg)
-{
-	struct httpd *h = arg;
-
-	(void)fd;
-	(void)what;
-	while (h->dead != NULL) {
-		struct http_req *req = h->dead;
-
-		h->dead = req->next_dead;
-		http_req_free(req);
-	}
 }
 
 /* MHD is done with the connection's request: it is freed after this
@@ -517,9 +503,7 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	if (req->watch != NULL)
 		event_del(req->watch);
 	req->conn = NULL;
-	req->next_dead = h->dead;
-	h->dead = req;
-	event_active(h->reaper, 0, 0);
+	defer_add(h->later, http_req_free, req);
 	*con_cls = NULL;
 	h->in_flight--;
 }
@@ -714,7 +698,7 @@ httpd_new(struct event_base *base, const struct httpd_options *opt,
 	h->ev = event_new(base, info->epoll_fd, EV_READ | EV_PERSIST,
 			  httpd_on_event, h);
 	h->timer = evtimer_new(base, httpd_on_event, h);
-	h->reaper = event_new(base, -1, 0, httpd_on_reap, h);
+	h->later = defer_list_new(base);
 	h->sweep = event_new(base, -1, EV_PERSIST, httpd_on_sweep, h);
 	event_add(h->ev, NULL);
 	{
@@ -743,10 +727,9 @@ httpd_free(struct httpd *h)
 	if (h == NULL)
 		return;
 	MHD_stop_daemon(h->mhd);
-	httpd_on_reap(-1, 0, h);
+	defer_list_free(h->later);
 	event_free(h->ev);
 	event_free(h->timer);
-	event_free(h->reaper);
 	event_free(h->sweep);
 	free(h);
 }

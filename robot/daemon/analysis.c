@@ -49,6 +49,7 @@
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/analysis.h"
+#include "robot/daemon/defer.h"
 #include "robot/daemon/store/analysis.h"
 #include "robot/core/banned.h"
 
@@ -790,7 +791,7 @@ ask_finish(struct ask *k, json_t *answer, const struct problem *p)
 	k->making = false;
 	ask_set_state(k, ASK_DONE);
 	k->cb(answer, p, k->arg);
-	drain_defer(k->a->base, ask_free, k);
+	defer(k->a->base, ask_free, k);
 }
 
 static void

@@ -41,6 +41,7 @@
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/bisect.h"
+#include "robot/daemon/defer.h"
 #include "robot/daemon/proc.h"
 #include "robot/daemon/resolve.h"
 #include "robot/daemon/store/bisect.h"
@@ -821,7 +822,7 @@ start_on_stored(const char *text, const struct problem *p, void *arg)
 	if (p == NULL && text != NULL)
 		log_info("%s starts bisection %s", s->by, text);
 	s->cb(text, p, s->arg);
-	drain_defer(s->b->base, start_free, s);
+	defer(s->b->base, start_free, s);
 }
 
 static void
@@ -842,7 +843,7 @@ start_on_resolved(char *const *shas, const struct problem *p, void *arg)
 	if (p != NULL) {
 		start_set_state(s, START_DONE);
 		s->cb(NULL, p, s->arg);
-		drain_defer(s->b->base, start_free, s);
+		defer(s->b->base, start_free, s);
 		return;
 	}
 	json_object_set_new(s->req, "good", json_string(shas[0]));
@@ -858,7 +859,7 @@ start_refused(void *arg)
 
 	start_set_state(s, START_DONE);
 	s->cb(NULL, s->fail, s->arg);
-	drain_defer(s->b->base, start_free, s);
+	defer(s->b->base, start_free, s);
 }
 
 /* Checks member key of req as a name of kind (optional unless need). */
@@ -946,7 +947,7 @@ bisect_start(struct bisect *b, json_t *req, const char *by, store_text_cb cb,
 				? json_string_value(json_array_get(faults, 0))
 				: "the bisection cannot start");
 		json_decref(faults);
-		drain_defer(b->base, start_refused, s);
+		defer(b->base, start_refused, s);
 		return;
 	}
 	json_decref(faults);
@@ -968,7 +969,7 @@ bisect_start(struct bisect *b, json_t *req, const char *by, store_text_cb cb,
 					      "(robot tree show %s)",
 					      tree, tree);
 			free(mirror);
-			drain_defer(b->base, start_refused, s);
+			defer(b->base, start_refused, s);
 			return;
 		}
 		start_set_state(s, START_RESOLVING);

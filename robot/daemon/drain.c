@@ -8,6 +8,7 @@
 #include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/defer.h"
 #include "robot/daemon/drain.h"
 #include "robot/daemon/store.h"
 #include "robot/core/banned.h"
@@ -40,19 +41,13 @@ struct drain_worker {
 };
 
 /* A work ended, to free after the loop iteration. */
-struct drain_dead {
-	void (*free)(void *);
-	void *work;
-	struct drain_dead *next;
-};
-
 struct drain {
 	struct event_base *base;
 	struct store *store; /* claims only while it is up */
 	struct drain_worker *workers;
-	struct event *tick;   /* the one timer */
-	struct event *reaper; /* frees the dead, next iteration */
-	struct drain_dead *dead;
+	struct event *tick;       /* the one timer */
+	struct defer_list *later; /* the ended works, freed after the
+				   * loop iteration */
 	bool stopped;
 };
 
@@ -144,31 +139,11 @@ drain_on_tick(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-static void
-drain_on_reap(evutil_socket_t fd, short what, void *arg)
-{
-	struct drain *d = arg;
-
-	(void)fd;
-	(void)what;
-	while (d->dead != NULL) {
-		struct drain_dead *x = d->dead;
-
-		d->dead = x->next;
-		x->free(x->work);
-		free(x);
-	}
-}
-
 /* Frees work after this loop iteration. */
 static void
 drain_bury(struct drain_worker *w, void *work)
 {
-	struct drain_dead *x = xmalloc(sizeof *x);
-
-	*x = (struct drain_dead){w->ops->free, work, w->d->dead};
-	w->d->dead = x;
-	event_active(w->d->reaper, EV_TIMEOUT, 0);
+	defer_add(w->d->later, w->ops->free, work);
 }
 
 void
@@ -233,7 +208,7 @@ drain_new(struct event_base *base, struct store *store)
 	d->base = base;
 	d->store = store;
 	d->tick = event_new(base, -1, EV_PERSIST, drain_on_tick, d);
-	d->reaper = event_new(base, -1, 0, drain_on_reap, d);
+	d->later = defer_list_new(base);
 	event_add(d->tick, &tv);
 	return d;
 }
@@ -284,7 +259,7 @@ drain_free(struct drain *d)
 {
 	if (d == NULL)
 		return;
-	drain_on_reap(-1, 0, d);
+	defer_list_free(d->later);
 	while (d->workers != NULL) {
 		struct drain_worker *w = d->workers;
 
@@ -295,35 +270,5 @@ drain_free(struct drain *d)
 		free(w);
 	}
 	event_free(d->tick);
-	event_free(d->reaper);
 	free(d);
-}
-
-/* A deferred call. */
-struct drain_later {
-	void (*fn)(void *);
-	void *p;
-};
-
-static void
-drain_on_later(evutil_socket_t fd, short what, void *arg)
-{
-	struct drain_later *l = arg;
-
-	(void)fd;
-	(void)what;
-	l->fn(l->p);
-	free(l);
-}
-
-void
-drain_defer(struct event_base *base, void (*fn)(void *), void *p)
-{
-	static const struct timeval now = {0, 0};
-	struct drain_later *l = xmalloc(sizeof *l);
-
-	*l = (struct drain_later){fn, p};
-	if (event_base_once(base, -1, EV_TIMEOUT, drain_on_later, l, &now) ==
-	    -1)
-		fatalx("cannot defer a call");
 }

@@ -86,8 +86,4 @@ size_t drain_in_hand(const struct drain_worker *w);
 /* robotd stops: nothing more is claimed or started. */
 void drain_stop(struct drain *d);
 
-/* Calls fn(p) after this loop iteration: how an object whose own
- * callback ended it is freed. */
-void drain_defer(struct event_base *base, void (*fn)(void *), void *p);
-
 #endif

@@ -23,7 +23,7 @@
  * it) are woken.
  *
  * A waiter that is DONE leaves the list at once and is freed after the
- * loop iteration (the reaper), never inside its own callbacks.
+ * loop iteration (defer.h), never inside its own callbacks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +38,7 @@
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/defer.h"
 #include "robot/daemon/drain.h"
 #include "robot/daemon/lab.h"
 #include "robot/daemon/store/boxes.h"
@@ -69,7 +70,7 @@ struct lab_wait {
 	lab_cb cb;
 	void *arg;
 	struct event *timer;
-	TAILQ_ENTRY(lab_wait) entry; /* in lab->waiters, then lab->dead */
+	TAILQ_ENTRY(lab_wait) entry; /* in lab->waiters */
 };
 
 TAILQ_HEAD(waiter_list, lab_wait);
@@ -80,8 +81,7 @@ struct lab {
 	struct worker *worker; /* reads big documents off the loop */
 	const struct settings *set;
 	struct waiter_list waiters; /* oldest first */
-	struct waiter_list dead;    /* DONE, to be freed */
-	struct event *reaper;
+	struct defer_list *later;   /* DONE, to be freed */
 	size_t nwaiters;
 	/* bumped by every notification, so that a claim that raced one is
 	 * tried again */
@@ -102,6 +102,17 @@ now_mono(void)
 }
 
 static void
+waiter_free(void *arg)
+{
+	struct lab_wait *w = arg;
+
+	event_free(w->timer);
+	free(w->box);
+	free(w->group);
+	free(w);
+}
+
+static void
 waiter_set_state(struct lab_wait *w, enum waiter_state s)
 {
 	struct lab *lab = w->lab;
@@ -112,25 +123,7 @@ waiter_set_state(struct lab_wait *w, enum waiter_state s)
 	TAILQ_REMOVE(&lab->waiters, w, entry);
 	lab->nwaiters--;
 	evtimer_del(w->timer);
-	TAILQ_INSERT_TAIL(&lab->dead, w, entry);
-	event_active(lab->reaper, 0, 0);
-}
-
-static void
-lab_on_reap(evutil_socket_t fd, short what, void *arg)
-{
-	struct lab *lab = arg;
-	struct lab_wait *w;
-
-	(void)fd;
-	(void)what;
-	while ((w = TAILQ_FIRST(&lab->dead)) != NULL) {
-		TAILQ_REMOVE(&lab->dead, w, entry);
-		event_free(w->timer);
-		free(w->box);
-		free(w->group);
-		free(w);
-	}
+	defer_add(lab->later, waiter_free, w);
 }
 
 /* Answers the box and ends the waiter. */
@@ -308,8 +301,7 @@ lab_new(struct event_base *base, struct store *store, struct worker *worker,
 	lab->worker = worker;
 	lab->set = set;
 	TAILQ_INIT(&lab->waiters);
-	TAILQ_INIT(&lab->dead);
-	lab->reaper = event_new(base, -1, 0, lab_on_reap, lab);
+	lab->later = defer_list_new(base);
 	return lab;
 }
 
@@ -342,8 +334,7 @@ lab_free(struct lab *lab)
 			waiter_answer(w, NULL, p);
 	}
 	problem_free(p);
-	lab_on_reap(-1, 0, lab);
-	event_free(lab->reaper);
+	defer_list_free(lab->later);
 	free(lab);
 }
 
@@ -675,7 +666,7 @@ upload_on_released(void *arg)
 {
 	struct upload *u = arg;
 
-	drain_defer(u->lab->base, upload_free, u);
+	defer(u->lab->base, upload_free, u);
 }
 
 static void

@@ -24,6 +24,7 @@
 #include "robot/core/fsm.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/defer.h"
 #include "robot/daemon/proc.h"
 #include "robot/core/banned.h"
 
@@ -59,8 +60,10 @@ struct proc {
 static void proc_drive(struct proc *p);
 
 static void
-proc_free(struct proc *p)
+proc_free(void *arg)
 {
+	struct proc *p = arg;
+
 	for (int i = 0; i < 2; i++) {
 		if (p->ev[i] != NULL)
 			event_free(p->ev[i]);
@@ -80,21 +83,11 @@ proc_set_state(struct proc *p, enum proc_state s)
 	FSM_SET(&proc_fsm, p->state, s, "process %ld", (long)p->pid);
 }
 
-static void
-proc_on_free(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	proc_free(arg);
-}
-
 /* Tells the caller; the proc is freed after this loop iteration (its
  * events stopped now: none of them fires again). */
 static void
 proc_end(struct proc *p)
 {
-	static const struct timeval now = {0, 0};
-
 	proc_set_state(p, PROC_DONE);
 	for (int i = 0; i < 2; i++)
 		if (p->ev[i] != NULL)
@@ -104,7 +97,7 @@ proc_end(struct proc *p)
 	if (p->cb != NULL)
 		p->cb(p->killed ? -1 : p->status, p->out.data, p->out.len,
 		      p->err.data, p->arg);
-	event_base_once(p->base, -1, EV_TIMEOUT, proc_on_free, p, &now);
+	defer(p->base, proc_free, p);
 }
 
 static void

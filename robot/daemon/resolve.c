@@ -18,6 +18,7 @@
 #include "robot/core/fsm.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/defer.h"
 #include "robot/daemon/drain.h"
 #include "robot/daemon/proc.h"
 #include "robot/daemon/resolve.h"
@@ -207,7 +208,7 @@ resolve_drive(struct resolve *r)
 					: "commits that cannot be resolved");
 		r->cb(p != NULL ? NULL : r->shas, p, r->arg);
 		problem_free(p);
-		drain_defer(r->base, resolve_free, r);
+		defer(r->base, resolve_free, r);
 		return;
 	case RESOLVE_DONE:
 		return;
@@ -237,5 +238,5 @@ resolve_start(struct event_base *base, const char *tree, const char *mirror,
 	if (mirror != NULL)
 		resolve_drive(r); /* proc_run() answers through the loop */
 	else
-		drain_defer(base, resolve_checked, r);
+		defer(base, resolve_checked, r);
 }

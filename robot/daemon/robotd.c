@@ -324,7 +324,7 @@ robotd_serve(struct robotd *d)
 	event_free(d->sighup);
 	if (d->stopper != NULL)
 		event_free(d->stopper);
-	/* What was deferred (drain_defer()) runs before the loop goes. */
+	/* What was deferred (defer()) runs before the loop goes. */
 	for (int i = 0; i < 4; i++)
 		event_base_loop(d->base, EVLOOP_NONBLOCK);
 	event_base_free(d->base);

@@ -29,6 +29,7 @@
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/defer.h"
 #include "robot/daemon/resolve.h"
 #include "robot/daemon/store/jobs.h"
 #include "robot/daemon/store/trees.h"
@@ -90,12 +91,10 @@ submit_set_state(struct submit *s, enum submit_state st)
 }
 
 static void
-submit_on_free(evutil_socket_t fd, short what, void *arg)
+submit_free(void *arg)
 {
 	struct submit *s = arg;
 
-	(void)fd;
-	(void)what;
 	free(s->submitter);
 	for (size_t i = 0; i < s->ncommits; i++)
 		free(s->commits[i]);
@@ -131,7 +130,6 @@ submit_fail(struct submit *s, enum problem_kind kind, json_t *details,
 static void
 submit_finish(struct submit *s)
 {
-	static const struct timeval now = {0, 0};
 	json_t *answer = s->answer;
 
 	submit_set_state(s, SUBMIT_DONE);
@@ -139,7 +137,7 @@ submit_finish(struct submit *s)
 	s->cb(s->fail ? NULL : answer, s->fail, s->arg);
 	if (s->fail != NULL)
 		json_decref(answer);
-	event_base_once(s->base, -1, EV_TIMEOUT, submit_on_free, s, &now);
+	defer(s->base, submit_free, s);
 }
 
 /* A job's own setting at key, when it is a plain value. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot/daemon/defer.h"
 #include "robot/daemon/drain.h"
 #include "tap.h"
 
@@ -214,11 +215,43 @@ test_defer(void)
 {
 	struct event_base *base = event_base_new();
 
-	drain_defer(base, count, NULL);
-	drain_defer(base, count, NULL);
+	defer(base, count, NULL);
+	defer(base, count, NULL);
 	CHECK_INT(deferred, 0);
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	CHECK_INT(deferred, 2);
+	event_base_free(base);
+}
+
+/* A defer_list: its calls after the loop iteration, in order, those
+ * they add in the same turn; what is still waiting at its free, then. */
+static char order[16];
+static struct defer_list *list;
+
+static void
+note(void *arg)
+{
+	size_t n = strlen(order);
+
+	order[n] = *(const char *)arg;
+	if (order[n] == 'b')
+		defer_add(list, note, "c");
+}
+
+static void
+test_defer_list(void)
+{
+	struct event_base *base = event_base_new();
+
+	list = defer_list_new(base);
+	defer_add(list, note, "a");
+	defer_add(list, note, "b");
+	CHECK_STR(order, "");
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	CHECK_STR(order, "abc");
+	defer_add(list, note, "d");
+	defer_list_free(list);
+	CHECK_STR(order, "abcd");
 	event_base_free(base);
 }
 
@@ -226,9 +259,8 @@ int
 main(void)
 {
 	static const struct tap_case cases[] = {
-		TAP_CASE(test_batches),
-		TAP_CASE(test_one_at_a_time),
-		TAP_CASE(test_defer),
+		TAP_CASE(test_batches), TAP_CASE(test_one_at_a_time),
+		TAP_CASE(test_defer),   TAP_CASE(test_defer_list),
 		{NULL, NULL},
 	};
 
