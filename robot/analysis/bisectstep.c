@@ -227,16 +227,22 @@ obs_of(const struct bisect_round *r, bool logs, struct obs *x)
 }
 
 /* Whether round r (read as x) lies far off: its ends' change from d, or
- * its midpoint from what either likeness says. */
+ * its midpoint from what either likeness says.  A midpoint is off only
+ * beyond an end by more than the ends' change too: nearer, it is what a
+ * scattered commit shows (runs on both sides of the ends, a midpoint
+ * noisier than its series), which the guard weighs; left out, the runs
+ * on one side would decide alone (test_bisectstep.c, "scattered"). */
 static bool
 round_off(const struct bisect_round *r, const struct obs *x, bool logs,
 	  bool confirm, double d, double sd)
 {
 	double ends = logs ? log(r->bad) - log(r->good) : r->bad - r->good;
+	double msd = sd * sqrt(x->f);
 
 	return (isfinite(r->good) && isfinite(r->bad) && !confirm &&
 		off(ends, d, d, sd)) ||
-	       off(x->u, x->cg * d, x->cb * d, sd * sqrt(x->f));
+	       (sd > 0 && off(x->u, x->cg * d, x->cb * d,
+			      fmax(msd, fabs(d) / BISECT_SCREEN)));
 }
 
 void

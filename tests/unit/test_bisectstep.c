@@ -335,6 +335,36 @@ test_sprt_noisier_not_outliers(void)
 	CHECK_DBL(t.change_pct, -93, 1.5);
 }
 
+/* A scattered midpoint (test_robotd_bisect.sh's "noisy midpoint": a bad
+ * commit whose first runs lie 9% above and 3% below the bad end, on a
+ * series of 0.7% noise): the run just beyond the bad end is no outlier
+ * to leave out, whereupon the two near good decided "like good" (CI,
+ * b7ef558); with it, the step is unsure, on its own noise, and more runs
+ * come.  A run beyond an end by more than the ends' change still is. */
+static void
+test_sprt_scattered(void)
+{
+	static const struct bisect_round e[3] = {
+		{100, NAN, 90.5}, {100.8, NAN, 89.7}, {99.5, NAN, 90.2}};
+	static const double mids[3] = {99, 87, 99};
+	struct bisect_round r[3];
+	struct bisect_test t;
+	char why[512];
+
+	for (size_t i = 0; i < 3; i++)
+		r[i] = (struct bisect_round){100 + 0.3 * (double)i, mids[i],
+					     90 - 0.2 * (double)i};
+	bisect_test(r, 3, e, 3, false, 0.00005, 20, false, &t, why, sizeof why);
+	tap_diag("%s", why);
+	CHECK_INT((int)t.dropped, 0);
+	CHECK_INT(t.verdict, BISECT_UNSURE);
+	CHECK(t.noisier);
+	r[1].mid = 70; /* 20% beyond the bad end: an outlier */
+	bisect_test(r, 3, e, 3, false, 0.00005, 20, false, &t, why, sizeof why);
+	tap_diag("%s", why);
+	CHECK_INT((int)t.dropped, 1);
+}
+
 int
 main(void)
 {
@@ -349,6 +379,7 @@ main(void)
 		TAP_CASE(test_sprt_confirm),
 		TAP_CASE(test_sprt_values),
 		TAP_CASE(test_sprt_noisier_not_outliers),
+		TAP_CASE(test_sprt_scattered),
 		{NULL, NULL}};
 
 	return tap_run(cases);
