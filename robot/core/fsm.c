@@ -8,7 +8,8 @@
 #include "robot/core/log.h"
 #include "robot/core/banned.h"
 
-const char *
+/* The name of state s, or "?". */
+static const char *
 fsm_name(const struct fsm *f, int s)
 {
 	return s >= 0 && s < f->n && f->names[s] != NULL ? f->names[s] : "?";

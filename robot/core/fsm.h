@@ -26,8 +26,6 @@ struct fsm {
 			       (size_t)(last) + 1,                             \
 		       "a name for each state of " what)
 
-/* The name of state s, or "?". */
-const char *fsm_name(const struct fsm *f, int s);
 /* s, when it is a state of f; fatalx otherwise. */
 int fsm_check(const struct fsm *f, int s);
 /* Logs "LABEL: from -> to" at debug level, LABEL from fmt. */
