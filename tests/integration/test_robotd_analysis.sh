@@ -184,6 +184,10 @@ wait_for 30 sql_is "final$((a0 + 2))" "SELECT state || analyses FROM pairs WHERE
 check $? "another robotd finishes it after the claim runs out ($(sql "SELECT state || ' ' || analyses FROM pairs WHERE head = '$BAD'"))"
 kill -9 "$PID_e"
 kill -9 "$PID_d"
+# (gone before d2 starts: a killed robotd not yet reaped still holds its
+# state directory, and d2 refused to start beside it, "another robotd
+# serves", under ASan in CI)
+wait "$PID_e" "$PID_d" 2>/dev/null
 before=$(sql "SELECT string_agg((analyses + 1)::text, ',' ORDER BY id) FROM pairs WHERE base = '$M1'")
 sql "UPDATE pairs SET state = 'ready' WHERE base = '$M1'" >/dev/null
 start_robotd d2 --config "$T/robotd.yaml"
