@@ -15,6 +15,7 @@ qemu=${KERNEL_QEMU:-qemu-system-x86_64}
 [ -r "$kernel" ] || { echo "accel_boot: no kernel '$kernel'" >&2; exit 1; }
 d=$(mktemp -d /tmp/accel-boot.XXXXXX)
 trap 'rm -rf "$d"' EXIT
+trap 'exit 1' INT TERM
 
 # now: seconds since the epoch, to the millisecond.
 now() { date +%s.%N | cut -c1-14; }

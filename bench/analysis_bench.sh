@@ -22,6 +22,7 @@ finish() {
 	rm -rf "$T"
 }
 trap finish EXIT
+trap 'exit 1' INT TERM
 cat >"$T/robotd.yaml" <<YAML
 state_dir: $T/state
 max_runs: 10

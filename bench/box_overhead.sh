@@ -34,6 +34,7 @@ cleanup() {
 	rm -f "$T.box"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM
 
 printf 'name: bench-%s\nworkdir: %s/work\n' $$ "$T" >"$T.box"
 

@@ -33,6 +33,7 @@ finish() {
 	rm -rf "$T"
 }
 trap finish EXIT
+trap 'exit 1' INT TERM
 
 # measure LABEL CMD...: the median wall time, page faults and peak RSS
 # of RUNS runs; with LKP set, the ratio of LKP's seconds to the median.

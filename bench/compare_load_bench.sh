@@ -31,6 +31,7 @@ finish() {
 	rm -rf "$T"
 }
 trap finish EXIT
+trap 'exit 1' INT TERM
 
 # CONF: more lines for robotd.yaml ("compare_max_values: 5000000").
 cat >"$T/robotd.yaml" <<YAML

@@ -51,6 +51,7 @@ finish() {
 	if [ -n "$keep" ]; then echo "lab_cost: kept $T" >&2; else rm -rf "$T"; fi
 }
 trap finish EXIT
+trap 'exit 1' INT TERM
 export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
 export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
 export PGOPTIONS="-c search_path=robot_functions,public"

@@ -25,6 +25,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM
 [ "$(id -u)" = 0 ] || { echo "perf_profile_cost: run as root" >&2; exit 1; }
 printf 'name: perfcost-%s\nworkdir: %s/work\n' $$ "$T" >"$T/box.yaml"
 

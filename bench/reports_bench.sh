@@ -21,6 +21,7 @@ finish() {
 	rm -rf "$T"
 }
 trap finish EXIT
+trap 'exit 1' INT TERM
 /usr/bin/python3 tests/integration/smtpsink.py "$T/smtp.port" "$T/mail" 2>"$T/smtp.err" &
 PIDS="$PIDS $!"
 until [ -s "$T/smtp.port" ]; do sleep 0.1; done

@@ -23,6 +23,7 @@ finish() {
 	rm -rf "$T"
 }
 trap finish EXIT
+trap 'exit 1' INT TERM
 
 cat >"$T/robotd.yaml" <<YAML
 state_dir: $T/state

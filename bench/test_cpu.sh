@@ -18,6 +18,7 @@ acct=/sys/fs/cgroup/cpuacct
 out=$(mktemp)
 wrap=$(mktemp)
 trap 'rm -f "$out" "$wrap"' EXIT
+trap 'exit 1' INT TERM
 cat >"$wrap" <<WRAP
 #!/bin/sh
 g=$acct/robot-test-cpu-\$\$

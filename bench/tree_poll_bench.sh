@@ -22,6 +22,7 @@ finish() {
 	rm -rf "$T"
 }
 trap finish EXIT
+trap 'exit 1' INT TERM
 
 echo "making a repository of $N commits" >&2
 /usr/bin/python3 - "$N" >"$T/stream" <<'PY'
