@@ -294,10 +294,13 @@ struct estimate {
 	double prior_var; /* the prior's, when there was one */
 	double prior_df;  /* the history's weighed in (compare_prior) */
 	size_t dropped;   /* rounds left out by screen() */
+	bool screen_due;  /* screen(): one round to leave out, later */
 };
 
 static double weigh(double v, double *df, const struct compare_prior *prior,
 		    const struct compare_options *opt, struct estimate *e);
+static bool moderate_ok(double v, double df, const struct compare_prior *p,
+			double level);
 
 /* What a side of n runs, h left after trimming, gives its mean's
  * variance of a run's (winsorized) variance: Yuen's (n - 1) / (h (h -
@@ -412,18 +415,20 @@ weigh(double v, double *df, const struct compare_prior *prior,
  * left out (a few rounds' own scale, from their MAD, is too uncertain:
  * it left out honest rounds and doubled the false alarms, measured);
  * nothing before COMPARE_SCREEN_FROM rounds, nor more than a quarter of
- * them.  dif and mid (each round's mean)
- * are compacted; the count kept is returned.
+ * them.  Before COMPARE_SCREEN_FROM, *due is set when one round lies
+ * that far (the screen would leave it out a few rounds later).  dif and
+ * mid (each round's mean) are compacted; the count kept is returned.
  */
 static size_t
 screen(double *dif, double *mid, size_t n, const struct compare_prior *prior,
-       double k_sd)
+       double k_sd, double guard, bool *due)
 {
 	double x[128], *own = NULL, *t = x, med, lim;
 	size_t k = 0;
 
-	if (n < COMPARE_SCREEN_FROM || !(k_sd > 0) || prior == NULL ||
-	    !(prior->df > 0) || !(prior->var > 0))
+	*due = false;
+	if (n < 3 || !(k_sd > 0) || prior == NULL || !(prior->df > 0) ||
+	    !(prior->var > 0))
 		return n;
 	if (n > 128)
 		t = own = xreallocarray(NULL, n, sizeof *own);
@@ -434,6 +439,22 @@ screen(double *dif, double *mid, size_t n, const struct compare_prior *prior,
 	for (size_t i = 0; i < n; i++)
 		if (fabs(dif[i] - med) > lim)
 			k++;
+	if (n < COMPARE_SCREEN_FROM) {
+		double sum = 0, sq = 0, m;
+
+		/* and only when the rounds left are as quiet as the history
+		 * (the guard): a pair noisier throughout stops as before */
+		for (size_t i = 0; k == 1 && i < n; i++)
+			if (!(fabs(dif[i] - med) > lim))
+				sum += dif[i];
+		m = sum / (double)(n - 1);
+		for (size_t i = 0; k == 1 && i < n; i++)
+			if (!(fabs(dif[i] - med) > lim))
+				sq += (dif[i] - m) * (dif[i] - m);
+		*due = k == 1 && moderate_ok(sq / (double)(n - 2),
+					     (double)(n - 2), prior, guard);
+		return n;
+	}
 	if (k == 0 || k > n / 4)
 		return n;
 	k = 0;
@@ -530,7 +551,8 @@ rounds(const double *base, const double *head, size_t n, bool logs,
 		sd[i] = dif[i] = t - b;
 		sm[i] = mid[i] = (t + b) / 2;
 	}
-	k = screen(sd, sm, n, logs ? prior : NULL, opt->screen);
+	k = screen(sd, sm, n, logs ? prior : NULL, opt->screen, opt->guard,
+		   &e->screen_due);
 	if (k < n) {
 		struct estimate s = *e;
 
@@ -716,6 +738,7 @@ compare(const char *name, const double *base, size_t nb, const double *head,
 		r->prior_var = e.prior_var;
 		r->prior_df = e.prior_df;
 		r->rounds_dropped = e.dropped;
+		r->screen_due = e.screen_due;
 		robust(&e, tested, opt, dir, lazy, r);
 	}
 	free(ob);

@@ -130,6 +130,9 @@ struct compare_result {
 	bool logs; /* that change is of the logs */
 	size_t rounds_dropped; /* rounds left out, an outlier run in each
 				  (COMPARE_SCREEN) */
+	bool screen_due;       /* one round lies as far off, too few rounds
+				  yet to leave it out (COMPARE_SCREEN_FROM):
+				  its noise is not the pair's */
 	double resolution_pct; /* the pair's resolution at its cap, set by
 				  who decides (decide_resolution_pct());
 				  NAN: none */

@@ -337,6 +337,13 @@ comparison_of_columns(const char *series, const struct comparison_side *base,
 			     "median)",
 			     col->name, m->r.rounds_dropped, col->nb,
 			     COMPARE_SCREEN);
+		if (m->kpi && m->r.screen_due &&
+		    m->r.verdict == COMPARE_INCONCLUSIVE)
+			note(c,
+			     "%s: a round lies more than %d sd from the "
+			     "rounds' median, an outlier run: it is left out "
+			     "from %d rounds on",
+			     col->name, COMPARE_SCREEN, COMPARE_SCREEN_FROM);
 	}
 	c->ncompared = c->nmetrics;
 	note_one_sided(c, only_base, n_only_base, "base");
@@ -565,6 +572,10 @@ jw_metric(struct jw *w, const struct comparison_metric *m)
 		JW_KEY(w, "rounds_dropped");
 		jw_int(w, (long long)r->rounds_dropped);
 	}
+	if (r->screen_due) {
+		JW_KEY(w, "screen_due");
+		buf_adds(w->b, "true");
+	}
 	if (r->history != COMPARE_HISTORY_NONE) {
 		char note[256];
 
@@ -747,6 +758,7 @@ metric_from_json(json_t *o, struct comparison_metric *m)
 	if (json_integer_value(json_object_get(o, "rounds_dropped")) > 0)
 		r->rounds_dropped = (size_t)json_integer_value(
 			json_object_get(o, "rounds_dropped"));
+	r->screen_due = json_is_true(json_object_get(o, "screen_due"));
 	if (json_is_object(h = json_object_get(o, "history"))) {
 		const char *st = json_string_value(json_object_get(h, "state"));
 

@@ -139,6 +139,10 @@ decide_futile(const struct compare_result *r, int max_runs)
 
 	if (r->verdict != COMPARE_INCONCLUSIVE)
 		return false;
+	/* One round's outlier run is most of a few rounds' noise: the
+	 * rounds the screen needs are worth more than stopping on it. */
+	if (r->screen_due)
+		return false;
 	if (r->within_floor &&
 	    (r->runs_if_none < 0 || r->runs_if_none > max_runs))
 		return true;

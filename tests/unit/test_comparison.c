@@ -207,6 +207,47 @@ test_rounds_dropped_noted(void)
 	direction_table_free(dt);
 }
 
+/* A round due to be left out (too few rounds for the screen yet) says
+ * so: a note, and screen_due in its JSON, read back. */
+static void
+test_screen_due_noted(void)
+{
+	static double a[] = {100, 100, 75},
+		      b[] = {88.4, 89.3, 90.2}; /* 92 e^-0.04, -0.03, -0.02 */
+	struct direction_table *dt = direction_table_new();
+	struct compare_prior prior = {"dd.write_bytes_per_sec", 0.0032, 30};
+	struct compare_options opt;
+	struct comparison_side bs = {"7e5035bd9ef7cc41", 3, 0, 0},
+			       hs = {"fba414b38fdacaeeb526affa2c1", 3, 0, 0};
+	struct comparison_column cols[] = {
+		{"dd.write_bytes_per_sec", a, 3, b, 3},
+	};
+	struct comparison *c, *back;
+	json_t *j, *m;
+
+	compare_options_init(&opt);
+	opt.paired = true;
+	opt.priors = &prior;
+	opt.npriors = 1;
+	c = comparison_of_columns("dd-write/x/rt", &bs, &hs, cols, 1, &opt, dt,
+				  "dd.");
+	CHECK(c->metrics[0].r.screen_due);
+	CHECK(c->nnotes == 1 &&
+	      strcmp(c->notes[0], "dd.write_bytes_per_sec: a round lies more "
+				  "than 5 sd from the rounds' median, an "
+				  "outlier run: it is left out from 6 rounds "
+				  "on") == 0);
+	j = written(c, false, -1);
+	m = json_array_get(json_object_get(j, "metrics"), 0);
+	CHECK(json_is_true(json_object_get(m, "screen_due")));
+	back = comparison_from_json(j);
+	CHECK(back != NULL && back->metrics[0].r.screen_due);
+	comparison_free(back);
+	json_decref(j);
+	comparison_free(c);
+	direction_table_free(dt);
+}
+
 /* A value of kind k around level x (deterministic: rand_r). */
 static double
 draw(unsigned *seed, int k, double x)
@@ -383,6 +424,7 @@ main(void)
 		TAP_CASE(test_stream_failure_is_told),
 		TAP_CASE(test_table_of_json_is_the_table),
 		TAP_CASE(test_rounds_dropped_noted),
+		TAP_CASE(test_screen_due_noted),
 		TAP_CASE(test_report_of_json_is_the_report),
 		TAP_CASE(test_profile_rows_missing_are_zero),
 		{NULL, NULL}};
