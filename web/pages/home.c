@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "robot/core/rjson.h"
+#include "robot/core/num.h"
+#include "robot/core/view.h"
 #include "robot/daemon/store/pages.h"
 #include "web/findings.h"
 #include "web/html.h"
@@ -14,45 +15,106 @@
 #include "web/pages/pages.h"
 #include "robot/core/banned.h"
 
-static long long
-num(json_t *o, const char *key)
+/* The lab, the queue and the bisections in one line. */
+static void
+summary(struct buf *b, const struct store_home *h)
 {
-	return (long long)json_integer_value(json_object_get(o, key));
+	buf_addf(b,
+		 "<p><a href=\"/lab\">Lab</a>: %lld box%s, %lld idle, %lld "
+		 "busy, %lld broken",
+		 h->lab.boxes, h->lab.boxes == 1 ? "" : "es", h->lab.idle,
+		 h->lab.busy, h->lab.broken);
+	if (h->lab.suspect > 0)
+		buf_addf(b, ", %lld suspect", h->lab.suspect);
+	buf_addf(b,
+		 ". <a href=\"/queue\">Queue</a>: %lld queued, %lld running. "
+		 "<a href=\"/bisections\">Bisections</a>: %lld running.</p>\n",
+		 h->queue.queued, h->queue.leased, h->bisections);
+}
+
+/* A commit's findings, each a link to its page. */
+static void
+findings(struct buf *b, const struct store_home_commit *c)
+{
+	char id[32], pct[NUM_PCT_MAX];
+
+	buf_adds(b, "<ul>");
+	for (size_t k = 0; k < c->nfindings; k++) {
+		const struct store_home_finding *f = &c->findings[k];
+
+		snprintf(id, sizeof id, "%lld", f->id);
+		buf_adds(b, "<li><a href=\"/regressions/");
+		html_attr(b, id);
+		buf_adds(b, "\">");
+		html_text(b, f->kpi);
+		buf_adds(b, " ");
+		buf_adds(b, num_pct(pct, sizeof pct, f->change_pct, "-"));
+		buf_adds(b, " ");
+		html_text(b, f->kind);
+		buf_adds(b, "</a> <span class=\"state-");
+		html_attr(b, f->state);
+		buf_adds(b, "\">");
+		html_text(b, f->state);
+		buf_adds(b, "</span> <span class=\"muted\">");
+		html_text(b, f->series);
+		buf_adds(b, "</span></li>");
+	}
+	buf_adds(b, "</ul>");
+}
+
+static void
+trees(struct buf *b, const struct store_home *h)
+{
+	buf_adds(b, "<h2>Trees</h2>\n");
+	if (h->ntrees == 0) {
+		buf_adds(b, "<p class=\"muted\">robotd watches no tree "
+			    "(robot tree add).</p>\n");
+		return;
+	}
+	buf_adds(b, "<table>\n<thead><tr><th scope=\"col\">tree</th>"
+		    "<th scope=\"col\">last fetch</th><th "
+		    "scope=\"col\">branches</th></tr></thead>\n"
+		    "<tbody>\n");
+	for (size_t i = 0; i < h->ntrees; i++) {
+		const struct store_home_tree *t = &h->trees[i];
+
+		buf_adds(b, "<tr><td>");
+		page_link(b, "/trees/", t->name, t->name);
+		buf_adds(b, "</td><td>");
+		html_time(b, t->fetched != NULL ? t->fetched : "not yet");
+		if (t->fetch_error != NULL) {
+			buf_adds(b, " <span class=\"state-new\">");
+			html_text(b, t->fetch_error);
+			buf_adds(b, "</span>");
+		}
+		buf_addf(b, "</td><td class=\"num\">%lld</td></tr>\n",
+			 t->heads);
+	}
+	buf_adds(b, "</tbody></table>\n");
 }
 
 static void
 on_home(const char *text, const struct problem *p, void *arg)
 {
 	struct http_req *req = arg;
-	json_t *h = text ? json_loads(text, 0, NULL) : NULL;
-	json_t *lab, *queue, *c, *f, *t;
+	struct view_doc d = {0};
+	struct store_home h;
 	struct buf b;
-	size_t i, k;
-	char id[32];
+	char err[256];
 
-	if (p != NULL || h == NULL) {
+	if (p != NULL) {
 		page_fail(req, p, "home page");
-		json_decref(h);
 		return;
 	}
-	lab = json_object_get(h, "lab");
-	queue = json_object_get(h, "queue");
+	if (!view_load(&d, &store_home_view, text, &h, err, sizeof err)) {
+		page_broken(req, err);
+		view_release(&d);
+		return;
+	}
 	buf_init(&b);
-	buf_addf(&b,
-		 "<p><a href=\"/lab\">Lab</a>: %lld box%s, %lld idle, %lld "
-		 "busy, %lld broken",
-		 num(lab, "boxes"), num(lab, "boxes") == 1 ? "" : "es",
-		 num(lab, "idle"), num(lab, "busy"), num(lab, "broken"));
-	if (num(lab, "suspect") > 0)
-		buf_addf(&b, ", %lld suspect", num(lab, "suspect"));
-	buf_addf(&b,
-		 ". <a href=\"/queue\">Queue</a>: %lld queued, %lld running. "
-		 "<a href=\"/bisections\">Bisections</a>: %lld running.</p>\n",
-		 num(queue, "queued"), num(queue, "leased"),
-		 (long long)json_integer_value(
-			 json_object_get(h, "bisections")));
+	summary(&b, &h);
 	buf_adds(&b, "<h2>Newest findings</h2>\n");
-	if (json_array_size(json_object_get(h, "commits")) == 0)
+	if (h.ncommits == 0)
 		buf_adds(&b, "<p class=\"muted\">No regression or improvement "
 			     "found yet.</p>\n");
 	else
@@ -60,73 +122,25 @@ on_home(const char *text, const struct problem *p, void *arg)
 			     "<th scope=\"col\">commit</th><th scope=\"col\">"
 			     "tree</th><th scope=\"col\">found</th></tr>"
 			     "</thead>\n<tbody>\n");
-	json_array_foreach(json_object_get(h, "commits"), i, c)
-	{
+	for (size_t i = 0; i < h.ncommits; i++) {
+		const struct store_home_commit *c = &h.commits[i];
+
 		buf_adds(&b, "<tr><td>");
-		page_blame(&b, json_object_get(c, "info"),
-			   json_object_get(c, "range"),
-			   rjson_get_str(
-				   json_array_get(
-					   json_object_get(c, "findings"), 0),
-				   "head"));
+		page_blame(&b, (json_t *)c->info, (json_t *)c->range,
+			   c->nfindings > 0 ? c->findings[0].head : NULL);
 		buf_adds(&b, "</td><td>");
-		html_text(&b, rjson_get_str(c, "tree"));
-		buf_adds(&b, "</td><td><ul>");
-		json_array_foreach(json_object_get(c, "findings"), k, f)
-		{
-			snprintf(id, sizeof id, "%lld", num(f, "id"));
-			buf_adds(&b, "<li><a href=\"/regressions/");
-			html_attr(&b, id);
-			buf_adds(&b, "\">");
-			html_text(&b, rjson_get_str(f, "kpi"));
-			buf_adds(&b, " ");
-			page_pct(&b, json_object_get(f, "change_pct"));
-			buf_adds(&b, " ");
-			html_text(&b, rjson_get_str(f, "kind"));
-			buf_adds(&b, "</a> <span class=\"state-");
-			html_attr(&b, rjson_get_str(f, "state"));
-			buf_adds(&b, "\">");
-			html_text(&b, rjson_get_str(f, "state"));
-			buf_adds(&b, "</span> <span class=\"muted\">");
-			html_text(&b, rjson_get_str(f, "series"));
-			buf_adds(&b, "</span></li>");
-		}
-		buf_adds(&b, "</ul></td></tr>\n");
+		html_text(&b, c->tree);
+		buf_adds(&b, "</td><td>");
+		findings(&b, c);
+		buf_adds(&b, "</td></tr>\n");
 	}
-	if (json_array_size(json_object_get(h, "commits")) > 0)
+	if (h.ncommits > 0)
 		buf_adds(&b, "</tbody></table></div>\n");
-	buf_adds(&b, "<h2>Trees</h2>\n");
-	if (json_array_size(json_object_get(h, "trees")) == 0)
-		buf_adds(&b, "<p class=\"muted\">robotd watches no tree "
-			     "(robot tree add).</p>\n");
-	else
-		buf_adds(&b, "<table>\n<thead><tr><th scope=\"col\">tree</th>"
-			     "<th scope=\"col\">last fetch</th><th "
-			     "scope=\"col\">branches</th></tr></thead>\n"
-			     "<tbody>\n");
-	json_array_foreach(json_object_get(h, "trees"), i, t)
-	{
-		buf_adds(&b, "<tr><td>");
-		page_link(&b, "/trees/", rjson_get_str(t, "name"),
-			  rjson_get_str(t, "name"));
-		buf_adds(&b, "</td><td>");
-		html_time(&b, rjson_get_str(t, "fetched") != NULL
-				      ? rjson_get_str(t, "fetched")
-				      : "not yet");
-		if (rjson_get_str(t, "fetch_error") != NULL) {
-			buf_adds(&b, " <span class=\"state-new\">");
-			html_text(&b, rjson_get_str(t, "fetch_error"));
-			buf_adds(&b, "</span>");
-		}
-		buf_addf(&b, "</td><td class=\"num\">%lld</td></tr>\n",
-			 num(t, "heads"));
-	}
-	if (json_array_size(json_object_get(h, "trees")) > 0)
-		buf_adds(&b, "</tbody></table>\n");
+	trees(&b, &h);
 	buf_adds(&b, "<p><a href=\"/api/home\">As JSON</a></p>");
 	page_reply(req, 200, "robot", &b);
 	buf_release(&b);
-	json_decref(h);
+	view_release(&d);
 }
 
 void

@@ -9,6 +9,7 @@
 #include "robot/analysis/table.h"
 #include "robot/analysis/units.h"
 #include "robot/core/client.h"
+#include "robot/core/log.h"
 #include "robot/core/num.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
@@ -50,6 +51,13 @@ page_text(struct http_req *req, int status, const char *title, const char *text)
 	buf_adds(&b, "</p>");
 	page_reply(req, status, title, &b);
 	buf_release(&b);
+}
+
+void
+page_broken(struct http_req *req, const char *why)
+{
+	log_warnx("a page's document does not fit its view: %s", why);
+	page_text(req, 500, "Cannot show it", why);
 }
 
 void

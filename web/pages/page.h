@@ -24,6 +24,9 @@ void page_reply_final(struct http_req *req, const char *title,
 /* The page of a failed read: 503 when the database is down, else p's
  * status and message; a 404 when p is NULL (no such thing: what). */
 void page_fail(struct http_req *req, const struct problem *p, const char *what);
+/* The page of a document that did not decode into its view (500): why
+ * (view_load()'s message), logged too. */
+void page_broken(struct http_req *req, const char *why);
 /* The page of a bad request (400): why. */
 void page_bad(struct http_req *req, const char *why);
 /* Appends s escaped for a URL's query. */

@@ -86,6 +86,62 @@ store_home(struct store *s, int limit, store_text_cb cb, void *arg)
 	store_call(s, &home, STORE_FN(cb), arg, STORE_INT(limit));
 }
 
+static const struct view_field home_finding_fields[] = {
+	VIEW_F(store_home_finding, "id", VIEW_INT, id),
+	VIEW_F(store_home_finding, "kind", VIEW_STR, kind),
+	VIEW_F(store_home_finding, "state", VIEW_STR, state),
+	VIEW_F(store_home_finding, "kpi", VIEW_STR, kpi),
+	VIEW_F(store_home_finding, "change_pct", VIEW_NUM, change_pct),
+	VIEW_F(store_home_finding, "series", VIEW_STR, series),
+	VIEW_F(store_home_finding, "base", VIEW_STR, base),
+	VIEW_F(store_home_finding, "head", VIEW_STR, head),
+	VIEW_F(store_home_finding, "culprit", VIEW_STR, culprit),
+};
+static const struct view_type home_finding =
+	VIEW_TYPE("finding", struct store_home_finding, home_finding_fields);
+static const struct view_field home_commit_fields[] = {
+	VIEW_F(store_home_commit, "tree", VIEW_STR, tree),
+	VIEW_F(store_home_commit, "info", VIEW_JSON, info),
+	VIEW_F(store_home_commit, "range", VIEW_JSON, range),
+	VIEW_A(store_home_commit, "findings", home_finding, findings,
+	       nfindings),
+};
+static const struct view_type home_commit =
+	VIEW_TYPE("commit", struct store_home_commit, home_commit_fields);
+static const struct view_field home_tree_fields[] = {
+	VIEW_F(store_home_tree, "name", VIEW_STR, name),
+	VIEW_F(store_home_tree, "url", VIEW_STR, url),
+	VIEW_F(store_home_tree, "fetched", VIEW_STR, fetched),
+	VIEW_F(store_home_tree, "fetch_error", VIEW_STR, fetch_error),
+	VIEW_F(store_home_tree, "heads", VIEW_INT, heads),
+};
+static const struct view_type home_tree =
+	VIEW_TYPE("tree", struct store_home_tree, home_tree_fields);
+static const struct view_field home_queue_fields[] = {
+	VIEW_F(store_home_queue, "queued", VIEW_INT, queued),
+	VIEW_F(store_home_queue, "leased", VIEW_INT, leased),
+};
+static const struct view_type home_queue =
+	VIEW_TYPE("queue", struct store_home_queue, home_queue_fields);
+static const struct view_field home_lab_fields[] = {
+	VIEW_F(store_home_lab, "boxes", VIEW_INT, boxes),
+	VIEW_F(store_home_lab, "idle", VIEW_INT, idle),
+	VIEW_F(store_home_lab, "busy", VIEW_INT, busy),
+	VIEW_F(store_home_lab, "broken", VIEW_INT, broken),
+	VIEW_F(store_home_lab, "suspect", VIEW_INT, suspect),
+};
+static const struct view_type home_lab =
+	VIEW_TYPE("lab", struct store_home_lab, home_lab_fields);
+static const struct view_field home_fields[] = {
+	VIEW_A(store_home, "commits", home_commit, commits, ncommits),
+	VIEW_O(store_home, "queue", home_queue, queue),
+	VIEW_O(store_home, "lab", home_lab, lab),
+	VIEW_A(store_home, "trees", home_tree, trees, ntrees),
+	VIEW_F(store_home, "bisections", VIEW_INT, bisections),
+};
+const struct view_type store_home_view =
+	VIEW_TYPE("home", struct store_home, home_fields);
+
 static const struct store_stmt history = {
 	"SELECT robot_series_history($1, $2, $3::int)", "ssi", store_read_text,
 	false, .shared = true};

@@ -5,6 +5,7 @@
 #ifndef ROBOT_STORE_PAGES_H
 #define ROBOT_STORE_PAGES_H
 
+#include "robot/core/view.h"
 #include "robot/daemon/store.h"
 
 /* {"queue": {counts}, "boxes": [...], "running": [...]}. */
@@ -22,8 +23,41 @@ typedef void (*store_counts_cb)(const struct store_counts *c,
 void store_counts(struct store *s, store_counts_cb cb, void *arg);
 
 /* The home page's: the newest regressions by commit (limit commits), the
- * queue, the lab, the trees. */
+ * queue, the lab, the trees (robot_home(), decoded by store_home_view). */
 void store_home(struct store *s, int limit, store_text_cb cb, void *arg);
+struct store_home_finding {
+	long long id;
+	const char *kind, *state, *kpi, *series, *base, *head, *culprit;
+	double change_pct;
+};
+struct store_home_commit {
+	const char *tree;
+	const json_t *info;  /* robot_commit_info() of the culprit, or of
+				the range's head */
+	const json_t *range; /* {base, head} while no culprit, else NULL */
+	struct store_home_finding *findings;
+	size_t nfindings;
+};
+struct store_home_tree {
+	const char *name, *url, *fetched, *fetch_error;
+	long long heads;
+};
+struct store_home_queue {
+	long long queued, leased;
+};
+struct store_home_lab {
+	long long boxes, idle, busy, broken, suspect;
+};
+struct store_home {
+	struct store_home_commit *commits;
+	size_t ncommits;
+	struct store_home_queue queue;
+	struct store_home_lab lab;
+	struct store_home_tree *trees;
+	size_t ntrees;
+	long long bisections; /* running */
+};
+extern const struct view_type store_home_view;
 /* A metric of a series over its newest limit commits, oldest first,
  * with every run's value and the metric's regressions. */
 void store_series_history(struct store *s, const char *series,
