@@ -32,9 +32,9 @@ fail(char *err, size_t len, const char *path, const char *what)
 static void
 join(char *at, size_t n, const char *path, const char *key, size_t i)
 {
-	int w = key != NULL ? snprintf(at, n, "%s%s%s", path, *path ? "." : "",
-				       key)
-			    : snprintf(at, n, "%s[%zu]", path, i);
+	int w = key != NULL
+			? snprintf(at, n, "%s%s%s", path, *path ? "." : "", key)
+			: snprintf(at, n, "%s[%zu]", path, i);
 
 	if (w < 0 || (size_t)w >= n)
 		at[n - 1] = '\0';
@@ -127,12 +127,12 @@ field(struct view_doc *d, const struct view_field *f, const json_t *v, char *p,
 		}
 	}
 	fail(err, len, path,
-	     f->kind == VIEW_STR	   ? "not a string"
-	     : f->kind == VIEW_INT	   ? "not an integer"
-	     : f->kind == VIEW_NUM	   ? "not a number"
-	     : f->kind == VIEW_BOOL	   ? "not true or false"
+	     f->kind == VIEW_STR      ? "not a string"
+	     : f->kind == VIEW_INT    ? "not an integer"
+	     : f->kind == VIEW_NUM    ? "not a number"
+	     : f->kind == VIEW_BOOL   ? "not true or false"
 	     : f->kind == VIEW_OBJECT ? "not an object"
-				   : "not an array");
+				      : "not an array");
 	return false;
 }
 
@@ -161,8 +161,8 @@ decode(struct view_doc *d, const struct view_type *t, const json_t *o,
 }
 
 bool
-view_decode(struct view_doc *d, const struct view_type *t, json_t *j,
-	    void *out, char *err, size_t len)
+view_decode(struct view_doc *d, const struct view_type *t, json_t *j, void *out,
+	    char *err, size_t len)
 {
 	char msg[512];
 

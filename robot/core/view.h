@@ -57,19 +57,29 @@ struct view_type {
 /* The table's rows: a field of struct st at key (VIEW_F), its objects
  * (VIEW_O), its array of structs with their count (VIEW_A), its array of
  * strings (VIEW_S). */
-#define VIEW_F(st, key, kind, field)                                          \
-	{key, kind, offsetof(struct st, field), 0, NULL, 0}
-#define VIEW_O(st, key, type, field)                                          \
-	{key, VIEW_OBJECT, offsetof(struct st, field), 0, &(type), 0}
-#define VIEW_A(st, key, type, field, count)                                   \
-	{key, VIEW_ARRAY, offsetof(struct st, field), 0, &(type),             \
-	 offsetof(struct st, count)}
-#define VIEW_S(st, key, field, count)                                         \
-	{key, VIEW_STRS, offsetof(struct st, field), 0, NULL,                 \
-	 offsetof(struct st, count)}
+#define VIEW_F(st, key, kind, field)                                           \
+	{                                                                      \
+		key, kind, offsetof(struct st, field), 0, NULL, 0              \
+	}
+#define VIEW_O(st, key, type, field)                                           \
+	{                                                                      \
+		key, VIEW_OBJECT, offsetof(struct st, field), 0, &(type), 0    \
+	}
+#define VIEW_A(st, key, type, field, count)                                    \
+	{                                                                      \
+		key, VIEW_ARRAY, offsetof(struct st, field), 0, &(type),       \
+			offsetof(struct st, count)                             \
+	}
+#define VIEW_S(st, key, field, count)                                          \
+	{                                                                      \
+		key, VIEW_STRS, offsetof(struct st, field), 0, NULL,           \
+			offsetof(struct st, count)                             \
+	}
 
 #define VIEW_TYPE(name, st, fields)                                            \
-	{name, sizeof(st), fields, sizeof(fields) / sizeof((fields)[0])}
+	{                                                                      \
+		name, sizeof(st), fields, sizeof(fields) / sizeof((fields)[0]) \
+	}
 
 /* What decoded views hold on to (one or more documents). */
 struct view_doc {

@@ -46,8 +46,8 @@ static const struct view_field lab_fields[] = {
 	{"boxes", VIEW_INT, offsetof(struct lab, boxes), 0, NULL, 0},
 	{"idle", VIEW_INT, offsetof(struct lab, idle), 0, NULL, 0},
 };
-static const struct view_type lab_view = VIEW_TYPE("lab", struct lab,
-						   lab_fields);
+static const struct view_type lab_view =
+	VIEW_TYPE("lab", struct lab, lab_fields);
 static const struct view_field home_fields[] = {
 	{"lab", VIEW_OBJECT, offsetof(struct home, lab), 0, &lab_view, 0},
 	{"findings", VIEW_ARRAY, offsetof(struct home, findings), 0,
@@ -59,8 +59,8 @@ static const struct view_field home_fields[] = {
 	{"info", VIEW_JSON, offsetof(struct home, info), 0, NULL, 0},
 	{"extra", VIEW_INT, offsetof(struct home, extra), VIEW_OPT, NULL, 0},
 };
-static const struct view_type home_view = VIEW_TYPE("home", struct home,
-						    home_fields);
+static const struct view_type home_view =
+	VIEW_TYPE("home", struct home, home_fields);
 
 static void
 test_every_kind(void)
@@ -117,7 +117,8 @@ test_misfits(void)
 		 "\"names\": [], \"fetched\": null, \"busy\": true, \"info\": "
 		 "null}",
 		 "home: lab.boxes: not an integer"},
-		{"{\"lab\": {\"boxes\": 4, \"idle\": 1}, \"findings\": [{\"id\": "
+		{"{\"lab\": {\"boxes\": 4, \"idle\": 1}, \"findings\": "
+		 "[{\"id\": "
 		 "1, \"kpi\": \"k\", \"change_pct\": 1}, {\"id\": 2, \"kpi\": "
 		 "3, \"change_pct\": 1}], \"names\": [], \"fetched\": null, "
 		 "\"busy\": true, \"info\": null}",
@@ -134,7 +135,8 @@ test_misfits(void)
 		 "\"names\": [1], \"fetched\": null, \"busy\": true, \"info\": "
 		 "null}",
 		 "home: names[0]: not a string"},
-		{"{\"lab\": {\"boxes\": 4, \"idle\": 1}, \"findings\": [{\"id\": "
+		{"{\"lab\": {\"boxes\": 4, \"idle\": 1}, \"findings\": "
+		 "[{\"id\": "
 		 "1, \"kpi\": \"k\", \"change_pct\": \"-3\"}], \"names\": [], "
 		 "\"fetched\": null, \"busy\": 1, \"info\": null}",
 		 "home: findings[0].change_pct: not a number"},

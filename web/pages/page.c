@@ -207,19 +207,16 @@ page_segment(struct buf *b, json_t *seg, const char *metric, bool commits)
 		 commits ? " commits" : "");
 }
 
-/* "1.23e+09 ± 3%" of a side {n, mean, stddev}. */
 /* A side's mean, as a person reads it (with its unit, or an SI prefix
  * for a large count: 90.1 MB/s, 5.05 k), then its %stddev. */
 static void
-side_cell(struct buf *b, const char *metric, json_t *side)
+side_cell(struct buf *b, const char *metric, const struct stats_summary *side)
 {
-	json_t *m = json_object_get(side, "mean"),
-	       *sd = json_object_get(side, "stddev");
 	const char *unit = unit_of(metric ? metric : "");
-	double v = json_number_value(m);
+	double v = side->mean;
 	char s[48];
 
-	if (!json_is_number(m)) {
+	if (isnan(v)) {
 		buf_adds(b, "-");
 		return;
 	}
@@ -230,52 +227,43 @@ side_cell(struct buf *b, const char *metric, json_t *side)
 	buf_adds(b, "<span class=\"nw\">");
 	html_text(b, s);
 	buf_adds(b, "</span>");
-	if (json_is_number(sd) && json_number_value(m) != 0)
-		buf_addf(b, " &plusmn; %.0f%%",
-			 100 * fabs(json_number_value(sd) /
-				    json_number_value(m)));
+	if (!isnan(side->stddev) && v != 0)
+		buf_addf(b, " &plusmn; %.0f%%", 100 * fabs(side->stddev / v));
 }
 
 static void
-metric_rows(struct buf *b, json_t *metrics, bool kpis)
+metric_rows(struct buf *b, const struct comparison *c, bool kpis)
 {
-	json_t *m;
-	size_t i;
+	for (size_t i = 0; c != NULL && i < c->nmetrics; i++) {
+		const struct comparison_metric *m = &c->metrics[i];
+		const char *v = compare_verdict_name(m->r.verdict);
+		char pct[NUM_PCT_MAX], note[256];
 
-	json_array_foreach(metrics, i, m)
-	{
-		const char *v = rjson_get_str(m, "verdict");
-
-		if (json_is_true(json_object_get(m, "kpi")) != kpis)
+		if (m->kpi != kpis)
 			continue;
 		buf_adds(b, "<tr class=\"");
 		html_attr(b, v);
 		buf_adds(b, "\"><td class=\"num\">");
-		side_cell(b, rjson_get_str(m, "metric"),
-			  json_object_get(m, "base"));
+		side_cell(b, m->name, &m->r.base);
 		buf_adds(b, "</td><td class=\"num\">");
-		page_pct(b, json_object_get(m, "change_pct"));
+		buf_adds(b, num_pct(pct, sizeof pct,
+				    m->r.change_defined ? m->r.change_pct : NAN,
+				    "-"));
 		buf_adds(b, "</td><td class=\"num\">");
-		side_cell(b, rjson_get_str(m, "metric"),
-			  json_object_get(m, "head"));
+		side_cell(b, m->name, &m->r.head);
 		buf_adds(b, "</td><td>");
 		html_text(b, v);
 		buf_adds(b, "</td><td class=\"num\">");
-		if (json_is_number(json_object_get(m, "p_value")))
-			buf_addf(b, "%.2g",
-				 json_number_value(
-					 json_object_get(m, "p_value")));
+		if (!isnan(m->r.p_value))
+			buf_addf(b, "%.2g", m->r.p_value);
 		buf_adds(b, "</td><td>");
-		html_text(b, rjson_get_str(m, "metric"));
+		html_text(b, m->name);
 		if (kpis)
 			buf_adds(b, " <strong>KPI</strong>");
 		/* what its history's noise did for it (compare.h) */
-		if (kpis && rjson_get_str(json_object_get(m, "history"),
-					  "note") != NULL) {
+		if (kpis && compare_history_note(&m->r, note, sizeof note)) {
 			buf_adds(b, "<br><small>");
-			html_prose(b,
-				   rjson_get_str(json_object_get(m, "history"),
-						 "note"));
+			html_prose(b, note);
 			buf_adds(b, "</small>");
 		}
 		buf_adds(b, "</td></tr>\n");
@@ -286,9 +274,8 @@ metric_rows(struct buf *b, json_t *metrics, bool kpis)
  * monitors whose change was largest against their noise, by kind.
  * Returns how many are shown. */
 static size_t
-moved_rows(struct buf *b, json_t *comparison)
+moved_rows(struct buf *b, const struct comparison *c)
 {
-	struct comparison *c = comparison_from_json(comparison);
 	struct table_moved v[TABLE_MOVED];
 	size_t n = 0, shown = c != NULL ? table_moved(c, v, &n) : 0;
 
@@ -338,17 +325,15 @@ moved_rows(struct buf *b, json_t *comparison)
 		}
 		buf_adds(b, "</tbody></table>\n");
 	}
-	comparison_free(c);
 	return shown;
 }
 
 void
 page_comparison(struct buf *b, json_t *comparison)
 {
-	json_t *metrics = json_object_get(comparison, "metrics"), *n;
-	size_t i;
+	struct comparison *c = comparison_from_json(comparison);
 
-	if (moved_rows(b, comparison) > 0)
+	if (moved_rows(b, c) > 0)
 		buf_adds(b, "<h3>Every metric that changed</h3>\n");
 	buf_adds(b, "<div class=\"wide\"><table class=\"lkp\">\n<thead><tr>"
 		    "<th scope=\"col\">base &plusmn; %stddev</th>"
@@ -356,19 +341,37 @@ page_comparison(struct buf *b, json_t *comparison)
 		    "<th scope=\"col\">head &plusmn; %stddev</th>"
 		    "<th scope=\"col\">verdict</th><th scope=\"col\">p</th>"
 		    "<th scope=\"col\">metric</th></tr></thead>\n<tbody>\n");
-	metric_rows(b, metrics, true);
-	metric_rows(b, metrics, false);
+	metric_rows(b, c, true);
+	metric_rows(b, c, false);
 	buf_adds(b, "</tbody></table></div>\n");
-	if (json_array_size(json_object_get(comparison, "notes")) > 0) {
+	if (c != NULL && c->nnotes > 0) {
 		buf_adds(b, "<ul class=\"notes\">\n");
-		json_array_foreach(json_object_get(comparison, "notes"), i, n)
-		{
+		for (size_t i = 0; i < c->nnotes; i++) {
 			buf_adds(b, "<li>");
-			html_text(b, json_string_value(n));
+			html_text(b, c->notes[i]);
 			buf_adds(b, "</li>\n");
 		}
 		buf_adds(b, "</ul>\n");
 	}
+	comparison_free(c);
+}
+
+void
+page_runs(struct buf *b, json_t *comparison)
+{
+	struct comparison *c = comparison_from_json(comparison);
+	size_t nb = c != NULL ? c->base.runs : 0,
+	       nh = c != NULL ? c->head.runs : 0,
+	       rounds = c != NULL ? c->rounds : 0;
+
+	if (nb == nh)
+		buf_addf(b, "%zu run%s a side", nb, nb == 1 ? "" : "s");
+	else
+		buf_addf(b, "%zu base run%s and %zu head run%s", nb,
+			 nb == 1 ? "" : "s", nh, nh == 1 ? "" : "s");
+	if (rounds > 0)
+		buf_addf(b, ", in %zu round%s", rounds, rounds == 1 ? "" : "s");
+	comparison_free(c);
 }
 
 /* Mean and population stddev of the numbers of a JSON array. */
@@ -387,28 +390,6 @@ mean_sd(json_t *a, double *mean, double *sd)
 		ss += d * d;
 	}
 	*sd = n ? sqrt(ss / (double)n) : NAN;
-}
-
-void
-page_runs(struct buf *b, json_t *comparison)
-{
-	json_int_t nb = json_integer_value(json_object_get(
-		json_object_get(comparison, "base_runs"), "ok"));
-	json_int_t nh = json_integer_value(json_object_get(
-		json_object_get(comparison, "head_runs"), "ok"));
-	json_int_t rounds =
-		json_integer_value(json_object_get(comparison, "rounds"));
-
-	if (nb == nh)
-		buf_addf(b, "%lld run%s a side", (long long)nb,
-			 nb == 1 ? "" : "s");
-	else
-		buf_addf(b, "%lld base run%s and %lld head run%s",
-			 (long long)nb, nb == 1 ? "" : "s", (long long)nh,
-			 nh == 1 ? "" : "s");
-	if (rounds > 0)
-		buf_addf(b, ", in %lld round%s", (long long)rounds,
-			 rounds == 1 ? "" : "s");
 }
 
 void
