@@ -153,6 +153,15 @@ compared_free(struct compared *c)
 	free(c);
 }
 
+static const struct view_field compared_fields[] = {
+	VIEW_F(findings_compared, "verdict", VIEW_STR, verdict),
+	VIEW_F(findings_compared, "kpi", VIEW_STR, kpi),
+	VIEW_F(findings_compared, "comparison", VIEW_JSON, comparison),
+	VIEW_F(findings_compared, "values", VIEW_JSON, values),
+};
+const struct view_type findings_compared_view =
+	VIEW_TYPE("comparison", struct findings_compared, compared_fields);
+
 static void
 findings_on_values(const char *text, const struct problem *p, void *arg)
 {

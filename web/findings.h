@@ -7,6 +7,7 @@
 #ifndef ROBOT_FINDINGS_H
 #define ROBOT_FINDINGS_H
 
+#include "robot/core/view.h"
 #include "web/web.h"
 
 /* GET /api/regressions?tree=&state=&since=&kind=&limit= */
@@ -36,6 +37,14 @@ void findings_compare_values(struct web *w, const char *series,
 			     const char *base, const char *head,
 			     const struct analysis_ask *ask,
 			     findings_compare_cb cb, void *arg);
+/* Such an answer decoded (findings_compared_view). */
+struct findings_compared {
+	const char *verdict, *kpi; /* kpi: the worst KPI's, or NULL */
+	const json_t *comparison;  /* as analysis stores it */
+	const json_t *values;      /* {METRIC: {"base": [...], "head":
+				      [...]}} */
+};
+extern const struct view_type findings_compared_view;
 /* GET /api/home: what the home page shows */
 /* GET /api/commits/:sha?tree=: a commit's page as JSON
  * (robot_commit()). */

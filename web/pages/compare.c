@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "robot/core/rjson.h"
+#include "robot/core/view.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
 #include "web/findings.h"
@@ -31,19 +31,14 @@ ask_free(struct ask *a)
 	free(a);
 }
 
-/* A commit's <select>, with chosen selected; commits from
- * /api/series/:series/commits. */
+/* A commit's <select>, with chosen selected; the series' commits. */
 static void
-commit_select(struct buf *b, const char *name, json_t *commits,
-	      const char *chosen)
+commit_select(struct buf *b, const char *name,
+	      const struct store_series_commits *sc, const char *chosen)
 {
-	json_t *c;
-	size_t i;
-
 	buf_addf(b, "<label>%s <select name=\"%s\">", name, name);
-	json_array_foreach(commits, i, c)
-	{
-		const char *sha = rjson_get_str(c, "commit");
+	for (size_t i = 0; i < sc->ncommits; i++) {
+		const char *sha = sc->commits[i].commit;
 		char s[16];
 
 		snprintf(s, sizeof s, "%.12s", sha ? sha : "");
@@ -54,48 +49,42 @@ commit_select(struct buf *b, const char *name, json_t *commits,
 			buf_adds(b, " selected");
 		buf_adds(b, ">");
 		html_text(b, s);
-		buf_addf(b, " (%lld runs)</option>",
-			 (long long)json_integer_value(
-				 json_object_get(c, "ok")));
+		buf_addf(b, " (%lld runs)</option>", sc->commits[i].ok);
 	}
 	buf_adds(b, "</select></label>\n");
 }
 
-/* The series' <select>, from /api/series: each with its commits. */
+/* The series' <select>: each with its commits. */
 static void
-series_select(struct buf *b, json_t *list)
+series_select(struct buf *b, const struct store_series_list *list)
 {
-	json_t *x;
-	size_t i;
-
 	buf_adds(b, "<label>series <select name=\"series\">");
-	json_array_foreach(list, i, x)
-	{
+	for (size_t i = 0; i < list->nseries; i++) {
 		buf_adds(b, "<option value=\"");
-		html_attr(b, rjson_get_str(x, "series"));
+		html_attr(b, list->series[i].series);
 		buf_adds(b, "\">");
-		html_text(b, rjson_get_str(x, "series"));
+		html_text(b, list->series[i].series);
 		buf_addf(b, " (%lld commits)</option>",
-			 (long long)json_integer_value(
-				 json_object_get(x, "commits")));
+			 list->series[i].commits);
 	}
 	buf_adds(b, "</select></label>\n");
 }
 
 /* The form: the series picked from those robot has (or kept as given),
- * then its commits picked from those it ran; a commit typed in may be a
- * short SHA, a branch or the tree's base ref (robot_series_commit()). */
+ * then its commits picked from those it ran (sc, or NULL); a commit
+ * typed in may be a short SHA, a branch or the tree's base ref
+ * (robot_series_commit()). */
 static void
 form(struct buf *b, const char *series, const char *base, const char *head,
-     json_t *commits)
+     const struct store_series_commits *sc)
 {
 	buf_adds(b, "<form method=\"get\" action=\"/compare\">\n<label>series "
 		    "<input name=\"series\" size=\"60\" value=\"");
 	html_attr(b, series);
 	buf_adds(b, "\"></label>\n");
-	if (json_array_size(commits) > 0) {
-		commit_select(b, "base", commits, base);
-		commit_select(b, "head", commits, head);
+	if (sc != NULL && sc->ncommits > 0) {
+		commit_select(b, "base", sc, base);
+		commit_select(b, "head", sc, head);
 	} else {
 		buf_adds(b, "<label>base <input name=\"base\" size=\"42\" "
 			    "value=\"");
@@ -112,10 +101,12 @@ static void
 on_compared(json_t *answer, const struct problem *p, void *arg)
 {
 	struct ask *a = arg;
+	struct view_doc d = {0};
+	struct findings_compared c;
 	json_t *v;
 	const char *key;
 	struct buf b;
-	char *title;
+	char *title, err[256];
 
 	if (p != NULL || answer == NULL) {
 		page_fail(a->req, p, "such comparison");
@@ -123,26 +114,31 @@ on_compared(json_t *answer, const struct problem *p, void *arg)
 		ask_free(a);
 		return;
 	}
+	if (!view_decode(&d, &findings_compared_view, answer, &c, err,
+			 sizeof err)) {
+		page_broken(a->req, err);
+		goto done;
+	}
 	buf_init(&b);
 	form(&b, a->series, a->base, a->head, NULL);
 	buf_adds(&b, "<p>verdict <strong>");
-	html_text(&b, rjson_get_str(answer, "verdict"));
+	html_text(&b, c.verdict);
 	buf_adds(&b, "</strong>");
-	if (rjson_get_str(answer, "kpi") != NULL) {
+	if (c.kpi != NULL) {
 		buf_adds(&b, " on ");
-		html_text(&b, rjson_get_str(answer, "kpi"));
+		html_text(&b, c.kpi);
 	}
 	buf_adds(&b, ", ");
-	page_runs(&b, json_object_get(answer, "comparison"));
+	page_runs(&b, (json_t *)c.comparison);
 	buf_adds(&b, "</p>\n");
-	json_object_foreach(json_object_get(answer, "values"), key, v)
+	json_object_foreach((json_t *)c.values, key, v)
 	{
 		if (json_is_array(json_object_get(v, "base")) &&
 		    json_is_array(json_object_get(v, "head")))
 			page_sides_chart(&b, key, v, a->base, a->head);
 	}
 	buf_adds(&b, "<h2>The metrics (LKP's table)</h2>\n");
-	page_comparison(&b, json_object_get(answer, "comparison"));
+	page_comparison(&b, (json_t *)c.comparison);
 	buf_adds(&b, "<p><a href=\"/api/compare?series=");
 	page_query(&b, a->series);
 	buf_adds(&b, "&amp;base=");
@@ -154,6 +150,8 @@ on_compared(json_t *answer, const struct problem *p, void *arg)
 	page_reply(a->req, 200, title, &b);
 	free(title);
 	buf_release(&b);
+done:
+	view_release(&d);
 	json_decref(answer);
 	ask_free(a);
 }
@@ -162,22 +160,27 @@ static void
 on_commits(const char *text, const struct problem *p, void *arg)
 {
 	struct ask *a = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	struct view_doc d = {0};
+	struct store_series_commits sc;
 	struct buf b;
+	char err[256];
 
 	if (p != NULL) {
 		page_fail(a->req, p, "such series");
+	} else if (text != NULL && !view_load(&d, &store_series_commits_view,
+					      text, &sc, err, sizeof err)) {
+		page_broken(a->req, err);
 	} else {
 		buf_init(&b);
-		if (j == NULL)
+		if (text == NULL)
 			buf_adds(&b,
 				 "<p>robot has no runs of that series.</p>");
 		form(&b, a->series, a->base, a->head,
-		     json_object_get(j, "commits"));
-		page_reply(a->req, j == NULL ? 404 : 200, "Compare", &b);
+		     text != NULL ? &sc : NULL);
+		page_reply(a->req, text == NULL ? 404 : 200, "Compare", &b);
 		buf_release(&b);
 	}
-	json_decref(j);
+	view_release(&d);
 	ask_free(a);
 }
 
@@ -186,30 +189,35 @@ static void
 on_series(const char *text, const struct problem *p, void *arg)
 {
 	struct ask *a = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
-	json_t *list = json_object_get(j, "series");
+	struct view_doc d = {0};
+	struct store_series_list list;
 	struct buf b;
+	char err[256];
 
 	if (p != NULL) {
 		page_fail(a->req, p, "list of series");
-		json_decref(j);
-		ask_free(a);
-		return;
+		goto done;
+	}
+	if (!view_load(&d, &store_series_list_view, text, &list, err,
+		       sizeof err)) {
+		page_broken(a->req, err);
+		goto done;
 	}
 	buf_init(&b);
 	buf_adds(&b, "<p>Two commits of a series: its KPIs' runs and LKP's "
 		     "table. Pick the series, then its commits.</p>\n");
-	if (json_array_size(list) == 0) {
+	if (list.nseries == 0) {
 		buf_adds(&b, "<p class=\"muted\">robot has no runs yet.</p>\n");
 	} else {
 		buf_adds(&b, "<form method=\"get\" action=\"/compare\">\n");
-		series_select(&b, list);
+		series_select(&b, &list);
 		buf_adds(&b, "<button type=\"submit\">Its commits</button>\n"
 			     "</form>\n");
 	}
 	page_reply(a->req, 200, "Compare", &b);
 	buf_release(&b);
-	json_decref(j);
+done:
+	view_release(&d);
 	ask_free(a);
 }
 

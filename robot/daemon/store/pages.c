@@ -221,3 +221,34 @@ store_series_commits(struct store *s, const char *series_name, store_text_cb cb,
 	store_call(s, &series_commits, STORE_FN(cb), arg,
 		   STORE_TEXT(series_name));
 }
+
+static const struct view_field series_row_fields[] = {
+	VIEW_F(store_series_row, "series", VIEW_STR, series),
+	VIEW_F(store_series_row, "commits", VIEW_INT, commits),
+	VIEW_F(store_series_row, "runs", VIEW_INT, runs),
+	VIEW_F(store_series_row, "last", VIEW_STR, last),
+};
+static const struct view_type series_row =
+	VIEW_TYPE("series", struct store_series_row, series_row_fields);
+static const struct view_field series_list_fields[] = {
+	VIEW_A(store_series_list, "series", series_row, series, nseries),
+};
+const struct view_type store_series_list_view =
+	VIEW_TYPE("series", struct store_series_list, series_list_fields);
+
+static const struct view_field series_commit_fields[] = {
+	VIEW_F(store_series_commit, "commit", VIEW_STR, commit),
+	VIEW_F(store_series_commit, "runs", VIEW_INT, runs),
+	VIEW_F(store_series_commit, "ok", VIEW_INT, ok),
+	VIEW_F(store_series_commit, "first", VIEW_STR, first),
+	VIEW_F(store_series_commit, "last", VIEW_STR, last),
+};
+static const struct view_type series_commit_view =
+	VIEW_TYPE("commit", struct store_series_commit, series_commit_fields);
+static const struct view_field series_commits_fields[] = {
+	VIEW_F(store_series_commits, "series", VIEW_STR, series),
+	VIEW_A(store_series_commits, "commits", series_commit_view, commits,
+	       ncommits),
+};
+const struct view_type store_series_commits_view = VIEW_TYPE(
+	"series commits", struct store_series_commits, series_commits_fields);

@@ -77,12 +77,32 @@ void store_series_commit(struct store *s, const char *series, const char *name,
 void store_regression(struct store *s, long long id, store_text_cb cb,
 		      void *arg);
 /* {"series": [{"series", "commits", "runs", "last"}]}: the series whose
- * name holds match (NULL: all), by name. */
+ * name holds match (NULL: all), by name (store_series_list_view). */
 void store_series(struct store *s, const char *match, long limit,
 		  store_text_cb cb, void *arg);
+struct store_series_row {
+	const char *series, *last;
+	long long commits, runs;
+};
+struct store_series_list {
+	struct store_series_row *series;
+	size_t nseries;
+};
+extern const struct view_type store_series_list_view;
 /* {"series", "commits": [{"commit", "runs", "ok", "first", "last"}]}
- * newest first, or NULL when the series has no runs. */
+ * newest first, or NULL when the series has no runs
+ * (store_series_commits_view). */
 void store_series_commits(struct store *s, const char *series, store_text_cb cb,
 			  void *arg);
+struct store_series_commit {
+	const char *commit, *first, *last;
+	long long runs, ok;
+};
+struct store_series_commits {
+	const char *series;
+	struct store_series_commit *commits;
+	size_t ncommits;
+};
+extern const struct view_type store_series_commits_view;
 
 #endif
