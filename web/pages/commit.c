@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "robot/core/rjson.h"
+#include "robot/core/num.h"
+#include "robot/core/view.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
 #include "web/html.h"
@@ -18,43 +19,32 @@
 #include "web/web.h"
 #include "robot/core/banned.h"
 
-static long long
-num(json_t *o, const char *key)
-{
-	return (long long)json_integer_value(json_object_get(o, key));
-}
-
 /* The record: tree, SHA, author, date, parents. */
 static void
-record(struct buf *b, json_t *c)
+record(struct buf *b, const struct store_commit *c)
 {
-	json_t *p;
-	size_t i;
-
 	buf_adds(b, "<table>\n");
-	if (rjson_get_str(c, "tree") != NULL) {
+	if (c->tree != NULL) {
 		buf_adds(b, "<tr><th scope=\"row\">tree</th><td>");
-		page_link(b, "/trees/", rjson_get_str(c, "tree"),
-			  rjson_get_str(c, "tree"));
+		page_link(b, "/trees/", c->tree, c->tree);
 		buf_adds(b, "</td></tr>\n");
 	}
 	buf_adds(b, "<tr><th scope=\"row\">commit</th><td><code>");
-	html_text(b, rjson_get_str(c, "sha"));
+	html_text(b, c->sha);
 	buf_adds(b, "</code></td></tr>\n");
-	if (rjson_get_str(c, "author") != NULL) {
+	if (c->author != NULL) {
 		buf_adds(b, "<tr><th scope=\"row\">author</th><td>");
-		html_text(b, rjson_get_str(c, "author"));
+		html_text(b, c->author);
 		buf_adds(b, "</td></tr>\n<tr><th scope=\"row\">date</th><td>");
-		html_time(b, rjson_get_str(c, "date"));
+		html_time(b, c->date);
 		buf_adds(b, "</td></tr>\n");
 	}
-	if (json_array_size(json_object_get(c, "parents")) > 0) {
+	if (c->nparents > 0) {
 		buf_adds(b, "<tr><th scope=\"row\">parents</th><td>");
-		json_array_foreach(json_object_get(c, "parents"), i, p)
-		{
+		for (size_t i = 0; i < c->nparents; i++) {
 			if (i > 0)
 				buf_adds(b, " ");
-			page_commit(b, p);
+			page_sha(b, c->parents[i], NULL);
 		}
 		buf_adds(b, "</td></tr>\n");
 	}
@@ -64,16 +54,12 @@ record(struct buf *b, json_t *c)
 /* The series it was measured in: its runs, the history, and its
  * comparison with its first parent. */
 static void
-series(struct buf *b, json_t *c)
+series(struct buf *b, const struct store_commit *c)
 {
-	const char *sha = rjson_get_str(c, "sha");
-	const char *parent = json_string_value(
-		json_array_get(json_object_get(c, "parents"), 0));
-	json_t *s;
-	size_t i;
+	const char *parent = c->nparents > 0 ? c->parents[0] : NULL;
 
 	buf_adds(b, "<h2>Measured in</h2>\n");
-	if (json_array_size(json_object_get(c, "series")) == 0) {
+	if (c->nseries == 0) {
 		buf_adds(b, "<p class=\"muted\">No runs of it yet.</p>\n");
 		return;
 	}
@@ -81,27 +67,25 @@ series(struct buf *b, json_t *c)
 		    "<th scope=\"col\">ok runs</th><th scope=\"col\">failed"
 		    "</th><th scope=\"col\">to come</th><th scope=\"col\">"
 		    "</th></tr></thead>\n<tbody>\n");
-	json_array_foreach(json_object_get(c, "series"), i, s)
-	{
-		const char *name = rjson_get_str(s, "series");
+	for (size_t i = 0; i < c->nseries; i++) {
+		const struct store_commit_series *s = &c->series[i];
 
 		buf_adds(b, "<tr><td>");
-		html_text(b, name);
+		html_text(b, s->series);
 		buf_addf(b,
 			 "</td><td class=\"num\">%lld</td><td class=\"num\">"
 			 "%lld</td><td class=\"num\">%lld</td><td>",
-			 num(s, "ok"), num(s, "failed"), num(s, "to_come"));
+			 s->ok, s->failed, s->to_come);
 		buf_adds(b, "<a href=\"/series/");
-		html_attr(b, name);
+		html_attr(b, s->series);
 		buf_adds(b, "/history\">history</a>");
-		if (parent != NULL && num(s, "ok") > 0 &&
-		    num(s, "parent_ok") > 0) {
+		if (parent != NULL && s->ok > 0 && s->parent_ok > 0) {
 			buf_adds(b, " &middot; <a href=\"/compare?series=");
-			page_query(b, name);
+			page_query(b, s->series);
 			buf_adds(b, "&amp;base=");
 			page_query(b, parent);
 			buf_adds(b, "&amp;head=");
-			page_query(b, sha);
+			page_query(b, c->sha);
 			buf_adds(b, "\">against its parent</a>");
 		}
 		buf_adds(b, "</td></tr>\n");
@@ -111,37 +95,33 @@ series(struct buf *b, json_t *c)
 
 /* The pairs it is a side of: base and head, state, verdict. */
 static void
-pairs(struct buf *b, json_t *c)
+pairs(struct buf *b, const struct store_commit *c)
 {
-	json_t *p;
-	size_t i;
-
-	if (json_array_size(json_object_get(c, "pairs")) == 0)
+	if (c->npairs == 0)
 		return;
 	buf_adds(b, "<h2>Compared</h2>\n<table>\n<thead><tr><th "
 		    "scope=\"col\">series</th><th scope=\"col\">base</th>"
 		    "<th scope=\"col\">head</th><th scope=\"col\">verdict"
 		    "</th></tr></thead>\n<tbody>\n");
-	json_array_foreach(json_object_get(c, "pairs"), i, p)
-	{
+	for (size_t i = 0; i < c->npairs; i++) {
+		const struct store_commit_pair *p = &c->pairs[i];
+
 		buf_adds(b, "<tr><td>");
-		html_text(b, rjson_get_str(p, "series"));
+		html_text(b, p->series);
 		buf_adds(b, "</td><td>");
-		page_commit(b, json_object_get(p, "base"));
+		page_sha(b, p->base, NULL);
 		buf_adds(b, "</td><td>");
-		page_commit(b, json_object_get(p, "head"));
+		page_sha(b, p->head, NULL);
 		buf_adds(b, "</td><td><a href=\"/compare?series=");
-		page_query(b, rjson_get_str(p, "series"));
+		page_query(b, p->series);
 		buf_adds(b, "&amp;base=");
-		page_query(b, rjson_get_str(p, "base"));
+		page_query(b, p->base);
 		buf_adds(b, "&amp;head=");
-		page_query(b, rjson_get_str(p, "head"));
+		page_query(b, p->head);
 		buf_adds(b, "\">");
-		html_text(b, rjson_get_str(p, "verdict")
-				     ? rjson_get_str(p, "verdict")
-				     : rjson_get_str(p, "state"));
+		html_text(b, p->verdict ? p->verdict : p->state);
 		buf_adds(b, "</a>");
-		if (json_is_integer(json_object_get(p, "bisection")))
+		if (p->bisection != 0)
 			buf_adds(b, " <span class=\"muted\">(a bisection's"
 				    ")</span>");
 		buf_adds(b, "</td></tr>\n");
@@ -151,47 +131,48 @@ pairs(struct buf *b, json_t *c)
 
 /* The findings and bisections that name it, each with its part. */
 static void
-named(struct buf *b, json_t *c)
+named(struct buf *b, const struct store_commit *c)
 {
-	json_t *x;
-	size_t i;
-	char id[32];
+	char id[32], pct[NUM_PCT_MAX];
 
-	if (json_array_size(json_object_get(c, "findings")) > 0) {
+	if (c->nfindings > 0) {
 		buf_adds(b, "<h2>Findings</h2>\n<ul>\n");
-		json_array_foreach(json_object_get(c, "findings"), i, x)
-		{
-			snprintf(id, sizeof id, "%lld", num(x, "id"));
+		for (size_t i = 0; i < c->nfindings; i++) {
+			const struct store_commit_finding *x = &c->findings[i];
+
+			snprintf(id, sizeof id, "%lld", x->id);
 			buf_adds(b, "<li>");
-			page_link(b, "/regressions/", id,
-				  rjson_get_str(x, "kind"));
+			page_link(b, "/regressions/", id, x->kind);
 			buf_adds(b, " ");
 			html_text(b, id);
 			buf_adds(b, " of ");
-			html_text(b, rjson_get_str(x, "kpi"));
+			html_text(b, x->kpi);
 			buf_adds(b, " ");
-			page_pct(b, json_object_get(x, "change_pct"));
+			buf_adds(b,
+				 num_pct(pct, sizeof pct, x->change_pct, "-"));
 			buf_adds(b, " (");
-			html_text(b, rjson_get_str(x, "state"));
+			html_text(b, x->state);
 			buf_adds(b, "): this commit is ");
-			html_text(b, rjson_get_str(x, "part"));
+			html_text(b, x->part);
 			buf_adds(b, "</li>\n");
 		}
 		buf_adds(b, "</ul>\n");
 	}
-	if (json_array_size(json_object_get(c, "bisections")) > 0) {
+	if (c->nbisections > 0) {
 		buf_adds(b, "<h2>Bisections</h2>\n<ul>\n");
-		json_array_foreach(json_object_get(c, "bisections"), i, x)
-		{
-			snprintf(id, sizeof id, "%lld", num(x, "id"));
+		for (size_t i = 0; i < c->nbisections; i++) {
+			const struct store_commit_bisection *x =
+				&c->bisections[i];
+
+			snprintf(id, sizeof id, "%lld", x->id);
 			buf_adds(b, "<li>");
 			page_link(b, "/bisections/", id, "bisection");
 			buf_adds(b, " ");
 			html_text(b, id);
 			buf_adds(b, " (");
-			html_text(b, rjson_get_str(x, "state"));
+			html_text(b, x->state);
 			buf_adds(b, "): this commit is ");
-			html_text(b, rjson_get_str(x, "part"));
+			html_text(b, x->part);
 			buf_adds(b, "</li>\n");
 		}
 		buf_adds(b, "</ul>\n");
@@ -202,33 +183,38 @@ static void
 on_commit(const char *text, const struct problem *p, void *arg)
 {
 	struct http_req *req = arg;
-	json_t *c = text ? json_loads(text, 0, NULL) : NULL;
+	struct view_doc d = {0};
+	struct store_commit c;
 	struct buf b;
-	char *title;
+	char *title, err[256];
 
-	if (p != NULL || c == NULL) {
+	if (p != NULL || text == NULL) {
 		page_fail(req, p, "commit of that name");
-		json_decref(c);
+		return;
+	}
+	if (!view_load(&d, &store_commit_view, text, &c, err, sizeof err)) {
+		page_broken(req, err);
+		view_release(&d);
 		return;
 	}
 	buf_init(&b);
-	if (rjson_get_str(c, "subject") != NULL) {
+	if (c.subject != NULL) {
 		buf_adds(&b, "<p><strong>");
-		html_text(&b, rjson_get_str(c, "subject"));
+		html_text(&b, c.subject);
 		buf_adds(&b, "</strong></p>\n");
 	}
-	record(&b, c);
-	series(&b, c);
-	pairs(&b, c);
-	named(&b, c);
+	record(&b, &c);
+	series(&b, &c);
+	pairs(&b, &c);
+	named(&b, &c);
 	buf_adds(&b, "<p>");
-	page_link(&b, "/api/commits/", rjson_get_str(c, "sha"), "As JSON");
+	page_link(&b, "/api/commits/", c.sha, "As JSON");
 	buf_adds(&b, "</p>");
-	title = xasprintf("Commit %.12s", rjson_get_str(c, "sha"));
+	title = xasprintf("Commit %.12s", c.sha);
 	page_reply(req, 200, title, &b);
 	free(title);
 	buf_release(&b);
-	json_decref(c);
+	view_release(&d);
 }
 
 void

@@ -113,12 +113,8 @@ page_link(struct buf *b, const char *prefix, const char *arg, const char *text)
 }
 
 void
-page_commit(struct buf *b, json_t *info)
+page_sha(struct buf *b, const char *sha, const char *subject)
 {
-	const char *sha = json_is_string(info) ? json_string_value(info)
-			  : rjson_get_str(info, "sha") != NULL
-				  ? rjson_get_str(info, "sha")
-				  : rjson_get_str(info, "commit");
 	char s[16];
 
 	snprintf(s, sizeof s, "%.10s", sha ? sha : "?");
@@ -134,10 +130,21 @@ page_commit(struct buf *b, json_t *info)
 	buf_adds(b, "</code>");
 	if (sha != NULL)
 		buf_adds(b, "</a>");
-	if (json_is_object(info) && rjson_get_str(info, "subject") != NULL) {
+	if (subject != NULL) {
 		buf_adds(b, " ");
-		html_text(b, rjson_get_str(info, "subject"));
+		html_text(b, subject);
 	}
+}
+
+void
+page_commit(struct buf *b, json_t *info)
+{
+	const char *sha = json_is_string(info) ? json_string_value(info)
+			  : rjson_get_str(info, "sha") != NULL
+				  ? rjson_get_str(info, "sha")
+				  : rjson_get_str(info, "commit");
+
+	page_sha(b, sha, rjson_get_str(info, "subject"));
 }
 
 /* A commit's SHA, short, in <code> with the whole one as its title. */

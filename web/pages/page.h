@@ -37,6 +37,8 @@ void page_link(struct buf *b, const char *prefix, const char *arg,
 /* A commit: its short SHA in <code>, a link to its page (/commits/SHA),
  * and its subject.  info is {sha or commit, subject} or a string. */
 void page_commit(struct buf *b, json_t *info);
+/* The same of a SHA and its subject (or NULL). */
+void page_sha(struct buf *b, const char *sha, const char *subject);
 /* What a regression blames: the commit at fault (culprit: {sha,
  * subject}) with the head it was found at (when it is another), or while
  * that is not known its range ({base, head}: commit infos). */

@@ -222,6 +222,63 @@ store_series_commits(struct store *s, const char *series_name, store_text_cb cb,
 		   STORE_TEXT(series_name));
 }
 
+#define CF(st, key, kind, field) VIEW_F(store_commit_##st, key, kind, field)
+static const struct view_field commit_series_fields[] = {
+	CF(series, "series", VIEW_STR, series),
+	CF(series, "ok", VIEW_INT, ok),
+	CF(series, "failed", VIEW_INT, failed),
+	CF(series, "to_come", VIEW_INT, to_come),
+	CF(series, "parent_ok", VIEW_INT, parent_ok),
+};
+static const struct view_type commit_series =
+	VIEW_TYPE("series", struct store_commit_series, commit_series_fields);
+static const struct view_field commit_pair_fields[] = {
+	CF(pair, "id", VIEW_INT, id),
+	CF(pair, "series", VIEW_STR, series),
+	CF(pair, "base", VIEW_STR, base),
+	CF(pair, "head", VIEW_STR, head),
+	CF(pair, "state", VIEW_STR, state),
+	CF(pair, "verdict", VIEW_STR, verdict),
+	CF(pair, "bisection", VIEW_INT, bisection),
+};
+static const struct view_type commit_pair =
+	VIEW_TYPE("pair", struct store_commit_pair, commit_pair_fields);
+static const struct view_field commit_finding_fields[] = {
+	CF(finding, "id", VIEW_INT, id),
+	CF(finding, "kind", VIEW_STR, kind),
+	CF(finding, "state", VIEW_STR, state),
+	CF(finding, "series", VIEW_STR, series),
+	CF(finding, "kpi", VIEW_STR, kpi),
+	CF(finding, "change_pct", VIEW_NUM, change_pct),
+	CF(finding, "part", VIEW_STR, part),
+};
+static const struct view_type commit_finding = VIEW_TYPE(
+	"finding", struct store_commit_finding, commit_finding_fields);
+static const struct view_field commit_bisection_fields[] = {
+	CF(bisection, "id", VIEW_INT, id),
+	CF(bisection, "state", VIEW_STR, state),
+	CF(bisection, "series", VIEW_STR, series),
+	CF(bisection, "part", VIEW_STR, part),
+};
+static const struct view_type commit_bisection = VIEW_TYPE(
+	"bisection", struct store_commit_bisection, commit_bisection_fields);
+#undef CF
+static const struct view_field commit_fields[] = {
+	VIEW_F(store_commit, "sha", VIEW_STR, sha),
+	VIEW_F(store_commit, "tree", VIEW_STR, tree),
+	VIEW_F(store_commit, "subject", VIEW_STR, subject),
+	VIEW_F(store_commit, "author", VIEW_STR, author),
+	VIEW_F(store_commit, "date", VIEW_STR, date),
+	VIEW_S(store_commit, "parents", parents, nparents),
+	VIEW_A(store_commit, "series", commit_series, series, nseries),
+	VIEW_A(store_commit, "pairs", commit_pair, pairs, npairs),
+	VIEW_A(store_commit, "findings", commit_finding, findings, nfindings),
+	VIEW_A(store_commit, "bisections", commit_bisection, bisections,
+	       nbisections),
+};
+const struct view_type store_commit_view =
+	VIEW_TYPE("commit", struct store_commit, commit_fields);
+
 static const struct view_field series_row_fields[] = {
 	VIEW_F(store_series_row, "series", VIEW_STR, series),
 	VIEW_F(store_series_row, "commits", VIEW_INT, commits),

@@ -68,6 +68,42 @@ void store_series_history(struct store *s, const char *series,
  * may be NULL. */
 void store_commit(struct store *s, const char *sha, const char *tree,
 		  store_text_cb cb, void *arg);
+struct store_commit_series {
+	const char *series;
+	long long ok, failed, to_come;
+	long long parent_ok; /* its first parent's ok runs there */
+};
+struct store_commit_pair {
+	long long id;
+	const char *series, *base, *head, *state, *verdict;
+	long long bisection; /* the bisection it is a step of, or 0 */
+};
+struct store_commit_finding {
+	long long id;
+	const char *kind, *state, *series, *kpi;
+	double change_pct;
+	const char *part; /* "the commit at fault", "found at", ... */
+};
+struct store_commit_bisection {
+	long long id;
+	const char *state, *series;
+	const char *part; /* "the first bad commit", "a step", ... */
+};
+/* robot_commit()'s (store_commit_view). */
+struct store_commit {
+	const char *sha, *tree, *subject, *author, *date;
+	const char **parents;
+	size_t nparents;
+	struct store_commit_series *series;
+	size_t nseries;
+	struct store_commit_pair *pairs; /* newest 50 */
+	size_t npairs;
+	struct store_commit_finding *findings;
+	size_t nfindings;
+	struct store_commit_bisection *bisections;
+	size_t nbisections;
+};
+extern const struct view_type store_commit_view;
 /* A commit of series as a person names it (a short SHA, a branch, the
  * tree's base ref): robot_series_commit()'s {"sha"} or {"error"}. */
 void store_series_commit(struct store *s, const char *series, const char *name,
