@@ -425,20 +425,21 @@ struct ask {
 };
 
 /* The run's KPIs (comparison_is_kpi() of its workload's prefix), at
- * most max, into kpis (borrowed from stats); how many. */
+ * most max, into kpis (borrowed from its stats); how many. */
 static size_t
-run_kpis(struct web *w, json_t *j, json_t *stats, const char **kpis, size_t max)
+run_kpis(struct web *w, const struct store_job *j, const char **kpis,
+	 size_t max)
 {
 	char prefix[64];
 	const char *k;
 	json_t *v;
 	size_t n = 0;
 
-	if (!series_kpi_prefix_of(
-		    json_object_get(j, "job"), rjson_get_str(j, "key"),
-		    catalog_testcase_workload, prefix, sizeof prefix))
+	if (!series_kpi_prefix_of((json_t *)j->job, j->key,
+				  catalog_testcase_workload, prefix,
+				  sizeof prefix))
 		return 0;
-	json_object_foreach(stats, k, v)
+	json_object_foreach((json_t *)j->result.stats, k, v)
 	{
 		if (n < max && json_is_number(v) &&
 		    comparison_is_kpi(analysis_directions(w->d.analysis), k,
@@ -451,16 +452,15 @@ run_kpis(struct web *w, json_t *j, json_t *stats, const char **kpis, size_t max)
 /* What the run measured, first: its KPIs, formatted, and a failure's
  * reason. */
 static void
-result_section(struct buf *b, json_t *r, const char *const *kpis, size_t n)
+result_section(struct buf *b, const struct store_job_result *r,
+	       const char *const *kpis, size_t n)
 {
-	json_t *stats = json_object_get(r, "stats");
-
-	if (n == 0 && rjson_get_str(r, "error") == NULL)
+	if (n == 0 && r->error == NULL)
 		return;
 	buf_adds(b, "<h2>Result</h2>\n");
-	if (rjson_get_str(r, "error") != NULL) {
+	if (r->error != NULL) {
 		buf_adds(b, "<p class=\"state-new\">");
-		html_text(b, rjson_get_str(r, "error"));
+		html_text(b, r->error);
 		buf_adds(b, "</p>\n");
 	}
 	if (n == 0)
@@ -470,10 +470,107 @@ result_section(struct buf *b, json_t *r, const char *const *kpis, size_t n)
 		buf_adds(b, "<tr><th scope=\"row\">");
 		html_text(b, kpis[i]);
 		buf_adds(b, "</th><td class=\"num\"><strong>");
-		number(b, kpis[i], json_object_get(stats, kpis[i]));
+		number(b, kpis[i], json_object_get(r->stats, kpis[i]));
 		buf_adds(b, "</strong></td></tr>\n");
 	}
 	buf_adds(b, "</table>\n");
+}
+
+/* The run's record: its state, series, commit, box, error, times, and
+ * which run of how many. */
+static void
+record(struct buf *b, const struct store_job *j)
+{
+	const struct {
+		const char *label, *value;
+	} rows[] = {
+		{"state", j->state},     {"series", j->series},
+		{"commit", j->commit},   {"box", j->box},
+		{"error", j->error},     {"created", j->created},
+		{"updated", j->updated},
+	};
+
+	buf_adds(b, "<table>\n");
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		if (rows[i].value == NULL)
+			continue;
+		buf_adds(b, "<tr><th scope=\"row\">");
+		html_text(b, rows[i].label);
+		buf_adds(b, "</th><td>");
+		if (i >= 5) /* created, updated */
+			html_time(b, rows[i].value);
+		else if (i == 2) /* the commit's page */
+			page_link(b, "/commits/", rows[i].value, rows[i].value);
+		else
+			html_text(b, rows[i].value);
+		buf_adds(b, "</td></tr>\n");
+	}
+	buf_addf(b,
+		 "<tr><th scope=\"row\">run</th><td>%lld of %lld, "
+		 "attempt %lld</td></tr>\n",
+		 j->run, j->runs, j->attempts);
+	buf_adds(b, "</table>\n");
+	if (j->series != NULL) {
+		buf_adds(b, "<p>");
+		page_link(b, "/queue?series=", j->series, "the series' runs");
+		buf_adds(b, "</p>\n");
+	}
+}
+
+/* Its result document: the KPIs, what the box ran, the box, the
+ * per-second series, the profile, every number and the outputs. */
+static void
+result(struct buf *b, struct web *w, const struct store_job *j)
+{
+	const struct store_job_result *r = &j->result;
+	const char *k, *kpis[RUN_KPIS];
+	size_t nkpis = run_kpis(w, j, kpis, RUN_KPIS);
+	json_t *v;
+
+	result_section(b, r, kpis, nkpis);
+	if (json_is_object(r->provision)) {
+		buf_adds(b, "<h2>What the box ran</h2>\n");
+		kv_table(b, (json_t *)r->provision);
+	}
+	if (json_is_object(r->facts)) {
+		buf_adds(b, "<h2>The box</h2>\n");
+		kv_table(b, (json_t *)r->facts);
+	}
+	if (json_object_size(r->series) > 0)
+		buf_adds(b, "<h2>Per second</h2>\n");
+	draw_series(b, (json_t *)r->series, (json_t *)r->stats);
+	profile_section(b, (json_t *)r->stats);
+	if (json_object_size(r->stats) > 0) {
+		buf_adds(b, "<h2>Numbers</h2>\n<div class=\"wide\">");
+		numbers_table(b, (json_t *)r->stats, kpis, nkpis);
+		buf_adds(b, "</div>\n");
+	}
+	json_object_foreach((json_t *)r->outputs, k, v)
+	{
+		buf_adds(b, "<h2>Output: ");
+		html_text(b, k);
+		buf_adds(b, "</h2>\n<pre>");
+		html_text(b, json_string_value(v));
+		buf_adds(b, "</pre>\n");
+	}
+}
+
+/* The job as queued (its commit, null there, is the run's, above). */
+static void
+job_section(struct buf *b, const struct store_job *j)
+{
+	json_t *shown = json_copy((json_t *)j->job);
+	char *text;
+
+	if (json_is_null(json_object_get(shown, "commit")))
+		json_object_del(shown, "commit");
+	text = rjson_dumps(shown, JSON_INDENT(2));
+	json_decref(shown);
+	buf_adds(b, "<h2>The job</h2>\n<pre>");
+	html_text(b, text);
+	buf_addf(b, "</pre>\n<p><a href=\"/api/jobs/%lld\">As JSON</a></p>",
+		 j->id);
+	free(text);
 }
 
 static void
@@ -481,129 +578,43 @@ on_job(const char *text, const struct problem *p, void *arg)
 {
 	struct ask *a = arg;
 	struct http_req *req = a->req;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *r, *series, *v,
-	       *shown;
-	const char *k, *kpis[RUN_KPIS];
-	size_t nkpis = 0;
+	struct view_doc d = {0};
+	struct store_job j;
 	struct buf b;
-	char *title, *jtext;
+	char *title, err[256];
 
-	if (p != NULL || j == NULL) {
+	if (p != NULL || text == NULL) {
 		page_fail(req, p, "run of that number");
-		json_decref(j);
 		free(a);
 		return;
 	}
-	r = json_object_get(j, "result");
-	title = xasprintf(
-		"Run %lld of %s",
-		(long long)json_integer_value(json_object_get(j, "id")),
-		rjson_get_str(j, "key"));
+	if (!view_load(&d, &store_job_view, text, &j, err, sizeof err)) {
+		page_broken(req, err);
+		view_release(&d);
+		free(a);
+		return;
+	}
+	title = xasprintf("Run %lld of %s", j.id, j.key);
 	buf_init(&b);
-	buf_adds(&b, "<table>\n");
-	{
-		static const char *const keys[] = {
-			"state", "series",  "commit",  "box",
-			"error", "created", "updated", NULL};
-
-		for (size_t i = 0; keys[i] != NULL; i++) {
-			if (rjson_get_str(j, keys[i]) == NULL)
-				continue;
-			buf_adds(&b, "<tr><th scope=\"row\">");
-			html_text(&b, keys[i]);
-			buf_adds(&b, "</th><td>");
-			if (i >= 5) /* created, updated */
-				html_time(&b, rjson_get_str(j, keys[i]));
-			else if (i == 2) /* the commit's page */
-				page_link(&b, "/commits/",
-					  rjson_get_str(j, keys[i]),
-					  rjson_get_str(j, keys[i]));
-			else
-				html_text(&b, rjson_get_str(j, keys[i]));
-			buf_adds(&b, "</td></tr>\n");
-		}
-		buf_addf(&b,
-			 "<tr><th scope=\"row\">run</th><td>%lld of %lld, "
-			 "attempt %lld</td></tr>\n",
-			 (long long)json_integer_value(
-				 json_object_get(j, "run")),
-			 (long long)json_integer_value(
-				 json_object_get(j, "runs")),
-			 (long long)json_integer_value(
-				 json_object_get(j, "attempts")));
-	}
-	buf_adds(&b, "</table>\n");
-	if (rjson_get_str(j, "series") != NULL) {
-		buf_adds(&b, "<p>");
-		page_link(&b, "/queue?series=", rjson_get_str(j, "series"),
-			  "the series' runs");
-		buf_adds(&b, "</p>\n");
-	}
-	if (json_is_object(r)) {
-		nkpis = run_kpis(a->w, j, json_object_get(r, "stats"), kpis,
-				 RUN_KPIS);
-		result_section(&b, r, kpis, nkpis);
-		if (json_is_object(json_object_get(r, "provision"))) {
-			buf_adds(&b, "<h2>What the box ran</h2>\n");
-			kv_table(&b, json_object_get(r, "provision"));
-		}
-		if (json_is_object(json_object_get(r, "facts"))) {
-			buf_adds(&b, "<h2>The box</h2>\n");
-			kv_table(&b, json_object_get(r, "facts"));
-		}
-		series = json_object_get(r, "series");
-		if (json_object_size(series) > 0)
-			buf_adds(&b, "<h2>Per second</h2>\n");
-		draw_series(&b, series, json_object_get(r, "stats"));
-		profile_section(&b, json_object_get(r, "stats"));
-		if (json_object_size(json_object_get(r, "stats")) > 0) {
-			buf_adds(&b, "<h2>Numbers</h2>\n<div class=\"wide\">");
-			numbers_table(&b, json_object_get(r, "stats"), kpis,
-				      nkpis);
-			buf_adds(&b, "</div>\n");
-		}
-		json_object_foreach(json_object_get(r, "outputs"), k, v)
-		{
-			buf_adds(&b, "<h2>Output: ");
-			html_text(&b, k);
-			buf_adds(&b, "</h2>\n<pre>");
-			html_text(&b, json_string_value(v));
-			buf_adds(&b, "</pre>\n");
-		}
-	} else {
+	record(&b, &j);
+	if (json_is_object(j.doc))
+		result(&b, a->w, &j);
+	else
 		buf_adds(&b, "<p class=\"muted\">No result yet.</p>\n");
-	}
-	/* (the job as queued: its commit, null there, is the run's, above) */
-	shown = json_copy(json_object_get(j, "job"));
-	if (json_is_null(json_object_get(shown, "commit")))
-		json_object_del(shown, "commit");
-	jtext = rjson_dumps(shown, JSON_INDENT(2));
-	json_decref(shown);
-	buf_adds(&b, "<h2>The job</h2>\n<pre>");
-	html_text(&b, jtext);
-	buf_adds(&b, "</pre>\n<p><a href=\"/api/jobs/");
-	buf_addf(&b, "%lld",
-		 (long long)json_integer_value(json_object_get(j, "id")));
-	buf_adds(&b, "\">As JSON</a></p>");
-	free(jtext);
-	if (strcmp(rjson_get_str(j, "state"), "done") == 0 ||
-	    strcmp(rjson_get_str(j, "state"), "failed") == 0) {
+	job_section(&b, &j);
+	if (strcmp(j.state, "done") == 0 || strcmp(j.state, "failed") == 0) {
 		/* A run that ended changes no more. */
 		char etag[96];
 
-		snprintf(
-			etag, sizeof etag, "\"job-%lld-%s\"",
-			(long long)json_integer_value(json_object_get(j, "id")),
-			rjson_get_str(j, "updated")
-				? rjson_get_str(j, "updated")
-				: "");
+		snprintf(etag, sizeof etag, "\"job-%lld-%s\"", j.id,
+			 j.updated ? j.updated : "");
 		page_reply_final(req, title, &b, etag);
 	} else {
 		page_reply(req, 200, title, &b);
 	}
 	buf_release(&b);
 	free(title);
-	json_decref(j);
+	view_release(&d);
 	free(a);
 }
 

@@ -1,6 +1,7 @@
 /*
  * jobs.c: the store's queue of runs (jobs.h).
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "robot/core/xmalloc.h"
@@ -124,6 +125,42 @@ store_job(struct store *s, long long id, store_text_cb cb, void *arg)
 {
 	store_call(s, &job, STORE_FN(cb), arg, STORE_LONG(id));
 }
+
+#define OPT(key, kind, field)                                                  \
+	{                                                                      \
+		key, kind, offsetof(struct store_job_result, field), VIEW_OPT, \
+			NULL, 0                                                \
+	}
+static const struct view_field job_result_fields[] = {
+	OPT("stats", VIEW_JSON, stats),
+	OPT("error", VIEW_STR, error),
+	OPT("provision", VIEW_JSON, provision),
+	OPT("facts", VIEW_JSON, facts),
+	OPT("series", VIEW_JSON, series),
+	OPT("outputs", VIEW_JSON, outputs),
+};
+#undef OPT
+static const struct view_type job_result =
+	VIEW_TYPE("result", struct store_job_result, job_result_fields);
+static const struct view_field job_fields[] = {
+	VIEW_F(store_job, "id", VIEW_INT, id),
+	VIEW_F(store_job, "key", VIEW_STR, key),
+	VIEW_F(store_job, "state", VIEW_STR, state),
+	VIEW_F(store_job, "series", VIEW_STR, series),
+	VIEW_F(store_job, "commit", VIEW_STR, commit),
+	VIEW_F(store_job, "box", VIEW_STR, box),
+	VIEW_F(store_job, "error", VIEW_STR, error),
+	VIEW_F(store_job, "created", VIEW_STR, created),
+	VIEW_F(store_job, "updated", VIEW_STR, updated),
+	VIEW_F(store_job, "run", VIEW_INT, run),
+	VIEW_F(store_job, "runs", VIEW_INT, runs),
+	VIEW_F(store_job, "attempts", VIEW_INT, attempts),
+	VIEW_F(store_job, "job", VIEW_JSON, job),
+	VIEW_F(store_job, "result", VIEW_JSON, doc),
+	VIEW_O(store_job, "result", job_result, result),
+};
+const struct view_type store_job_view =
+	VIEW_TYPE("job", struct store_job, job_fields);
 
 static const struct store_stmt results = {
 	"SELECT json_build_object('series', $1::text, 'commit', "

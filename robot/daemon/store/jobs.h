@@ -5,6 +5,7 @@
 #ifndef ROBOT_STORE_JOBS_H
 #define ROBOT_STORE_JOBS_H
 
+#include "robot/core/view.h"
 #include "robot/daemon/store.h"
 
 /* The tbox_groups that have registered boxes, sorted. */
@@ -49,8 +50,26 @@ struct store_jobs_filter {
 /* {"jobs": [...]}, newest first. */
 void store_jobs(struct store *s, const struct store_jobs_filter *f,
 		store_text_cb cb, void *arg);
-/* One job with its leases and result, or NULL. */
+/* One job with its leases and result, or NULL (store_job_view). */
 void store_job(struct store *s, long long id, store_text_cb cb, void *arg);
+/* What the pages read of a result document (DESIGN.md section 5); each
+ * NULL when the document has none. */
+struct store_job_result {
+	const json_t *stats;             /* {METRIC: number or [numbers]} */
+	const char *error;               /* a failed run's reason */
+	const json_t *provision, *facts; /* {KEY: value} */
+	const json_t *series;            /* per-second: {METRIC: [numbers]} */
+	const json_t *outputs;           /* {NAME: text} */
+};
+struct store_job {
+	long long id, run, runs, attempts;
+	const char *key, *state, *series, *commit, *box, *error;
+	const char *created, *updated;
+	const json_t *job;              /* the atomic job as queued */
+	const json_t *doc;              /* its result document, or NULL */
+	struct store_job_result result; /* of doc */
+};
+extern const struct view_type store_job_view;
 /* {"series", "commit", "results": [the documents]}. */
 void store_results(struct store *s, const char *series, const char *commit,
 		   store_text_cb cb, void *arg);
