@@ -389,18 +389,25 @@ findings_home(struct web *w, struct http_req *req, const struct web_call *call)
 	store_home(w->d.store, FINDINGS_HOME_COMMITS, web_on_json, req);
 }
 
+size_t
+findings_history_find(const json_t *h, struct history *hist,
+		      struct change_point **cp)
+{
+	struct changes_options opt;
+
+	changes_options_init(&opt);
+	history_from_json(hist, json_object_get(h, "commits"));
+	return changes_find(hist->pts, hist->n, &opt, cp);
+}
+
 json_t *
 findings_history_changes(const json_t *h, size_t *points, size_t *runs)
 {
-	struct changes_options opt;
 	struct change_point *cp;
 	struct history hist;
-	size_t n;
+	size_t n = findings_history_find(h, &hist, &cp);
 	json_t *list;
 
-	changes_options_init(&opt);
-	history_from_json(&hist, json_object_get(h, "commits"));
-	n = changes_find(hist.pts, hist.n, &opt, &cp);
 	list = history_changes_json(&hist, cp, n);
 	if (points != NULL)
 		*points = hist.n;

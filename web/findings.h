@@ -7,6 +7,8 @@
 #ifndef ROBOT_FINDINGS_H
 #define ROBOT_FINDINGS_H
 
+#include "robot/analysis/changes.h"
+#include "robot/analysis/history.h"
 #include "robot/core/view.h"
 #include "web/web.h"
 
@@ -64,6 +66,10 @@ void findings_changes(struct web *w, struct http_req *req,
  * new array.  points and runs (each may be NULL) get the history's
  * size. */
 json_t *findings_history_changes(const json_t *h, size_t *points, size_t *runs);
+/* The same as structs: the history of h into *hist (history_release()
+ * it) and its change points into *cp (free() it); how many. */
+size_t findings_history_find(const json_t *h, struct history *hist,
+			     struct change_point **cp);
 /* GET /api/series?match=&limit= */
 void findings_series(struct web *w, struct http_req *req,
 		     const struct web_call *call);

@@ -86,10 +86,30 @@ field(struct view_doc *d, const struct view_field *f, const json_t *v, char *p,
 		return decode(d, f->type, v, p, path, err, len);
 	case VIEW_ARRAY:
 	case VIEW_STRS:
+	case VIEW_NUMS:
 		if (!json_is_array(v))
 			break;
 		n = json_array_size(v);
 		*(size_t *)((char *)p - f->off + f->count) = n;
+		if (f->kind == VIEW_NUMS) {
+			double *x = keep(d, n, sizeof *x);
+
+			*(double **)p = x;
+			for (size_t i = 0; i < n; i++) {
+				const json_t *e = json_array_get(v, i);
+
+				x[i] = json_is_number(e) ? json_number_value(e)
+							 : NAN;
+				if (!json_is_number(e) && !json_is_null(e)) {
+					char at[256];
+
+					join(at, sizeof at, path, NULL, i);
+					fail(err, len, at, "not a number");
+					return false;
+				}
+			}
+			return true;
+		}
 		if (f->kind == VIEW_STRS) {
 			const char **s = keep(d, n, sizeof *s);
 

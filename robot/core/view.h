@@ -32,6 +32,8 @@ enum view_kind {
 			its size_t count at .count */
 	VIEW_STRS,   /* an array of strings: const char ** at .off, its
 			size_t count at .count */
+	VIEW_NUMS,   /* an array of numbers: double * at .off (NAN for a
+			null), its size_t count at .count */
 };
 
 #define VIEW_OPT 1u /* the key may be absent */
@@ -56,7 +58,7 @@ struct view_type {
 
 /* The table's rows: a field of struct st at key (VIEW_F), its objects
  * (VIEW_O), its array of structs with their count (VIEW_A), its array of
- * strings (VIEW_S). */
+ * strings (VIEW_S), its array of numbers (VIEW_N). */
 #define VIEW_F(st, key, kind, field)                                           \
 	{                                                                      \
 		key, kind, offsetof(struct st, field), 0, NULL, 0              \
@@ -73,6 +75,11 @@ struct view_type {
 #define VIEW_S(st, key, field, count)                                          \
 	{                                                                      \
 		key, VIEW_STRS, offsetof(struct st, field), 0, NULL,           \
+			offsetof(struct st, count)                             \
+	}
+#define VIEW_N(st, key, field, count)                                          \
+	{                                                                      \
+		key, VIEW_NUMS, offsetof(struct st, field), 0, NULL,           \
 			offsetof(struct st, count)                             \
 	}
 

@@ -28,6 +28,8 @@ struct home {
 	size_t nfindings;
 	const char **names;
 	size_t nnames;
+	double *vals;
+	size_t nvals;
 	const char *fetched;
 	bool busy;
 	const json_t *info;
@@ -54,6 +56,8 @@ static const struct view_field home_fields[] = {
 	 &finding_view, offsetof(struct home, nfindings)},
 	{"names", VIEW_STRS, offsetof(struct home, names), 0, NULL,
 	 offsetof(struct home, nnames)},
+	{"vals", VIEW_NUMS, offsetof(struct home, vals), VIEW_OPT, NULL,
+	 offsetof(struct home, nvals)},
 	{"fetched", VIEW_STR, offsetof(struct home, fetched), 0, NULL, 0},
 	{"busy", VIEW_BOOL, offsetof(struct home, busy), 0, NULL, 0},
 	{"info", VIEW_JSON, offsetof(struct home, info), 0, NULL, 0},
@@ -75,7 +79,8 @@ test_every_kind(void)
 			"\"change_pct\": -93.5}, {\"id\": 8, \"kpi\": null, "
 			"\"change_pct\": null}], \"names\": [\"a\", null], "
 			"\"fetched\": null, \"busy\": true, \"info\": "
-			"{\"subject\": \"x\"}, \"unknown\": 1}",
+			"{\"subject\": \"x\"}, \"unknown\": 1, \"vals\": "
+			"[1, 2.5, null]}",
 			&h, err, sizeof err));
 	CHECK_STR(err, "");
 	CHECK_INT((int)h.lab.boxes, 4);
@@ -94,6 +99,8 @@ test_every_kind(void)
 	      strcmp(json_string_value(json_object_get(h.info, "subject")),
 		     "x") == 0);
 	CHECK_INT((int)h.extra, 0);
+	CHECK(h.nvals == 3 && h.vals[0] == 1 && h.vals[1] == 2.5 &&
+	      isnan(h.vals[2]));
 	view_release(&d);
 	CHECK(d.nroots == 0 && d.nallocs == 0);
 }
@@ -144,6 +151,10 @@ test_misfits(void)
 		 "\"names\": [], \"fetched\": null, \"busy\": 1, \"info\": "
 		 "null}",
 		 "home: busy: not true or false"},
+		{"{\"lab\": {\"boxes\": 4, \"idle\": 1}, \"findings\": [], "
+		 "\"names\": [], \"fetched\": null, \"busy\": true, \"info\": "
+		 "null, \"vals\": [1, \"2\"]}",
+		 "home: vals[1]: not a number"},
 	};
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

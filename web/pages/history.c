@@ -15,7 +15,7 @@
 
 #include "robot/analysis/units.h"
 #include "robot/core/num.h"
-#include "robot/core/rjson.h"
+#include "robot/core/view.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
 #include "web/findings.h"
@@ -30,20 +30,24 @@ struct ask {
 	char *series, *metric;
 };
 
+/* What the page draws: the history, its points and change points. */
+struct drawn {
+	const struct store_history *h;
+	const struct history *hist; /* its points (commits with values) */
+	struct change_point *cp;
+	size_t ncp;
+};
+
 /* The index of commit sha among the history's, or -1. */
 static long
-index_of(json_t *commits, const char *sha)
+index_of(const struct store_history *h, const char *sha)
 {
-	json_t *c;
-	size_t i;
-
 	if (sha == NULL)
 		return -1;
-	json_array_foreach(commits, i, c)
-	{
-		if (strcmp(rjson_get_str(c, "commit"), sha) == 0)
+	for (size_t i = 0; i < h->ncommits; i++)
+		if (h->commits[i].commit != NULL &&
+		    strcmp(h->commits[i].commit, sha) == 0)
 			return (long)i;
-	}
 	return -1;
 }
 
@@ -62,143 +66,195 @@ compare_href(const char *series, const char *base, const char *head)
 	return buf_detach(&b);
 }
 
-/* The change points cps (history_changes_json()) on the chart: a
- * marker between the points on either side, and each segment's mean as
- * a level. */
+/* The commit of a change point. */
+static const char *
+cp_commit(const struct drawn *d, const struct change_point *c)
+{
+	return d->hist->pts[c->index].commit;
+}
+
+/* The change points on the chart: a marker between the points on
+ * either side, and each segment's mean as a level. */
 static void
-mark_changes(struct svg *s, struct ask *a, json_t *commits, json_t *cps)
+mark_changes(struct svg *s, struct ask *a, const struct drawn *d)
 {
 	double from = -0.5, mean = NAN;
-	json_t *cp;
-	size_t i;
 	char t[200], m[32], pct[NUM_PCT_MAX];
 
-	json_array_foreach(cps, i, cp)
-	{
-		long at = index_of(commits, rjson_get_str(cp, "commit"));
-		json_t *before = json_object_get(cp, "before");
+	for (size_t i = 0; i < d->ncp; i++) {
+		const struct change_point *c = &d->cp[i];
+		long at = index_of(d->h, cp_commit(d, c));
 
 		if (at < 0)
 			continue;
-		mean = json_number_value(json_object_get(before, "mean"));
+		mean = c->before;
 		unit_si(m, sizeof m, mean, unit_of(a->metric));
 		snprintf(t, sizeof t, "mean %s before %.12s", m,
-			 rjson_get_str(cp, "commit"));
+			 cp_commit(d, c));
 		svg_hline(s, 3, from, (double)at - 0.5, mean, t);
 		snprintf(t, sizeof t, "change point at %.12s: %s (p %.2g)",
-			 rjson_get_str(cp, "commit"),
-			 num_pct(pct, sizeof pct,
-				 json_number_value(
-					 json_object_get(cp, "change_pct")),
-				 "?"),
-			 json_number_value(json_object_get(cp, "p")));
+			 cp_commit(d, c),
+			 num_pct(pct, sizeof pct, c->change_pct, "?"), c->p);
 		svg_marker(s, 3, (double)at - 0.5, t);
 		from = (double)at - 0.5;
-		mean = json_number_value(
-			json_object_get(json_object_get(cp, "after"), "mean"));
+		mean = c->after;
 	}
 	if (!isnan(mean)) {
 		unit_si(m, sizeof m, mean, unit_of(a->metric));
 		snprintf(t, sizeof t, "mean %s since the last change point", m);
-		svg_hline(s, 3, from, (double)json_array_size(commits) - 0.5,
-			  mean, t);
+		svg_hline(s, 3, from, (double)d->h->ncommits - 0.5, mean, t);
 	}
 }
 
 /* The change points, in words, above the chart. */
 static void
-list_changes(struct buf *b, struct ask *a, json_t *cps)
+list_changes(struct buf *b, struct ask *a, const struct drawn *d)
 {
-	json_t *cp;
-	size_t i;
+	char pct[NUM_PCT_MAX];
 
-	if (json_array_size(cps) == 0) {
+	if (d->ncp == 0) {
 		buf_adds(b, "<p>No change point in this history.</p>\n");
 		return;
 	}
 	buf_addf(b, "<p>%zu change point%s in this history:</p>\n<ul>\n",
-		 json_array_size(cps), json_array_size(cps) == 1 ? "" : "s");
-	json_array_foreach(cps, i, cp)
-	{
+		 d->ncp, d->ncp == 1 ? "" : "s");
+	for (size_t i = 0; i < d->ncp; i++) {
+		const struct change_point *c = &d->cp[i];
+
 		buf_adds(b, "<li>");
-		page_pct(b, json_object_get(cp, "change_pct"));
+		buf_adds(b, num_pct(pct, sizeof pct, c->change_pct, "-"));
 		buf_adds(b, " at ");
-		page_commit(b, json_object_get(cp, "commit"));
-		buf_addf(b, " (p %.2g): from ",
-			 json_number_value(json_object_get(cp, "p")));
-		page_segment(b, json_object_get(cp, "before"), a->metric, true);
+		page_sha(b, cp_commit(d, c), NULL);
+		buf_addf(b, " (p %.2g): from ", c->p);
+		page_mean_over(b, c->before, (long long)(c->index - c->from),
+			       a->metric, true);
 		buf_adds(b, " to ");
-		page_segment(b, json_object_get(cp, "after"), a->metric, false);
+		page_mean_over(b, c->after, (long long)(c->to - c->index),
+			       a->metric, false);
 		buf_adds(b, "</li>\n");
 	}
 	buf_adds(b, "</ul>\n");
 }
 
+/* The regressions and fixes on the chart: at the commit at fault once
+ * it is known (and measured here), else at the head it was found at. */
 static void
-chart(struct buf *b, struct ask *a, json_t *h, json_t *cps)
+mark_regressions(struct svg *s, const struct store_history *h)
 {
-	json_t *commits = json_object_get(h, "commits"), *c, *r;
-	size_t n = json_array_size(commits), runs = 0, i, k, at = 0;
-	double *x, *y, *mx, *mean, *lo, *hi, ylo = INFINITY, yhi = -INFINITY;
-	char **titles, **hrefs, desc[512];
-	const char **cats = xcalloc(n + 1, sizeof *cats);
-	char(*shas)[16] = xcalloc(n + 1, sizeof *shas);
-	struct svg *s;
+	for (size_t i = 0; i < h->nregressions; i++) {
+		const struct store_history_regression *r = &h->regressions[i];
+		long at_k = index_of(h, r->culprit);
+		long at_c = index_of(h, r->commit);
+		long at_f = index_of(h, r->fixed_by);
+		char t[160], pct[NUM_PCT_MAX];
 
-	json_array_foreach(commits, i, c) runs +=
-		json_array_size(json_object_get(c, "vals"));
-	x = xcalloc(runs + 1, sizeof *x);
-	y = xcalloc(runs + 1, sizeof *y);
-	titles = xcalloc(runs + 1, sizeof *titles);
-	hrefs = xcalloc(runs + 1, sizeof *hrefs);
-	mx = xcalloc(n + 1, sizeof *mx);
-	mean = xcalloc(n + 1, sizeof *mean);
-	lo = xcalloc(n + 1, sizeof *lo);
-	hi = xcalloc(n + 1, sizeof *hi);
-	json_array_foreach(commits, i, c)
-	{
-		json_t *vals = json_object_get(c, "vals");
-		const char *sha = rjson_get_str(c, "commit");
-		double m = json_number_value(json_object_get(c, "mean"));
-		double sd = json_number_value(json_object_get(c, "stddev"));
-		char *href =
-			i > 0 ? compare_href(
-					a->series,
-					rjson_get_str(
-						json_array_get(commits, i - 1),
-						"commit"),
-					sha)
-			      : NULL;
+		num_pct(pct, sizeof pct, r->change_pct, "?");
+		if (at_k >= 0 && strcmp(r->culprit, r->commit))
+			snprintf(t, sizeof t, "%s %s: %.12s, found at %.12s",
+				 r->kind, pct, r->culprit, r->commit);
+		else if (at_c >= 0)
+			snprintf(t, sizeof t, "%s %s at %.12s", r->kind, pct,
+				 r->commit);
+		if (at_k >= 0 || at_c >= 0)
+			svg_marker(s, 1, (double)(at_k >= 0 ? at_k : at_c), t);
+		if (at_f >= 0) {
+			snprintf(t, sizeof t, "fixed at %.12s", r->fixed_by);
+			svg_marker(s, 2, (double)at_f, t);
+		}
+	}
+}
 
+/* Every run a dot (linked to its commit's comparison with the commit
+ * before), one tooltip a commit on its first dot. */
+struct dots {
+	double *x, *y;
+	char **titles, **hrefs;
+	size_t n;
+};
+
+static void
+dots_of(struct dots *o, struct ask *a, const struct store_history *h,
+	double *ylo, double *yhi)
+{
+	size_t runs = 0, at = 0;
+
+	for (size_t i = 0; i < h->ncommits; i++)
+		runs += h->commits[i].nvals;
+	o->x = xcalloc(runs + 1, sizeof *o->x);
+	o->y = xcalloc(runs + 1, sizeof *o->y);
+	o->titles = xcalloc(runs + 1, sizeof *o->titles);
+	o->hrefs = xcalloc(runs + 1, sizeof *o->hrefs);
+	o->n = runs;
+	for (size_t i = 0; i < h->ncommits; i++) {
+		const struct store_history_commit *c = &h->commits[i];
+		char *href = i > 0 ? compare_href(a->series,
+						  h->commits[i - 1].commit,
+						  c->commit)
+				   : NULL;
 		char mean_text[32];
 
-		unit_si(mean_text, sizeof mean_text, m, unit_of(a->metric));
-		snprintf(shas[i], sizeof shas[i], "%.7s", sha);
-		cats[i] = shas[i];
-		mx[i] = (double)i;
-		mean[i] = m;
-		lo[i] = m - sd;
-		hi[i] = m + sd;
-		ylo = lo[i] < ylo ? lo[i] : ylo;
-		yhi = hi[i] > yhi ? hi[i] : yhi;
-		for (k = 0; k < json_array_size(vals); k++) {
-			x[at] = (double)i;
-			y[at] = json_number_value(json_array_get(vals, k));
-			ylo = y[at] < ylo ? y[at] : ylo;
-			yhi = y[at] > yhi ? y[at] : yhi;
+		unit_si(mean_text, sizeof mean_text, c->mean,
+			unit_of(a->metric));
+		for (size_t k = 0; k < c->nvals; k++) {
+			o->x[at] = (double)i;
+			o->y[at] = c->vals[k];
+			*ylo = o->y[at] < *ylo ? o->y[at] : *ylo;
+			*yhi = o->y[at] > *yhi ? o->y[at] : *yhi;
 			/* One tooltip a commit, on its first dot: the
 			 * page stays small at thousands of runs. */
-			titles[at] =
-				k == 0 ? xasprintf("%.12s: %zu runs, mean "
-						   "%s",
-						   sha, json_array_size(vals),
-						   mean_text)
-				       : NULL;
-			hrefs[at] = href ? xstrdup(href) : NULL;
+			o->titles[at] = k == 0 ? xasprintf("%.12s: %zu runs, "
+							   "mean %s",
+							   c->commit, c->nvals,
+							   mean_text)
+					       : NULL;
+			o->hrefs[at] = href ? xstrdup(href) : NULL;
 			at++;
 		}
 		free(href);
 	}
+}
+
+static void
+dots_free(struct dots *o)
+{
+	for (size_t i = 0; i < o->n; i++) {
+		free(o->titles[i]);
+		free(o->hrefs[i]);
+	}
+	free(o->titles);
+	free(o->hrefs);
+	free(o->x);
+	free(o->y);
+}
+
+static void
+chart(struct buf *b, struct ask *a, const struct drawn *d)
+{
+	const struct store_history *h = d->h;
+	size_t n = h->ncommits;
+	double *mx = xcalloc(n + 1, sizeof *mx),
+	       *mean = xcalloc(n + 1, sizeof *mean),
+	       *lo = xcalloc(n + 1, sizeof *lo),
+	       *hi = xcalloc(n + 1, sizeof *hi), ylo = INFINITY,
+	       yhi = -INFINITY;
+	const char **cats = xcalloc(n + 1, sizeof *cats);
+	char(*shas)[16] = xcalloc(n + 1, sizeof *shas), desc[512];
+	struct dots o;
+	struct svg *s;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct store_history_commit *c = &h->commits[i];
+
+		snprintf(shas[i], sizeof shas[i], "%.7s", c->commit);
+		cats[i] = shas[i];
+		mx[i] = (double)i;
+		mean[i] = c->mean;
+		lo[i] = c->mean - c->stddev;
+		hi[i] = c->mean + c->stddev;
+		ylo = lo[i] < ylo ? lo[i] : ylo;
+		yhi = hi[i] > yhi ? hi[i] : yhi;
+	}
+	dots_of(&o, a, h, &ylo, &yhi);
 	snprintf(desc, sizeof desc,
 		 "%s of %s over %zu commits, oldest first: %zu runs as dots, "
 		 "the mean as a line, its spread (one standard deviation) as "
@@ -206,63 +262,28 @@ chart(struct buf *b, struct ask *a, json_t *h, json_t *cps)
 		 "points (%zu), with the mean between change points as a "
 		 "level. A commit's dots link to its comparison with "
 		 "the commit before.",
-		 a->metric, a->series, n, runs, json_array_size(cps));
+		 a->metric, a->series, n, o.n, d->ncp);
 	s = svg_new(900, 320, a->metric, desc);
 	svg_range(s, -0.5, (double)n - 0.5, ylo, yhi);
 	svg_yaxis(s, a->metric, unit_of(a->metric));
 	svg_xcategories(s, cats, n);
 	svg_band(s, 0, mx, lo, hi, n);
 	svg_line(s, 0, mx, mean, n);
-	svg_points(s, 0, x, y, runs, (const char *const *)titles,
-		   (const char *const *)hrefs);
-	json_array_foreach(json_object_get(h, "regressions"), i, r)
-	{
-		/* At the commit at fault once it is known (and measured
-		 * here), else at the head it was found at. */
-		const char *culprit = rjson_get_str(r, "culprit");
-		long at_k = index_of(commits, culprit);
-		long at_c = index_of(commits, rjson_get_str(r, "commit"));
-		long at_f = index_of(commits, rjson_get_str(r, "fixed_by"));
-		char t[160], pct[NUM_PCT_MAX];
-
-		num_pct(pct, sizeof pct,
-			json_number_value(json_object_get(r, "change_pct")),
-			"?");
-		if (at_k >= 0 && strcmp(culprit, rjson_get_str(r, "commit")))
-			snprintf(t, sizeof t, "%s %s: %.12s, found at %.12s",
-				 rjson_get_str(r, "kind"), pct, culprit,
-				 rjson_get_str(r, "commit"));
-		else if (at_c >= 0)
-			snprintf(t, sizeof t, "%s %s at %.12s",
-				 rjson_get_str(r, "kind"), pct,
-				 rjson_get_str(r, "commit"));
-		if (at_k >= 0 || at_c >= 0)
-			svg_marker(s, 1, (double)(at_k >= 0 ? at_k : at_c), t);
-		if (at_f >= 0) {
-			snprintf(t, sizeof t, "fixed at %.12s",
-				 rjson_get_str(r, "fixed_by"));
-			svg_marker(s, 2, (double)at_f, t);
-		}
-	}
-	mark_changes(s, a, commits, cps);
+	svg_points(s, 0, o.x, o.y, o.n, (const char *const *)o.titles,
+		   (const char *const *)o.hrefs);
+	mark_regressions(s, h);
+	mark_changes(s, a, d);
 	svg_legend(s, 0, "runs, mean and spread");
 	svg_legend(s, 1, "regression");
 	svg_legend(s, 2, "fix");
-	if (json_array_size(cps) > 0)
+	if (d->ncp > 0)
 		svg_legend(s, 3, "change point, segment means");
 	buf_adds(b, "<figure>");
 	svg_finish(s, b);
 	buf_adds(b, "<figcaption>");
 	html_text(b, desc);
 	buf_adds(b, "</figcaption></figure>\n");
-	for (i = 0; i < runs; i++) {
-		free(titles[i]);
-		free(hrefs[i]);
-	}
-	free(titles);
-	free(hrefs);
-	free(x);
-	free(y);
+	dots_free(&o);
 	free(mx);
 	free(mean);
 	free(lo);
@@ -273,24 +294,19 @@ chart(struct buf *b, struct ask *a, json_t *h, json_t *cps)
 
 /* The metric picker: the series' metrics, its KPIs first (marked). */
 static void
-metric_form(struct buf *b, const char *series, json_t *h, const char *chosen)
+metric_form(struct buf *b, const char *series, const struct store_history *h,
+	    const char *chosen)
 {
-	json_t *m, *k;
-	size_t i, j;
-
 	buf_adds(b, "<form method=\"get\" action=\"/series/");
 	html_attr(b, series);
 	buf_adds(b, "/history\">\n<label>metric <select name=\"metric\">");
-	json_array_foreach(json_object_get(h, "metrics"), i, m)
-	{
-		const char *name = json_string_value(m);
+	for (size_t i = 0; i < h->nmetrics; i++) {
+		const char *name = h->metrics[i];
 		bool kpi = false;
 
-		json_array_foreach(json_object_get(h, "kpis"), j, k)
-		{
-			kpi = kpi || (name != NULL && json_string_value(k) &&
-				      strcmp(json_string_value(k), name) == 0);
-		}
+		for (size_t j = 0; j < h->nkpis; j++)
+			kpi = kpi || (name != NULL && h->kpis[j] != NULL &&
+				      strcmp(h->kpis[j], name) == 0);
 		buf_adds(b, "<option value=\"");
 		html_attr(b, name);
 		buf_adds(b, "\"");
@@ -306,28 +322,104 @@ metric_form(struct buf *b, const char *series, json_t *h, const char *chosen)
 		    "</button>\n</form>\n");
 }
 
+/* A form to compare any two of its commits: the newest against the one
+ * before it, chosen. */
+static void
+compare_form(struct buf *b, struct ask *a, const struct store_history *h)
+{
+	size_t n = h->ncommits;
+
+	buf_adds(b, "<form method=\"get\" action=\"/compare\">\n"
+		    "<input type=\"hidden\" name=\"series\" value=\"");
+	html_attr(b, a->series);
+	buf_adds(b, "\">\n");
+	for (int k = 0; k < 2; k++) {
+		buf_addf(b, "<label>%s <select name=\"%s\">",
+			 k ? "head" : "base", k ? "head" : "base");
+		for (size_t i = 0; i < n; i++) {
+			const struct store_history_commit *c = &h->commits[i];
+			char s[16];
+
+			snprintf(s, sizeof s, "%.12s", c->commit);
+			buf_adds(b, "<option value=\"");
+			html_attr(b, c->commit);
+			buf_adds(b, "\"");
+			if (i == (k ? n - 1 : (n > 1 ? n - 2 : 0)))
+				buf_adds(b, " selected");
+			buf_adds(b, ">");
+			html_text(b, s);
+			buf_adds(b, " ");
+			html_text(b, c->subject);
+			buf_adds(b, "</option>");
+		}
+		buf_adds(b, "</select></label>\n");
+	}
+	buf_adds(b, "<button type=\"submit\">Compare</button>\n</form>\n");
+}
+
+/* Each commit's runs, mean and spread. */
+static void
+commits_table(struct buf *b, struct ask *a, const struct store_history *h)
+{
+	buf_adds(b, "<div class=\"wide\"><table>\n<thead><tr><th scope=\"col\">"
+		    "commit</th><th scope=\"col\">runs</th><th scope=\"col\">"
+		    "mean</th><th scope=\"col\">%stddev</th></tr></thead>\n"
+		    "<tbody>\n");
+	for (size_t i = 0; i < h->ncommits; i++) {
+		const struct store_history_commit *c = &h->commits[i];
+		char mean[32];
+
+		unit_si(mean, sizeof mean, c->mean, unit_of(a->metric));
+		buf_adds(b, "<tr><td>");
+		page_sha(b, c->commit, c->subject);
+		buf_addf(b,
+			 "</td><td class=\"num\">%lld</td><td class=\"num\">",
+			 c->n);
+		html_text(b, mean);
+		buf_addf(b, "</td><td class=\"num\">%.1f%%</td></tr>\n",
+			 c->mean != 0 ? 100 * fabs(c->stddev / c->mean) : 0.0);
+	}
+	buf_adds(b, "</tbody></table></div>\n");
+}
+
+/* No metric asked: pick one. */
+static void
+pick_metric(struct ask *a, const struct store_history *h)
+{
+	struct buf b;
+
+	buf_init(&b);
+	buf_adds(&b, "<p>");
+	html_text(&b, a->series);
+	buf_adds(&b, ": which metric's history?</p>\n");
+	metric_form(&b, a->series, h, NULL);
+	page_reply(a->req, 200, "History", &b);
+	buf_release(&b);
+}
+
 static void
 on_history(const char *text, const struct problem *p, void *arg)
 {
 	struct ask *a = arg;
-	json_t *h = text ? json_loads(text, 0, NULL) : NULL, *c, *cps;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	struct view_doc vd = {0};
+	struct store_history h;
+	struct history hist;
+	struct drawn d = {&h, &hist, NULL, 0};
 	struct buf b;
-	size_t i, n;
+	char err[256] = "";
+	bool ok = p == NULL && j != NULL &&
+		  view_decode(&vd, &store_history_view, j, &h, err, sizeof err);
 
-	n = json_array_size(json_object_get(h, "commits"));
-	if (p == NULL && a->metric == NULL &&
-	    json_array_size(json_object_get(h, "metrics")) > 0) {
-		/* no metric asked: pick one */
-		buf_init(&b);
-		buf_adds(&b, "<p>");
-		html_text(&b, a->series);
-		buf_adds(&b, ": which metric's history?</p>\n");
-		metric_form(&b, a->series, h, NULL);
-		page_reply(a->req, 200, "History", &b);
-		buf_release(&b);
+	if (p == NULL && j != NULL && !ok) {
+		page_broken(a->req, err);
 		goto out;
 	}
-	if (p != NULL || h == NULL || n == 0) {
+	if (ok && a->metric == NULL && h.nmetrics > 0) {
+		pick_metric(a, &h);
+		goto out;
+	}
+	if (!ok || h.ncommits == 0) {
 		page_fail(a->req, p,
 			  a->metric ? "runs of that metric in that series"
 				    : "series of that name");
@@ -337,62 +429,15 @@ on_history(const char *text, const struct problem *p, void *arg)
 	buf_adds(&b, "<p>");
 	html_text(&b, a->series);
 	buf_adds(&b, "</p>\n");
-	metric_form(&b, a->series, h, a->metric);
-	cps = findings_history_changes(h, NULL, NULL);
-	list_changes(&b, a, cps);
-	chart(&b, a, h, cps);
-	json_decref(cps);
-	buf_adds(&b, "<form method=\"get\" action=\"/compare\">\n"
-		     "<input type=\"hidden\" name=\"series\" value=\"");
-	html_attr(&b, a->series);
-	buf_adds(&b, "\">\n");
-	for (int k = 0; k < 2; k++) {
-		buf_addf(&b, "<label>%s <select name=\"%s\">",
-			 k ? "head" : "base", k ? "head" : "base");
-		json_array_foreach(json_object_get(h, "commits"), i, c)
-		{
-			char s[16];
-
-			snprintf(s, sizeof s, "%.12s",
-				 rjson_get_str(c, "commit"));
-			buf_adds(&b, "<option value=\"");
-			html_attr(&b, rjson_get_str(c, "commit"));
-			buf_adds(&b, "\"");
-			if (i == (k ? n - 1 : (n > 1 ? n - 2 : 0)))
-				buf_adds(&b, " selected");
-			buf_adds(&b, ">");
-			html_text(&b, s);
-			buf_adds(&b, " ");
-			html_text(&b, rjson_get_str(c, "subject"));
-			buf_adds(&b, "</option>");
-		}
-		buf_adds(&b, "</select></label>\n");
-	}
-	buf_adds(&b,
-		 "<button type=\"submit\">Compare</button>\n</form>\n"
-		 "<div class=\"wide\"><table>\n<thead><tr><th scope=\"col\">"
-		 "commit</th><th scope=\"col\">runs</th><th scope=\"col\">"
-		 "mean</th><th scope=\"col\">%stddev</th></tr></thead>\n"
-		 "<tbody>\n");
-	json_array_foreach(json_object_get(h, "commits"), i, c)
-	{
-		double m = json_number_value(json_object_get(c, "mean"));
-		double sd = json_number_value(json_object_get(c, "stddev"));
-
-		char mean[32];
-
-		unit_si(mean, sizeof mean, m, unit_of(a->metric));
-		buf_adds(&b, "<tr><td>");
-		page_commit(&b, c);
-		buf_addf(
-			&b,
-			"</td><td class=\"num\">%lld</td><td class=\"num\">",
-			(long long)json_integer_value(json_object_get(c, "n")));
-		html_text(&b, mean);
-		buf_addf(&b, "</td><td class=\"num\">%.1f%%</td></tr>\n",
-			 m != 0 ? 100 * fabs(sd / m) : 0.0);
-	}
-	buf_adds(&b, "</tbody></table></div>\n<p><a href=\"/api/series/");
+	metric_form(&b, a->series, &h, a->metric);
+	d.ncp = findings_history_find(j, &hist, &d.cp);
+	list_changes(&b, a, &d);
+	chart(&b, a, &d);
+	free(d.cp);
+	history_release(&hist);
+	compare_form(&b, a, &h);
+	commits_table(&b, a, &h);
+	buf_adds(&b, "<p><a href=\"/api/series/");
 	html_attr(&b, a->series);
 	buf_adds(&b, "/history?metric=");
 	page_query(&b, a->metric);
@@ -400,7 +445,8 @@ on_history(const char *text, const struct problem *p, void *arg)
 	page_reply(a->req, 200, a->metric, &b);
 	buf_release(&b);
 out:
-	json_decref(h);
+	view_release(&vd);
+	json_decref(j);
 	free(a->series);
 	free(a->metric);
 	free(a);

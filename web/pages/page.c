@@ -200,18 +200,24 @@ page_pct(struct buf *b, json_t *v)
 }
 
 void
+page_mean_over(struct buf *b, double mean, long long points, const char *metric,
+	       bool commits)
+{
+	char m[32];
+
+	unit_si(m, sizeof m, mean, unit_of(metric));
+	html_text(b, m);
+	buf_addf(b, " over %lld%s", points, commits ? " commits" : "");
+}
+
+void
 page_segment(struct buf *b, json_t *seg, const char *metric, bool commits)
 {
-	char mean[32];
-
-	unit_si(mean, sizeof mean,
-		json_number_value(json_object_get(seg, "mean")),
-		unit_of(metric));
-	html_text(b, mean);
-	buf_addf(b, " over %lld%s",
-		 (long long)(json_integer_value(json_object_get(seg, "to")) -
-			     json_integer_value(json_object_get(seg, "from"))),
-		 commits ? " commits" : "");
+	page_mean_over(
+		b, json_number_value(json_object_get(seg, "mean")),
+		(long long)(json_integer_value(json_object_get(seg, "to")) -
+			    json_integer_value(json_object_get(seg, "from"))),
+		metric, commits);
 }
 
 /* A side's mean, as a person reads it (with its unit, or an SI prefix

@@ -46,8 +46,11 @@ void page_blame(struct buf *b, json_t *culprit, json_t *range,
 		const char *head);
 /* "-10.3%" of a number member, or "-". */
 void page_pct(struct buf *b, json_t *v);
-/* A change point's segment {from, to, mean} of metric: "90 MB/s over 4"
+/* A segment's mean of metric over its points: "90 MB/s over 4"
  * (" commits" after it when commits). */
+void page_mean_over(struct buf *b, double mean, long long points,
+		    const char *metric, bool commits);
+/* The same of a change point's segment {from, to, mean}. */
 void page_segment(struct buf *b, json_t *seg, const char *metric, bool commits);
 /* LKP's table as HTML: every metric of comparison (the JSON of
  * DESIGN.md section 6), KPIs first, each row with its verdict. */

@@ -222,6 +222,43 @@ store_series_commits(struct store *s, const char *series_name, store_text_cb cb,
 		   STORE_TEXT(series_name));
 }
 
+#define HF(st, key, kind, field) VIEW_F(store_history_##st, key, kind, field)
+static const struct view_field history_commit_fields[] = {
+	HF(commit, "commit", VIEW_STR, commit),
+	HF(commit, "subject", VIEW_STR, subject),
+	HF(commit, "date", VIEW_STR, date),
+	VIEW_N(store_history_commit, "vals", vals, nvals),
+	HF(commit, "n", VIEW_INT, n),
+	HF(commit, "mean", VIEW_NUM, mean),
+	HF(commit, "stddev", VIEW_NUM, stddev),
+};
+static const struct view_type history_commit =
+	VIEW_TYPE("commit", struct store_history_commit, history_commit_fields);
+static const struct view_field history_regression_fields[] = {
+	HF(regression, "id", VIEW_INT, id),
+	HF(regression, "kind", VIEW_STR, kind),
+	HF(regression, "state", VIEW_STR, state),
+	HF(regression, "commit", VIEW_STR, commit),
+	HF(regression, "culprit", VIEW_STR, culprit),
+	HF(regression, "fixed_by", VIEW_STR, fixed_by),
+	HF(regression, "change_pct", VIEW_NUM, change_pct),
+};
+static const struct view_type history_regression =
+	VIEW_TYPE("regression", struct store_history_regression,
+		  history_regression_fields);
+#undef HF
+static const struct view_field history_fields[] = {
+	VIEW_F(store_history, "series", VIEW_STR, series),
+	VIEW_F(store_history, "metric", VIEW_STR, metric),
+	VIEW_A(store_history, "commits", history_commit, commits, ncommits),
+	VIEW_A(store_history, "regressions", history_regression, regressions,
+	       nregressions),
+	VIEW_S(store_history, "kpis", kpis, nkpis),
+	VIEW_S(store_history, "metrics", metrics, nmetrics),
+};
+const struct view_type store_history_view =
+	VIEW_TYPE("history", struct store_history, history_fields);
+
 #define CF(st, key, kind, field) VIEW_F(store_commit_##st, key, kind, field)
 static const struct view_field commit_series_fields[] = {
 	CF(series, "series", VIEW_STR, series),

@@ -63,6 +63,31 @@ extern const struct view_type store_home_view;
 void store_series_history(struct store *s, const char *series,
 			  const char *metric, int limit, store_text_cb cb,
 			  void *arg);
+struct store_history_commit {
+	const char *commit, *subject, *date;
+	double *vals; /* every run's */
+	size_t nvals;
+	long long n;
+	double mean, stddev;
+};
+struct store_history_regression {
+	long long id;
+	const char *kind, *state, *commit, *culprit, *fixed_by;
+	double change_pct;
+};
+/* robot_series_history()'s (store_history_view). */
+struct store_history {
+	const char *series, *metric;
+	struct store_history_commit *commits; /* oldest first */
+	size_t ncommits;
+	struct store_history_regression *regressions;
+	size_t nregressions;
+	const char **kpis; /* of its newest pairs */
+	size_t nkpis;
+	const char **metrics; /* of its newest run, KPIs first */
+	size_t nmetrics;
+};
+extern const struct view_type store_history_view;
 /* A commit's page (robot_commit()): its tree's record, series, pairs,
  * findings and bisections; NULL when robot knows no such commit.  tree
  * may be NULL. */
