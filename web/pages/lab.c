@@ -14,6 +14,7 @@
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/bisect.h"
 #include "robot/daemon/store/jobs.h"
+#include "robot/daemon/store/pages.h"
 #include "robot/daemon/store/trees.h"
 #include "web/html.h"
 #include "web/pages/page.h"
@@ -55,102 +56,112 @@ job_link(struct buf *b, long long id)
 	buf_adds(b, "</td>");
 }
 
+/* The boxes: each with what it runs now. */
+static void
+boxes_table(struct buf *b, const struct store_status *s)
+{
+	buf_adds(b, "<div class=\"wide\"><table>\n<thead><tr><th scope=\"col\">"
+		    "box</th><th scope=\"col\">group</th><th scope=\"col\">"
+		    "state</th><th scope=\"col\">failures</th><th "
+		    "scope=\"col\">last seen</th><th scope=\"col\">running"
+		    "</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < s->nboxes; i++) {
+		const struct store_status_box *x = &s->boxes[i];
+
+		buf_adds(b, "<tr>");
+		cell(b, x->name);
+		cell(b, x->tbox_group);
+		buf_adds(b, "<td class=\"state-");
+		html_attr(b, strcmp(x->state, "broken") == 0 ||
+					     strcmp(x->state, "suspect") == 0
+				     ? "new"
+				     : "ok");
+		buf_adds(b, "\">");
+		html_text(b, x->state);
+		buf_addf(b, "</td><td class=\"num\">%lld</td>", x->failures);
+		time_cell(b, x->last_seen);
+		buf_adds(b, "<td>");
+		for (size_t k = 0; k < s->nrunning; k++) {
+			const struct store_status_running *r = &s->running[k];
+			char id[32];
+
+			if (r->box == NULL || strcmp(r->box, x->name) != 0)
+				continue;
+			snprintf(id, sizeof id, "%lld", r->id);
+			page_link(b, "/jobs/", id, r->key);
+			buf_addf(b, " run %lld of %lld, lease until ", r->run,
+				 r->runs);
+			html_time(b, r->deadline);
+		}
+		buf_adds(b, "</td></tr>\n");
+	}
+	buf_adds(b, "</tbody></table></div>\n");
+}
+
+/* What robotd tells the lab's operators (boxes too noisy), and the
+ * newest failures. */
+static void
+notes_and_failures(struct buf *b, const struct store_status *s)
+{
+	if (s->nnotes > 0) {
+		buf_adds(b, "<h2>Notes for the operators</h2>\n<ul>\n");
+		for (size_t i = 0; i < s->nnotes; i++) {
+			buf_adds(b, "<li>");
+			html_text(b, s->notes[i].message);
+			buf_adds(b, " <span class=\"muted\">");
+			html_time(b, s->notes[i].created);
+			buf_adds(b, "</span></li>\n");
+		}
+		buf_adds(b, "</ul>\n");
+	}
+	buf_adds(b, "<h2>Recent failures</h2>\n");
+	if (s->nfailed == 0) {
+		buf_adds(b, "<p class=\"muted\">None.</p>\n");
+		return;
+	}
+	buf_adds(b, "<div class=\"wide\"><table>\n<tbody>\n");
+	for (size_t i = 0; i < s->nfailed; i++) {
+		const struct store_status_failed *x = &s->failed[i];
+
+		buf_adds(b, "<tr>");
+		job_link(b, x->id);
+		cell(b, x->box);
+		cell(b, x->error);
+		time_cell(b, x->updated);
+		buf_adds(b, "</tr>\n");
+	}
+	buf_adds(b, "</tbody></table></div>\n");
+}
+
 static void
 on_status(const char *text, const struct problem *p, void *arg)
 {
 	struct http_req *req = arg;
-	json_t *s = text ? json_loads(text, 0, NULL) : NULL, *x, *q;
+	struct view_doc d = {0};
+	struct store_status s;
 	struct buf b;
-	size_t i, k;
+	char err[256];
 
-	if (p != NULL || s == NULL) {
+	if (p != NULL || text == NULL) {
 		page_fail(req, p, "status");
-		json_decref(s);
 		return;
 	}
-	q = json_object_get(s, "queue");
+	if (!view_load(&d, &store_status_view, text, &s, err, sizeof err)) {
+		page_broken(req, err);
+		view_release(&d);
+		return;
+	}
 	buf_init(&b);
 	buf_addf(&b,
 		 "<p>Runs: %lld queued, %lld running, %lld done, %lld failed "
 		 "(<a href=\"/queue\">the queue</a>).</p>\n<h2>Boxes</h2>\n",
-		 num(q, "queued"), num(q, "leased"), num(q, "done"),
-		 num(q, "failed"));
-	buf_adds(&b,
-		 "<div class=\"wide\"><table>\n<thead><tr><th scope=\"col\">"
-		 "box</th><th scope=\"col\">group</th><th scope=\"col\">"
-		 "state</th><th scope=\"col\">failures</th><th "
-		 "scope=\"col\">last seen</th><th scope=\"col\">running"
-		 "</th></tr></thead>\n<tbody>\n");
-	json_array_foreach(json_object_get(s, "boxes"), i, x)
-	{
-		json_t *r;
-
-		buf_adds(&b, "<tr>");
-		cell(&b, rjson_get_str(x, "name"));
-		cell(&b, rjson_get_str(x, "tbox_group"));
-		buf_adds(&b, "<td class=\"state-");
-		html_attr(&b,
-			  strcmp(rjson_get_str(x, "state"), "broken") == 0 ||
-					  strcmp(rjson_get_str(x, "state"),
-						 "suspect") == 0
-				  ? "new"
-				  : "ok");
-		buf_adds(&b, "\">");
-		html_text(&b, rjson_get_str(x, "state"));
-		buf_addf(&b, "</td><td class=\"num\">%lld</td>",
-			 num(x, "failures"));
-		time_cell(&b, rjson_get_str(x, "last_seen"));
-		buf_adds(&b, "<td>");
-		json_array_foreach(json_object_get(s, "running"), k, r)
-		{
-			char id[32];
-
-			if (rjson_get_str(r, "box") == NULL ||
-			    strcmp(rjson_get_str(r, "box"),
-				   rjson_get_str(x, "name")) != 0)
-				continue;
-			snprintf(id, sizeof id, "%lld", num(r, "id"));
-			page_link(&b, "/jobs/", id, rjson_get_str(r, "key"));
-			buf_addf(&b, " run %lld of %lld, lease until ",
-				 num(r, "run"), num(r, "runs"));
-			html_time(&b, rjson_get_str(r, "deadline"));
-		}
-		buf_adds(&b, "</td></tr>\n");
-	}
-	buf_adds(&b, "</tbody></table></div>\n");
-	/* What robotd tells the lab's operators: boxes too noisy. */
-	if (json_array_size(json_object_get(s, "notes")) > 0) {
-		buf_adds(&b, "<h2>Notes for the operators</h2>\n<ul>\n");
-		json_array_foreach(json_object_get(s, "notes"), i, x)
-		{
-			buf_adds(&b, "<li>");
-			html_text(&b, rjson_get_str(x, "message"));
-			buf_adds(&b, " <span class=\"muted\">");
-			html_time(&b, rjson_get_str(x, "created"));
-			buf_adds(&b, "</span></li>\n");
-		}
-		buf_adds(&b, "</ul>\n");
-	}
-	buf_adds(&b, "<h2>Recent failures</h2>\n");
-	if (json_array_size(json_object_get(s, "failed")) == 0)
-		buf_adds(&b, "<p class=\"muted\">None.</p>\n");
-	else
-		buf_adds(&b, "<div class=\"wide\"><table>\n<tbody>\n");
-	json_array_foreach(json_object_get(s, "failed"), i, x)
-	{
-		buf_adds(&b, "<tr>");
-		job_link(&b, num(x, "id"));
-		cell(&b, rjson_get_str(x, "box"));
-		cell(&b, rjson_get_str(x, "error"));
-		time_cell(&b, rjson_get_str(x, "updated"));
-		buf_adds(&b, "</tr>\n");
-	}
-	if (json_array_size(json_object_get(s, "failed")) > 0)
-		buf_adds(&b, "</tbody></table></div>\n");
+		 s.queue.queued, s.queue.leased, s.queue.done, s.queue.failed);
+	boxes_table(&b, &s);
+	notes_and_failures(&b, &s);
 	buf_adds(&b, "<p><a href=\"/api/status\">As JSON</a></p>");
 	page_reply(req, 200, "The lab", &b);
 	buf_release(&b);
-	json_decref(s);
+	view_release(&d);
 }
 
 void
@@ -160,70 +171,79 @@ pages_lab(struct web *w, struct http_req *req, const struct web_call *call)
 	web_status(w, on_status, req);
 }
 
+/* The queue's filter: a state and a series. */
+static void
+queue_form(struct buf *b, const char *state, const char *series)
+{
+	static const char *const states[] = {"",     "queued", "leased",
+					     "done", "failed", NULL};
+
+	buf_adds(b, "<form method=\"get\" action=\"/queue\">\n<label>state "
+		    "<select name=\"state\">");
+	for (size_t i = 0; states[i] != NULL; i++) {
+		buf_adds(b, "<option value=\"");
+		html_attr(b, states[i]);
+		buf_adds(b, "\"");
+		if (state != NULL && strcmp(state, states[i]) == 0)
+			buf_adds(b, " selected");
+		buf_adds(b, ">");
+		html_text(b, states[i][0] ? states[i] : "any");
+		buf_adds(b, "</option>");
+	}
+	buf_adds(b, "</select></label>\n<label>series <input name=\"series\" "
+		    "size=\"50\" value=\"");
+	html_attr(b, series);
+	buf_adds(b, "\"></label>\n<button type=\"submit\">Show</button>\n"
+		    "</form>\n");
+}
+
 static void
 on_jobs(const char *text, const struct problem *p, void *arg)
 {
 	struct http_req *req = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *x;
 	const char *state = http_req_arg(req, "state", 0);
 	const char *series = http_req_arg(req, "series", 0);
-	static const char *const states[] = {"",     "queued", "leased",
-					     "done", "failed", NULL};
+	struct view_doc d = {0};
+	struct store_jobs j;
 	struct buf b;
-	size_t i;
+	char err[256];
 
-	if (p != NULL || j == NULL) {
+	if (p != NULL || text == NULL) {
 		page_fail(req, p, "runs");
-		json_decref(j);
+		return;
+	}
+	if (!view_load(&d, &store_jobs_view, text, &j, err, sizeof err)) {
+		page_broken(req, err);
+		view_release(&d);
 		return;
 	}
 	buf_init(&b);
-	buf_adds(&b, "<form method=\"get\" action=\"/queue\">\n<label>state "
-		     "<select name=\"state\">");
-	for (i = 0; states[i] != NULL; i++) {
-		buf_adds(&b, "<option value=\"");
-		html_attr(&b, states[i]);
-		buf_adds(&b, "\"");
-		if (state != NULL && strcmp(state, states[i]) == 0)
-			buf_adds(&b, " selected");
-		buf_adds(&b, ">");
-		html_text(&b, states[i][0] ? states[i] : "any");
-		buf_adds(&b, "</option>");
-	}
-	buf_adds(&b, "</select></label>\n<label>series <input name=\"series\" "
-		     "size=\"50\" value=\"");
-	html_attr(&b, series);
-	buf_adds(&b, "\"></label>\n<button type=\"submit\">Show</button>\n"
-		     "</form>\n<p class=\"muted\">The newest 100 (older ones "
+	queue_form(&b, state, series);
+	buf_adds(&b, "<p class=\"muted\">The newest 100 (older ones "
 		     "below).</p>\n"
 		     "<div class=\"wide\"><table>\n<thead><tr><th "
 		     "scope=\"col\">run</th><th scope=\"col\">state</th><th "
 		     "scope=\"col\">series</th><th scope=\"col\">commit</th>"
 		     "<th scope=\"col\">box</th><th scope=\"col\">updated</th>"
 		     "</tr></thead>\n<tbody>\n");
-	json_array_foreach(json_object_get(j, "jobs"), i, x)
-	{
+	for (size_t i = 0; i < j.njobs; i++) {
+		const struct store_jobs_row *x = &j.jobs[i];
 		char c[16];
 
-		snprintf(c, sizeof c, "%.10s",
-			 rjson_get_str(x, "commit") ? rjson_get_str(x, "commit")
-						    : "-");
+		snprintf(c, sizeof c, "%.10s", x->commit ? x->commit : "-");
 		buf_adds(&b, "<tr>");
-		job_link(&b, num(x, "id"));
-		cell(&b, rjson_get_str(x, "state"));
-		cell(&b, rjson_get_str(x, "series"));
+		job_link(&b, x->id);
+		cell(&b, x->state);
+		cell(&b, x->series);
 		cell(&b, c);
-		cell(&b, rjson_get_str(x, "box"));
-		time_cell(&b, rjson_get_str(x, "updated"));
+		cell(&b, x->box);
+		time_cell(&b, x->updated);
 		buf_adds(&b, "</tr>\n");
 	}
 	buf_adds(&b, "</tbody></table></div>\n");
 	/* Paging: the next 100 below the last shown. */
-	if (json_array_size(json_object_get(j, "jobs")) == 100) {
-		json_t *last = json_array_get(json_object_get(j, "jobs"), 99);
-
-		buf_addf(&b, "<p><a href=\"/queue?before=%lld",
-			 num(last, "id"));
+	if (j.njobs == 100) {
+		buf_addf(&b, "<p><a href=\"/queue?before=%lld", j.jobs[99].id);
 		if (state != NULL && state[0] != '\0') {
 			buf_adds(&b, "&amp;state=");
 			page_query(&b, state);
@@ -236,7 +256,7 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 	}
 	page_reply(req, 200, "The queue", &b);
 	buf_release(&b);
-	json_decref(j);
+	view_release(&d);
 }
 
 void

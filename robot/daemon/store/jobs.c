@@ -126,6 +126,32 @@ store_job(struct store *s, long long id, store_text_cb cb, void *arg)
 	store_call(s, &job, STORE_FN(cb), arg, STORE_LONG(id));
 }
 
+#define JF(key, kind, field) VIEW_F(store_jobs_row, key, kind, field)
+static const struct view_field jobs_row_fields[] = {
+	JF("id", VIEW_INT, id),
+	JF("state", VIEW_STR, state),
+	JF("key", VIEW_STR, key),
+	JF("series", VIEW_STR, series),
+	JF("commit", VIEW_STR, commit),
+	JF("run", VIEW_INT, run),
+	JF("runs", VIEW_INT, runs),
+	JF("attempts", VIEW_INT, attempts),
+	JF("box", VIEW_STR, box),
+	JF("error", VIEW_STR, error),
+	JF("priority", VIEW_INT, priority),
+	JF("submission", VIEW_INT, submission),
+	JF("created", VIEW_STR, created),
+	JF("updated", VIEW_STR, updated),
+};
+#undef JF
+static const struct view_type jobs_row =
+	VIEW_TYPE("job", struct store_jobs_row, jobs_row_fields);
+static const struct view_field jobs_fields[] = {
+	VIEW_A(store_jobs, "jobs", jobs_row, jobs, njobs),
+};
+const struct view_type store_jobs_view =
+	VIEW_TYPE("jobs", struct store_jobs, jobs_fields);
+
 #define OPT(key, kind, field)                                                  \
 	{                                                                      \
 		key, kind, offsetof(struct store_job_result, field), VIEW_OPT, \

@@ -47,9 +47,19 @@ struct store_jobs_filter {
 	long limit;           /* newest first */
 	long long before;     /* 0: from the newest; else ids below it */
 };
-/* {"jobs": [...]}, newest first. */
+/* {"jobs": [...]}, newest first (store_jobs_view). */
 void store_jobs(struct store *s, const struct store_jobs_filter *f,
 		store_text_cb cb, void *arg);
+struct store_jobs_row {
+	long long id, run, runs, attempts, priority, submission;
+	const char *state, *key, *series, *commit, *box, *error;
+	const char *created, *updated;
+};
+struct store_jobs {
+	struct store_jobs_row *jobs;
+	size_t njobs;
+};
+extern const struct view_type store_jobs_view;
 /* One job with its leases and result, or NULL (store_job_view). */
 void store_job(struct store *s, long long id, store_text_cb cb, void *arg);
 /* What the pages read of a result document (DESIGN.md section 5); each

@@ -222,6 +222,69 @@ store_series_commits(struct store *s, const char *series_name, store_text_cb cb,
 		   STORE_TEXT(series_name));
 }
 
+#define SF(st, key, kind, field) VIEW_F(store_status_##st, key, kind, field)
+static const struct view_field status_queue_fields[] = {
+	SF(queue, "queued", VIEW_INT, queued),
+	SF(queue, "leased", VIEW_INT, leased),
+	SF(queue, "done", VIEW_INT, done),
+	SF(queue, "failed", VIEW_INT, failed),
+	SF(queue, "cancelled", VIEW_INT, cancelled),
+};
+static const struct view_type status_queue =
+	VIEW_TYPE("queue", struct store_status_queue, status_queue_fields);
+static const struct view_field status_failed_fields[] = {
+	SF(failed, "id", VIEW_INT, id),
+	SF(failed, "series", VIEW_STR, series),
+	SF(failed, "commit", VIEW_STR, commit),
+	SF(failed, "box", VIEW_STR, box),
+	SF(failed, "error", VIEW_STR, error),
+	SF(failed, "updated", VIEW_STR, updated),
+};
+static const struct view_type status_failed =
+	VIEW_TYPE("failed", struct store_status_failed, status_failed_fields);
+static const struct view_field status_box_fields[] = {
+	SF(box, "name", VIEW_STR, name),
+	SF(box, "tbox_group", VIEW_STR, tbox_group),
+	SF(box, "state", VIEW_STR, state),
+	SF(box, "suspect", VIEW_STR, suspect),
+	SF(box, "failures", VIEW_INT, failures),
+	SF(box, "last_seen", VIEW_STR, last_seen),
+};
+static const struct view_type status_box =
+	VIEW_TYPE("box", struct store_status_box, status_box_fields);
+static const struct view_field status_note_fields[] = {
+	SF(note, "id", VIEW_INT, id),
+	SF(note, "kind", VIEW_STR, kind),
+	SF(note, "series", VIEW_STR, series),
+	SF(note, "message", VIEW_STR, message),
+	SF(note, "created", VIEW_STR, created),
+};
+static const struct view_type status_note =
+	VIEW_TYPE("note", struct store_status_note, status_note_fields);
+static const struct view_field status_running_fields[] = {
+	SF(running, "id", VIEW_INT, id),
+	SF(running, "key", VIEW_STR, key),
+	SF(running, "commit", VIEW_STR, commit),
+	SF(running, "run", VIEW_INT, run),
+	SF(running, "runs", VIEW_INT, runs),
+	SF(running, "attempts", VIEW_INT, attempts),
+	SF(running, "box", VIEW_STR, box),
+	SF(running, "lease", VIEW_INT, lease),
+	SF(running, "deadline", VIEW_STR, deadline),
+};
+static const struct view_type status_running = VIEW_TYPE(
+	"running", struct store_status_running, status_running_fields);
+#undef SF
+static const struct view_field status_fields[] = {
+	VIEW_O(store_status, "queue", status_queue, queue),
+	VIEW_A(store_status, "failed", status_failed, failed, nfailed),
+	VIEW_A(store_status, "boxes", status_box, boxes, nboxes),
+	VIEW_A(store_status, "notes", status_note, notes, nnotes),
+	VIEW_A(store_status, "running", status_running, running, nrunning),
+};
+const struct view_type store_status_view =
+	VIEW_TYPE("status", struct store_status, status_fields);
+
 #define HF(st, key, kind, field) VIEW_F(store_history_##st, key, kind, field)
 static const struct view_field history_commit_fields[] = {
 	HF(commit, "commit", VIEW_STR, commit),

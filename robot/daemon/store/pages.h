@@ -8,8 +8,40 @@
 #include "robot/core/view.h"
 #include "robot/daemon/store.h"
 
-/* {"queue": {counts}, "boxes": [...], "running": [...]}. */
+/* {"queue": {counts}, "boxes": [...], "running": [...]}
+ * (robot_status(), store_status_view). */
 void store_status(struct store *s, store_text_cb cb, void *arg);
+struct store_status_queue {
+	long long queued, leased, done, failed, cancelled;
+};
+struct store_status_failed {
+	long long id;
+	const char *series, *commit, *box, *error, *updated;
+};
+struct store_status_box {
+	const char *name, *tbox_group, *state, *suspect, *last_seen;
+	long long failures;
+};
+struct store_status_note {
+	long long id;
+	const char *kind, *series, *message, *created;
+};
+struct store_status_running {
+	long long id, run, runs, attempts, lease;
+	const char *key, *commit, *box, *deadline;
+};
+struct store_status {
+	struct store_status_queue queue;
+	struct store_status_failed *failed; /* the newest 5 */
+	size_t nfailed;
+	struct store_status_box *boxes;
+	size_t nboxes;
+	struct store_status_note *notes; /* the newest 5 */
+	size_t nnotes;
+	struct store_status_running *running;
+	size_t nrunning;
+};
+extern const struct view_type store_status_view;
 
 struct store_counts {
 	long long jobs[4];   /* queued, leased, done, failed */
