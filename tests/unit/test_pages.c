@@ -98,7 +98,8 @@ test_comparison_markup(void)
 	{
 		char path[4096];
 
-		snprintf(path, sizeof path, "%s/tests/data/page-comparison.html",
+		snprintf(path, sizeof path,
+			 "%s/tests/data/page-comparison.html",
 			 tap_source_dir());
 		want = slurp(path);
 	}
