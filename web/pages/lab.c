@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "robot/core/rjson.h"
+#include "robot/core/view.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/bisect.h"
 #include "robot/daemon/store/jobs.h"
@@ -351,47 +352,51 @@ static void
 on_bisections(const char *text, const struct problem *p, void *arg)
 {
 	struct http_req *req = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *x;
+	struct view_doc d = {0};
+	struct store_bisections j;
 	struct buf b;
-	size_t i;
+	char err[256];
 
-	if (p != NULL || j == NULL) {
+	if (p != NULL || text == NULL) {
 		page_fail(req, p, "bisections");
-		json_decref(j);
+		return;
+	}
+	if (!view_load(&d, &store_bisections_view, text, &j, err, sizeof err)) {
+		page_broken(req, err);
+		view_release(&d);
 		return;
 	}
 	buf_init(&b);
-	if (json_array_size(json_object_get(j, "bisections")) == 0)
+	if (j.nbisections == 0)
 		buf_adds(&b, "<p class=\"muted\">No bisection yet.</p>\n");
 	buf_adds(&b, "<div class=\"wide\"><table>\n<thead><tr><th "
 		     "scope=\"col\">bisection</th><th scope=\"col\">state</th>"
 		     "<th scope=\"col\">steps</th><th scope=\"col\">first bad"
 		     "</th><th scope=\"col\">KPI, series</th></tr></thead>\n"
 		     "<tbody>\n");
-	json_array_foreach(json_object_get(j, "bisections"), i, x)
-	{
+	for (size_t i = 0; i < j.nbisections; i++) {
+		const struct store_bisections_row *x = &j.bisections[i];
 		char id[32];
 
-		snprintf(id, sizeof id, "%lld", num(x, "id"));
+		snprintf(id, sizeof id, "%lld", x->id);
 		buf_adds(&b, "<tr><td class=\"num\">");
 		page_link(&b, "/bisections/", id, id);
 		buf_adds(&b, "</td>");
-		cell(&b, rjson_get_str(x, "state"));
-		buf_addf(&b, "<td class=\"num\">%lld</td><td>",
-			 num(x, "steps"));
-		if (json_is_object(json_object_get(x, "first_bad")))
-			page_commit(&b, json_object_get(x, "first_bad"));
+		cell(&b, x->state);
+		buf_addf(&b, "<td class=\"num\">%lld</td><td>", x->steps);
+		if (x->first_bad.sha != NULL)
+			page_sha(&b, x->first_bad.sha, x->first_bad.subject);
 		buf_adds(&b, "</td><td>");
-		html_text(&b, rjson_get_str(x, "kpi"));
+		html_text(&b, x->kpi);
 		buf_adds(&b, " <span class=\"muted\">");
-		html_text(&b, rjson_get_str(x, "series"));
+		html_text(&b, x->series);
 		buf_adds(&b, "</span></td></tr>\n");
 	}
 	buf_adds(&b, "</tbody></table></div>\n<p><a href=\"/api/bisections\">"
 		     "As JSON</a></p>");
 	page_reply(req, 200, "Bisections", &b);
 	buf_release(&b);
-	json_decref(j);
+	view_release(&d);
 }
 
 void
@@ -406,36 +411,41 @@ static void
 on_bisection(const char *text, const struct problem *p, void *arg)
 {
 	struct http_req *req = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	struct view_doc d = {0};
+	struct store_bisection j;
 	struct buf b;
-	char *title, id[32];
+	char *title, id[32], err[256];
 
-	if (p != NULL || j == NULL) {
+	if (p != NULL || text == NULL) {
 		page_fail(req, p, "bisection of that number");
-		json_decref(j);
+		return;
+	}
+	if (!view_load(&d, &store_bisection_view, text, &j, err, sizeof err)) {
+		page_broken(req, err);
+		view_release(&d);
 		return;
 	}
 	buf_init(&b);
 	buf_adds(&b, "<p>");
-	html_text(&b, rjson_get_str(j, "series"));
+	html_text(&b, j.series);
 	buf_adds(&b, ", tree ");
-	html_text(&b, rjson_get_str(j, "tree"));
+	html_text(&b, j.tree);
 	buf_adds(&b, ", between ");
-	page_commit(&b, json_object_get(j, "good"));
+	page_sha(&b, j.good, NULL);
 	buf_adds(&b, " (good) and ");
-	page_commit(&b, json_object_get(j, "bad"));
+	page_sha(&b, j.bad, NULL);
 	buf_adds(&b, " (bad)");
-	if (json_is_integer(json_object_get(j, "regression"))) {
+	if (j.regression != 0) {
 		char what[48];
 
-		snprintf(id, sizeof id, "%lld", num(j, "regression"));
+		snprintf(id, sizeof id, "%lld", j.regression);
 		snprintf(what, sizeof what, "regression %s", id);
 		buf_adds(&b, ", for ");
 		page_link(&b, "/regressions/", id, what);
 	}
 	buf_adds(&b, ".</p>\n");
-	page_bisection(&b, j, true);
-	snprintf(id, sizeof id, "%lld", num(j, "id"));
+	page_bisection(&b, &j, true);
+	snprintf(id, sizeof id, "%lld", j.id);
 	buf_adds(&b, "<p>");
 	page_link(&b, "/api/bisections/", id, "As JSON");
 	buf_adds(&b, "</p>");
@@ -443,7 +453,7 @@ on_bisection(const char *text, const struct problem *p, void *arg)
 	page_reply(req, 200, title, &b);
 	free(title);
 	buf_release(&b);
-	json_decref(j);
+	view_release(&d);
 }
 
 void

@@ -13,6 +13,7 @@
 #include "robot/core/num.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/bisect.h"
 #include "web/html.h"
 #include "web/pages/page.h"
 #include "web/svg.h"
@@ -486,83 +487,75 @@ page_sides_chart(struct buf *b, const char *metric, json_t *values,
 }
 
 /* The regression's bisection: its outcome and every step. */
-void
-page_bisection(struct buf *b, json_t *bs, bool own)
+/* The bisection's record: its outcome, the first bad commit, the
+ * bisection it follows. */
+static void
+bisection_head(struct buf *b, const struct store_bisection *bs, bool own)
 {
-	json_t *fb = json_object_get(bs, "first_bad"), *st;
-	char num[64];
-	size_t i;
+	char id[32];
 
-	if (!json_is_object(bs))
-		return;
 	buf_adds(b, own ? "<h2>Steps</h2>\n<p>" : "<h2>Bisection</h2>\n<p>");
-	if (!own && json_is_integer(json_object_get(bs, "id"))) {
-		char id[32];
-
-		snprintf(id, sizeof id, "%lld",
-			 (long long)json_integer_value(
-				 json_object_get(bs, "id")));
+	if (!own && bs->id != 0) {
+		snprintf(id, sizeof id, "%lld", bs->id);
 		page_link(b, "/bisections/", id, "Bisection");
 		buf_adds(b, " ");
 		html_text(b, id);
 		buf_adds(b, ". ");
 	}
-	if (json_is_object(fb)) {
+	if (bs->first_bad.sha != NULL) {
 		buf_adds(b, "First bad commit: ");
-		page_commit(b, fb);
-		if (rjson_get_str(fb, "author") != NULL) {
+		page_sha(b, bs->first_bad.sha, bs->first_bad.subject);
+		if (bs->first_bad.author != NULL) {
 			buf_adds(b, ", by ");
-			html_text(b, rjson_get_str(fb, "author"));
+			html_text(b, bs->first_bad.author);
 		}
 		buf_adds(b, ".<br>\n");
 	}
-	if (json_is_integer(json_object_get(bs, "lead"))) {
-		char lead[32];
-
-		snprintf(lead, sizeof lead, "%lld",
-			 (long long)json_integer_value(
-				 json_object_get(bs, "lead")));
+	if (bs->lead != 0) {
+		snprintf(id, sizeof id, "%lld", bs->lead);
 		buf_adds(b, "It follows ");
-		page_link(b, "/bisections/", lead, "bisection");
+		page_link(b, "/bisections/", id, "bisection");
 		buf_adds(b, " ");
-		html_text(b, lead);
+		html_text(b, id);
 		buf_adds(b, ", of the same range on another series, and only "
 			    "confirms its first bad commit against its parent "
 			    "here.<br>\n");
 	}
-	html_text(b, rjson_get_str(bs, "state"));
-	if (rjson_get_str(bs, "reason") != NULL) {
+	html_text(b, bs->state);
+	if (bs->reason != NULL) {
 		buf_adds(b, ": ");
-		html_text(b, rjson_get_str(bs, "reason"));
+		html_text(b, bs->reason);
 	}
-	buf_adds(b, "</p>\n<table>\n<tr><th scope=\"col\">step</th>"
+	buf_adds(b, "</p>\n");
+}
+
+void
+page_bisection(struct buf *b, const struct store_bisection *bs, bool own)
+{
+	char num[64];
+
+	bisection_head(b, bs, own);
+	buf_adds(b, "<table>\n<tr><th scope=\"col\">step</th>"
 		    "<th scope=\"col\">kind</th><th scope=\"col\">commit</th>"
 		    "<th scope=\"col\">ok runs</th><th scope=\"col\">verdict"
 		    "</th><th scope=\"col\">why</th></tr>\n");
-	json_array_foreach(json_object_get(bs, "steps"), i, st)
-	{
-		json_t *c = json_object_get(st, "commit");
+	for (size_t i = 0; i < bs->nsteps; i++) {
+		const struct store_bisection_step *st = &bs->steps[i];
 
-		snprintf(num, sizeof num, "%lld",
-			 (long long)json_integer_value(
-				 json_object_get(st, "n")));
+		snprintf(num, sizeof num, "%lld", st->n);
 		buf_adds(b, "<tr><td>");
 		html_text(b, num);
 		buf_adds(b, "</td><td>");
-		html_text(b, rjson_get_str(st, "kind"));
+		html_text(b, st->kind);
 		buf_adds(b, "</td><td>");
-		page_commit(b, c);
+		page_sha(b, st->commit.sha, st->commit.subject);
 		buf_adds(b, "</td><td>");
-		snprintf(num, sizeof num, "%lld",
-			 (long long)json_integer_value(json_object_get(
-				 json_object_get(st, "runs"), "ok")));
+		snprintf(num, sizeof num, "%lld", st->ok);
 		html_text(b, num);
 		buf_adds(b, "</td><td>");
-		html_text(b, rjson_get_str(st, "verdict") != NULL
-				     ? rjson_get_str(st, "verdict")
-				     : "running");
+		html_text(b, st->verdict != NULL ? st->verdict : "running");
 		buf_adds(b, "</td><td>");
-		html_prose(b, rjson_get_str(st, "reason"));
+		html_prose(b, st->reason);
 		buf_adds(b, "</td></tr>\n");
 	}
 	buf_adds(b, "</table>\n");

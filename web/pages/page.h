@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "robot/core/buf.h"
+#include "robot/daemon/store/bisect.h"
 #include "web/web.h"
 
 /* The page title and body (HTML, escaped by its maker), answered. */
@@ -65,6 +66,7 @@ void page_sides_chart(struct buf *b, const char *metric, json_t *values,
 
 /* A bisection: its outcome and every step; on its own page (own), its
  * steps without a link to itself. */
-void page_bisection(struct buf *b, json_t *bisection, bool own);
+void page_bisection(struct buf *b, const struct store_bisection *bisection,
+		    bool own);
 
 #endif

@@ -11,6 +11,8 @@
 
 #include "robot/core/num.h"
 #include "robot/core/rjson.h"
+#include "robot/core/log.h"
+#include "robot/core/view.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
 #include "web/html.h"
@@ -205,7 +207,19 @@ on_regression(const char *text, const struct problem *p, void *arg)
 	}
 	buf_adds(&b, "<h2>The changed metrics (LKP's table)</h2>\n");
 	page_comparison(&b, json_object_get(r, "comparison"));
-	page_bisection(&b, json_object_get(r, "bisection"), false);
+	if (json_is_object(json_object_get(r, "bisection"))) {
+		struct view_doc bd = {0};
+		struct store_bisection bs;
+		char err[256];
+
+		if (view_decode(&bd, &store_bisection_view,
+				json_object_get(r, "bisection"), &bs, err,
+				sizeof err))
+			page_bisection(&b, &bs, false);
+		else
+			log_warnx("regression page: %s", err);
+		view_release(&bd);
+	}
 	/* The atomic job as a job file robot submit takes (its runs in
 	 * the command, not the file's repeat). */
 	job = json_object_get(json_object_get(r, "job"), "job");

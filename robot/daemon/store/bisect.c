@@ -2,6 +2,7 @@
  * bisect.c: the store's bisections (bisect.h).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -350,3 +351,67 @@ store_bisection(struct store *s, long long id, store_text_cb cb, void *arg)
 {
 	store_call(s, &bisection, STORE_FN(cb), arg, STORE_LONG(id));
 }
+
+static const struct view_field bisections_row_fields[] = {
+	VIEW_F(store_bisections_row, "id", VIEW_INT, id),
+	VIEW_F(store_bisections_row, "regression", VIEW_INT, regression),
+	VIEW_F(store_bisections_row, "tree", VIEW_STR, tree),
+	VIEW_F(store_bisections_row, "series", VIEW_STR, series),
+	VIEW_F(store_bisections_row, "kpi", VIEW_STR, kpi),
+	VIEW_F(store_bisections_row, "good", VIEW_STR, good),
+	VIEW_F(store_bisections_row, "bad", VIEW_STR, bad),
+	VIEW_F(store_bisections_row, "state", VIEW_STR, state),
+	VIEW_F(store_bisections_row, "lead", VIEW_INT, lead),
+	VIEW_O(store_bisections_row, "first_bad", store_commit_info_view,
+	       first_bad),
+	VIEW_F(store_bisections_row, "reason", VIEW_STR, reason),
+	VIEW_F(store_bisections_row, "created", VIEW_STR, created),
+	VIEW_F(store_bisections_row, "finished", VIEW_STR, finished),
+	VIEW_F(store_bisections_row, "steps", VIEW_INT, steps),
+	VIEW_F(store_bisections_row, "runs_queued", VIEW_INT, runs_queued),
+};
+static const struct view_type bisections_row = VIEW_TYPE(
+	"bisection", struct store_bisections_row, bisections_row_fields);
+static const struct view_field bisections_fields[] = {
+	VIEW_A(store_bisections, "bisections", bisections_row, bisections,
+	       nbisections),
+};
+const struct view_type store_bisections_view =
+	VIEW_TYPE("bisections", struct store_bisections, bisections_fields);
+
+struct step_runs {
+	long long ok;
+};
+static const struct view_field step_runs_fields[] = {
+	VIEW_F(step_runs, "ok", VIEW_INT, ok),
+};
+static const struct view_type step_runs =
+	VIEW_TYPE("runs", struct step_runs, step_runs_fields);
+static const struct view_field bisection_step_fields[] = {
+	VIEW_F(store_bisection_step, "n", VIEW_INT, n),
+	VIEW_F(store_bisection_step, "kind", VIEW_STR, kind),
+	VIEW_O(store_bisection_step, "commit", store_commit_info_view, commit),
+	VIEW_F(store_bisection_step, "verdict", VIEW_STR, verdict),
+	VIEW_F(store_bisection_step, "reason", VIEW_STR, reason),
+	/* (runs: {ok, failed, waiting}; its ok in place) */
+	{"runs", VIEW_OBJECT, offsetof(struct store_bisection_step, ok), 0,
+	 &step_runs, 0},
+};
+static const struct view_type bisection_step =
+	VIEW_TYPE("step", struct store_bisection_step, bisection_step_fields);
+static const struct view_field bisection_fields[] = {
+	VIEW_F(store_bisection, "id", VIEW_INT, id),
+	VIEW_F(store_bisection, "regression", VIEW_INT, regression),
+	VIEW_F(store_bisection, "tree", VIEW_STR, tree),
+	VIEW_F(store_bisection, "series", VIEW_STR, series),
+	VIEW_F(store_bisection, "kpi", VIEW_STR, kpi),
+	VIEW_F(store_bisection, "good", VIEW_STR, good),
+	VIEW_F(store_bisection, "bad", VIEW_STR, bad),
+	VIEW_F(store_bisection, "state", VIEW_STR, state),
+	VIEW_F(store_bisection, "lead", VIEW_INT, lead),
+	VIEW_O(store_bisection, "first_bad", store_commit_info_view, first_bad),
+	VIEW_F(store_bisection, "reason", VIEW_STR, reason),
+	VIEW_A(store_bisection, "steps", bisection_step, steps, nsteps),
+};
+const struct view_type store_bisection_view =
+	VIEW_TYPE("bisection", struct store_bisection, bisection_fields);

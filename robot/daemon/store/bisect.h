@@ -9,6 +9,7 @@
 #include "robot/analysis/bisectstep.h"
 #include "robot/daemon/store.h"
 #include "robot/daemon/store/analysis.h"
+#include "robot/daemon/store/reports.h"
 
 /* A KPI's verdict in a pair of a step. */
 struct store_bisect_kpi {
@@ -105,8 +106,35 @@ void store_bisect_cancel(struct store *s, long long id, const char *by,
 			 bool admin, store_text_cb cb, void *arg);
 /* {"bisections": [...]}, newest first. */
 void store_bisections(struct store *s, int limit, store_text_cb cb, void *arg);
-/* One bisection with its steps, or NULL. */
+struct store_bisections_row {
+	long long id, regression, lead; /* 0: none */
+	const char *tree, *series, *kpi, *good, *bad, *state, *reason;
+	const char *created, *finished;
+	struct store_commit_info first_bad; /* .sha NULL: not found yet */
+	long long steps, runs_queued;
+};
+/* robot_bisections() (store_bisections_view). */
+struct store_bisections {
+	struct store_bisections_row *bisections;
+	size_t nbisections;
+};
+extern const struct view_type store_bisections_view;
+/* One bisection with its steps, or NULL (store_bisection_view). */
 void store_bisection(struct store *s, long long id, store_text_cb cb,
 		     void *arg);
+struct store_bisection_step {
+	long long n;
+	const char *kind, *verdict, *reason; /* verdict NULL: running */
+	struct store_commit_info commit;
+	long long ok; /* the commit's ok runs in the series */
+};
+struct store_bisection {
+	long long id, regression, lead; /* 0: none */
+	const char *tree, *series, *kpi, *good, *bad, *state, *reason;
+	struct store_commit_info first_bad; /* .sha NULL: not found yet */
+	struct store_bisection_step *steps;
+	size_t nsteps;
+};
+extern const struct view_type store_bisection_view;
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * reports.c: the store's reports, outbox and subscriptions (reports.h).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -260,3 +261,12 @@ store_subscriptions(struct store *s, store_text_cb cb, void *arg)
 {
 	store_call(s, &subscriptions, STORE_FN(cb), arg);
 }
+
+static const struct view_field commit_info_fields[] = {
+	VIEW_F(store_commit_info, "sha", VIEW_STR, sha),
+	VIEW_F(store_commit_info, "subject", VIEW_STR, subject),
+	VIEW_F(store_commit_info, "author", VIEW_STR, author),
+	VIEW_F(store_commit_info, "date", VIEW_STR, date),
+};
+const struct view_type store_commit_info_view =
+	VIEW_TYPE("commit", struct store_commit_info, commit_info_fields);

@@ -7,7 +7,16 @@
 
 #include <jansson.h>
 
+#include "robot/core/view.h"
 #include "robot/daemon/store.h"
+
+/* What a tree knows of a commit (robot_commit_info(), decoded by
+ * store_commit_info_view): its subject, author and date are NULL when
+ * the tree has not fetched it. */
+struct store_commit_info {
+	const char *sha, *subject, *author, *date;
+};
+extern const struct view_type store_commit_info_view;
 
 /* A commit's report due, or a thread's follow-up, claimed
  * (robot_report_next(), robot_followup_next()), decoded. */
