@@ -22,50 +22,42 @@
 
 /* " -89.1% (p 0.00012, 6 runs a side)": what a later head showed. */
 static void
-still_figures(struct buf *b, json_t *o, const char *pct, const char *p,
-	      const char *runs)
+still_figures(struct buf *b, double pct, double p, long long runs)
 {
 	char t[NUM_PCT_MAX];
 
-	if (!json_is_number(json_object_get(o, pct)))
+	if (isnan(pct))
 		return;
 	buf_addf(b, " <span class=\"nw\">%s</span>",
-		 num_pct(t, sizeof t,
-			 json_number_value(json_object_get(o, pct)), "?"));
-	if (json_is_number(json_object_get(o, p)))
-		buf_addf(b, " (p %.2g",
-			 json_number_value(json_object_get(o, p)));
+		 num_pct(t, sizeof t, pct, "?"));
+	if (!isnan(p))
+		buf_addf(b, " (p %.2g", p);
 	else
 		buf_adds(b, " (");
-	if (json_integer_value(json_object_get(o, runs)) > 0)
-		buf_addf(b, "%s%lld runs a side",
-			 json_is_number(json_object_get(o, p)) ? ", " : "",
-			 (long long)json_integer_value(
-				 json_object_get(o, runs)));
+	if (runs > 0)
+		buf_addf(b, "%s%lld runs a side", !isnan(p) ? ", " : "", runs);
 	buf_adds(b, ")");
 }
 
 /* How a change point of a branch's history was found: the means of
  * the segments around it (the record's history). */
 static void
-history_row(struct buf *b, json_t *r)
+history_row(struct buf *b, const struct store_regression *r)
 {
-	json_t *h = json_object_get(r, "history");
-	json_t *before = json_object_get(h, "before");
-	json_t *after = json_object_get(h, "after");
-	const char *kpi = rjson_get_str(r, "kpi");
+	const struct store_regression_history *h = &r->history;
 
-	if (rjson_get_str(r, "found_by") == NULL ||
-	    strcmp(rjson_get_str(r, "found_by"), "change point") != 0 ||
-	    !json_is_object(before) || !json_is_object(after) || kpi == NULL)
+	if (r->found_by == NULL || strcmp(r->found_by, "change point") != 0 ||
+	    !json_is_object(h->before_json) || !json_is_object(h->after_json) ||
+	    r->kpi == NULL)
 		return;
 	buf_adds(b, "<tr><th scope=\"row\">found by</th><td>a change point "
 		    "of the branch's history (");
-	buf_addf(b, "%lld commits): ",
-		 (long long)json_integer_value(json_object_get(h, "points")));
-	page_segment(b, before, kpi, true);
+	buf_addf(b, "%lld commits): ", h->points);
+	page_mean_over(b, h->before.mean, h->before.to - h->before.from, r->kpi,
+		       true);
 	buf_adds(b, ", then ");
-	page_segment(b, after, kpi, false);
+	page_mean_over(b, h->after.mean, h->after.to - h->after.from, r->kpi,
+		       false);
 	buf_adds(b, "</td></tr>\n");
 }
 
@@ -73,16 +65,14 @@ history_row(struct buf *b, json_t *r)
  * record above keeps what it was found with); nothing when that is the
  * commit it was found at. */
 static void
-still_row(struct buf *b, json_t *r)
+still_row(struct buf *b, const struct store_regression *r)
 {
-	const char *last = rjson_get_str(r, "last_head");
-
-	if (last == NULL || rjson_get_str(r, "commit") == NULL ||
-	    strcmp(last, rjson_get_str(r, "commit")) == 0)
+	if (r->last_head == NULL || r->commit == NULL ||
+	    strcmp(r->last_head, r->commit) == 0)
 		return;
 	buf_adds(b, "<tr><th scope=\"row\">still at</th><td>");
-	page_commit(b, json_object_get(r, "last_head"));
-	still_figures(b, r, "last_change_pct", "last_p_value", "last_runs");
+	page_sha(b, r->last_head, NULL);
+	still_figures(b, r->last_change_pct, r->last_p_value, r->last_runs);
 	buf_adds(b, "</td></tr>\n");
 }
 
@@ -104,194 +94,208 @@ row(struct buf *b, const char *name, const char *value)
 }
 
 static void
-row_commit(struct buf *b, const char *name, json_t *info)
+row_commit(struct buf *b, const char *name, const struct store_commit_info *c)
 {
-	if (!json_is_object(info) || rjson_get_str(info, "sha") == NULL)
+	if (c->sha == NULL)
 		return;
 	buf_adds(b, "<tr><th scope=\"row\">");
 	html_text(b, name);
 	buf_adds(b, "</th><td>");
-	page_commit(b, info);
+	page_sha(b, c->sha, c->subject);
 	buf_adds(b, "</td></tr>\n");
+}
+
+/* The record: where and what, the change, the runs, and what became of
+ * it; change is the change, formatted. */
+static void
+record(struct buf *b, const struct store_regression *r, const char *change)
+{
+	char num[64];
+
+	buf_adds(b, "<p class=\"state-");
+	html_attr(b, r->state);
+	buf_adds(b, "\">");
+	html_text(b, r->state);
+	buf_adds(b, "</p>\n<table>\n");
+	row(b, "tree", r->tree);
+	row(b, "branch", r->branch);
+	row_commit(b, "commit at fault", &r->culprit);
+	row_commit(b, "found at", &r->commit_info);
+	row_commit(b, "base", &r->base_info);
+	row(b, "series", r->series);
+	row(b, "KPI", r->kpi);
+	history_row(b, r);
+	row(b, "change", change);
+	if (!isnan(r->p_value)) {
+		snprintf(num, sizeof num, "%.2g", r->p_value);
+		row(b, "p", num);
+	}
+	if (r->base_runs > 0)
+		snprintf(num, sizeof num, "%lld+%lld", r->base_runs,
+			 r->head_runs);
+	else
+		snprintf(num, sizeof num, "%lld", r->runs);
+	row(b, "runs compared (base+head)", num);
+	still_row(b, r);
+	row(b, "fixed by", r->fixed_by);
+	row(b, "found", r->created);
+	row(b, "updated", r->updated);
+	buf_adds(b, "</table>\n<p>");
+	buf_adds(b, "<a href=\"/compare?series=");
+	page_query(b, r->series);
+	buf_adds(b, "&amp;base=");
+	page_query(b, r->base);
+	buf_adds(b, "&amp;head=");
+	page_query(b, r->commit);
+	buf_adds(b, "\">Compare these commits</a> &middot; <a href=\"/series/");
+	html_attr(b, r->series);
+	buf_adds(b, "/history?metric=");
+	page_query(b, r->kpi);
+	buf_adds(b, "\">the KPI's history</a> &middot; <a "
+		    "href=\"/queue?series=");
+	page_query(b, r->series);
+	buf_adds(b, "\">the series' runs</a></p>\n");
+}
+
+/* Its pair's runs of each regressed KPI, LKP's table and the
+ * bisection. */
+static void
+measured(struct buf *b, const struct store_regression *r)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)r->values, key, v)
+	{
+		if (!json_is_array(json_object_get(v, "base")) ||
+		    !json_is_array(json_object_get(v, "head")))
+			continue;
+		page_sides_chart(b, key, v, r->base, r->commit);
+	}
+	buf_adds(b, "<h2>The changed metrics (LKP's table)</h2>\n");
+	page_comparison(b, (json_t *)r->comparison);
+	if (json_is_object(r->bisection)) {
+		struct view_doc bd = {0};
+		struct store_bisection bs;
+		char err[256];
+
+		if (view_decode(&bd, &store_bisection_view,
+				(json_t *)r->bisection, &bs, err, sizeof err))
+			page_bisection(b, &bs, false);
+		else
+			log_warnx("regression page: %s", err);
+		view_release(&bd);
+	}
+}
+
+/* The atomic job as a job file robot submit takes (its runs in the
+ * command, not the file's repeat), and how to reproduce it. */
+static void
+reproduce(struct buf *b, const struct store_regression *r)
+{
+	json_t *job = json_object_get(r->job, "job"), *file;
+	char *text;
+
+	if (!json_is_object(job))
+		return;
+	file = json_deep_copy(job);
+	json_object_del(file, "repeat");
+	text = rjson_dumps(file, JSON_INDENT(2));
+	json_decref(file);
+	buf_adds(b, "<h2>The job</h2>\n<pre id=\"job\">");
+	html_text(b, text);
+	buf_adds(b, "</pre>\n<p>To reproduce: save the job as "
+		    "<code>job.json</code>, then</p>\n<pre "
+		    "id=\"reproduce\">robot submit job.json");
+	if (r->tbox_group != NULL) {
+		buf_adds(b, " --tbox-group ");
+		html_text(b, r->tbox_group);
+	}
+	if (r->tree != NULL) {
+		buf_adds(b, " --tree ");
+		html_text(b, r->tree);
+	}
+	buf_adds(b, " --commit ");
+	html_text(b, r->base);
+	buf_adds(b, " --commit ");
+	html_text(b, r->commit);
+	if (r->repeat > 0)
+		buf_addf(b, " --repeat %lld", r->repeat);
+	buf_adds(b, "</pre>\n");
+	free(text);
+}
+
+/* The report as mailed, and what happened since. */
+static void
+story(struct buf *b, const struct store_regression *r)
+{
+	if (r->report.id != 0) {
+		buf_addf(b,
+			 "<h2>The report as mailed</h2>\n<p>to %lld "
+			 "recipients, %lld sent</p>\n<pre>",
+			 r->report.recipients, r->report.sent);
+		html_text(b, r->report.subject);
+		buf_adds(b, "\n\n");
+		html_text(b, r->report.body);
+		buf_adds(b, "</pre>\n");
+	}
+	buf_adds(b, "<h2>What happened</h2>\n<ul>\n<li>");
+	html_time(b, r->created);
+	buf_adds(b, ": found</li>\n");
+	for (size_t i = 0; i < r->nevents; i++) {
+		const struct store_regression_event *e = &r->events[i];
+
+		buf_adds(b, "<li>");
+		html_time(b, e->created);
+		buf_adds(b, ": ");
+		html_text(b, e->kind);
+		if (e->head != NULL) {
+			buf_adds(b, " ");
+			page_sha(b, e->head, NULL);
+		}
+		still_figures(b, e->change_pct, e->p_value, e->runs);
+		buf_adds(b, "</li>\n");
+	}
+	buf_adds(b, "</ul>\n");
 }
 
 static void
 on_regression(const char *text, const struct problem *p, void *arg)
 {
 	struct http_req *req = arg;
-	json_t *r = text ? json_loads(text, 0, NULL) : NULL;
-	json_t *v, *e, *job, *report;
-	const char *series, *key;
+	struct view_doc d = {0};
+	struct store_regression r;
 	struct buf b;
-	char num[64], *title, *jtext;
-	size_t i;
+	char change[NUM_PCT_MAX], *title, err[256];
 
-	if (p != NULL || r == NULL) {
+	if (p != NULL || text == NULL) {
 		page_fail(req, p, "regression of that number");
-		json_decref(r);
 		return;
 	}
-	series = rjson_get_str(r, "series");
-	v = json_object_get(r, "change_pct");
-	num_pct(num, sizeof num, json_is_number(v) ? json_number_value(v) : NAN,
-		"?");
+	if (!view_load(&d, &store_regression_view, text, &r, err, sizeof err)) {
+		page_broken(req, err);
+		view_release(&d);
+		return;
+	}
+	num_pct(change, sizeof change, r.change_pct, "?");
 	/* The commit at fault leads once it is known; its range before. */
-	if (json_is_object(json_object_get(r, "culprit")))
-		title = xasprintf(
-			"%.10s: %s %s %s",
-			rjson_get_str(json_object_get(r, "culprit"), "sha"),
-			rjson_get_str(r, "kpi"), num, rjson_get_str(r, "kind"));
+	if (r.culprit.sha != NULL)
+		title = xasprintf("%.10s: %s %s %s", r.culprit.sha, r.kpi,
+				  change, r.kind);
 	else
-		title = xasprintf(
-			"%.10s..%.10s: %s %s %s", rjson_get_str(r, "base"),
-			rjson_get_str(r, "commit"), rjson_get_str(r, "kpi"),
-			num, rjson_get_str(r, "kind"));
+		title = xasprintf("%.10s..%.10s: %s %s %s", r.base, r.commit,
+				  r.kpi, change, r.kind);
 	buf_init(&b);
-	buf_adds(&b, "<p class=\"state-");
-	html_attr(&b, rjson_get_str(r, "state"));
-	buf_adds(&b, "\">");
-	html_text(&b, rjson_get_str(r, "state"));
-	buf_adds(&b, "</p>\n<table>\n");
-	row(&b, "tree", rjson_get_str(r, "tree"));
-	row(&b, "branch", rjson_get_str(r, "branch"));
-	row_commit(&b, "commit at fault", json_object_get(r, "culprit"));
-	row_commit(&b, "found at", json_object_get(r, "commit_info"));
-	row_commit(&b, "base", json_object_get(r, "base_info"));
-	row(&b, "series", series);
-	row(&b, "KPI", rjson_get_str(r, "kpi"));
-	history_row(&b, r);
-	row(&b, "change", num);
-	if (json_is_number(json_object_get(r, "p_value"))) {
-		snprintf(num, sizeof num, "%.2g",
-			 json_number_value(json_object_get(r, "p_value")));
-		row(&b, "p", num);
-	}
-	if (json_is_integer(json_object_get(r, "base_runs")))
-		snprintf(num, sizeof num, "%lld+%lld",
-			 (long long)json_integer_value(
-				 json_object_get(r, "base_runs")),
-			 (long long)json_integer_value(
-				 json_object_get(r, "head_runs")));
-	else
-		snprintf(num, sizeof num, "%lld",
-			 (long long)json_integer_value(
-				 json_object_get(r, "runs")));
-	row(&b, "runs compared (base+head)", num);
-	still_row(&b, r);
-	row(&b, "fixed by", rjson_get_str(r, "fixed_by"));
-	row(&b, "found", rjson_get_str(r, "created"));
-	row(&b, "updated", rjson_get_str(r, "updated"));
-	buf_adds(&b, "</table>\n<p>");
-	buf_adds(&b, "<a href=\"/compare?series=");
-	page_query(&b, series);
-	buf_adds(&b, "&amp;base=");
-	page_query(&b, rjson_get_str(r, "base"));
-	buf_adds(&b, "&amp;head=");
-	page_query(&b, rjson_get_str(r, "commit"));
-	buf_adds(&b,
-		 "\">Compare these commits</a> &middot; <a href=\"/series/");
-	html_attr(&b, series);
-	buf_adds(&b, "/history?metric=");
-	page_query(&b, rjson_get_str(r, "kpi"));
-	buf_adds(&b, "\">the KPI's history</a> &middot; <a "
-		     "href=\"/queue?series=");
-	page_query(&b, series);
-	buf_adds(&b, "\">the series' runs</a></p>\n");
-	json_object_foreach(json_object_get(r, "values"), key, v)
-	{
-		if (!json_is_array(json_object_get(v, "base")) ||
-		    !json_is_array(json_object_get(v, "head")))
-			continue;
-		page_sides_chart(&b, key, v, rjson_get_str(r, "base"),
-				 rjson_get_str(r, "commit"));
-	}
-	buf_adds(&b, "<h2>The changed metrics (LKP's table)</h2>\n");
-	page_comparison(&b, json_object_get(r, "comparison"));
-	if (json_is_object(json_object_get(r, "bisection"))) {
-		struct view_doc bd = {0};
-		struct store_bisection bs;
-		char err[256];
-
-		if (view_decode(&bd, &store_bisection_view,
-				json_object_get(r, "bisection"), &bs, err,
-				sizeof err))
-			page_bisection(&b, &bs, false);
-		else
-			log_warnx("regression page: %s", err);
-		view_release(&bd);
-	}
-	/* The atomic job as a job file robot submit takes (its runs in
-	 * the command, not the file's repeat). */
-	job = json_object_get(json_object_get(r, "job"), "job");
-	if (json_is_object(job)) {
-		json_t *file = json_deep_copy(job);
-		json_int_t repeat =
-			json_integer_value(json_object_get(r, "repeat"));
-
-		json_object_del(file, "repeat");
-		jtext = rjson_dumps(file, JSON_INDENT(2));
-		json_decref(file);
-		buf_adds(&b, "<h2>The job</h2>\n<pre id=\"job\">");
-		html_text(&b, jtext);
-		buf_adds(&b, "</pre>\n<p>To reproduce: save the job as "
-			     "<code>job.json</code>, then</p>\n<pre "
-			     "id=\"reproduce\">robot submit job.json");
-		if (rjson_get_str(r, "tbox_group") != NULL) {
-			buf_adds(&b, " --tbox-group ");
-			html_text(&b, rjson_get_str(r, "tbox_group"));
-		}
-		if (rjson_get_str(r, "tree") != NULL) {
-			buf_adds(&b, " --tree ");
-			html_text(&b, rjson_get_str(r, "tree"));
-		}
-		buf_adds(&b, " --commit ");
-		html_text(&b, rjson_get_str(r, "base"));
-		buf_adds(&b, " --commit ");
-		html_text(&b, rjson_get_str(r, "commit"));
-		if (repeat > 0)
-			buf_addf(&b, " --repeat %lld", (long long)repeat);
-		buf_adds(&b, "</pre>\n");
-		free(jtext);
-	}
-	report = json_object_get(r, "report");
-	if (json_is_object(report)) {
-		buf_addf(&b,
-			 "<h2>The report as mailed</h2>\n<p>to %lld "
-			 "recipients, %lld sent</p>\n<pre>",
-			 (long long)json_integer_value(
-				 json_object_get(report, "recipients")),
-			 (long long)json_integer_value(
-				 json_object_get(report, "sent")));
-		html_text(&b, rjson_get_str(report, "subject"));
-		buf_adds(&b, "\n\n");
-		html_text(&b, rjson_get_str(report, "body"));
-		buf_adds(&b, "</pre>\n");
-	}
-	buf_adds(&b, "<h2>What happened</h2>\n<ul>\n<li>");
-	html_time(&b, rjson_get_str(r, "created"));
-	buf_adds(&b, ": found</li>\n");
-	json_array_foreach(json_object_get(r, "events"), i, e)
-	{
-		buf_adds(&b, "<li>");
-		html_time(&b, rjson_get_str(e, "created"));
-		buf_adds(&b, ": ");
-		html_text(&b, rjson_get_str(e, "kind"));
-		if (rjson_get_str(e, "head") != NULL) {
-			buf_adds(&b, " ");
-			page_commit(&b, json_object_get(e, "head"));
-		}
-		still_figures(&b, e, "change_pct", "p_value", "runs");
-		buf_adds(&b, "</li>\n");
-	}
-	buf_adds(&b, "</ul>\n<p><a href=\"/api/regressions/");
-	snprintf(num, sizeof num, "%lld",
-		 (long long)json_integer_value(json_object_get(r, "id")));
-	html_attr(&b, num);
-	buf_adds(&b, "\">As JSON</a></p>");
+	record(&b, &r, change);
+	measured(&b, &r);
+	reproduce(&b, &r);
+	story(&b, &r);
+	buf_addf(&b, "<p><a href=\"/api/regressions/%lld\">As JSON</a></p>",
+		 r.id);
 	page_reply(req, 200, title, &b);
 	buf_release(&b);
 	free(title);
-	json_decref(r);
+	view_release(&d);
 }
 
 void

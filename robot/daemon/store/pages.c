@@ -222,6 +222,96 @@ store_series_commits(struct store *s, const char *series_name, store_text_cb cb,
 		   STORE_TEXT(series_name));
 }
 
+#define RF(st, key, kind, field) VIEW_F(store_regression##st, key, kind, field)
+#define RO(st, key, kind, field)                                               \
+	{                                                                      \
+		key, kind, offsetof(struct store_regression##st, field),       \
+			VIEW_OPT, NULL, 0                                      \
+	}
+static const struct view_field regression_segment_fields[] = {
+	RF(_segment, "from", VIEW_INT, from),
+	RF(_segment, "to", VIEW_INT, to),
+	RF(_segment, "runs", VIEW_INT, runs),
+	RF(_segment, "mean", VIEW_NUM, mean),
+};
+static const struct view_type regression_segment = VIEW_TYPE(
+	"segment", struct store_regression_segment, regression_segment_fields);
+static const struct view_field regression_history_fields[] = {
+	RO(_history, "points", VIEW_INT, points),
+	RO(_history, "before", VIEW_JSON, before_json),
+	{"before", VIEW_OBJECT,
+	 offsetof(struct store_regression_history, before), VIEW_OPT,
+	 &regression_segment, 0},
+	RO(_history, "after", VIEW_JSON, after_json),
+	{"after", VIEW_OBJECT, offsetof(struct store_regression_history, after),
+	 VIEW_OPT, &regression_segment, 0},
+};
+static const struct view_type regression_history = VIEW_TYPE(
+	"history", struct store_regression_history, regression_history_fields);
+static const struct view_field regression_report_fields[] = {
+	RF(_report, "id", VIEW_INT, id),
+	RF(_report, "message_id", VIEW_STR, message_id),
+	RF(_report, "subject", VIEW_STR, subject),
+	RF(_report, "body", VIEW_STR, body),
+	RF(_report, "created", VIEW_STR, created),
+	RF(_report, "recipients", VIEW_INT, recipients),
+	RF(_report, "sent", VIEW_INT, sent),
+};
+static const struct view_type regression_report = VIEW_TYPE(
+	"report", struct store_regression_report, regression_report_fields);
+static const struct view_field regression_event_fields[] = {
+	RF(_event, "kind", VIEW_STR, kind),
+	RF(_event, "head", VIEW_STR, head),
+	RF(_event, "created", VIEW_STR, created),
+	RF(_event, "change_pct", VIEW_NUM, change_pct),
+	RF(_event, "p_value", VIEW_NUM, p_value),
+	RF(_event, "runs", VIEW_INT, runs),
+};
+static const struct view_type regression_event = VIEW_TYPE(
+	"event", struct store_regression_event, regression_event_fields);
+static const struct view_field regression_fields[] = {
+	RF(, "id", VIEW_INT, id),
+	RF(, "kind", VIEW_STR, kind),
+	RF(, "found_by", VIEW_STR, found_by),
+	VIEW_O(store_regression, "history", regression_history, history),
+	RF(, "tree", VIEW_STR, tree),
+	RF(, "branch", VIEW_STR, branch),
+	RF(, "commit", VIEW_STR, commit),
+	RF(, "base", VIEW_STR, base),
+	RF(, "series", VIEW_STR, series),
+	RF(, "kpi", VIEW_STR, kpi),
+	RF(, "change_pct", VIEW_NUM, change_pct),
+	RF(, "p_value", VIEW_NUM, p_value),
+	RF(, "runs", VIEW_INT, runs),
+	RF(, "base_runs", VIEW_INT, base_runs),
+	RF(, "head_runs", VIEW_INT, head_runs),
+	RF(, "state", VIEW_STR, state),
+	RF(, "last_head", VIEW_STR, last_head),
+	RF(, "last_change_pct", VIEW_NUM, last_change_pct),
+	RF(, "last_p_value", VIEW_NUM, last_p_value),
+	RF(, "last_runs", VIEW_INT, last_runs),
+	VIEW_O(store_regression, "culprit", store_commit_info_view, culprit),
+	RF(, "fixed_by", VIEW_STR, fixed_by),
+	RF(, "created", VIEW_STR, created),
+	RF(, "updated", VIEW_STR, updated),
+	VIEW_O(store_regression, "commit_info", store_commit_info_view,
+	       commit_info),
+	VIEW_O(store_regression, "base_info", store_commit_info_view,
+	       base_info),
+	RF(, "comparison", VIEW_JSON, comparison),
+	RF(, "values", VIEW_JSON, values),
+	RF(, "job", VIEW_JSON, job),
+	RF(, "tbox_group", VIEW_STR, tbox_group),
+	RF(, "repeat", VIEW_INT, repeat),
+	VIEW_O(store_regression, "report", regression_report, report),
+	VIEW_A(store_regression, "events", regression_event, events, nevents),
+	RF(, "bisection", VIEW_JSON, bisection),
+};
+#undef RF
+#undef RO
+const struct view_type store_regression_view =
+	VIEW_TYPE("regression", struct store_regression, regression_fields);
+
 #define SF(st, key, kind, field) VIEW_F(store_status_##st, key, kind, field)
 static const struct view_field status_queue_fields[] = {
 	SF(queue, "queued", VIEW_INT, queued),

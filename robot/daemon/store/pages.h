@@ -7,6 +7,7 @@
 
 #include "robot/core/view.h"
 #include "robot/daemon/store.h"
+#include "robot/daemon/store/reports.h"
 
 /* {"queue": {counts}, "boxes": [...], "running": [...]}
  * (robot_status(), store_status_view). */
@@ -169,6 +170,49 @@ void store_series_commit(struct store *s, const char *series, const char *name,
  * news and its bisection, or NULL. */
 void store_regression(struct store *s, long long id, store_text_cb cb,
 		      void *arg);
+struct store_regression_segment {
+	long long from, to, runs; /* points [from, to) */
+	double mean;
+};
+/* How a change point of a branch's history found it. */
+struct store_regression_history {
+	long long points;
+	const json_t *before_json, *after_json; /* NULL: none */
+	struct store_regression_segment before, after;
+};
+struct store_regression_report {
+	long long id, recipients, sent; /* id 0: no report */
+	const char *message_id, *subject, *body, *created;
+};
+struct store_regression_event {
+	const char *kind, *head, *created;
+	double change_pct, p_value;
+	long long runs;
+};
+/* robot_regression()'s (store_regression_view). */
+struct store_regression {
+	long long id;
+	const char *kind, *found_by, *tree, *branch, *commit, *base;
+	const char *series, *kpi, *state, *fixed_by, *created, *updated;
+	double change_pct, p_value;
+	long long runs, base_runs, head_runs; /* base_runs 0: unknown */
+	/* the latest head that still shows it */
+	const char *last_head;
+	double last_change_pct, last_p_value;
+	long long last_runs;
+	struct store_commit_info culprit, commit_info, base_info;
+	struct store_regression_history history;
+	const json_t *comparison; /* its pair's */
+	const json_t *values;     /* {KPI: {"base": [...], "head": [...]}} */
+	const json_t *job;        /* {"job": the atomic job, ...} */
+	const char *tbox_group;
+	long long repeat;
+	struct store_regression_report report;
+	struct store_regression_event *events;
+	size_t nevents;
+	const json_t *bisection; /* robot_bisection()'s, or NULL */
+};
+extern const struct view_type store_regression_view;
 /* {"series": [{"series", "commits", "runs", "last"}]}: the series whose
  * name holds match (NULL: all), by name (store_series_list_view). */
 void store_series(struct store *s, const char *match, long limit,
