@@ -86,37 +86,20 @@ build_on_stored(const char *text, const struct problem *p, void *arg)
 	drain_done(k->b->w, k);
 }
 
-/* The lab's operators from the settings: "mail", ADDRESS, "webhook",
- * URL, NULL. */
+/* The channels' recipients from the settings, each channel's that get
+ * of it: its name, the recipient, ..., NULL.  The lab's operators
+ * (each channel's operator()), or the recipients every report has
+ * (its recipient()). */
 static const char **
-operator_recipients(const struct settings *set)
-{
-	const char **v = xcalloc(5, sizeof *v);
-	size_t n = 0;
-
-	if (set->operator_mail != NULL) {
-		v[n++] = "mail";
-		v[n++] = set->operator_mail;
-	}
-	if (set->operator_webhook != NULL) {
-		v[n++] = "webhook";
-		v[n++] = set->operator_webhook;
-	}
-	return v;
-}
-
-/* The recipients every report has, the channels' from the settings:
- * "webhook", URL, ..., NULL. */
-static const char **
-fixed_recipients(const struct settings *set)
+channel_recipients(const struct settings *set, bool operators)
 {
 	const char **v = xcalloc(2 * 8 + 1, sizeof *v);
 	size_t n = 0;
 
 	for (size_t i = 0; channels[i] != NULL && n < 16; i++) {
-		const char *to = channels[i]->recipient
-					 ? channels[i]->recipient(set)
-					 : NULL;
+		const char *(*get)(const struct settings *) = operators
+			? channels[i]->operator: channels[i]->recipient;
+		const char *to = get != NULL ? get(set) : NULL;
 
 		if (to != NULL) {
 			v[n++] = channels[i]->name;
@@ -133,8 +116,8 @@ build_start(struct drain_worker *w, void *work)
 {
 	struct build *k = work;
 	struct builder *b = drain_ctx(w);
-	const char **fixed = fixed_recipients(b->set);
-	const char **ops = operator_recipients(b->set);
+	const char **fixed = channel_recipients(b->set, false);
+	const char **ops = channel_recipients(b->set, true);
 	struct report_config cfg = {b->url(b->url_arg), b->set->mail_from,
 				    fixed, ops};
 	struct report_out out;

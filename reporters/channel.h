@@ -32,6 +32,10 @@ struct channel_ops {
 	/* The one recipient of every report through it, from the settings
 	 * (a webhook's URL), or NULL (mail's come from the report). */
 	const char *(*recipient)(const struct settings *set);
+	/* The lab's operators' recipient through it, from the settings
+	 * (operator_mail, operator_webhook), or NULL: who gets a lab
+	 * note. */
+	const char *(*operator)(const struct settings *set);
 	/* Delivers row: calls cs->sent or cs->failed once, later. */
 	void (*deliver)(const struct channel_send *cs,
 			const struct store_outbox_row *row);

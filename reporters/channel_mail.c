@@ -87,8 +87,15 @@ mail_permanent(long code)
 	return code >= 500 && code < 600;
 }
 
+static const char *
+mail_operator(const struct settings *set)
+{
+	return set->operator_mail;
+}
+
 const struct channel_ops channel_mail = {
 	.name = "mail",
+	.operator= mail_operator,
 	.deliver = mail_deliver,
 	.permanent = mail_permanent,
 };

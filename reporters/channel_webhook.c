@@ -79,9 +79,16 @@ webhook_deliver(const struct channel_send *cs,
 	channel_post(cs, row, row->doc, true);
 }
 
+static const char *
+webhook_operator(const struct settings *set)
+{
+	return set->operator_webhook;
+}
+
 const struct channel_ops channel_webhook = {
 	.name = "webhook",
 	.recipient = webhook_recipient,
+	.operator= webhook_operator,
 	.deliver = webhook_deliver,
 	.permanent = channel_post_permanent,
 };

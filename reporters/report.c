@@ -1,15 +1,15 @@
 /*
- * report.c: a report's text, JSON and recipients (report.h).
+ * report.c: a report's text and JSON (report.h): a commit's report, a
+ * thread's follow-up, a lab note.
  */
-#include <ctype.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jobs/emit.h"
-#include "reporters/mail.h"
+#include "reporters/recipients.h"
 #include "reporters/report.h"
+#include "robot/analysis/series.h"
 #include "robot/analysis/units.h"
 #include "robot/core/buf.h"
 #include "robot/core/docload.h"
@@ -17,7 +17,6 @@
 #include "robot/core/node.h"
 #include "robot/core/num.h"
 #include "robot/core/rjson.h"
-#include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
@@ -26,12 +25,6 @@
 	"====================================================================" \
 	"=="                                                                   \
 	"==================="
-
-bool
-report_glob(const char *glob, const char *s)
-{
-	return glob == NULL || (s != NULL && fnmatch(glob, s, 0) == 0);
-}
 
 char *
 report_subsystem(const char *subject)
@@ -73,10 +66,8 @@ short_sha(char *buf, size_t len, const char *sha)
 	snprintf(buf, len, "%.10s", sha ? sha : "?");
 }
 
-/* Appends words to b, wrapped before REPORT_COLUMNS: *col is the column
- * the line is at, indent the one a new line starts at. */
-static void
-add_wrapped(struct buf *b, const char *words, size_t *col, size_t indent)
+void
+report_wrap(struct buf *b, const char *words, size_t *col, size_t indent)
 {
 	for (const char *p = words; *p;) {
 		size_t n = strcspn(p, " ");
@@ -116,16 +107,9 @@ add_commit(struct buf *b, json_t *c, size_t col, size_t indent)
 			buf_addc(b, ' ');
 			col++;
 		}
-		add_wrapped(b, q, &col, indent);
+		report_wrap(b, q, &col, indent);
 		free(q);
 	}
-}
-
-/* The testcase of a series: its part before the first '/'. */
-static char *
-testcase_of(const char *series)
-{
-	return xstrndup(series, strcspn(series, "/"));
 }
 
 /* The link to a regression's page. */
@@ -143,7 +127,7 @@ add_machine_line(struct buf *b, const char *key, const char *text)
 	size_t col = 2 + strlen(key) + 2;
 
 	buf_addf(b, "  %s: ", key);
-	add_wrapped(b, text, &col, 4);
+	report_wrap(b, text, &col, 4);
 	buf_addc(b, '\n');
 }
 
@@ -609,7 +593,7 @@ add_pair(struct buf *b, json_t *claim, json_t *pair, bool brief, size_t n,
 {
 	json_t *job = json_object_get(json_object_get(pair, "job"), "job");
 	const char *table = str(pair, "table");
-	char *yaml = job_yaml(pair), *tc = testcase_of(str(pair, "series"));
+	char *yaml = job_yaml(pair), *tc = series_testcase(str(pair, "series"));
 	char *file = nfiles > 1 ? xasprintf("job-%zu.yaml", n + 1)
 				: xstrdup("job.yaml");
 
@@ -694,127 +678,6 @@ finding_json(json_t *claim, json_t *f, const struct report_config *cfg)
 	return o;
 }
 
-static void
-outbox_add(json_t *outbox, const char *channel, const char *recipient)
-{
-	json_t *o;
-	size_t i;
-
-	json_array_foreach(outbox, i, o)
-	{
-		if (strcmp(str(o, "channel"), channel) == 0 &&
-		    strcmp(str(o, "recipient"), recipient) == 0)
-			return;
-	}
-	json_array_append_new(outbox,
-			      json_pack("{s:s, s:s}", "channel", channel,
-					"recipient", recipient));
-}
-
-/* The addresses of a job's mail_to or mail_cc (a string, or a list). */
-/* The recipients every report has (a webhook's URL, ...). */
-static void
-outbox_fixed(json_t *outbox, const struct report_config *cfg)
-{
-	for (size_t i = 0; cfg->fixed != NULL && cfg->fixed[i] != NULL &&
-			   cfg->fixed[i + 1] != NULL;
-	     i += 2)
-		outbox_add(outbox, cfg->fixed[i], cfg->fixed[i + 1]);
-}
-
-static void
-outbox_job_mail(json_t *outbox, json_t *v)
-{
-	json_t *x;
-	size_t i;
-
-	if (json_is_string(v)) {
-		char *a = mail_address_of(json_string_value(v));
-
-		if (a != NULL)
-			outbox_add(outbox, "mail", a);
-		free(a);
-		return;
-	}
-	json_array_foreach(v, i, x)
-	{
-		outbox_job_mail(outbox, x);
-	}
-}
-
-/* Whether subscription s wants finding f of tree. */
-static bool
-wants(json_t *s, const char *tree, json_t *f)
-{
-	const char *kind = str(f, "kind");
-	char *tc = testcase_of(str(f, "series"));
-	double change = num(f, "change_pct"), min = num(s, "min_change");
-	bool ok;
-
-	ok = json_is_true(json_object_get(s, strcmp(kind, "improvement") == 0
-						     ? "improvements"
-						     : "regressions")) &&
-	     report_glob(str(s, "tree"), tree) &&
-	     report_glob(str(s, "branch"), str(f, "branch")) &&
-	     report_glob(str(s, "testcase"), tc) &&
-	     report_glob(str(s, "metric"), str(f, "kpi")) &&
-	     (!isfinite(min) || (isfinite(change) && fabs(change) >= min));
-	free(tc);
-	return ok;
-}
-
-/* A report's recipients: matching subscribers, the jobs' mail_to and
- * mail_cc and, where the tree allows it, the author of the commit at
- * fault (for regressions only), and the webhooks. */
-static json_t *
-report_recipients(json_t *claim, const struct report_config *cfg)
-{
-	json_t *outbox = json_array(), *s, *f, *p;
-	json_t *findings = json_object_get(claim, "findings");
-	const char *tree = str(claim, "tree");
-	bool regressed = false;
-	size_t i, k;
-
-	json_array_foreach(findings, i, f)
-	{
-		regressed =
-			regressed || strcmp(str(f, "kind"), "regression") == 0;
-	}
-	json_array_foreach(json_object_get(claim, "subscribers"), i, s)
-	{
-		json_array_foreach(findings, k, f)
-		{
-			if (wants(s, tree, f)) {
-				outbox_add(outbox, "mail", str(s, "email"));
-				break;
-			}
-		}
-	}
-	json_array_foreach(json_object_get(claim, "pairs"), i, p)
-	{
-		json_t *job = json_object_get(json_object_get(p, "job"), "job");
-
-		if (!regressed)
-			break;
-		outbox_job_mail(outbox, json_object_get(job, "mail_to"));
-		outbox_job_mail(outbox, json_object_get(job, "mail_cc"));
-	}
-	/* The author of the commit at fault; a range has none. */
-	if (regressed && json_is_true(json_object_get(claim, "culprit")) &&
-	    json_is_true(json_object_get(json_object_get(claim, "tree_info"),
-					 "mail_author"))) {
-		const char *who =
-			str(json_object_get(claim, "commit"), "author");
-		char *a = mail_address_of(who != NULL ? who : "");
-
-		if (a != NULL)
-			outbox_add(outbox, "mail", a);
-		free(a);
-	}
-	outbox_fixed(outbox, cfg);
-	return outbox;
-}
-
 /* "[robot] [demo:master] [mm] b6aefd0a21: ", or for a range
  * "[robot] [demo:master] 7e5035bd9e..d539ac2631 (7 commits): ". */
 static void
@@ -871,7 +734,7 @@ add_range_reason(struct buf *b, json_t *first)
 		t = xasprintf("The bisection could not name the commit at "
 			      "fault: %s.",
 			      reason ? reason : state);
-	add_wrapped(b, t, &col, 0);
+	report_wrap(b, t, &col, 0);
 	buf_addc(b, '\n');
 	free(t);
 }
@@ -895,7 +758,7 @@ add_range_commits(struct buf *b, json_t *range)
 		buf_addf(b, "  %s ", sha);
 		col = 13;
 		if (str(c, "subject") != NULL)
-			add_wrapped(b, str(c, "subject"), &col, 13);
+			report_wrap(b, str(c, "subject"), &col, 13);
 		buf_addc(b, '\n');
 	}
 	if (n > (long long)json_array_size(json_object_get(range, "commits")))
@@ -940,7 +803,7 @@ add_found_at(struct buf *b, json_t *claim, json_t *first)
 	if (str(bis, "lead_series") != NULL)
 		buf_addf(&t, " on %s", str(bis, "lead_series"));
 	buf_addc(&t, '\0');
-	add_wrapped(b, t.data, &col, 0);
+	report_wrap(b, t.data, &col, 0);
 	buf_addc(b, '\n');
 	buf_release(&t);
 }
@@ -1138,7 +1001,7 @@ render_report(json_t *claim, const struct report_config *cfg,
 		json_array_append_new(json_object_get(out->doc, "series"),
 				      pick(p, keys));
 	}
-	out->outbox = report_recipients(claim, cfg);
+	out->outbox = recipients_of(claim, cfg->fixed);
 	json_decref(pairs);
 	free(url);
 	return true;
@@ -1222,9 +1085,9 @@ render_followup(json_t *claim, const struct report_config *cfg,
 	out->outbox = json_array();
 	json_array_foreach(json_object_get(claim, "recipients"), i, r)
 	{
-		outbox_add(out->outbox, "mail", json_string_value(r));
+		recipients_add(out->outbox, "mail", json_string_value(r));
 	}
-	outbox_fixed(out->outbox, cfg);
+	recipients_fixed(out->outbox, cfg->fixed);
 	return true;
 }
 
@@ -1286,7 +1149,7 @@ render_note(json_t *claim, const struct report_config *cfg,
 					 what, str(n, "series"));
 	buf_init(&b);
 	buf_addf(&b, "Hello,\n\n%s\n\n", intro);
-	add_wrapped(&b, msg, &col, 0);
+	report_wrap(&b, msg, &col, 0);
 	buf_addf(&b, "\n\n%s", after);
 	buf_addf(&b, "The lab: %s/lab\n\n", cfg->public_url);
 	buf_adds(&b, "(robot mails this to the lab's operators: operator_mail "
@@ -1304,8 +1167,8 @@ render_note(json_t *claim, const struct report_config *cfg,
 	for (i = 0; cfg->operators != NULL && cfg->operators[i] != NULL &&
 		    cfg->operators[i + 1] != NULL;
 	     i += 2)
-		outbox_add(out->outbox, cfg->operators[i],
-			   cfg->operators[i + 1]);
+		recipients_add(out->outbox, cfg->operators[i],
+			       cfg->operators[i + 1]);
 	buf_release(&boxes);
 	return true;
 }
@@ -1338,149 +1201,4 @@ report_out_release(struct report_out *out)
 	json_decref(out->doc);
 	json_decref(out->outbox);
 	memset(out, 0, sizeof *out);
-}
-
-char *
-report_confirmation(const struct report_config *cfg, json_t *sub,
-		    const char *link, char **subject)
-{
-	struct buf b;
-	bool regressions = !json_is_false(json_object_get(sub, "regressions"));
-	bool improvements = json_is_true(json_object_get(sub, "improvements"));
-	struct buf what;
-	size_t col = 0;
-
-	/* Nothing the asker chose but the address (checked) and which
-	 * reports: a mail to anyone must carry no text of a stranger's
-	 * (the filters are on the link's page). */
-	*subject = xstrdup("[robot] confirm your subscription to robot's "
-			   "reports");
-	buf_init(&what);
-	buf_addf(&what,
-		 "someone, maybe you, asked robot (%s) to mail %s its "
-		 "reports of ",
-		 cfg->public_url, str(sub, "email"));
-	buf_addf(&what, "%s%s%s", regressions ? "regressions" : "",
-		 regressions && improvements ? " and " : "",
-		 improvements ? "improvements" : "");
-	buf_addc(&what, '\0');
-	buf_init(&b);
-	buf_adds(&b, "Hello,\n\n");
-	add_wrapped(&b, what.data, &col, 0);
-	buf_release(&what);
-	buf_adds(&b, ".\n\nTo confirm, open this link within a week:\n\n  ");
-	buf_adds(&b, link);
-	buf_adds(&b, "\n\nIf you did not ask for this, do nothing: robot "
-		     "sends no other mail to an\naddress before it is "
-		     "confirmed.\n");
-	return buf_detach(&b);
-}
-
-json_t *
-report_subscription_check(json_t *sub)
-{
-	static const char *const globs[] = {"tree", "branch", "testcase",
-					    "metric", NULL};
-	static const char *const known[] = {
-		"email",       "tree",         "branch",
-		"testcase",    "metric",       "min_change",
-		"regressions", "improvements", NULL};
-	json_t *faults = json_array(), *v;
-	const char *key, *e;
-
-	if (!json_is_object(sub)) {
-		json_array_append_new(faults,
-				      json_string("the body is a JSON object"));
-		return faults;
-	}
-	json_object_foreach(sub, key, v)
-	{
-		bool ok = false;
-
-		for (size_t i = 0; known[i] != NULL; i++)
-			ok = ok || strcmp(key, known[i]) == 0;
-		if (!ok) {
-			char *q = str_printable(key, strlen(key), 40);
-
-			json_array_append_new(
-				faults, json_sprintf("unknown member '%s' (a "
-						     "subscription has email, "
-						     "tree, branch, testcase, "
-						     "metric, min_change, "
-						     "regressions, "
-						     "improvements)",
-						     q));
-			free(q);
-		}
-	}
-	e = str(sub, "email");
-	if (e == NULL)
-		json_array_append_new(faults,
-				      json_string("email is the address to "
-						  "mail, a string"));
-	else if (mail_address_check(e) != NULL)
-		json_array_append_new(
-			faults,
-			json_sprintf("email: %s", mail_address_check(e)));
-	else {
-		char *l = xstrdup(e);
-
-		for (char *c = l; *c; c++)
-			*c = (char)tolower((unsigned char)*c);
-		json_object_set_new(sub, "email", json_string(l));
-		free(l);
-	}
-	for (size_t i = 0; globs[i] != NULL; i++) {
-		const char *g;
-		bool ok = true;
-
-		v = json_object_get(sub, globs[i]);
-		if (v == NULL || json_is_null(v))
-			continue;
-		g = json_string_value(v);
-		for (const char *c = g; ok && c != NULL && *c; c++)
-			ok = *c > 0x20 && *c < 0x7f;
-		if (g == NULL || !ok || strlen(g) == 0 || strlen(g) > 200)
-			json_array_append_new(
-				faults, json_sprintf("%s is a glob of 1 to 200 "
-						     "printable characters "
-						     "without spaces",
-						     globs[i]));
-	}
-	v = json_object_get(sub, "min_change");
-	if (json_is_string(v)) {
-		const char *t = json_string_value(v);
-		char *end;
-		double d = strtod(t, &end);
-
-		if (end != t && (strcmp(end, "%") == 0 || *end == '\0'))
-			json_object_set_new(sub, "min_change", json_real(d));
-		v = json_object_get(sub, "min_change");
-	}
-	if (v != NULL && !json_is_null(v) &&
-	    (!json_is_number(v) || !(json_number_value(v) >= 0) ||
-	     json_number_value(v) > 10000))
-		json_array_append_new(faults,
-				      json_string("min_change is a percentage "
-						  "from 0 to 10000: 5 or "
-						  "\"5%\""));
-	for (int i = 0; i < 2; i++) {
-		const char *k = i == 0 ? "regressions" : "improvements";
-
-		v = json_object_get(sub, k);
-		if (v != NULL && !json_is_boolean(v))
-			json_array_append_new(
-				faults, json_sprintf("%s is true or false", k));
-	}
-	if (json_is_false(json_object_get(sub, "regressions")) &&
-	    !json_is_true(json_object_get(sub, "improvements")))
-		json_array_append_new(faults,
-				      json_string("a subscription to neither "
-						  "regressions nor "
-						  "improvements gets nothing"));
-	if (json_array_size(faults) == 0) {
-		json_decref(faults);
-		return NULL;
-	}
-	return faults;
 }

@@ -12,8 +12,11 @@
 #define ROBOT_REPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <jansson.h>
+
+#include "robot/core/buf.h"
 
 struct report_config {
 	const char *public_url; /* "http://host:port", no trailing '/' */
@@ -41,30 +44,12 @@ bool report_render(json_t *claim, const struct report_config *cfg,
 		   struct report_out *out);
 void report_out_release(struct report_out *out);
 
-/*
- * The confirmation mail of a subscription (its JSON: email and filters)
- * with its one-time link; its subject in *subject.  Both for the caller
- * to free.
- */
-char *report_confirmation(const struct report_config *cfg, json_t *sub,
-			  const char *link, char **subject);
-
 /* The subsystem of a commit subject: its prefix before ": " ("xfs",
  * "mm/page-writeback"), when it is one; else NULL.  The caller frees it. */
 char *report_subsystem(const char *subject);
 
-/*
- * Checks a subscription as asked (POST /api/subscriptions): an object of
- * email (an address, mail_address_check()), tree, branch, testcase and
- * metric (globs of printable ASCII, at most 200 bytes), min_change (a
- * number of percent, 0 to 10000, or a string "5%"), regressions and
- * improvements (booleans; not both false).  Normalizes it in place
- * (min_change a number, the email lowercase).  Returns the faults, one
- * string each, or NULL when it is good; the caller frees them.
- */
-json_t *report_subscription_check(json_t *sub);
-
-/* Whether glob (NULL: anything) matches s, as fnmatch(3) without flags. */
-bool report_glob(const char *glob, const char *s);
+/* Appends words to b, wrapped before the report's 90 columns: *col is
+ * the column the line is at, indent the one a new line starts at. */
+void report_wrap(struct buf *b, const char *words, size_t *col, size_t indent);
 
 #endif

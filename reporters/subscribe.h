@@ -12,6 +12,7 @@
 #include <event2/event.h>
 #include <jansson.h>
 
+#include "reporters/report.h"
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
 
@@ -36,5 +37,23 @@ void subscribe_confirm(struct store *s, const char *token, store_text_cb cb,
  * out; NULL for no such token. */
 void subscribe_end(struct store *s, const char *token, store_text_cb cb,
 		   void *arg);
+
+/*
+ * Checks a subscription as asked (POST /api/subscriptions): an object of
+ * email (an address, mail_address_check()), tree, branch, testcase and
+ * metric (globs of printable ASCII, at most 200 bytes), min_change (a
+ * number of percent, 0 to 10000, or a string "5%"), regressions and
+ * improvements (booleans; not both false).  Normalizes it in place
+ * (min_change a number, the email lowercase).  Returns the faults, one
+ * string each, or NULL when it is good; the caller frees them.
+ */
+json_t *subscribe_check(json_t *sub);
+/*
+ * The confirmation mail of a subscription (its JSON: email and filters)
+ * with its one-time link; its subject in *subject.  Both for the caller
+ * to free.
+ */
+char *subscribe_confirmation(const struct report_config *cfg, json_t *sub,
+			     const char *link, char **subject);
 
 #endif

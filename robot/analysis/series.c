@@ -90,3 +90,9 @@ series_kpi_prefix(const struct result *r, series_workload_fn workload,
 	return series_kpi_prefix_of(json_object_get(r->json, "job"), r->key,
 				    workload, buf, len);
 }
+
+char *
+series_testcase(const char *series)
+{
+	return xstrndup(series, strcspn(series, "/"));
+}

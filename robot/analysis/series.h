@@ -19,6 +19,9 @@
 
 #include "robot/analysis/result.h"
 
+/* The testcase of a series: its name's part before the first '/' (the
+ * caller frees it). */
+char *series_testcase(const char *series);
 /* The workload a program name or a testcase stands for, or NULL. */
 typedef const char *(*series_workload_fn)(const char *name);
 

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reporters/recipients.h"
 #include "reporters/report.h"
+#include "reporters/subscribe.h"
 #include "tap.h"
 
 static const char *const fixed[] = {"webhook", "http://127.0.0.1:9/hook", NULL};
@@ -547,7 +549,7 @@ test_subscription_check(void)
 			      "tree", "linux*", "min_change", "5%");
 	json_t *f;
 
-	CHECK(report_subscription_check(s) == NULL);
+	CHECK(subscribe_check(s) == NULL);
 	CHECK_STR(json_string_value(json_object_get(s, "email")),
 		  "dev@example.org");
 	CHECK(json_number_value(json_object_get(s, "min_change")) == 5);
@@ -556,12 +558,12 @@ test_subscription_check(void)
 		      "dev@example.org\r\nBcc: x@y", "tree", "has space",
 		      "min_change", -1, "regressions", 0, "improvements", 0,
 		      "colour", "red");
-	f = report_subscription_check(s);
+	f = subscribe_check(s);
 	CHECK_INT(json_array_size(f), 5);
 	json_decref(f);
 	json_decref(s);
 	s = json_string("x");
-	f = report_subscription_check(s);
+	f = subscribe_check(s);
 	CHECK_INT(json_array_size(f), 1);
 	json_decref(f);
 	json_decref(s);
