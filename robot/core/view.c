@@ -87,6 +87,7 @@ field(struct view_doc *d, const struct view_field *f, const json_t *v, char *p,
 	case VIEW_ARRAY:
 	case VIEW_STRS:
 	case VIEW_NUMS:
+	case VIEW_INTS:
 		if (!json_is_array(v))
 			break;
 		n = json_array_size(v);
@@ -105,6 +106,24 @@ field(struct view_doc *d, const struct view_field *f, const json_t *v, char *p,
 
 					join(at, sizeof at, path, NULL, i);
 					fail(err, len, at, "not a number");
+					return false;
+				}
+			}
+			return true;
+		}
+		if (f->kind == VIEW_INTS) {
+			long long *x = keep(d, n, sizeof *x);
+
+			*(long long **)p = x;
+			for (size_t i = 0; i < n; i++) {
+				const json_t *e = json_array_get(v, i);
+
+				x[i] = (long long)json_integer_value(e);
+				if (!json_is_integer(e) && !json_is_null(e)) {
+					char at[256];
+
+					join(at, sizeof at, path, NULL, i);
+					fail(err, len, at, "not an integer");
 					return false;
 				}
 			}

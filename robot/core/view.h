@@ -34,6 +34,8 @@ enum view_kind {
 			size_t count at .count */
 	VIEW_NUMS,   /* an array of numbers: double * at .off (NAN for a
 			null), its size_t count at .count */
+	VIEW_INTS,   /* an array of integers: long long * at .off (0 for a
+			null), its size_t count at .count */
 };
 
 #define VIEW_OPT 1u /* the key may be absent */
@@ -58,7 +60,8 @@ struct view_type {
 
 /* The table's rows: a field of struct st at key (VIEW_F), its objects
  * (VIEW_O), its array of structs with their count (VIEW_A), its array of
- * strings (VIEW_S), its array of numbers (VIEW_N). */
+ * strings (VIEW_S), its arrays of numbers (VIEW_N) and integers
+ * (VIEW_I). */
 #define VIEW_F(st, key, kind, field)                                           \
 	{                                                                      \
 		key, kind, offsetof(struct st, field), 0, NULL, 0              \
@@ -80,6 +83,11 @@ struct view_type {
 #define VIEW_N(st, key, field, count)                                          \
 	{                                                                      \
 		key, VIEW_NUMS, offsetof(struct st, field), 0, NULL,           \
+			offsetof(struct st, count)                             \
+	}
+#define VIEW_I(st, key, field, count)                                          \
+	{                                                                      \
+		key, VIEW_INTS, offsetof(struct st, field), 0, NULL,           \
 			offsetof(struct st, count)                             \
 	}
 

@@ -19,12 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "robot/analysis/decide.h"
 #include "robot/core/log.h"
 #include "robot/core/num.h"
-#include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/health.h"
 #include "robot/daemon/store/boxes.h"
@@ -61,54 +58,32 @@ health_on_suspect(const char *text, const struct problem *p, void *arg)
 /* Reads a box's canaries; the first that moved makes it suspect.
  * True when that was asked of the store (it ends the claim). */
 static bool
-health_read(struct health *h, json_t *j)
+health_read(struct health *h, const struct store_canary_claim *j)
 {
-	const char *box = rjson_get_str(j, "box");
-	json_int_t checked = json_integer_value(json_object_get(j, "checked"));
-	json_t *c;
-	size_t i;
-
-	if (box == NULL)
-		return false;
-	json_array_foreach(json_object_get(j, "canaries"), i, c)
-	{
-		json_t *vals = json_object_get(c, "values");
-		json_t *ids = json_object_get(c, "ids");
-		size_t n = json_array_size(vals);
-		double *v = xcalloc(n + 1, sizeof *v);
+	for (size_t i = 0; j->box != NULL && i < j->ncanaries; i++) {
+		const struct store_canary *c = &j->canaries[i];
 		struct compare_result r;
 		size_t from, at = 0;
 		char *msg, pct[NUM_PCT_MAX];
-		bool moved;
 
-		for (size_t k = 0; k < n; k++)
-			v[k] = json_number_value(json_array_get(vals, k));
-		for (from = 0;
-		     from < json_array_size(ids) &&
-		     json_integer_value(json_array_get(ids, from)) <= checked;
+		for (from = 0; from < c->nids && c->ids[from] <= j->checked;
 		     from++)
 			;
-		moved = json_array_size(ids) == n &&
-			decide_canary(v, n, from, &r, &at);
-		free(v);
-		if (!moved)
+		if (c->nids != c->nvalues ||
+		    !decide_canary(c->values, c->nvalues, from, &r, &at))
 			continue;
 		msg = xasprintf(
 			"box %s changed: %d runs in a row of %s at %.12s moved "
 			"%s from its %zu before (%s, p %.2g), with no "
 			"change "
 			"of commit; it takes no work until robot box reset %s",
-			box, DECIDE_CANARY_RECENT, rjson_get_str(c, "series"),
-			rjson_get_str(c, "commit"),
+			j->box, DECIDE_CANARY_RECENT, c->series, c->commit,
 			num_pct(pct, sizeof pct, r.effect_pct, "?"), r.base.n,
-			rjson_get_str(c, "kpi"), r.p_value, box);
+			c->kpi, r.p_value, j->box);
 		log_warnx("health: %s", msg);
-		h->box = xstrdup(box);
-		store_box_suspect(
-			h->store, box,
-			(long long)json_integer_value(json_array_get(ids, at)),
-			rjson_get_str(c, "kpi"), rjson_get_str(c, "series"),
-			msg, health_on_suspect, h);
+		h->box = xstrdup(j->box);
+		store_box_suspect(h->store, j->box, c->ids[at], c->kpi,
+				  c->series, msg, health_on_suspect, h);
 		free(msg);
 		return true;
 	}
@@ -116,28 +91,26 @@ health_read(struct health *h, json_t *j)
 }
 
 static void
-health_on_canaries(const char *text, const struct problem *p, void *arg)
+health_on_canaries(const struct store_canary_claim *c, const struct problem *p,
+		   void *arg)
 {
 	struct health *h = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
-	bool asked = j != NULL && health_read(h, j);
+	bool asked = c != NULL && health_read(h, c);
 
 	if (p != NULL)
 		log_warnx("health: cannot read the canaries: %s", p->message);
 	if (!asked) {
-		if (j != NULL)
+		if (c != NULL)
 			drain_wake(h->w); /* another box may be due */
 		drain_claimed(h->w, NULL, 0, p != NULL);
 	}
-	json_decref(j);
 }
 
 static void
-health_on_reference(const char *text, const struct problem *p, void *arg)
+health_on_reference(const struct store_reference_runs *r,
+		    const struct problem *p, void *arg)
 {
 	struct health *h = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *r;
-	size_t i;
 
 	if (p != NULL) {
 		/* the database failed: no canary either, this time */
@@ -147,16 +120,11 @@ health_on_reference(const char *text, const struct problem *p, void *arg)
 		drain_claimed(h->w, NULL, 0, true);
 		return;
 	}
-	json_array_foreach(j, i, r)
-	{
+	for (size_t i = 0; r != NULL && i < r->nruns; i++)
 		log_info("health: box %s idle for %ds: a reference run of %s "
 			 "at %.12s (job %lld)",
-			 rjson_get_str(r, "box"), h->set->reference_every,
-			 rjson_get_str(r, "series"), rjson_get_str(r, "commit"),
-			 (long long)json_integer_value(
-				 json_object_get(r, "job")));
-	}
-	json_decref(j);
+			 r->runs[i].box, h->set->reference_every,
+			 r->runs[i].series, r->runs[i].commit, r->runs[i].job);
 	store_canary_next(h->store, health_on_canaries, h);
 }
 

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/janitor.h"
@@ -24,31 +22,27 @@ struct janitor {
 };
 
 static void
-janitor_on_swept(const char *text, const struct problem *p, void *arg)
+janitor_on_swept(const struct store_sweep *sw, const struct problem *p,
+		 void *arg)
 {
 	struct drain_worker *w = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *v;
-	json_int_t n = json_integer_value(json_object_get(j, "expired"));
-	json_int_t o = json_integer_value(json_object_get(j, "orphaned"));
-	size_t i;
+	long long n = sw != NULL ? sw->expired : 0,
+		  o = sw != NULL ? sw->orphaned : 0;
 
 	if (p != NULL)
 		log_warnx("janitor: cannot sweep: %s (tried again next tick)",
 			  p->message);
 	if (n > 0)
-		log_info("%lld lease%s expired: back to the queue",
-			 (long long)n, n == 1 ? "" : "s");
+		log_info("%lld lease%s expired: back to the queue", n,
+			 n == 1 ? "" : "s");
 	if (o > 0)
 		log_info("%lld round%s left by a box not seen for a minute: "
 			 "measured again elsewhere",
-			 (long long)o, o == 1 ? "" : "s");
-	json_array_foreach(json_object_get(j, "mended"), i, v)
-	{
+			 o, o == 1 ? "" : "s");
+	for (size_t i = 0; sw != NULL && i < sw->nmended; i++)
 		log_warnx("pair %lld waited for runs that had all ended: "
 			  "ready now",
-			  (long long)json_integer_value(v));
-	}
-	json_decref(j);
+			  sw->mended[i]);
 	drain_claimed(w, NULL, 0, p != NULL);
 }
 

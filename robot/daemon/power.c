@@ -13,10 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <jansson.h>
-
 #include "robot/core/log.h"
-#include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/power.h"
 #include "robot/daemon/proc.h"
@@ -52,34 +49,30 @@ power_work_free(void *arg)
 }
 
 static void
-power_on_due(const char *text, const struct problem *pr, void *arg)
+power_on_due(const struct store_silent_boxes *due, const struct problem *pr,
+	     void *arg)
 {
 	struct drain_worker *w = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL, *v;
 	struct power_work **works = NULL;
-	size_t i, n = 0;
+	size_t n = 0;
 
 	if (pr != NULL)
 		log_warnx("power: cannot read the silent boxes: %s (tried "
 			  "again next tick)",
 			  pr->message);
-	json_array_foreach(j, i, v)
-	{
-		const char *box = rjson_get_str(v, "box");
+	for (size_t i = 0; due != NULL && i < due->nboxes; i++) {
+		const struct store_silent_box *v = &due->boxes[i];
 		struct power_work *pw;
 
-		if (box == NULL)
+		if (v->box == NULL)
 			continue;
 		pw = xcalloc(1, sizeof *pw);
 		pw->p = drain_ctx(w);
-		pw->box = xstrdup(box);
-		pw->series = xstrdup(rjson_get_str(v, "series")
-					     ? rjson_get_str(v, "series")
-					     : "?");
+		pw->box = xstrdup(v->box);
+		pw->series = xstrdup(v->series ? v->series : "?");
 		works = xreallocarray(works, n + 1, sizeof *works);
 		works[n++] = pw;
 	}
-	json_decref(j);
 	drain_claimed(w, (void *const *)works, n, pr != NULL);
 	free(works);
 }

@@ -211,6 +211,38 @@ store_read_text(const struct db_result *r, const struct problem *p, store_fn cb,
 			p, arg);
 }
 
+/* A callback of a decoded document, as store_read_view() calls it. */
+typedef void (*view_cb)(const void *doc, const struct problem *p, void *arg);
+
+void
+store_read_view(const struct db_result *r, const struct problem *p,
+		const struct view_type *view, store_fn cb, void *arg)
+{
+	const char *text =
+		p == NULL && db_rows(r) > 0 ? db_value(r, 0, 0) : NULL;
+	struct view_doc d = {0};
+	struct problem *made = NULL;
+	void *obj = NULL;
+	char err[256];
+
+	if (text != NULL) {
+		obj = xcalloc(1, view->size);
+		if (!view_load(&d, view, text, obj, err, sizeof err)) {
+			made = problem_new(PROBLEM_INTERNAL, NULL,
+					   "a document that does not fit its "
+					   "view: %s",
+					   err);
+			free(obj);
+			obj = NULL;
+		}
+	}
+	if (cb != NULL)
+		((view_cb)cb)(obj, made != NULL ? made : p, arg);
+	problem_free(made);
+	view_release(&d);
+	free(obj);
+}
+
 struct problem *
 store_decode(const struct db_result *r, const struct problem *p,
 	     void *(*decode)(const char *text), void **obj)

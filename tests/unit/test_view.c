@@ -30,6 +30,8 @@ struct home {
 	size_t nnames;
 	double *vals;
 	size_t nvals;
+	long long *ids;
+	size_t nids;
 	const char *fetched;
 	bool busy;
 	const json_t *info;
@@ -58,6 +60,8 @@ static const struct view_field home_fields[] = {
 	 offsetof(struct home, nnames)},
 	{"vals", VIEW_NUMS, offsetof(struct home, vals), VIEW_OPT, NULL,
 	 offsetof(struct home, nvals)},
+	{"ids", VIEW_INTS, offsetof(struct home, ids), VIEW_OPT, NULL,
+	 offsetof(struct home, nids)},
 	{"fetched", VIEW_STR, offsetof(struct home, fetched), 0, NULL, 0},
 	{"busy", VIEW_BOOL, offsetof(struct home, busy), 0, NULL, 0},
 	{"info", VIEW_JSON, offsetof(struct home, info), 0, NULL, 0},
@@ -80,7 +84,7 @@ test_every_kind(void)
 			"\"change_pct\": null}], \"names\": [\"a\", null], "
 			"\"fetched\": null, \"busy\": true, \"info\": "
 			"{\"subject\": \"x\"}, \"unknown\": 1, \"vals\": "
-			"[1, 2.5, null]}",
+			"[1, 2.5, null], \"ids\": [7, 9007199254740993]}",
 			&h, err, sizeof err));
 	CHECK_STR(err, "");
 	CHECK_INT((int)h.lab.boxes, 4);
@@ -101,6 +105,7 @@ test_every_kind(void)
 	CHECK_INT((int)h.extra, 0);
 	CHECK(h.nvals == 3 && h.vals[0] == 1 && h.vals[1] == 2.5 &&
 	      isnan(h.vals[2]));
+	CHECK(h.nids == 2 && h.ids[0] == 7 && h.ids[1] == 9007199254740993LL);
 	view_release(&d);
 	CHECK(d.nroots == 0 && d.nallocs == 0);
 }
@@ -155,6 +160,10 @@ test_misfits(void)
 		 "\"names\": [], \"fetched\": null, \"busy\": true, \"info\": "
 		 "null, \"vals\": [1, \"2\"]}",
 		 "home: vals[1]: not a number"},
+		{"{\"lab\": {\"boxes\": 4, \"idle\": 1}, \"findings\": [], "
+		 "\"names\": [], \"fetched\": null, \"busy\": true, \"info\": "
+		 "null, \"ids\": [1, 2.5]}",
+		 "home: ids[1]: not an integer"},
 	};
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -1,6 +1,8 @@
 /*
  * boxes.c: the store's boxes (boxes.h).
  */
+#include <stddef.h>
+
 #include "robot/daemon/store/boxes.h"
 #include "robot/daemon/store/call.h"
 #include "robot/core/banned.h"
@@ -27,21 +29,68 @@ store_reset(struct store *s, const char *box, store_text_cb cb, void *arg)
 	store_call(s, &reset, STORE_FN(cb), arg, STORE_TEXT(box));
 }
 
+static const struct view_field reference_run_fields[] = {
+	VIEW_F(store_reference_run, "box", VIEW_STR, box),
+	VIEW_F(store_reference_run, "series", VIEW_STR, series),
+	VIEW_F(store_reference_run, "commit", VIEW_STR, commit),
+	VIEW_F(store_reference_run, "job", VIEW_INT, job),
+};
+static const struct view_type reference_run = VIEW_TYPE(
+	"reference run", struct store_reference_run, reference_run_fields);
+static const struct view_field reference_runs_fields[] = {
+	VIEW_A(store_reference_runs, "runs", reference_run, runs, nruns),
+};
+static const struct view_type reference_runs_view = VIEW_TYPE(
+	"reference runs", struct store_reference_runs, reference_runs_fields);
+
+static void
+read_reference(const struct db_result *r, const struct problem *p, store_fn cb,
+	       void *arg)
+{
+	store_read_view(r, p, &reference_runs_view, cb, arg);
+}
+
 static const struct store_stmt reference_due = {
-	"SELECT robot_reference_due($1::int)::text", "i", store_read_text,
-	false};
+	"SELECT json_build_object('runs', robot_reference_due($1::int))::text",
+	"i", read_reference, false};
 
 void
-store_reference_due(struct store *s, int every, store_text_cb cb, void *arg)
+store_reference_due(struct store *s, int every, store_reference_cb cb,
+		    void *arg)
 {
 	store_call(s, &reference_due, STORE_FN(cb), arg, STORE_INT(every));
 }
 
+static const struct view_field canary_fields[] = {
+	VIEW_F(store_canary, "series", VIEW_STR, series),
+	VIEW_F(store_canary, "commit", VIEW_STR, commit),
+	VIEW_F(store_canary, "kpi", VIEW_STR, kpi),
+	VIEW_N(store_canary, "values", values, nvalues),
+	VIEW_I(store_canary, "ids", ids, nids),
+};
+static const struct view_type canary_view =
+	VIEW_TYPE("canary", struct store_canary, canary_fields);
+static const struct view_field canary_claim_fields[] = {
+	VIEW_F(store_canary_claim, "box", VIEW_STR, box),
+	VIEW_F(store_canary_claim, "checked", VIEW_INT, checked),
+	VIEW_A(store_canary_claim, "canaries", canary_view, canaries,
+	       ncanaries),
+};
+static const struct view_type canary_claim_view = VIEW_TYPE(
+	"canary claim", struct store_canary_claim, canary_claim_fields);
+
+static void
+read_canary(const struct db_result *r, const struct problem *p, store_fn cb,
+	    void *arg)
+{
+	store_read_view(r, p, &canary_claim_view, cb, arg);
+}
+
 static const struct store_stmt canary_next = {
-	"SELECT robot_canary_next()::text", "", store_read_text, false};
+	"SELECT robot_canary_next()::text", "", read_canary, false};
 
 void
-store_canary_next(struct store *s, store_text_cb cb, void *arg)
+store_canary_next(struct store *s, store_canary_cb cb, void *arg)
 {
 	store_call(s, &canary_next, STORE_FN(cb), arg);
 }
@@ -60,12 +109,33 @@ store_box_suspect(struct store *s, const char *box, long long since,
 		   STORE_TEXT(message));
 }
 
+static const struct view_field silent_box_fields[] = {
+	VIEW_F(store_silent_box, "box", VIEW_STR, box),
+	VIEW_F(store_silent_box, "series", VIEW_STR, series),
+	VIEW_F(store_silent_box, "lease", VIEW_INT, lease),
+};
+static const struct view_type silent_box =
+	VIEW_TYPE("silent box", struct store_silent_box, silent_box_fields);
+static const struct view_field silent_boxes_fields[] = {
+	VIEW_A(store_silent_boxes, "boxes", silent_box, boxes, nboxes),
+};
+static const struct view_type silent_boxes_view = VIEW_TYPE(
+	"silent boxes", struct store_silent_boxes, silent_boxes_fields);
+
+static void
+read_silent(const struct db_result *r, const struct problem *p, store_fn cb,
+	    void *arg)
+{
+	store_read_view(r, p, &silent_boxes_view, cb, arg);
+}
+
 static const struct store_stmt power_cycle_due = {
-	"SELECT robot_power_cycle_due($1::int)::text", "i", store_read_text,
-	false};
+	"SELECT json_build_object('boxes', "
+	"robot_power_cycle_due($1::int))::text",
+	"i", read_silent, false};
 
 void
-store_power_cycle_due(struct store *s, int grace, store_text_cb cb, void *arg)
+store_power_cycle_due(struct store *s, int grace, store_silent_cb cb, void *arg)
 {
 	store_call(s, &power_cycle_due, STORE_FN(cb), arg, STORE_INT(grace));
 }

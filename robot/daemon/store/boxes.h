@@ -13,13 +13,41 @@ void store_register(struct store *s, const char *box, const char *group,
 		    void *arg);
 /* A broken or suspect box back to idle: its state. */
 void store_reset(struct store *s, const char *box, store_text_cb cb, void *arg);
+/* A reference run given to a box idle for long. */
+struct store_reference_run {
+	const char *box, *series, *commit;
+	long long job;
+};
+struct store_reference_runs {
+	struct store_reference_run *runs;
+	size_t nruns;
+};
+typedef void (*store_reference_cb)(const struct store_reference_runs *r,
+				   const struct problem *p, void *arg);
 /* Each box idle for every seconds (0: none) gets a reference run of its
- * canary: robot_reference_due()'s JSON ([{box, series, commit, job}]). */
-void store_reference_due(struct store *s, int every, store_text_cb cb,
+ * canary (robot_reference_due()). */
+void store_reference_due(struct store *s, int every, store_reference_cb cb,
 			 void *arg);
-/* The next box whose canary has new runs, claimed: robot_canary_next()'s
- * JSON ({box, canaries: [{series, commit, kpi, values}]}), or NULL. */
-void store_canary_next(struct store *s, store_text_cb cb, void *arg);
+/* A box's canary: a base's KPI on it, its newest runs' values and their
+ * results' ids, oldest first. */
+struct store_canary {
+	const char *series, *commit, *kpi;
+	double *values;
+	size_t nvalues;
+	long long *ids;
+	size_t nids;
+};
+struct store_canary_claim {
+	const char *box;
+	long long checked; /* the results up to this id were seen before */
+	struct store_canary *canaries;
+	size_t ncanaries;
+};
+typedef void (*store_canary_cb)(const struct store_canary_claim *c,
+				const struct problem *p, void *arg);
+/* The next box whose canary has new runs, claimed (robot_canary_next()),
+ * or NULL. */
+void store_canary_next(struct store *s, store_canary_cb cb, void *arg);
 /* Box changed under us since its result since: suspect (no work, its
  * pairs' rounds on it since then measured again), a note for the
  * operators with message.  The pairs measured again, as text. */
@@ -27,10 +55,21 @@ void store_box_suspect(struct store *s, const char *box, long long since,
 		       const char *kpi, const char *series, const char *message,
 		       store_text_cb cb, void *arg);
 
+/* A box silent since its lease expired mid-run. */
+struct store_silent_box {
+	const char *box, *series;
+	long long lease;
+};
+struct store_silent_boxes {
+	struct store_silent_box *boxes;
+	size_t nboxes;
+};
+typedef void (*store_silent_cb)(const struct store_silent_boxes *s,
+				const struct problem *p, void *arg);
 /* The boxes silent since their lease expired mid-run, grace seconds ago
- * or more, and not yet power-cycled, marked, with a lab note each:
- * robot_power_cycle_due()'s JSON ([{box, series, lease}]). */
-void store_power_cycle_due(struct store *s, int grace, store_text_cb cb,
+ * or more, and not yet power-cycled, marked, with a lab note each
+ * (robot_power_cycle_due()). */
+void store_power_cycle_due(struct store *s, int grace, store_silent_cb cb,
 			   void *arg);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "robot/core/view.h"
 #include "robot/daemon/db.h"
 #include "robot/daemon/problem.h"
 
@@ -68,6 +69,16 @@ void store_call_args(struct store *s, const struct store_stmt *st, store_fn cb,
  * store_text_cb; nothing to a NULL cb. */
 void store_read_text(const struct db_result *r, const struct problem *p,
 		     store_fn cb, void *arg);
+
+/*
+ * For a reader of a document with a view: row 0, column 0 decoded by
+ * view into a struct that lives for the callback (cb's first argument,
+ * NULL when there is no row or there is a problem); one robotd cannot
+ * read is a problem (500, "a document that does not fit its view: ...").
+ * The statement's reader is a line of the domain's that names its view.
+ */
+void store_read_view(const struct db_result *r, const struct problem *p,
+		     const struct view_type *view, store_fn cb, void *arg);
 
 /*
  * For a reader of a claim: row 0, column 0 decoded by decode into *obj

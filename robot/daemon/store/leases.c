@@ -1,6 +1,7 @@
 /*
  * leases.c: the store's leases (leases.h).
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "robot/daemon/store/call.h"
@@ -91,14 +92,29 @@ store_upload(struct store *s, const struct store_upload *u, store_text_cb cb,
 		   STORE_INT(u->broken_after), STORE_BOOL((int)u->job_fault));
 }
 
+static const struct view_field sweep_fields[] = {
+	VIEW_F(store_sweep, "expired", VIEW_INT, expired),
+	VIEW_F(store_sweep, "orphaned", VIEW_INT, orphaned),
+	VIEW_I(store_sweep, "mended", mended, nmended),
+};
+static const struct view_type sweep_view =
+	VIEW_TYPE("sweep", struct store_sweep, sweep_fields);
+
+static void
+read_sweep(const struct db_result *r, const struct problem *p, store_fn cb,
+	   void *arg)
+{
+	store_read_view(r, p, &sweep_view, cb, arg);
+}
+
 static const struct store_stmt sweep = {
 	"SELECT json_build_object('expired', robot_expire($1::int), "
 	"'orphaned', robot_rounds_orphaned(), 'mended', "
 	"robot_pairs_mend(), 'folded', robot_job_counts_fold())::text",
-	"i", store_read_text, false};
+	"i", read_sweep, false};
 
 void
-store_sweep(struct store *s, int lease_seconds, store_text_cb cb, void *arg)
+store_sweep(struct store *s, int lease_seconds, store_sweep_cb cb, void *arg)
 {
 	store_call(s, &sweep, STORE_FN(cb), arg, STORE_INT(lease_seconds));
 }

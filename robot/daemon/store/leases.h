@@ -50,9 +50,16 @@ void store_upload(struct store *s, const struct store_upload *u,
  * clock stepped back) brought back to it, leases past their deadline
  * back to the queue, the rounds pinned to a box not seen for a minute
  * measured again, and pairs left waiting for runs that have all ended
- * made ready: {"expired": how many, "orphaned": rounds, "mended": [pair
- * ids]}. */
-void store_sweep(struct store *s, int lease_seconds, store_text_cb cb,
+ * made ready. */
+struct store_sweep {
+	long long expired;  /* leases back to the queue */
+	long long orphaned; /* rounds measured again */
+	long long *mended;  /* pairs made ready */
+	size_t nmended;
+};
+typedef void (*store_sweep_cb)(const struct store_sweep *sw,
+			       const struct problem *p, void *arg);
+void store_sweep(struct store *s, int lease_seconds, store_sweep_cb cb,
 		 void *arg);
 
 #endif
