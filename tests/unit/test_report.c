@@ -4,12 +4,14 @@
  * the demo tree's dd job, tests/data/report-claim.json), and follow-ups
  * and subscriptions.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reporters/recipients.h"
 #include "reporters/report.h"
 #include "reporters/subscribe.h"
+#include "robot/core/buf.h"
 #include "tap.h"
 
 static const char *const fixed[] = {"webhook", "http://127.0.0.1:9/hook", NULL};
@@ -27,6 +29,97 @@ claim(void)
 	c = json_load_file(path, 0, NULL);
 	CHECK(c != NULL);
 	return c;
+}
+
+/* Everything the tests render, in order, as a line of FNV-1a hashes per
+ * render (its subject, body, JSON and outbox): held against
+ * tests/data/report-golden.txt at the end, written from report.c before
+ * its renderer read typed views, so that it renders the same bytes. */
+static struct buf golden;
+static size_t nrendered;
+
+static unsigned long long
+fnv(const char *s)
+{
+	unsigned long long h = 1469598103934665603ULL;
+
+	for (; s != NULL && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static bool
+render(json_t *c, const struct report_config *conf, struct report_out *out)
+{
+	bool ok = report_render(c, conf, out);
+	char *doc, *outbox;
+
+	if (!ok)
+		return false;
+	doc = json_dumps(out->doc, JSON_SORT_KEYS | JSON_INDENT(1));
+	outbox = json_dumps(out->outbox, JSON_SORT_KEYS | JSON_INDENT(1));
+	buf_addf(&golden,
+		 "render %zu: subject %016llx body %016llx doc %016llx "
+		 "outbox %016llx\n",
+		 ++nrendered, fnv(out->subject), fnv(out->body), fnv(doc),
+		 fnv(outbox));
+	if (getenv("TEST_REPORT_SHOW") != NULL &&
+	    (size_t)atoi(getenv("TEST_REPORT_SHOW")) == nrendered)
+		fprintf(stderr, "%s\n%s%s\n%s\n", out->subject, out->body, doc,
+			outbox);
+	free(doc);
+	free(outbox);
+	return true;
+}
+
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct buf b;
+	char chunk[4096];
+	size_t n;
+
+	if (f == NULL)
+		return NULL;
+	buf_init(&b);
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		buf_add(&b, chunk, n);
+	fclose(f);
+	return buf_detach(&b);
+}
+
+/* Last: all the above rendered the same bytes as before. */
+static void
+test_golden(void)
+{
+	char path[4096], *want;
+
+	snprintf(path, sizeof path, "%s/tests/data/report-golden.txt",
+		 tap_source_dir());
+	if (getenv("TEST_REPORT_WRITE") != NULL) {
+		FILE *f = fopen(path, "w");
+
+		if (f != NULL) {
+			fputs(golden.data, f);
+			fclose(f);
+		}
+	}
+	want = slurp(path);
+	CHECK(want != NULL);
+	if (want != NULL && strcmp(want, golden.data) != 0) {
+		size_t i = 0;
+
+		while (want[i] && want[i] == golden.data[i])
+			i++;
+		tap_diag("differs at byte %zu: got \"%.120s\" "
+			 "(TEST_REPORT_SHOW=N "
+			 "prints render N)",
+			 i, golden.data + i);
+	}
+	CHECK(want != NULL && strcmp(want, golden.data) == 0);
+	free(want);
+	buf_release(&golden);
 }
 
 /* Whether every line is at most 90 columns, but LKP's tables (from a
@@ -64,7 +157,7 @@ test_report_text(void)
 	json_t *c = claim();
 	struct report_out out;
 
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK_STR(out.subject, "[robot] [demo:master] [mm/page-writeback] "
 			       "b6aefd0a21: dd.write_bytes_per_sec -85.2% "
 			       "regression and 1 more");
@@ -174,7 +267,7 @@ test_report_change_point(void)
 			  "index", 4, "points", 9, "before", "from", 0, "to", 4,
 			  "runs", 24, "mean", 1e8, "after", "from", 4, "to", 9,
 			  "runs", 30, "mean", 9.5e7));
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK(strstr(out.body,
 		     "(dd-write/1M-3LOOP_1G-xfs-1dd-5s-10/local)\n"
 		     "                                         "
@@ -197,7 +290,7 @@ test_report_change_point(void)
 
 	/* A pair's finding has no such note. */
 	c = claim();
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK(strstr(out.body, "A change point of a branch's history") == NULL);
 	report_out_release(&out);
 	json_decref(c);
@@ -286,7 +379,7 @@ test_report_bisected(void)
 	struct report_out out;
 	size_t i;
 
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK_STR(out.subject, "[robot] [demo:master] [mm/page-writeback] "
 			       "b6aefd0a21: dd.write_bytes_per_sec -80.0% "
 			       "regression and 1 more");
@@ -328,7 +421,7 @@ test_report_bisected(void)
 	{
 		json_object_set_new(f, "head", json_string(CULPRIT));
 	}
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK(strstr(out.body, "found at this commit, tested against "
 			       "7e5035bd9e; bisected in 4 steps\n") != NULL);
 	report_out_release(&out);
@@ -343,7 +436,7 @@ test_report_range(void)
 	json_t *c = pushed(false, "every commit left was skipped");
 	struct report_out out;
 
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK_STR(out.subject, "[robot] [demo:master] 7e5035bd9e..d539ac2631 "
 			       "(25 commits): dd.write_bytes_per_sec -85.2% "
 			       "regression and 1 more");
@@ -374,7 +467,7 @@ test_report_range(void)
 	json_object_set_new(json_array_get(json_object_get(c, "findings"), 0),
 			    "bisection",
 			    json_pack("{s:s}", "state", "running"));
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK(strstr(out.body, "is still running; the first bad commit\nwill "
 			       "follow in this thread.") != NULL);
 	report_out_release(&out);
@@ -400,7 +493,7 @@ test_note(void)
 	struct report_out out;
 
 	oc.operators = ops;
-	CHECK(report_render(c, &oc, &out));
+	CHECK(render(c, &oc, &out));
 	CHECK_STR(out.subject,
 		  "[robot] [lab] too noisy on loud: dd-write/x/lab");
 	CHECK(strstr(out.body, "too noisy on box loud for this job") != NULL);
@@ -413,13 +506,13 @@ test_note(void)
 	CHECK_STR(json_string_value(json_object_get(out.doc, "kind")), "note");
 	report_out_release(&out);
 	/* No operators in the settings: nobody is mailed. */
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK_INT(json_array_size(out.outbox), 0);
 	report_out_release(&out);
 	/* Each kind says what it is: a box that changed is not noisy. */
 	json_object_set_new(json_object_get(c, "note"), "kind",
 			    json_string("suspect"));
-	CHECK(report_render(c, &oc, &out));
+	CHECK(render(c, &oc, &out));
 	CHECK_STR(out.subject, "[robot] [lab] loud changed: dd-write/x/lab");
 	CHECK(strstr(out.body, "the box changed") != NULL);
 	CHECK(strstr(out.body, "vary too much") == NULL);
@@ -427,7 +520,7 @@ test_note(void)
 	report_out_release(&out);
 	json_object_set_new(json_object_get(c, "note"), "kind",
 			    json_string("power-cycle"));
-	CHECK(report_render(c, &oc, &out));
+	CHECK(render(c, &oc, &out));
 	CHECK_STR(out.subject,
 		  "[robot] [lab] loud power-cycled: dd-write/x/lab");
 	CHECK(strstr(out.body, "a box did not come back") != NULL);
@@ -468,7 +561,7 @@ test_recipients(void)
 			    json_string("A Developer <dev@example.org>"));
 	json_object_set_new(json_object_get(c, "tree_info"), "mail_author",
 			    json_true());
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK(has(out.outbox, "mail", "all@example.org"));
 	CHECK(has(out.outbox, "mail", "demo@example.org"));
 	CHECK(!has(out.outbox, "mail", "other@example.org"));
@@ -493,7 +586,7 @@ test_recipients(void)
 			json_object_set_new(f, "change_pct", json_real(12.5));
 		}
 	}
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK(has(out.outbox, "mail", "better@example.org"));
 	CHECK(!has(out.outbox, "mail", "all@example.org"));
 	CHECK(!has(out.outbox, "mail", "fs@example.org"));
@@ -524,7 +617,7 @@ test_followup(void)
 		"Revert \"mm: cap\"", "recipients", "dev@example.org");
 	struct report_out out;
 
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK_STR(out.subject, "Re: [robot] [demo:master] [mm] b6aefd0a21: x "
 			       "-85.2% regression");
 	CHECK(strstr(out.body, "is fixed at 0123456789 (\"Revert \"mm: "
@@ -538,7 +631,7 @@ test_followup(void)
 	json_decref(c);
 	/* Not a claim. */
 	c = json_pack("{s:s}", "kind", "nonsense");
-	CHECK(!report_render(c, &cfg, &out));
+	CHECK(!render(c, &cfg, &out));
 	json_decref(c);
 }
 
@@ -616,7 +709,7 @@ test_report_machine(void)
 	json_object_set_new(f, "disks",
 			    json_pack("[ss]", "sda: Samsung SSD 870, 932G",
 				      "vda: virtio_blk, 100G"));
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK(strstr(out.body,
 		     "test machine: local (2 CPUs, 23.5G memory)\n"
 		     "  cpu: Intel(R) Xeon(R) Gold 6346 CPU @ 3.10GHz\n"
@@ -652,7 +745,7 @@ test_report_machine_booted(void)
 		pair, "provision",
 		json_pack("{ssssss}", "kernel", "6.1.192-robot-d35fee1b6483",
 			  "backend", "qemu-tcg", "tcg", "not for performance"));
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK(strstr(out.body,
 		     "test machine: local (2 CPUs, 23.5G memory)\n"
 		     "  kernel: 6.1.192-robot-d35fee1b6483 (the commit's, "
@@ -667,7 +760,7 @@ test_report_machine_booted(void)
 
 	json_object_set_new(pair, "provision",
 			    json_pack("{ss}", "kernel", "6.1\033[31m"));
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK(strstr(out.body, "\033") == NULL &&
 	      strstr(out.body, "  kernel: 6.18.44-fc\n") != NULL &&
 	      strstr(out.body, "TCG") == NULL);
@@ -677,7 +770,7 @@ test_report_machine_booted(void)
 	 * records the box's own release, which is no booted kernel. */
 	json_object_set_new(pair, "provision",
 			    json_pack("{ss}", "kernel", "6.18.44-fc"));
-	CHECK(report_render(c, &cfg, &out));
+	CHECK(render(c, &cfg, &out));
 	CHECK(strstr(out.body,
 		     "  kernel: 6.18.44-fc\n"
 		     "  /proc/version: Linux version 6.18.44-fc\n") != NULL &&
@@ -701,7 +794,9 @@ main(void)
 		TAP_CASE(test_note),
 		TAP_CASE(test_subscription_check),
 		TAP_CASE(test_subsystem_and_glob),
+		TAP_CASE(test_golden),
 		{NULL, NULL}};
 
+	buf_init(&golden);
 	return tap_run(cases);
 }
