@@ -442,100 +442,109 @@ pair_end(struct pair_work *w)
  * KPI's worse direction, each with the point before it (its base), the
  * commits of the segments around it (its window) and the segments.
  */
+/* One KPI's change points in its worse direction, as
+ * robot_change_points_record() takes them, appended to said. */
+static json_t *
+kpi_changes(struct pair_work *w, const struct store_kpi_history *x,
+	    struct buf *said)
+{
+	struct direction dir = direction_lookup(w->dt, x->kpi);
+	struct changes_options opt;
+	struct change_point *cp;
+	struct history hist;
+	json_t *found, *list = json_array();
+	char pct[NUM_PCT_MAX];
+	size_t n;
+
+	changes_options_init(&opt);
+	if (dir.floor_pct > opt.min_effect_pct)
+		opt.min_effect_pct = dir.floor_pct;
+	history_from_json(&hist, x->commits);
+	n = changes_find(hist.pts, hist.n, &opt, &cp);
+	found = history_changes_json(&hist, cp, n);
+	for (size_t k = 0; k < n; k++) {
+		const struct change_point *q = &cp[k];
+		json_t *c = json_array_get(found, k), *window;
+
+		if (dir.sign == 0 || !isfinite(q->change_pct) ||
+		    (double)dir.sign * q->change_pct >= 0)
+			continue; /* not the worse direction */
+		window = json_array();
+		for (size_t j = q->from; j < q->to; j++)
+			json_array_append_new(window,
+					      json_string(hist.pts[j].commit));
+		json_object_set_new(c, "points",
+				    json_integer((json_int_t)hist.n));
+		json_array_append_new(
+			list,
+			json_pack("{s:s, s:s, s:s, s:f, s:f, s:o, s:O}",
+				  "commit", hist.pts[q->index].commit, "base",
+				  hist.pts[q->index - 1].commit, "kind",
+				  "regression", "change_pct", q->change_pct,
+				  "p", q->p, "window", window, "history", c));
+		buf_addf(said, "%s%s at %.12s %s (p %.2g)",
+			 said->len ? ", " : "", x->kpi,
+			 hist.pts[q->index].commit,
+			 num_pct(pct, sizeof pct, q->change_pct, "?"), q->p);
+	}
+	json_decref(found);
+	free(cp);
+	history_release(&hist);
+	return list;
+}
+
+/*
+ * On the worker thread: the change points of each KPI's history in
+ * w->history, as robot_change_points_record() takes them: those in the
+ * KPI's worse direction, each with the point before it (its base), the
+ * commits of the segments around it (its window) and the segments.
+ */
 static void
 pair_scan_work(void *arg)
 {
 	struct pair_work *w = arg;
-	json_t *h = json_loads(w->history, 0, NULL), *x, *kpis = json_array();
-	char pct[NUM_PCT_MAX];
+	struct view_doc d = {0};
+	struct store_pair_histories h;
+	json_t *kpis = json_array(), *rec;
 	struct buf said;
-	size_t i;
+	char err[256];
 
 	buf_init(&said);
-	json_array_foreach(json_object_get(h, "histories"), i, x)
-	{
-		const char *kpi = json_string_value(json_object_get(x, "kpi"));
-		struct direction dir;
-		struct changes_options opt;
-		struct change_point *cp;
-		struct history hist;
-		json_t *found, *list = json_array(), *c;
-		size_t n, k;
-
-		if (kpi == NULL)
-			continue;
-		dir = direction_lookup(w->dt, kpi);
-		changes_options_init(&opt);
-		if (dir.floor_pct > opt.min_effect_pct)
-			opt.min_effect_pct = dir.floor_pct;
-		history_from_json(&hist, json_object_get(x, "commits"));
-		n = changes_find(hist.pts, hist.n, &opt, &cp);
-		found = history_changes_json(&hist, cp, n);
-		json_array_foreach(found, k, c)
-		{
-			const struct change_point *q = &cp[k];
-			json_t *window = json_array();
-
-			if (dir.sign == 0 || !isfinite(q->change_pct) ||
-			    (double)dir.sign * q->change_pct >= 0)
-				continue; /* not the worse direction */
-			for (size_t j = q->from; j < q->to; j++)
-				json_array_append_new(
-					window,
-					json_string(hist.pts[j].commit));
-			json_object_set_new(c, "points",
-					    json_integer((json_int_t)hist.n));
-			json_array_append_new(
-				list,
-				json_pack("{s:O, s:s, s:s, s:O, s:O, s:o, s:O}",
-					  "commit",
-					  json_object_get(c, "commit"), "base",
-					  hist.pts[q->index - 1].commit, "kind",
-					  "regression", "change_pct",
-					  json_object_get(c, "change_pct"), "p",
-					  json_object_get(c, "p"), "window",
-					  window, "history", c));
-			buf_addf(&said, "%s%s at %.12s %s (p %.2g)",
-				 said.len ? ", " : "", kpi,
-				 hist.pts[q->index].commit,
-				 num_pct(pct, sizeof pct, q->change_pct, "?"),
-				 q->p);
-		}
-		json_array_append_new(kpis, json_pack("{s:s, s:o}", "kpi", kpi,
-						      "changes", list));
-		json_decref(found);
-		free(cp);
-		history_release(&hist);
-	}
-	if (h != NULL) {
-		json_t *rec =
-			json_pack("{s:O, s:O, s:O, s:O, s:O, s:o}", "pair",
-				  json_object_get(h, "pair"), "series",
-				  json_object_get(h, "series"), "tree",
-				  json_object_get(h, "tree"), "branch",
-				  json_object_get(h, "branch"), "head",
-				  json_object_get(h, "head"), "kpis", kpis);
-
-		if (rec != NULL)
-			w->changes = rjson_dumps(rec, JSON_COMPACT);
-		json_decref(rec);
-	} else
+	if (!view_load(&d, &store_pair_histories_view, w->history, &h, err,
+		       sizeof err)) {
+		log_warnx("analysis of pair %lld: %s", w->claim->pair, err);
 		json_decref(kpis);
-	json_decref(h);
+		view_release(&d);
+		buf_release(&said);
+		return;
+	}
+	for (size_t i = 0; i < h.nhistories; i++)
+		if (h.histories[i].kpi != NULL)
+			json_array_append_new(
+				kpis, json_pack("{s:s, s:o}", "kpi",
+						h.histories[i].kpi, "changes",
+						kpi_changes(w, &h.histories[i],
+							    &said)));
+	rec = json_pack("{s:I, s:s?, s:s?, s:s?, s:s?, s:o}", "pair",
+			(json_int_t)h.pair, "series", h.series, "tree", h.tree,
+			"branch", h.branch, "head", h.head, "kpis", kpis);
+	if (rec != NULL)
+		w->changes = rjson_dumps(rec, JSON_COMPACT);
+	json_decref(rec);
+	view_release(&d);
 	w->changes_summary = said.len ? buf_detach(&said) : NULL;
 	if (w->changes_summary == NULL)
 		buf_release(&said);
 }
 
 static void
-pair_on_recorded(const char *text, const struct problem *p, void *arg)
+pair_on_recorded(const struct store_change_points *r, const struct problem *p,
+		 void *arg)
 {
 	struct pair_work *w = arg;
-
-	json_t *r = text != NULL ? json_loads(text, 0, NULL) : NULL;
-	json_int_t made = json_integer_value(json_object_get(r, "new")),
-		   moved = json_integer_value(json_object_get(r, "moved")),
-		   dropped = json_integer_value(json_object_get(r, "dropped"));
+	long long made = r != NULL ? r->made : 0,
+		  moved = r != NULL ? r->moved : 0,
+		  dropped = r != NULL ? r->dropped : 0;
 
 	if (p != NULL)
 		log_warnx("analysis of pair %lld: cannot record its change "
@@ -546,9 +555,8 @@ pair_on_recorded(const char *text, const struct problem *p, void *arg)
 		log_info("analysis: %s: change points up to %.12s: %s (%lld "
 			 "recorded, %lld moved, %lld no longer one)",
 			 w->claim->series, w->claim->head,
-			 w->changes_summary ? w->changes_summary : "none",
-			 (long long)made, (long long)moved, (long long)dropped);
-	json_decref(r);
+			 w->changes_summary ? w->changes_summary : "none", made,
+			 moved, dropped);
 	pair_end(w);
 }
 

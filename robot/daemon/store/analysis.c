@@ -1,6 +1,7 @@
 /*
  * analysis.c: the store's pairs (analysis.h).
  */
+#include <stddef.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -177,13 +178,47 @@ store_pair_history(struct store *s, long long pair, int limit, store_text_cb cb,
 		   STORE_INT(limit));
 }
 
+static const struct view_field kpi_history_fields[] = {
+	VIEW_F(store_kpi_history, "kpi", VIEW_STR, kpi),
+	VIEW_F(store_kpi_history, "commits", VIEW_JSON, commits),
+};
+static const struct view_type kpi_history =
+	VIEW_TYPE("history", struct store_kpi_history, kpi_history_fields);
+static const struct view_field pair_histories_fields[] = {
+	VIEW_F(store_pair_histories, "pair", VIEW_INT, pair),
+	VIEW_F(store_pair_histories, "series", VIEW_STR, series),
+	VIEW_F(store_pair_histories, "tree", VIEW_STR, tree),
+	VIEW_F(store_pair_histories, "branch", VIEW_STR, branch),
+	VIEW_F(store_pair_histories, "head", VIEW_STR, head),
+	VIEW_A(store_pair_histories, "histories", kpi_history, histories,
+	       nhistories),
+};
+const struct view_type store_pair_histories_view = VIEW_TYPE(
+	"pair histories", struct store_pair_histories, pair_histories_fields);
+
+static const struct view_field change_points_fields[] = {
+	VIEW_F(store_change_points, "new", VIEW_INT, made),
+	VIEW_F(store_change_points, "moved", VIEW_INT, moved),
+	VIEW_F(store_change_points, "updated", VIEW_INT, updated),
+	VIEW_F(store_change_points, "dropped", VIEW_INT, dropped),
+};
+static const struct view_type change_points_view = VIEW_TYPE(
+	"change points", struct store_change_points, change_points_fields);
+
+static void
+read_change_points(const struct db_result *r, const struct problem *p,
+		   store_fn cb, void *arg)
+{
+	store_read_view(r, p, &change_points_view, cb, arg);
+}
+
 static const struct store_stmt change_points = {
-	"SELECT robot_change_points_record($1::json)", "s", store_read_text,
+	"SELECT robot_change_points_record($1::json)", "s", read_change_points,
 	false};
 
 void
-store_change_points(struct store *s, const char *json, store_text_cb cb,
-		    void *arg)
+store_change_points(struct store *s, const char *json,
+		    store_change_points_cb cb, void *arg)
 {
 	store_call(s, &change_points, STORE_FN(cb), arg, STORE_TEXT(json));
 }

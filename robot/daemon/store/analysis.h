@@ -11,6 +11,7 @@
 #include "robot/analysis/comparison.h"
 #include "robot/analysis/findings.h"
 #include "robot/analysis/noise.h"
+#include "robot/core/view.h"
 #include "robot/daemon/store.h"
 
 /* A finding the pair's branch left open for its series. */
@@ -82,11 +83,29 @@ void store_pair_done(struct store *s, const struct store_pair_done *d,
  * back); NULL text for a pair without a branch. */
 void store_pair_history(struct store *s, long long pair, int limit,
 			store_text_cb cb, void *arg);
+/* That text decoded (store_pair_histories_view): each KPI's history
+ * as history_from_json() reads it. */
+struct store_kpi_history {
+	const char *kpi;
+	const json_t *commits; /* [{commit, vals}], oldest first */
+};
+struct store_pair_histories {
+	long long pair;
+	const char *series, *tree, *branch, *head;
+	struct store_kpi_history *histories;
+	size_t nhistories;
+};
+extern const struct view_type store_pair_histories_view;
+/* What recording a pair's change points did. */
+struct store_change_points {
+	long long made, moved, updated, dropped;
+};
+typedef void (*store_change_points_cb)(const struct store_change_points *c,
+				       const struct problem *p, void *arg);
 /* Records what the change points of a pair's histories say
- * (robot_change_points_record(), whose JSON json is): {new, moved,
- * updated, dropped}. */
-void store_change_points(struct store *s, const char *json, store_text_cb cb,
-			 void *arg);
+ * (robot_change_points_record(), whose JSON json is). */
+void store_change_points(struct store *s, const char *json,
+			 store_change_points_cb cb, void *arg);
 /*
  * A pair's values, any series, base and head (nothing claimed):
  * robot_pair_head()'s JSON and every metric's values of both sides, in
