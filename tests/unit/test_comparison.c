@@ -165,23 +165,20 @@ test_table_of_json_is_the_table(void)
 	direction_table_free(dt);
 }
 
-/* A KPI's round left out by the rounds' screen (compare.c) says so: a
- * note, and rounds_dropped in its JSON, read back. */
-static void
-test_rounds_dropped_noted(void)
+/* The dd KPI of n rounds, base a and head b, compared with 30 degrees
+ * of freedom of history (a round's difference's variance 0.0032). */
+static struct comparison *
+rounds_with_history(const double *a, const double *b, size_t n)
 {
-	static double a[] = {100, 100, 100, 70, 100, 100, 100, 100},
-		      b[] = {92, 93, 91, 92, 94, 90, 92, 93};
 	struct direction_table *dt = direction_table_new();
 	struct compare_prior prior = {"dd.write_bytes_per_sec", 0.0032, 30};
 	struct compare_options opt;
-	struct comparison_side bs = {"7e5035bd9ef7cc41", 8, 0, 0},
-			       hs = {"fba414b38fdacaeeb526affa2c1", 8, 0, 0};
+	struct comparison_side bs = {"7e5035bd9ef7cc41", n, 0, 0},
+			       hs = {"fba414b38fdacaeeb526affa2c1", n, 0, 0};
 	struct comparison_column cols[] = {
-		{"dd.write_bytes_per_sec", a, 8, b, 8},
+		{"dd.write_bytes_per_sec", a, n, b, n},
 	};
-	struct comparison *c, *back;
-	json_t *j, *m;
+	struct comparison *c;
 
 	compare_options_init(&opt);
 	opt.paired = true;
@@ -189,6 +186,20 @@ test_rounds_dropped_noted(void)
 	opt.npriors = 1;
 	c = comparison_of_columns("dd-write/x/rt", &bs, &hs, cols, 1, &opt, dt,
 				  "dd.");
+	direction_table_free(dt);
+	return c;
+}
+
+/* A KPI's round left out by the rounds' screen (compare.c) says so: a
+ * note, and rounds_dropped in its JSON, read back. */
+static void
+test_rounds_dropped_noted(void)
+{
+	static const double a[] = {100, 100, 100, 70, 100, 100, 100, 100},
+			    b[] = {92, 93, 91, 92, 94, 90, 92, 93};
+	struct comparison *c = rounds_with_history(a, b, 8), *back;
+	json_t *j, *m;
+
 	CHECK_INT((int)c->metrics[0].r.rounds_dropped, 1);
 	CHECK_INT((int)c->nnotes, 1);
 	CHECK(c->nnotes == 1 &&
@@ -204,7 +215,6 @@ test_rounds_dropped_noted(void)
 	comparison_free(back);
 	json_decref(j);
 	comparison_free(c);
-	direction_table_free(dt);
 }
 
 /* A round due to be left out (too few rounds for the screen yet) says
@@ -212,25 +222,12 @@ test_rounds_dropped_noted(void)
 static void
 test_screen_due_noted(void)
 {
-	static double a[] = {100, 100, 75},
-		      b[] = {88.4, 89.3, 90.2}; /* 92 e^-0.04, -0.03, -0.02 */
-	struct direction_table *dt = direction_table_new();
-	struct compare_prior prior = {"dd.write_bytes_per_sec", 0.0032, 30};
-	struct compare_options opt;
-	struct comparison_side bs = {"7e5035bd9ef7cc41", 3, 0, 0},
-			       hs = {"fba414b38fdacaeeb526affa2c1", 3, 0, 0};
-	struct comparison_column cols[] = {
-		{"dd.write_bytes_per_sec", a, 3, b, 3},
-	};
-	struct comparison *c, *back;
+	static const double a[] = {100, 100, 75},
+			    b[] = {88.4, 89.3, 90.2}; /* 92 e^-0.04, -0.03,
+							 -0.02 */
+	struct comparison *c = rounds_with_history(a, b, 3), *back;
 	json_t *j, *m;
 
-	compare_options_init(&opt);
-	opt.paired = true;
-	opt.priors = &prior;
-	opt.npriors = 1;
-	c = comparison_of_columns("dd-write/x/rt", &bs, &hs, cols, 1, &opt, dt,
-				  "dd.");
 	CHECK(c->metrics[0].r.screen_due);
 	CHECK(c->nnotes == 1 &&
 	      strcmp(c->notes[0], "dd.write_bytes_per_sec: a round lies more "
@@ -245,7 +242,6 @@ test_screen_due_noted(void)
 	comparison_free(back);
 	json_decref(j);
 	comparison_free(c);
-	direction_table_free(dt);
 }
 
 /* A value of kind k around level x (deterministic: rand_r). */
