@@ -333,7 +333,7 @@ router_on_request(struct http_req *req, void *arg)
 					   strcmp(method, "HEAD") == 0 ? "GET"
 								       : method,
 					   path);
-		http_req_reply_error(req, allow[0] ? 405 : 404, msg, NULL);
+		web_reply_error(req, allow[0] ? 405 : 404, msg);
 		free(msg);
 		return;
 	}

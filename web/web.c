@@ -10,6 +10,7 @@
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
+#include "web/html.h"
 #include "web/web.h"
 #include "robot/core/banned.h"
 
@@ -18,6 +19,41 @@ web_reply_problem(struct http_req *req, const struct problem *p)
 {
 	http_req_reply_error(req, (int)p->kind, p->message,
 			     json_incref(p->details));
+}
+
+bool
+web_wants_page(struct http_req *req)
+{
+	const char *m = http_req_method(req), *path = http_req_path(req);
+
+	return (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) &&
+	       strncmp(path, "/api/", 5) != 0 && strcmp(path, "/api") != 0 &&
+	       strcmp(path, "/metrics") != 0;
+}
+
+void
+web_reply_error(struct http_req *req, int status, const char *msg)
+{
+	struct buf b;
+	char *page;
+
+	if (!web_wants_page(req)) {
+		http_req_reply_error(req, status, msg, NULL);
+		return;
+	}
+	buf_init(&b);
+	buf_adds(&b, "<p>");
+	html_text(&b, msg);
+	buf_adds(&b, "</p>\n<p><a href=\"/\">The home page</a></p>");
+	page = html_page(status == 404   ? "Not found"
+			 : status == 405 ? "Not allowed"
+			 : status == 400 ? "Bad request"
+					 : "Cannot show it",
+			 b.data);
+	http_req_reply(req, status, "text/html; charset=utf-8", page,
+		       strlen(page));
+	free(page);
+	buf_release(&b);
 }
 
 void
@@ -85,7 +121,7 @@ web_int_arg(struct http_req *req, const char *name, long lo, long hi, long *v)
 	char *end;
 	long x;
 
-	if (s == NULL)
+	if (s == NULL || (*s == '\0' && web_wants_page(req)))
 		return true;
 	errno = 0;
 	x = strtol(s, &end, 10);
@@ -94,7 +130,7 @@ web_int_arg(struct http_req *req, const char *name, long lo, long hi, long *v)
 				      "not '%s'",
 				      name, lo, hi, s);
 
-		http_req_reply_error(req, 400, msg, NULL);
+		web_reply_error(req, 400, msg);
 		free(msg);
 		return false;
 	}
@@ -109,13 +145,16 @@ web_name_arg(struct http_req *req, const char *name, size_t nth,
 	const char *v = http_req_arg(req, name, nth), *why;
 	char *q, *msg;
 
+	/* a form's field left empty asks for nothing */
+	if (v != NULL && *v == '\0' && web_wants_page(req))
+		v = NULL;
 	*out = v;
 	if (v == NULL || (why = name_check(kind, v, strlen(v))) == NULL)
 		return true;
 	q = str_printable(v, strlen(v), 40);
 	msg = xasprintf("%s '%s' %s: it must be %s", name, q, why,
 			name_kind_text(kind));
-	http_req_reply_error(req, 400, msg, NULL);
+	web_reply_error(req, 400, msg);
 	free(msg);
 	free(q);
 	*out = NULL;

@@ -78,6 +78,13 @@ void web_on_json(const char *text, const struct problem *p, void *arg);
 void web_status(struct web *w, store_text_cb cb, void *arg);
 /* Answers a problem: its kind is the HTTP status. */
 void web_reply_problem(struct http_req *req, const struct problem *p);
+/* Whether req asks for a page (a GET or HEAD outside /api/ and
+ * /metrics): its errors are HTML pages, with the navigation. */
+bool web_wants_page(struct http_req *req);
+/* Answers an error of status with msg: a page (its title the status's
+ * name, msg its text) when web_wants_page(req), else the problem
+ * document. */
+void web_reply_error(struct http_req *req, int status, const char *msg);
 /* Answers a daemon call's JSON answer (consumed) with status, or its
  * problem. */
 void web_reply(struct http_req *req, int status, json_t *answer,
@@ -87,15 +94,17 @@ void web_reply(struct http_req *req, int status, json_t *answer,
 void web_reply_off_loop(struct web *w, struct http_req *req, int status,
 			json_t *answer, const struct problem *p);
 /*
- * The integer query argument name into *v (left alone when absent).
- * False after answering 400 when it is not a whole number in [lo, hi].
+ * The integer query argument name into *v (left alone when absent, or
+ * empty on a page: a form's field left empty).  False after answering
+ * 400 (web_reply_error()) when it is not a whole number in [lo, hi].
  */
 bool web_int_arg(struct http_req *req, const char *name, long lo, long hi,
 		 long *v);
 /*
  * The nth query argument called name, checked as a name of kind
- * (robot/core/name.h) into *out (NULL when absent).  False after
- * answering 400 when it is not such a name.
+ * (robot/core/name.h) into *out (NULL when absent, or empty on a page).
+ * False after answering 400 (web_reply_error()) when it is not such a
+ * name.
  */
 bool web_name_arg(struct http_req *req, const char *name, size_t nth,
 		  enum name_kind kind, const char **out);

@@ -34,7 +34,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 ADMIN=$(token admin root)
-echo "1..23"
+echo "1..24"
 
 # The seed: a tree whose fourth commit regresses the KPI and a hostile
 # metric, on a branch with a hostile name, under a hostile subject.
@@ -389,6 +389,20 @@ check $(walked reproduce && [ -n "$got" ] && [ "$got" = "$want" ]; echo $?) \
 left=$(ls -d "$T"/chrome-walk/Singleton* 2>/dev/null | tr '\n' ' ')
 check $([ -z "$left" ]; echo $?) \
 	"Chromium closed and left nothing of its own behind (${left:-none}$(readlink "$T/chrome-walk/SingletonSocket" 2>/dev/null))"
+
+# 12. Errors of a page are pages: an unknown URL, a bad argument and a
+# form's empty field (issue 55).  The API keeps its problem documents.
+s404=$(curl -s -o "$T/e404.html" -w '%{http_code} %{content_type}' "$U/regressions")
+s400=$(curl -s -o "$T/e400.html" -w '%{http_code} %{content_type}' "$U/queue?before=x")
+sq=$(curl -s -o "$T/equeue.html" -w '%{http_code}' "$U/queue?state=failed&series=")
+sapi=$(curl -s -o "$T/eapi.json" -w '%{http_code} %{content_type}' "$U/api/regressions/x/y")
+check $(case "$s404 $s400" in "404 text/html"*" 400 text/html"*) true ;; *) false ;; esac &&
+	grep -q '<nav><a href="/">robot</a>' "$T/e404.html" && grep -q "no such resource: GET /regressions" "$T/e404.html" &&
+	grep -q "<h1>Bad request</h1>" "$T/e400.html" && grep -q "before wants an integer" "$T/e400.html" &&
+	[ "$sq" = 200 ] && grep -q '<option value="failed" selected>' "$T/equeue.html" &&
+	case "$sapi" in "404 application/"*json*) true ;; *) false ;; esac &&
+	$PY -c "import json; json.load(open('$T/eapi.json'))['error']"; echo $?) \
+	"a page's errors are pages with the navigation (404 $s404, 400 $s400); the queue's empty series field is ignored ($sq); the API's stay JSON ($sapi)"
 
 # (The time Chromium takes to load each page: bench/pages_bench.sh.)
 sanitizer_clean

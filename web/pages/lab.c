@@ -276,8 +276,6 @@ pages_queue(struct web *w, struct http_req *req, const struct web_call *call)
 	f.state = state != NULL && state[0] != '\0' ? state : NULL;
 	if (!web_name_arg(req, "series", 0, NAME_SERIES, &f.series))
 		return;
-	if (f.series != NULL && f.series[0] == '\0')
-		f.series = NULL;
 	{
 		long before = 0;
 
