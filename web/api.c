@@ -66,35 +66,11 @@ api_submit(struct web *w, struct http_req *req, const struct web_call *call)
 void
 api_jobs(struct web *w, struct http_req *req, const struct web_call *call)
 {
-	static const char *const states[] = {"queued", "leased", "done",
-					     "failed", NULL};
-	struct store_jobs_filter f = {NULL, 0, NULL, 100, 0};
-	long submission = 0;
-	bool ok;
+	struct store_jobs_filter f = {.limit = 100};
 
 	(void)call;
-	f.state = http_req_arg(req, "state", 0);
-	if (!web_name_arg(req, "series", 0, NAME_SERIES, &f.series))
-		return;
-	ok = f.state == NULL;
-	for (size_t i = 0; f.state && states[i]; i++)
-		ok = ok || strcmp(f.state, states[i]) == 0;
-	if (!ok) {
-		http_req_reply_error(req, 400,
-				     "state is one of queued, leased, done, "
-				     "failed",
-				     NULL);
-		return;
-	}
-	long before = 0;
-
-	if (!web_int_arg(req, "limit", 1, 10000, &f.limit) ||
-	    !web_int_arg(req, "submission", 1, LONG_MAX, &submission) ||
-	    !web_int_arg(req, "before", 1, LONG_MAX, &before))
-		return;
-	f.submission = submission;
-	f.before = before;
-	store_jobs(w->d.store, &f, web_on_json, req);
+	if (web_jobs_filter(req, &f))
+		store_jobs(w->d.store, &f, web_on_json, req);
 }
 
 void

@@ -3,6 +3,7 @@
  * arguments.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,4 +209,45 @@ web_on_json(const char *text, const struct problem *p, void *arg)
 	else
 		http_req_reply(req, 200, "application/json", text,
 			       strlen(text));
+}
+
+bool
+web_jobs_filter(struct http_req *req, struct store_jobs_filter *f)
+{
+	static const char *const states[] = {"queued", "leased", "done",
+					     "failed", NULL};
+	const char *state = http_req_arg(req, "state", 0);
+	long submission = 0, before = 0, limit = f->limit;
+	bool ok;
+
+	if (state != NULL && *state == '\0' && web_wants_page(req))
+		state = NULL;
+	ok = state == NULL;
+	for (size_t i = 0; state != NULL && states[i] != NULL; i++)
+		ok = ok || strcmp(state, states[i]) == 0;
+	if (!ok) {
+		web_reply_error(req, 400,
+				"state is one of queued, leased, done, failed");
+		return false;
+	}
+	if (!web_name_arg(req, "series", 0, NAME_SERIES, &f->series) ||
+	    !web_name_arg(req, "box", 0, NAME_LABEL, &f->box) ||
+	    !web_name_arg(req, "commit", 0, NAME_COMMIT, &f->commit) ||
+	    !web_int_arg(req, "limit", 1, 10000, &limit) ||
+	    !web_int_arg(req, "submission", 1, LONG_MAX, &submission) ||
+	    !web_int_arg(req, "before", 1, LONG_MAX, &before))
+		return false;
+	if (f->commit != NULL &&
+	    (strlen(f->commit) < 4 || strlen(f->commit) > 40 ||
+	     strspn(f->commit, "0123456789abcdef") != strlen(f->commit))) {
+		web_reply_error(req, 400,
+				"commit is a SHA, or its first 4 to 40 hex "
+				"digits");
+		return false;
+	}
+	f->state = state;
+	f->submission = submission;
+	f->before = before;
+	f->limit = limit;
+	return true;
 }

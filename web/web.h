@@ -23,6 +23,7 @@
 #include "robot/daemon/problem.h"
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
+#include "robot/daemon/store/jobs.h"
 #include "robot/daemon/tokens.h"
 #include "robot/daemon/worker.h"
 #include "reporters/reporters.h"
@@ -108,5 +109,12 @@ bool web_int_arg(struct http_req *req, const char *name, long lo, long hi,
  */
 bool web_name_arg(struct http_req *req, const char *name, size_t nth,
 		  enum name_kind kind, const char **out);
+/*
+ * The runs' filter of the queue and GET /api/jobs, one for both:
+ * state, submission, series, commit (a SHA or its first hex digits),
+ * box, before and limit, each optional.  False after answering 400
+ * (web_reply_error()) when one is not what it should be.
+ */
+bool web_jobs_filter(struct http_req *req, struct store_jobs_filter *f);
 
 #endif

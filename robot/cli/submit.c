@@ -309,7 +309,7 @@ print_cap(json_t *j)
 
 /* The queued runs, the file's warnings and the groups without boxes. */
 static void
-print_submitted(json_t *j)
+print_submitted(json_t *j, const char *server)
 {
 	json_t *jobs = json_object_get(j, "jobs");
 	json_t *warnings = json_object_get(j, "warnings");
@@ -356,6 +356,9 @@ print_submitted(json_t *j)
 		free(p);
 	}
 	print_cap(j);
+	/* where to follow them: the queue, filtered to this submission */
+	printf("its runs: %s/queue?submission=%lld\n", server,
+	       (long long)json_integer_value(json_object_get(j, "submission")));
 	fflush(stdout);
 }
 
@@ -420,7 +423,7 @@ cmd_submit(int argc, char **argv)
 				sa.query.data ? sa.query.data : "");
 	}
 	if (j != NULL) {
-		print_submitted(j);
+		print_submitted(j, a.server);
 		fflush(stdout);
 		status = 0;
 		if (sa.wait)

@@ -21,7 +21,7 @@ SUB=$(token submit alice)
 B1=$(token box b1)
 B2=$(token box b2)
 ADM=$(token admin root)
-echo "1..51"
+echo "1..52"
 
 dd_job "$T/dd.yaml"
 
@@ -224,6 +224,22 @@ rc=$?
 check $([ $rc = 1 ] && [ "$COMMIT" = "$(sha c8)" ] && grep -q "run [0-9]* (.* at $(sha c8 | cut -c1-10).*) failed: it broke" "$T/wait.out"; echo $?) \
 	"robot submit --wait says why a run failed (exit $rc, $COMMIT)"
 api POST "$U/api/boxes/b1/reset" "$ADM" >/dev/null
+
+# ... and where its runs are: the queue filtered to its submission,
+# which shows them and no other; the queue and /api/jobs take the same
+# filters (issue 55): a commit's first digits, a box, together.
+qurl=$(sed -n 's/^its runs: //p' "$T/wait.out")
+SUBN=$(sql "SELECT submission FROM jobs WHERE commit = '$(sha c8)' LIMIT 1")
+qs=$(curl -s -o "$T/q.html" -w '%{http_code}' "$qurl")
+C8=$(sha c8 | cut -c1-10)
+curl -s -o "$T/qj.json" "$U/api/jobs?commit=$C8&box=b1"
+curl -s -o "$T/qc.html" "$U/queue?commit=$C8&box=b1&series=&submission="
+bad=$(curl -s -o /dev/null -w '%{http_code}' "$U/api/jobs?commit=xyz")
+check $([ "$qurl" = "$U/queue?submission=$SUBN" ] && [ "$qs" = 200 ] &&
+	[ "$(grep -c '<tr><td class="num"><a href="/jobs/' "$T/q.html")" = 1 ] && grep -q ">$C8<" "$T/q.html" &&
+	/usr/bin/python3 -c "import json; j = json.load(open('$T/qj.json')); assert len(j['jobs']) == 1 and j['jobs'][0]['commit'].startswith('$C8') and j['jobs'][0]['box'] == 'b1', j" &&
+	grep -q ">$C8<" "$T/qc.html" && grep -q 'name="commit" size="12" value="'"$C8"'"' "$T/qc.html" && [ "$bad" = 400 ]; echo $?) \
+	"robot submit says where its runs are ($qurl: $qs); the queue and /api/jobs filter by a commit's digits and a box ($bad for a bad commit)"
 
 # PostgreSQL stopped under load, and kept from starting (its
 # configuration file hidden): 503 meanwhile, robotd's restarts fail and

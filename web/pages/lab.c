@@ -172,12 +172,19 @@ pages_lab(struct web *w, struct http_req *req, const struct web_call *call)
 	web_status(w, on_status, req);
 }
 
-/* The queue's filter: a state and a series. */
+/* The queue's filter fields other than the state: each its query
+ * argument. */
+static const char *const queue_fields[] = {"series", "commit", "box",
+					   "submission", NULL};
+
+/* The queue's filter: a state, and the fields above (empty: any). */
 static void
-queue_form(struct buf *b, const char *state, const char *series)
+queue_form(struct buf *b, struct http_req *req)
 {
 	static const char *const states[] = {"",     "queued", "leased",
 					     "done", "failed", NULL};
+	static const int sizes[] = {50, 12, 16, 8};
+	const char *state = http_req_arg(req, "state", 0);
 
 	buf_adds(b, "<form method=\"get\" action=\"/queue\">\n<label>state "
 		    "<select name=\"state\">");
@@ -191,11 +198,14 @@ queue_form(struct buf *b, const char *state, const char *series)
 		html_text(b, states[i][0] ? states[i] : "any");
 		buf_adds(b, "</option>");
 	}
-	buf_adds(b, "</select></label>\n<label>series <input name=\"series\" "
-		    "size=\"50\" value=\"");
-	html_attr(b, series);
-	buf_adds(b, "\"></label>\n<button type=\"submit\">Show</button>\n"
-		    "</form>\n");
+	buf_adds(b, "</select></label>\n");
+	for (size_t i = 0; queue_fields[i] != NULL; i++) {
+		buf_addf(b, "<label>%s <input name=\"%s\" size=\"%d\" value=\"",
+			 queue_fields[i], queue_fields[i], sizes[i]);
+		html_attr(b, http_req_arg(req, queue_fields[i], 0));
+		buf_adds(b, "\"></label>\n");
+	}
+	buf_adds(b, "<button type=\"submit\">Show</button>\n</form>\n");
 }
 
 static void
@@ -203,7 +213,6 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 {
 	struct http_req *req = arg;
 	const char *state = http_req_arg(req, "state", 0);
-	const char *series = http_req_arg(req, "series", 0);
 	struct view_doc d = {0};
 	struct store_jobs j;
 	struct buf b;
@@ -219,7 +228,7 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 		return;
 	}
 	buf_init(&b);
-	queue_form(&b, state, series);
+	queue_form(&b, req);
 	buf_adds(&b, "<p class=\"muted\">The newest 100 (older ones "
 		     "below).</p>\n"
 		     "<div class=\"wide\"><table>\n<thead><tr><th "
@@ -249,9 +258,13 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 			buf_adds(&b, "&amp;state=");
 			page_query(&b, state);
 		}
-		if (series != NULL && series[0] != '\0') {
-			buf_adds(&b, "&amp;series=");
-			page_query(&b, series);
+		for (size_t i = 0; queue_fields[i] != NULL; i++) {
+			const char *v = http_req_arg(req, queue_fields[i], 0);
+
+			if (v == NULL || v[0] == '\0')
+				continue;
+			buf_addf(&b, "&amp;%s=", queue_fields[i]);
+			page_query(&b, v);
 		}
 		buf_adds(&b, "\">Older runs</a></p>\n");
 	}
@@ -263,27 +276,11 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 void
 pages_queue(struct web *w, struct http_req *req, const struct web_call *call)
 {
-	struct store_jobs_filter f = {NULL, 0, NULL, 100, 0};
-	const char *state = http_req_arg(req, "state", 0);
+	struct store_jobs_filter f = {.limit = 100};
 
 	(void)call;
-	if (state != NULL && state[0] != '\0' && strcmp(state, "queued") != 0 &&
-	    strcmp(state, "leased") != 0 && strcmp(state, "done") != 0 &&
-	    strcmp(state, "failed") != 0) {
-		page_bad(req, "state is one of queued, leased, done, failed");
-		return;
-	}
-	f.state = state != NULL && state[0] != '\0' ? state : NULL;
-	if (!web_name_arg(req, "series", 0, NAME_SERIES, &f.series))
-		return;
-	{
-		long before = 0;
-
-		if (!web_int_arg(req, "before", 1, LONG_MAX, &before))
-			return;
-		f.before = before;
-	}
-	store_jobs(w->d.store, &f, on_jobs, req);
+	if (web_jobs_filter(req, &f))
+		store_jobs(w->d.store, &f, on_jobs, req);
 }
 
 static void

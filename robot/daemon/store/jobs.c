@@ -92,8 +92,10 @@ static const struct store_stmt jobs = {
 	"submission, created, updated FROM jobs WHERE ($1::text IS "
 	"NULL OR state = $1) AND ($2::bigint IS NULL OR submission = "
 	"$2) AND ($3::text IS NULL OR series = $3) AND ($5::bigint IS "
-	"NULL OR id < $5) ORDER BY id DESC LIMIT $4::int) x",
-	"szslz", store_read_text, false};
+	"NULL OR id < $5) AND ($6::text IS NULL OR commit LIKE $6 || "
+	"'%') AND ($7::text IS NULL OR box = $7) ORDER BY id DESC "
+	"LIMIT $4::int) x",
+	"szslzss", store_read_text, false};
 
 void
 store_jobs(struct store *s, const struct store_jobs_filter *f, store_text_cb cb,
@@ -101,7 +103,8 @@ store_jobs(struct store *s, const struct store_jobs_filter *f, store_text_cb cb,
 {
 	store_call(s, &jobs, STORE_FN(cb), arg, STORE_TEXT(f->state),
 		   STORE_ID(f->submission), STORE_TEXT(f->series),
-		   STORE_LONG((long long)f->limit), STORE_ID(f->before));
+		   STORE_LONG((long long)f->limit), STORE_ID(f->before),
+		   STORE_TEXT(f->commit), STORE_TEXT(f->box));
 }
 
 static const struct store_stmt job = {

@@ -46,6 +46,8 @@ struct store_jobs_filter {
 	const char *series;   /* NULL: any */
 	long limit;           /* newest first */
 	long long before;     /* 0: from the newest; else ids below it */
+	const char *commit;   /* a SHA or its prefix; NULL: any */
+	const char *box;      /* NULL: any */
 };
 /* {"jobs": [...]}, newest first (store_jobs_view). */
 void store_jobs(struct store *s, const struct store_jobs_filter *f,
