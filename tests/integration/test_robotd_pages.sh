@@ -124,6 +124,9 @@ assert '/regressions/%s"' % sys.argv[2] in home
 # headings; a bisection's page does not link to itself.
 assert ">Lab</a>: 1 box, 1 idle," in home, home[:600]
 assert "<th scope=\"row\">runs compared (base+head)</th>" in reg
+# the report's recipients counted in words ("1 recipient", "2 recipients")
+m = re.search(r"<p>to (\d+) (recipients?), \d+ sent</p>", reg)
+assert m and (m.group(2) == "recipient") == (m.group(1) == "1"), m and m.group(0)
 assert "<h3>What moved with it</h3>" in reg and "<h3>Every metric that changed</h3>" in reg
 bis = open(art + "/bisection.html").read()
 assert re.search(r'for <a href="/regressions/\d+">regression \d+</a>', bis), bis[:2000]
@@ -400,9 +403,10 @@ check $(case "$s404 $s400" in "404 text/html"*" 400 text/html"*) true ;; *) fals
 	grep -q '<nav><a href="/">robot</a>' "$T/e404.html" && grep -q "no such resource: GET /regressions" "$T/e404.html" &&
 	grep -q "<h1>Bad request</h1>" "$T/e400.html" && grep -q "before wants an integer" "$T/e400.html" &&
 	[ "$sq" = 200 ] && grep -q '<option value="failed" selected>' "$T/equeue.html" &&
+	grep -q '<a href="/api/jobs?limit=100&amp;state=failed">As JSON</a>' "$T/equeue.html" &&
 	case "$sapi" in "404 application/"*json*) true ;; *) false ;; esac &&
 	$PY -c "import json; json.load(open('$T/eapi.json'))['error']"; echo $?) \
-	"a page's errors are pages with the navigation (404 $s404, 400 $s400); the queue's empty series field is ignored ($sq); the API's stay JSON ($sapi)"
+	"a page's errors are pages with the navigation (404 $s404, 400 $s400); the queue's empty series field is ignored ($sq), and its JSON twin named with its filter; the API's stay JSON ($sapi)"
 
 # (The time Chromium takes to load each page: bench/pages_bench.sh.)
 sanitizer_clean

@@ -177,6 +177,23 @@ pages_lab(struct web *w, struct http_req *req, const struct web_call *call)
 static const char *const queue_fields[] = {"series", "commit", "box",
 					   "submission", NULL};
 
+/* The filter's arguments given (not empty), each "&amp;NAME=VALUE". */
+static void
+queue_args(struct buf *b, struct http_req *req)
+{
+	static const char *const all[] = {"state", "series",     "commit",
+					  "box",   "submission", NULL};
+
+	for (size_t i = 0; all[i] != NULL; i++) {
+		const char *v = http_req_arg(req, all[i], 0);
+
+		if (v == NULL || v[0] == '\0')
+			continue;
+		buf_addf(b, "&amp;%s=", all[i]);
+		page_query(b, v);
+	}
+}
+
 /* The queue's filter: a state, and the fields above (empty: any). */
 static void
 queue_form(struct buf *b, struct http_req *req)
@@ -212,7 +229,6 @@ static void
 on_jobs(const char *text, const struct problem *p, void *arg)
 {
 	struct http_req *req = arg;
-	const char *state = http_req_arg(req, "state", 0);
 	struct view_doc d = {0};
 	struct store_jobs j;
 	struct buf b;
@@ -254,20 +270,13 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 	/* Paging: the next 100 below the last shown. */
 	if (j.njobs == 100) {
 		buf_addf(&b, "<p><a href=\"/queue?before=%lld", j.jobs[99].id);
-		if (state != NULL && state[0] != '\0') {
-			buf_adds(&b, "&amp;state=");
-			page_query(&b, state);
-		}
-		for (size_t i = 0; queue_fields[i] != NULL; i++) {
-			const char *v = http_req_arg(req, queue_fields[i], 0);
-
-			if (v == NULL || v[0] == '\0')
-				continue;
-			buf_addf(&b, "&amp;%s=", queue_fields[i]);
-			page_query(&b, v);
-		}
+		queue_args(&b, req);
 		buf_adds(&b, "\">Older runs</a></p>\n");
 	}
+	/* its twin, with the same filter */
+	buf_adds(&b, "<p><a href=\"/api/jobs?limit=100");
+	queue_args(&b, req);
+	buf_adds(&b, "\">As JSON</a></p>");
 	page_reply(req, 200, "The queue", &b);
 	buf_release(&b);
 	view_release(&d);

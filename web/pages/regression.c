@@ -232,8 +232,9 @@ story(struct buf *b, const struct store_regression *r)
 	if (r->report.id != 0) {
 		buf_addf(b,
 			 "<h2>The report as mailed</h2>\n<p>to %lld "
-			 "recipients, %lld sent</p>\n<pre>",
-			 r->report.recipients, r->report.sent);
+			 "recipient%s, %lld sent</p>\n<pre>",
+			 r->report.recipients,
+			 r->report.recipients == 1 ? "" : "s", r->report.sent);
 		html_text(b, r->report.subject);
 		buf_adds(b, "\n\n");
 		html_text(b, r->report.body);
