@@ -34,7 +34,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 ADMIN=$(token admin root)
-echo "1..24"
+echo "1..25"
 
 # The seed: a tree whose fourth commit regresses the KPI and a hostile
 # metric, on a branch with a hostile name, under a hostile subject.
@@ -407,6 +407,22 @@ check $(case "$s404 $s400" in "404 text/html"*" 400 text/html"*) true ;; *) fals
 	case "$sapi" in "404 application/"*json*) true ;; *) false ;; esac &&
 	$PY -c "import json; json.load(open('$T/eapi.json'))['error']"; echo $?) \
 	"a page's errors are pages with the navigation (404 $s404, 400 $s400); the queue's empty series field is ignored ($sq), and its JSON twin named with its filter; the API's stay JSON ($sapi)"
+
+# 13. The compare form, asked for a series alone: its base and head
+# chosen are the series' newest pair's, each commit offered with its
+# subject, newest first (issue 55).
+lb=$(sql "SELECT base FROM pairs WHERE series = '$SERIES' AND bisection IS NULL ORDER BY id DESC LIMIT 1")
+lh=$(sql "SELECT head FROM pairs WHERE series = '$SERIES' AND bisection IS NULL ORDER BY id DESC LIMIT 1")
+curl -s -o "$T/cform.html" "$U/compare?series=$ESERIES"
+check $($PY - "$T/cform.html" "$lb" "$lh" "$(git -C "$R" log -1 --format=%s "$lh")" <<'PY'; echo $?
+import re, sys
+page, base, head, subject = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3], sys.argv[4]
+sel = lambda name: page.split('<select name="%s">' % name)[1].split("</select>")[0]
+assert re.search(r'<option value="%s" selected>' % base, sel("base")), sel("base")[:600]
+assert re.search(r'<option value="%s" selected>[0-9a-f]{12} ' % head + re.escape(subject), sel("head")), sel("head")[:600]
+assert sel("head").index(head) < sel("head").index(base), "newest first"
+PY
+) "the compare form chooses the series' newest pair, its commits named with their subjects, newest first ($lb..$lh)"
 
 # (The time Chromium takes to load each page: bench/pages_bench.sh.)
 sanitizer_clean

@@ -49,7 +49,12 @@ commit_select(struct buf *b, const char *name,
 			buf_adds(b, " selected");
 		buf_adds(b, ">");
 		html_text(b, s);
-		buf_addf(b, " (%lld runs)</option>", sc->commits[i].ok);
+		if (sc->commits[i].subject != NULL) {
+			buf_adds(b, " ");
+			html_text(b, sc->commits[i].subject);
+		}
+		buf_addf(b, " (%lld run%s)</option>", sc->commits[i].ok,
+			 sc->commits[i].ok == 1 ? "" : "s");
 	}
 	buf_adds(b, "</select></label>\n");
 }
@@ -175,7 +180,10 @@ on_commits(const char *text, const struct problem *p, void *arg)
 		if (text == NULL)
 			buf_adds(&b,
 				 "<p>robot has no runs of that series.</p>");
-		form(&b, a->series, a->base, a->head,
+		/* unless asked, the series' newest pair */
+		form(&b, a->series,
+		     a->base != NULL || text == NULL ? a->base : sc.latest.base,
+		     a->head != NULL || text == NULL ? a->head : sc.latest.head,
 		     text != NULL ? &sc : NULL);
 		page_reply(a->req, text == NULL ? 404 : 200, "Compare", &b);
 		buf_release(&b);

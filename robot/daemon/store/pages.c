@@ -207,11 +207,16 @@ store_series(struct store *s, const char *match, long limit, store_text_cb cb,
 
 static const struct store_stmt series_commits = {
 	"SELECT json_build_object('series', $1::text, 'commits', "
-	"json_agg(x ORDER BY x.last DESC)) FROM (SELECT commit, "
-	"count(*) AS runs, count(*) FILTER (WHERE state = 'done') "
-	"AS ok, min(created) AS first, max(updated) AS last FROM "
-	"jobs WHERE series = $1 GROUP BY commit) x HAVING count(*) "
-	"> 0",
+	"json_agg(x ORDER BY x.date DESC NULLS LAST, x.last DESC), "
+	"'latest', (SELECT json_build_object('base', p.base, 'head', "
+	"p.head) FROM pairs p WHERE p.series = $1 AND p.bisection IS "
+	"NULL ORDER BY p.id DESC LIMIT 1)) FROM (SELECT j.commit, "
+	"count(*) AS runs, count(*) FILTER (WHERE j.state = 'done') "
+	"AS ok, min(j.created) AS first, max(j.updated) AS last, "
+	"min(c.subject) AS subject, min(c.date) AS date FROM jobs j "
+	"LEFT JOIN tree_commits c ON c.tree = j.tree AND c.sha = "
+	"j.commit WHERE j.series = $1 GROUP BY j.commit) x HAVING "
+	"count(*) > 0",
 	"s", store_read_text, false, .shared = true};
 
 void
@@ -485,6 +490,8 @@ const struct view_type store_series_list_view =
 
 static const struct view_field series_commit_fields[] = {
 	VIEW_F(store_series_commit, "commit", VIEW_STR, commit),
+	VIEW_F(store_series_commit, "subject", VIEW_STR, subject),
+	VIEW_F(store_series_commit, "date", VIEW_STR, date),
 	VIEW_F(store_series_commit, "runs", VIEW_INT, runs),
 	VIEW_F(store_series_commit, "ok", VIEW_INT, ok),
 	VIEW_F(store_series_commit, "first", VIEW_STR, first),
@@ -492,10 +499,17 @@ static const struct view_field series_commit_fields[] = {
 };
 static const struct view_type series_commit_view =
 	VIEW_TYPE("commit", struct store_series_commit, series_commit_fields);
+static const struct view_field series_latest_fields[] = {
+	VIEW_F(store_series_latest, "base", VIEW_STR, base),
+	VIEW_F(store_series_latest, "head", VIEW_STR, head),
+};
+static const struct view_type series_latest =
+	VIEW_TYPE("latest", struct store_series_latest, series_latest_fields);
 static const struct view_field series_commits_fields[] = {
 	VIEW_F(store_series_commits, "series", VIEW_STR, series),
 	VIEW_A(store_series_commits, "commits", series_commit_view, commits,
 	       ncommits),
+	VIEW_O(store_series_commits, "latest", series_latest, latest),
 };
 const struct view_type store_series_commits_view = VIEW_TYPE(
 	"series commits", struct store_series_commits, series_commits_fields);

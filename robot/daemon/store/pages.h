@@ -226,19 +226,25 @@ struct store_series_list {
 	size_t nseries;
 };
 extern const struct view_type store_series_list_view;
-/* {"series", "commits": [{"commit", "runs", "ok", "first", "last"}]}
- * newest first, or NULL when the series has no runs
+/* {"series", "commits": [{"commit", "subject", "date", "runs", "ok",
+ * "first", "last"}] newest first (by the commit's date when its tree
+ * knows it, else its last run), "latest": its newest pair's {"base",
+ * "head"} or null}, or NULL when the series has no runs
  * (store_series_commits_view). */
 void store_series_commits(struct store *s, const char *series, store_text_cb cb,
 			  void *arg);
 struct store_series_commit {
-	const char *commit, *first, *last;
+	const char *commit, *subject, *date, *first, *last;
 	long long runs, ok;
+};
+struct store_series_latest {
+	const char *base, *head; /* NULL: no pair yet */
 };
 struct store_series_commits {
 	const char *series;
 	struct store_series_commit *commits;
 	size_t ncommits;
+	struct store_series_latest latest;
 };
 extern const struct view_type store_series_commits_view;
 
