@@ -133,23 +133,17 @@ subscribe_confirmation(const struct report_config *cfg, json_t *sub,
 	return buf_detach(&b);
 }
 
-json_t *
-subscribe_check(json_t *sub)
+/* A fault for each member a subscription does not have. */
+static void
+unknown_members(json_t *sub, json_t *faults)
 {
-	static const char *const globs[] = {"tree", "branch", "testcase",
-					    "metric", NULL};
 	static const char *const known[] = {
 		"email",       "tree",         "branch",
 		"testcase",    "metric",       "min_change",
 		"regressions", "improvements", NULL};
-	json_t *faults = json_array(), *v;
-	const char *key, *e;
+	const char *key;
+	json_t *v;
 
-	if (!json_is_object(sub)) {
-		json_array_append_new(faults,
-				      json_string("the body is a JSON object"));
-		return faults;
-	}
 	json_object_foreach(sub, key, v)
 	{
 		bool ok = false;
@@ -170,7 +164,14 @@ subscribe_check(json_t *sub)
 			free(q);
 		}
 	}
-	e = str(sub, "email");
+}
+
+/* The address: checked, and made lowercase. */
+static void
+check_email(json_t *sub, json_t *faults)
+{
+	const char *e = str(sub, "email");
+
 	if (e == NULL)
 		json_array_append_new(faults,
 				      json_string("email is the address to "
@@ -187,6 +188,22 @@ subscribe_check(json_t *sub)
 		json_object_set_new(sub, "email", json_string(l));
 		free(l);
 	}
+}
+
+json_t *
+subscribe_check(json_t *sub)
+{
+	static const char *const globs[] = {"tree", "branch", "testcase",
+					    "metric", NULL};
+	json_t *faults = json_array(), *v;
+
+	if (!json_is_object(sub)) {
+		json_array_append_new(faults,
+				      json_string("the body is a JSON object"));
+		return faults;
+	}
+	unknown_members(sub, faults);
+	check_email(sub, faults);
 	for (size_t i = 0; globs[i] != NULL; i++) {
 		const char *g;
 		bool ok = true;

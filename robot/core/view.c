@@ -44,13 +44,56 @@ static bool decode(struct view_doc *d, const struct view_type *t,
 		   const json_t *o, void *out, const char *path, char *err,
 		   size_t len);
 
+static bool field(struct view_doc *d, const struct view_field *f,
+		  const json_t *v, char *p, const char *path, char *err,
+		  size_t len);
+
+/* The elements of array v of field f: allocated, each decoded as a
+ * field of the array's element kind, its count beside it. */
+static bool
+elements(struct view_doc *d, const struct view_field *f, const json_t *v,
+	 char *p, const char *path, char *err, size_t len)
+{
+	struct view_field e = {NULL, VIEW_OBJECT, 0, 0, f->type, 0};
+	size_t n = json_array_size(v), size;
+	char *a;
+
+	switch (f->kind) {
+	case VIEW_STRS:
+		e.kind = VIEW_STR;
+		size = sizeof(const char *);
+		break;
+	case VIEW_NUMS:
+		e.kind = VIEW_NUM;
+		size = sizeof(double);
+		break;
+	case VIEW_INTS:
+		e.kind = VIEW_INT;
+		size = sizeof(long long);
+		break;
+	default:
+		size = f->type->size;
+		break;
+	}
+	a = keep(d, n, size);
+	*(void **)p = a;
+	*(size_t *)(p - f->off + f->count) = n;
+	for (size_t i = 0; i < n; i++) {
+		char at[256];
+
+		join(at, sizeof at, path, NULL, i);
+		if (!field(d, &e, json_array_get(v, i), a + i * size, at, err,
+			   len))
+			return false;
+	}
+	return true;
+}
+
 /* One value v of field f into its place at p. */
 static bool
 field(struct view_doc *d, const struct view_field *f, const json_t *v, char *p,
       const char *path, char *err, size_t len)
 {
-	size_t n;
-
 	if (json_is_null(v)) {
 		if (f->kind == VIEW_NUM)
 			*(double *)p = NAN;
@@ -90,80 +133,7 @@ field(struct view_doc *d, const struct view_field *f, const json_t *v, char *p,
 	case VIEW_INTS:
 		if (!json_is_array(v))
 			break;
-		n = json_array_size(v);
-		*(size_t *)((char *)p - f->off + f->count) = n;
-		if (f->kind == VIEW_NUMS) {
-			double *x = keep(d, n, sizeof *x);
-
-			*(double **)p = x;
-			for (size_t i = 0; i < n; i++) {
-				const json_t *e = json_array_get(v, i);
-
-				x[i] = json_is_number(e) ? json_number_value(e)
-							 : NAN;
-				if (!json_is_number(e) && !json_is_null(e)) {
-					char at[256];
-
-					join(at, sizeof at, path, NULL, i);
-					fail(err, len, at, "not a number");
-					return false;
-				}
-			}
-			return true;
-		}
-		if (f->kind == VIEW_INTS) {
-			long long *x = keep(d, n, sizeof *x);
-
-			*(long long **)p = x;
-			for (size_t i = 0; i < n; i++) {
-				const json_t *e = json_array_get(v, i);
-
-				x[i] = (long long)json_integer_value(e);
-				if (!json_is_integer(e) && !json_is_null(e)) {
-					char at[256];
-
-					join(at, sizeof at, path, NULL, i);
-					fail(err, len, at, "not an integer");
-					return false;
-				}
-			}
-			return true;
-		}
-		if (f->kind == VIEW_STRS) {
-			const char **s = keep(d, n, sizeof *s);
-
-			*(const char ***)p = s;
-			for (size_t i = 0; i < n; i++) {
-				s[i] = json_string_value(json_array_get(v, i));
-				if (s[i] == NULL &&
-				    !json_is_null(json_array_get(v, i))) {
-					char at[256];
-
-					join(at, sizeof at, path, NULL, i);
-					fail(err, len, at, "not a string");
-					return false;
-				}
-			}
-			return true;
-		} else {
-			char *a = keep(d, n, f->type->size);
-
-			*(void **)p = a;
-			for (size_t i = 0; i < n; i++) {
-				char at[256];
-
-				join(at, sizeof at, path, NULL, i);
-				if (!json_is_object(json_array_get(v, i))) {
-					fail(err, len, at, "not an object");
-					return false;
-				}
-				if (!decode(d, f->type, json_array_get(v, i),
-					    a + i * f->type->size, at, err,
-					    len))
-					return false;
-			}
-			return true;
-		}
+		return elements(d, f, v, p, path, err, len);
 	}
 	fail(err, len, path,
 	     f->kind == VIEW_STR      ? "not a string"
