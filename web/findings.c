@@ -95,6 +95,14 @@ findings_commit(struct web *w, struct http_req *req,
 }
 
 void
+findings_submission(struct web *w, struct http_req *req,
+		    const struct web_call *call)
+{
+	store_submission(w->d.store, strtoll(call->arg, NULL, 10), web_on_json,
+			 req);
+}
+
+void
 findings_regression_set(struct web *w, struct http_req *req,
 			const struct web_call *call)
 {

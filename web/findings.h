@@ -52,6 +52,10 @@ extern const struct view_type findings_compared_view;
  * (robot_commit()). */
 void findings_commit(struct web *w, struct http_req *req,
 		     const struct web_call *call);
+/* GET /api/submissions/:id: a submission's page as JSON
+ * (robot_submission()). */
+void findings_submission(struct web *w, struct http_req *req,
+			 const struct web_call *call);
 void findings_home(struct web *w, struct http_req *req,
 		   const struct web_call *call);
 /* GET /api/series/:series/history?metric=&limit= */

@@ -356,8 +356,8 @@ print_submitted(json_t *j, const char *server)
 		free(p);
 	}
 	print_cap(j);
-	/* where to follow them: the queue, filtered to this submission */
-	printf("its runs: %s/queue?submission=%lld\n", server,
+	/* where to follow them: the submission's page */
+	printf("its page: %s/submissions/%lld\n", server,
 	       (long long)json_integer_value(json_object_get(j, "submission")));
 	fflush(stdout);
 }

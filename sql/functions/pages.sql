@@ -363,3 +363,39 @@ LANGUAGE sql STABLE AS $$
 			ON l.job = j.id AND l.state = 'active'
 			WHERE j.state = 'leased'))
 $$;
+
+-- A submission's page (/submissions/ID, /api/submissions/ID): who asked
+-- for it and when, its runs by state, each series' commits with their
+-- runs, and the pairs its runs are in with their verdicts; NULL when
+-- there is no such submission.
+CREATE FUNCTION robot_submission(p_id bigint) RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('id', s.id, 'submitter', s.submitter,
+		'file', s.file_name, 'created', s.created,
+		'max_runs', s.max_runs,
+		'runs', (SELECT json_build_object(
+			'queued', count(*) FILTER (WHERE j.state = 'queued'),
+			'leased', count(*) FILTER (WHERE j.state = 'leased'),
+			'done', count(*) FILTER (WHERE j.state = 'done'),
+			'failed', count(*) FILTER (WHERE j.state = 'failed'),
+			'cancelled', count(*) FILTER (WHERE
+				j.state = 'cancelled'))
+			FROM jobs j WHERE j.submission = s.id),
+		'commits', (SELECT coalesce(json_agg(x ORDER BY x.first), '[]')
+			FROM (SELECT j.series, j.commit,
+				count(*) FILTER (WHERE j.state = 'done') AS ok,
+				count(*) FILTER (WHERE j.state = 'failed')
+					AS failed,
+				count(*) FILTER (WHERE j.state IN ('queued',
+					'leased')) AS to_come,
+				min(j.id) AS first
+				FROM jobs j WHERE j.submission = s.id
+				GROUP BY j.series, j.commit) x),
+		'pairs', (SELECT coalesce(json_agg(json_build_object(
+			'id', p.id, 'series', p.series, 'base', p.base,
+			'head', p.head, 'state', p.state,
+			'verdict', p.verdict, 'kpi', p.kpi) ORDER BY p.id),
+			'[]') FROM pairs p WHERE p.id IN (SELECT j.pair
+				FROM jobs j WHERE j.submission = s.id)))
+	FROM submissions s WHERE s.id = p_id
+$$;

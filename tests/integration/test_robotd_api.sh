@@ -225,21 +225,29 @@ check $([ $rc = 1 ] && [ "$COMMIT" = "$(sha c8)" ] && grep -q "run [0-9]* (.* at
 	"robot submit --wait says why a run failed (exit $rc, $COMMIT)"
 api POST "$U/api/boxes/b1/reset" "$ADM" >/dev/null
 
-# ... and where its runs are: the queue filtered to its submission,
-# which shows them and no other; the queue and /api/jobs take the same
-# filters (issue 55): a commit's first digits, a box, together.
-qurl=$(sed -n 's/^its runs: //p' "$T/wait.out")
+# ... and where its runs are: its submission's page, with its commit,
+# its runs by state and a link to them in the queue, which shows them
+# and no other; the queue and /api/jobs take the same filters (issue
+# 55): a commit's first digits, a box, together.
+qurl=$(sed -n 's/^its page: //p' "$T/wait.out")
 SUBN=$(sql "SELECT submission FROM jobs WHERE commit = '$(sha c8)' LIMIT 1")
-qs=$(curl -s -o "$T/q.html" -w '%{http_code}' "$qurl")
+ps=$(curl -s -o "$T/sp.html" -w '%{http_code}' "$qurl")
+pj=$(curl -s -o "$T/sp.json" -w '%{http_code}' "$U/api/submissions/$SUBN")
+p404=$(curl -s -o /dev/null -w '%{http_code}' "$U/submissions/999999")
+qs=$(curl -s -o "$T/q.html" -w '%{http_code}' "$U/queue?submission=$SUBN")
 C8=$(sha c8 | cut -c1-10)
 curl -s -o "$T/qj.json" "$U/api/jobs?commit=$C8&box=b1"
 curl -s -o "$T/qc.html" "$U/queue?commit=$C8&box=b1&series=&submission="
 bad=$(curl -s -o /dev/null -w '%{http_code}' "$U/api/jobs?commit=xyz")
-check $([ "$qurl" = "$U/queue?submission=$SUBN" ] && [ "$qs" = 200 ] &&
+check $([ "$qurl" = "$U/submissions/$SUBN" ] && [ "$ps" = 200 ] && [ "$pj" = 200 ] && [ "$p404" = 404 ] &&
+	grep -q ">$C8<" "$T/sp.html" && grep -q "0 done, 1 failed" "$T/sp.html" &&
+	grep -q "href=\"/queue?submission=$SUBN\">each run</a>" "$T/sp.html" &&
+	/usr/bin/python3 -c "import json; j = json.load(open('$T/sp.json')); assert j['id'] == $SUBN and j['runs']['failed'] == 1 and j['commits'][0]['commit'] == '$(sha c8)', j" &&
+	[ "$qs" = 200 ] &&
 	[ "$(grep -c '<tr><td class="num"><a href="/jobs/' "$T/q.html")" = 1 ] && grep -q ">$C8<" "$T/q.html" &&
 	/usr/bin/python3 -c "import json; j = json.load(open('$T/qj.json')); assert len(j['jobs']) == 1 and j['jobs'][0]['commit'].startswith('$C8') and j['jobs'][0]['box'] == 'b1', j" &&
 	grep -q ">$C8<" "$T/qc.html" && grep -q 'name="commit" size="12" value="'"$C8"'"' "$T/qc.html" && [ "$bad" = 400 ]; echo $?) \
-	"robot submit says where its runs are ($qurl: $qs); the queue and /api/jobs filter by a commit's digits and a box ($bad for a bad commit)"
+	"robot submit prints its submission's page ($qurl: $ps, JSON $pj, none $p404), which links its runs in the queue ($qs); the queue and /api/jobs filter by a commit's digits and a box ($bad for a bad commit)"
 
 # PostgreSQL stopped under load, and kept from starting (its
 # configuration file hidden): 503 meanwhile, robotd's restarts fail and

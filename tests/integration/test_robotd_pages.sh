@@ -92,13 +92,13 @@ assert c['largest'][0] < 200 * 1024, c['largest']
 PAGES="home:/ regression:/regressions/$RID compare:/compare?series=$ESERIES&base=$(git -C "$R" rev-parse v1.0)&head=$HEAD
 history:/series/$ESERIES/history?metric=dd.write_bytes_per_sec job:/jobs/$JOB lab:/lab queue:/queue
 tree:/trees/web bisections:/bisections bisection:/bisections/$BID subscribe:/subscribe
-commit:/commits/$BAD"
+commit:/commits/$BAD submission:/submissions/$(sql "SELECT max(submission) FROM jobs")"
 $PY "$SRC/tests/integration/walk.py" load "$U" "$T" "$ART" $PAGES >"$T/load.out" 2>&1
 rc=$?
 sed 's/^/# /' "$T/load.out" | grep -v "^# [0-9]* pages loaded\|^# 0 problems"
 check $([ $rc = 0 ]; echo $?) "Chromium loads every page without a console message, an error or a CSP violation ($(tail -1 "$T/load.out"))"
 shots=$(ls "$ART"/*.png 2>/dev/null | wc -l)
-check $([ "$shots" = 13 ]; echo $?) "a screenshot of each page (and the regression's on a phone): $shots in $ART"
+check $([ "$shots" = 14 ]; echo $?) "a screenshot of each page (and the regression's on a phone): $shots in $ART"
 
 # 3. The key content is in the DOM.
 check $($PY - "$ART" "$RID" "$(git -C "$R" rev-parse v1.0) $shas" <<'PY'; echo $?

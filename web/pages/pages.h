@@ -32,6 +32,8 @@ void pages_regression(struct web *w, struct http_req *req,
 		      const struct web_call *call);
 void pages_commit(struct web *w, struct http_req *req,
 		  const struct web_call *call);
+void pages_submission(struct web *w, struct http_req *req,
+		      const struct web_call *call);
 void pages_compare(struct web *w, struct http_req *req,
 		   const struct web_call *call);
 void pages_history(struct web *w, struct http_req *req,

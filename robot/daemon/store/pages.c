@@ -513,3 +513,58 @@ static const struct view_field series_commits_fields[] = {
 };
 const struct view_type store_series_commits_view = VIEW_TYPE(
 	"series commits", struct store_series_commits, series_commits_fields);
+
+static const struct store_stmt submission = {
+	"SELECT robot_submission($1::bigint)", "l", store_read_text, false,
+	.shared = true};
+
+void
+store_submission(struct store *s, long long id, store_text_cb cb, void *arg)
+{
+	store_call(s, &submission, STORE_FN(cb), arg, STORE_LONG(id));
+}
+
+#define UF(st, key, kind, field) VIEW_F(store_submission##st, key, kind, field)
+static const struct view_field submission_runs_fields[] = {
+	UF(_runs, "queued", VIEW_INT, queued),
+	UF(_runs, "leased", VIEW_INT, leased),
+	UF(_runs, "done", VIEW_INT, done),
+	UF(_runs, "failed", VIEW_INT, failed),
+	UF(_runs, "cancelled", VIEW_INT, cancelled),
+};
+static const struct view_type submission_runs =
+	VIEW_TYPE("runs", struct store_submission_runs, submission_runs_fields);
+static const struct view_field submission_commit_fields[] = {
+	UF(_commit, "series", VIEW_STR, series),
+	UF(_commit, "commit", VIEW_STR, commit),
+	UF(_commit, "ok", VIEW_INT, ok),
+	UF(_commit, "failed", VIEW_INT, failed),
+	UF(_commit, "to_come", VIEW_INT, to_come),
+};
+static const struct view_type submission_commit = VIEW_TYPE(
+	"commit", struct store_submission_commit, submission_commit_fields);
+static const struct view_field submission_pair_fields[] = {
+	UF(_pair, "id", VIEW_INT, id),
+	UF(_pair, "series", VIEW_STR, series),
+	UF(_pair, "base", VIEW_STR, base),
+	UF(_pair, "head", VIEW_STR, head),
+	UF(_pair, "state", VIEW_STR, state),
+	UF(_pair, "verdict", VIEW_STR, verdict),
+	UF(_pair, "kpi", VIEW_STR, kpi),
+};
+static const struct view_type submission_pair =
+	VIEW_TYPE("pair", struct store_submission_pair, submission_pair_fields);
+static const struct view_field submission_fields[] = {
+	UF(, "id", VIEW_INT, id),
+	UF(, "submitter", VIEW_STR, submitter),
+	UF(, "file", VIEW_STR, file),
+	UF(, "created", VIEW_STR, created),
+	UF(, "max_runs", VIEW_INT, max_runs),
+	VIEW_O(store_submission, "runs", submission_runs, runs),
+	VIEW_A(store_submission, "commits", submission_commit, commits,
+	       ncommits),
+	VIEW_A(store_submission, "pairs", submission_pair, pairs, npairs),
+};
+#undef UF
+const struct view_type store_submission_view =
+	VIEW_TYPE("submission", struct store_submission, submission_fields);

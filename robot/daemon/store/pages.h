@@ -248,4 +248,31 @@ struct store_series_commits {
 };
 extern const struct view_type store_series_commits_view;
 
+/* A submission (robot_submission()): who asked for it, its runs by
+ * state, each series' commits with their runs, the pairs its runs are
+ * in; NULL when there is none (store_submission_view). */
+void store_submission(struct store *s, long long id, store_text_cb cb,
+		      void *arg);
+struct store_submission_runs {
+	long long queued, leased, done, failed, cancelled;
+};
+struct store_submission_commit {
+	const char *series, *commit;
+	long long ok, failed, to_come;
+};
+struct store_submission_pair {
+	long long id;
+	const char *series, *base, *head, *state, *verdict, *kpi;
+};
+struct store_submission {
+	long long id, max_runs; /* max_runs 0: robotd's */
+	const char *submitter, *file, *created;
+	struct store_submission_runs runs;
+	struct store_submission_commit *commits; /* in the order queued */
+	size_t ncommits;
+	struct store_submission_pair *pairs;
+	size_t npairs;
+};
+extern const struct view_type store_submission_view;
+
 #endif

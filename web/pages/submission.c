@@ -1,0 +1,157 @@
+/*
+ * submission.c: a submission's page (/submissions/:id, the twin of
+ * /api/submissions/:id): who asked for it and when, its runs by state
+ * (the queue filtered to them), each series' commits with their runs,
+ * and the pairs its runs are in with their verdicts.  robot submit
+ * prints its URL.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robot/core/view.h"
+#include "robot/core/xmalloc.h"
+#include "robot/daemon/store/pages.h"
+#include "web/html.h"
+#include "web/pages/page.h"
+#include "web/pages/pages.h"
+#include "robot/core/banned.h"
+
+/* Who, when, what file, and its runs by state. */
+static void
+record(struct buf *b, const struct store_submission *s)
+{
+	const struct store_submission_runs *r = &s->runs;
+	char id[32];
+
+	buf_adds(b, "<table>\n<tr><th scope=\"row\">by</th><td>");
+	html_text(b, s->submitter);
+	buf_adds(b, "</td></tr>\n<tr><th scope=\"row\">asked</th><td>");
+	html_time(b, s->created);
+	buf_adds(b, "</td></tr>\n");
+	if (s->file != NULL) {
+		buf_adds(b, "<tr><th scope=\"row\">job file</th><td>");
+		html_text(b, s->file);
+		buf_adds(b, "</td></tr>\n");
+	}
+	if (s->max_runs > 0)
+		buf_addf(b,
+			 "<tr><th scope=\"row\">runs a side, at most</th>"
+			 "<td>%lld</td></tr>\n",
+			 s->max_runs);
+	buf_addf(b,
+		 "<tr><th scope=\"row\">runs</th><td>%lld queued, %lld "
+		 "running, %lld done, %lld failed",
+		 r->queued, r->leased, r->done, r->failed);
+	if (r->cancelled > 0)
+		buf_addf(b, ", %lld cancelled", r->cancelled);
+	snprintf(id, sizeof id, "%lld", s->id);
+	buf_adds(b, " (");
+	page_link(b, "/queue?submission=", id, "each run");
+	buf_adds(b, ")</td></tr>\n</table>\n");
+}
+
+/* Each series' commits, with their runs. */
+static void
+commits(struct buf *b, const struct store_submission *s)
+{
+	buf_adds(b, "<h2>Commits</h2>\n<div class=\"wide\"><table>\n<thead>"
+		    "<tr><th scope=\"col\">series</th><th scope=\"col\">"
+		    "commit</th><th scope=\"col\">ok runs</th><th "
+		    "scope=\"col\">failed</th><th scope=\"col\">to come</th>"
+		    "</tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < s->ncommits; i++) {
+		const struct store_submission_commit *c = &s->commits[i];
+
+		buf_adds(b, "<tr><td>");
+		html_text(b, c->series);
+		buf_adds(b, "</td><td>");
+		if (c->commit != NULL)
+			page_sha(b, c->commit, NULL);
+		else
+			buf_adds(b, "(no commit)");
+		buf_addf(b,
+			 "</td><td class=\"num\">%lld</td><td class=\"num\">"
+			 "%lld</td><td class=\"num\">%lld</td></tr>\n",
+			 c->ok, c->failed, c->to_come);
+	}
+	buf_adds(b, "</tbody></table></div>\n");
+}
+
+/* The pairs its runs are in: each a comparison, with its verdict. */
+static void
+pairs(struct buf *b, const struct store_submission *s)
+{
+	if (s->npairs == 0)
+		return;
+	buf_adds(b, "<h2>Compared</h2>\n<div class=\"wide\"><table>\n<thead>"
+		    "<tr><th scope=\"col\">series</th><th scope=\"col\">base"
+		    "</th><th scope=\"col\">head</th><th scope=\"col\">"
+		    "verdict</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < s->npairs; i++) {
+		const struct store_submission_pair *p = &s->pairs[i];
+
+		buf_adds(b, "<tr><td>");
+		html_text(b, p->series);
+		buf_adds(b, "</td><td>");
+		page_sha(b, p->base, NULL);
+		buf_adds(b, "</td><td>");
+		page_sha(b, p->head, NULL);
+		buf_adds(b, "</td><td><a href=\"/compare?series=");
+		page_query(b, p->series);
+		buf_adds(b, "&amp;base=");
+		page_query(b, p->base);
+		buf_adds(b, "&amp;head=");
+		page_query(b, p->head);
+		buf_adds(b, "\">");
+		html_text(b, p->verdict != NULL ? p->verdict : p->state);
+		buf_adds(b, "</a>");
+		if (p->kpi != NULL) {
+			buf_adds(b, " <span class=\"muted\">");
+			html_text(b, p->kpi);
+			buf_adds(b, "</span>");
+		}
+		buf_adds(b, "</td></tr>\n");
+	}
+	buf_adds(b, "</tbody></table></div>\n");
+}
+
+static void
+on_submission(const char *text, const struct problem *p, void *arg)
+{
+	struct http_req *req = arg;
+	struct view_doc d = {0};
+	struct store_submission s;
+	struct buf b;
+	char *title, err[256];
+
+	if (p != NULL || text == NULL) {
+		page_fail(req, p, "submission of that number");
+		return;
+	}
+	if (!view_load(&d, &store_submission_view, text, &s, err,
+		       sizeof err)) {
+		page_broken(req, err);
+		view_release(&d);
+		return;
+	}
+	buf_init(&b);
+	record(&b, &s);
+	commits(&b, &s);
+	pairs(&b, &s);
+	buf_addf(&b, "<p><a href=\"/api/submissions/%lld\">As JSON</a></p>",
+		 s.id);
+	title = xasprintf("Submission %lld", s.id);
+	page_reply(req, 200, title, &b);
+	free(title);
+	buf_release(&b);
+	view_release(&d);
+}
+
+void
+pages_submission(struct web *w, struct http_req *req,
+		 const struct web_call *call)
+{
+	store_submission(w->d.store, strtoll(call->arg, NULL, 10),
+			 on_submission, req);
+}
