@@ -9,6 +9,7 @@
 #include "jobs/emit.h"
 #include "reporters/recipients.h"
 #include "reporters/report.h"
+#include "robot/analysis/comparison.h"
 #include "robot/analysis/series.h"
 #include "robot/analysis/units.h"
 #include "robot/core/buf.h"
@@ -17,7 +18,9 @@
 #include "robot/core/node.h"
 #include "robot/core/num.h"
 #include "robot/core/rjson.h"
+#include "robot/core/view.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/reports.h"
 #include "robot/core/banned.h"
 
 #define REPORT_COLUMNS 90 /* the widest line, but LKP's tables */
@@ -90,10 +93,11 @@ report_wrap(struct buf *b, const char *words, size_t *col, size_t indent)
 /* `sha ("subject")`, as 0-day's commit lines, at column col; wrapped
  * under 90 columns, a new line at indent. */
 static void
-add_commit(struct buf *b, json_t *c, size_t col, size_t indent)
+add_commit(struct buf *b, const struct store_commit_info *c, size_t col,
+	   size_t indent)
 {
-	const char *subject = str(c, "subject");
-	const char *sha = str(c, "sha") ? str(c, "sha") : "?";
+	const char *subject = c != NULL ? c->subject : NULL;
+	const char *sha = c != NULL && c->sha != NULL ? c->sha : "?";
 
 	buf_adds(b, sha);
 	col += strlen(sha);
@@ -153,12 +157,14 @@ hook_said(json_t *provision, const char *key)
  * the box's own is its host's, and runs in QEMU without KVM are
  * flagged as no performance figures. */
 static void
-add_machine(struct buf *b, json_t *pair)
+add_machine(struct buf *b, const struct store_claim_pair *pair)
 {
-	json_t *f = json_object_get(pair, "facts"), *disks, *d;
-	json_t *prov = json_object_get(pair, "provision");
+	/* (a box's facts are the box's to say: read leniently, whatever
+	 * their kinds) */
+	json_t *f = (json_t *)pair->facts, *disks, *d;
+	json_t *prov = (json_t *)pair->provision;
 	double mem = num(f, "memory");
-	const char *group = str(pair, "tbox_group"), *cpu, *kernel, *version;
+	const char *group = pair->tbox_group, *cpu, *kernel, *version;
 	const char *booted = hook_said(prov, "kernel");
 	const char *backend = hook_said(prov, "backend");
 	struct buf list;
@@ -285,10 +291,9 @@ add_parameters(struct buf *b, json_t *job)
 /* The atomic job as the YAML file to submit again (its commit left out:
  * the commands name both). */
 static char *
-job_yaml(json_t *pair)
+job_yaml(const struct store_claim_pair *pair)
 {
-	json_t *job = json_deep_copy(
-		json_object_get(json_object_get(pair, "job"), "job"));
+	json_t *job = json_deep_copy(json_object_get(pair->job, "job"));
 	char *text, *yaml = NULL;
 	struct errlist el;
 	struct node *n;
@@ -314,54 +319,24 @@ job_yaml(json_t *pair)
 }
 
 /* "6+3": the ok runs of each side, or the smaller count when the sides'
- * are not known (a record from before they were kept). */
+ * are not known (a record from before they were kept: 0). */
 static void
-runs_text(char *buf, size_t len, json_t *o)
+runs_text(char *buf, size_t len, long long base_runs, long long head_runs,
+	  long long runs)
 {
-	json_t *b = json_object_get(o, "base_runs");
-	json_t *h = json_object_get(o, "head_runs");
-
-	if (json_is_integer(b) && json_is_integer(h))
-		snprintf(buf, len, "%lld+%lld",
-			 (long long)json_integer_value(b),
-			 (long long)json_integer_value(h));
+	if (base_runs > 0 && head_runs > 0)
+		snprintf(buf, len, "%lld+%lld", base_runs, head_runs);
 	else
-		snprintf(buf, len, "%lld",
-			 (long long)json_integer_value(
-				 json_object_get(o, "runs")));
+		snprintf(buf, len, "%lld", runs);
 }
 
-/* The KPI's metric in a pair's comparison, or NULL. */
-static json_t *
-kpi_metric(json_t *pair, const char *kpi)
+/* The pair of ps (n of them) with id pair, or NULL. */
+static const struct store_claim_pair *
+pair_of(const struct store_claim_pair *ps, size_t n, long long pair)
 {
-	json_t *m;
-	size_t i;
-
-	json_array_foreach(
-		json_object_get(json_object_get(pair, "comparison"), "metrics"),
-		i, m)
-	{
-		if (kpi != NULL && str(m, "metric") != NULL &&
-		    strcmp(str(m, "metric"), kpi) == 0)
-			return m;
-	}
-	return NULL;
-}
-
-/* The pair of the claim's pairs (key: "pairs" or "culprit_pairs") with
- * id pair, or NULL. */
-static json_t *
-pair_of(json_t *claim, const char *key, json_int_t pair)
-{
-	json_t *p;
-	size_t i;
-
-	json_array_foreach(json_object_get(claim, key), i, p)
-	{
-		if (json_integer_value(json_object_get(p, "pair")) == pair)
-			return p;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (ps[i].pair == pair)
+			return &ps[i];
 	return NULL;
 }
 
@@ -370,87 +345,92 @@ pair_of(json_t *claim, const char *key, json_int_t pair)
  * against its parent (cpair); else the finding's own. */
 struct at_fault {
 	double change, p;
-	char runs[32];
-	json_t *pair; /* the pair that shows it, or NULL */
+	char runs[48];
+	const struct store_claim_pair *pair; /* that shows it, or NULL */
 };
 
 static void
-at_fault(json_t *claim, json_t *f, struct at_fault *a)
+at_fault(const struct store_claim *claim, const struct store_claim_finding *f,
+	 struct at_fault *a)
 {
-	json_t *bis = json_object_get(f, "bisection");
-	json_t *cpair =
-		pair_of(claim, "culprit_pairs",
-			json_integer_value(json_object_get(bis, "pair")));
-	json_t *k = json_object_get(bis, "kpi");
+	const struct store_claim_bisection *bis = &f->bisection;
+	const struct store_claim_pair *cpair =
+		pair_of(claim->culprit_pairs, claim->nculprit_pairs, bis->pair);
 
-	if (json_is_true(json_object_get(claim, "culprit")) && cpair != NULL &&
-	    json_is_object(k)) {
-		a->change = num(k, "change_pct");
-		a->p = num(k, "p_value");
-		runs_text(a->runs, sizeof a->runs, cpair);
+	if (claim->culprit && cpair != NULL && json_is_object(bis->kpi_json)) {
+		a->change = bis->kpi.change_pct;
+		a->p = bis->kpi.p_value;
+		runs_text(a->runs, sizeof a->runs, cpair->base_runs,
+			  cpair->head_runs, cpair->runs);
 		a->pair = cpair;
 		return;
 	}
-	a->change = num(f, "change_pct");
-	a->p = num(f, "p_value");
-	runs_text(a->runs, sizeof a->runs, f);
-	a->pair = pair_of(claim, "pairs",
-			  json_integer_value(json_object_get(f, "pair")));
+	a->change = f->change_pct;
+	a->p = f->p_value;
+	runs_text(a->runs, sizeof a->runs, f->base_runs, f->head_runs, f->runs);
+	a->pair = pair_of(claim->pairs, claim->npairs, f->pair);
 }
 
 /* "5.95 GB/s -> 1.11 GB/s": the KPI's means in a pair, in units. */
 static bool
-means_text(char *buf, size_t len, json_t *pair, const char *kpi)
+means_text(char *buf, size_t len, const struct store_claim_pair *pair,
+	   const char *kpi)
 {
-	json_t *m = kpi_metric(pair, kpi);
+	struct comparison *c =
+		pair != NULL ? comparison_from_json((json_t *)pair->comparison)
+			     : NULL;
+	const struct comparison_metric *m = NULL;
 	char b[32], h[32];
 
-	if (m == NULL || !isfinite(num(json_object_get(m, "base"), "mean")) ||
-	    !isfinite(num(json_object_get(m, "head"), "mean")))
+	for (size_t i = 0; c != NULL && kpi != NULL && i < c->nmetrics; i++)
+		if (c->metrics[i].name != NULL &&
+		    strcmp(c->metrics[i].name, kpi) == 0)
+			m = &c->metrics[i];
+	if (m == NULL || !isfinite(m->r.base.mean) ||
+	    !isfinite(m->r.head.mean)) {
+		comparison_free(c);
 		return false;
-	unit_si(b, sizeof b, num(json_object_get(m, "base"), "mean"),
-		unit_of(kpi));
-	unit_si(h, sizeof h, num(json_object_get(m, "head"), "mean"),
-		unit_of(kpi));
+	}
+	unit_si(b, sizeof b, m->r.base.mean, unit_of(kpi));
+	unit_si(h, sizeof h, m->r.head.mean, unit_of(kpi));
 	snprintf(buf, len, "%s -> %s", b, h);
+	comparison_free(c);
 	return true;
+}
+
+/* Whether f is a change point of a branch's history. */
+static bool
+is_change_point(const struct store_claim_finding *f)
+{
+	return f->found_by != NULL && strcmp(f->found_by, "change point") == 0;
 }
 
 /* A change point's (found_by "change point"): "100 MB/s over 6 commits
  * -> 95 MB/s over 5", the means of the history's segments around it. */
 static bool
-history_text(char *buf, size_t len, json_t *f)
+history_text(char *buf, size_t len, const struct store_claim_finding *f)
 {
-	json_t *h = json_object_get(f, "history");
-	json_t *before = json_object_get(h, "before");
-	json_t *after = json_object_get(h, "after");
-	const char *kpi = str(f, "kpi");
+	const struct store_claim_history *h = &f->history;
 	char b[32], a[32];
 
-	if (!json_is_object(before) || !json_is_object(after) || kpi == NULL)
+	if (!json_is_object(h->before_json) || !json_is_object(h->after_json) ||
+	    f->kpi == NULL)
 		return false;
-	unit_si(b, sizeof b, num(before, "mean"), unit_of(kpi));
-	unit_si(a, sizeof a, num(after, "mean"), unit_of(kpi));
+	unit_si(b, sizeof b, h->before.mean, unit_of(f->kpi));
+	unit_si(a, sizeof a, h->after.mean, unit_of(f->kpi));
 	snprintf(buf, len, "%s over %lld commits -> %s over %lld", b,
-		 (long long)(num(before, "to") - num(before, "from")), a,
-		 (long long)(num(after, "to") - num(after, "from")));
+		 h->before.to - h->before.from, a, h->after.to - h->after.from);
 	return true;
 }
 
 /* Whether one of the findings is a change point of a branch's
  * history. */
 static bool
-any_change_point(json_t *findings)
+any_change_point(const struct store_claim *claim)
 {
-	json_t *f;
-	size_t i;
-
-	json_array_foreach(findings, i, f)
-	{
-		if (str(f, "found_by") != NULL &&
-		    strcmp(str(f, "found_by"), "change point") == 0)
+	for (size_t i = 0; i < claim->nfindings; i++)
+		if (is_change_point(&claim->findings[i]))
 			return true;
-	}
 	return false;
 }
 
@@ -459,14 +439,11 @@ any_change_point(json_t *findings)
  * bisection found, the change at the head where it was found.  A change
  * point of a branch's history says so, with the means of its segments. */
 static void
-add_headline(struct buf *b, json_t *claim, json_t *findings)
+add_headline(struct buf *b, const struct store_claim *claim)
 {
-	json_t *f;
-	size_t i;
-
 	buf_adds(b, "   change          p   runs  verdict      KPI\n");
-	json_array_foreach(findings, i, f)
-	{
+	for (size_t i = 0; i < claim->nfindings; i++) {
+		const struct store_claim_finding *f = &claim->findings[i];
 		struct at_fault a;
 		char c[32], p[32], means[160];
 
@@ -477,31 +454,25 @@ add_headline(struct buf *b, json_t *claim, json_t *findings)
 		else
 			snprintf(p, sizeof p, "-");
 		buf_addf(b, "%9s  %9s  %5s  %-11s  %s\n", c, p, a.runs,
-			 str(f, "kind") ? str(f, "kind") : "?",
-			 str(f, "kpi") ? str(f, "kpi") : "?");
-		buf_addf(b, "%41s(%s)\n", "", str(f, "series"));
-		if (str(f, "found_by") != NULL &&
-		    strcmp(str(f, "found_by"), "change point") == 0 &&
+			 f->kind ? f->kind : "?", f->kpi ? f->kpi : "?");
+		buf_addf(b, "%41s(%s)\n", "", f->series);
+		if (is_change_point(f) &&
 		    history_text(means, sizeof means, f)) {
 			buf_addf(b,
 				 "%41sa change point of the branch's history, "
 				 "%lld commits\n",
-				 "",
-				 (long long)num(json_object_get(f, "history"),
-						"points"));
+				 "", f->history.points);
 			buf_addf(b, "%41s%s\n", "", means);
-		} else if (means_text(means, sizeof means, a.pair,
-				      str(f, "kpi")))
+		} else if (means_text(means, sizeof means, a.pair, f->kpi))
 			buf_addf(b, "%41s%s\n", "", means);
-		if (a.pair != NULL &&
-		    json_integer_value(json_object_get(a.pair, "pair")) !=
-			    json_integer_value(json_object_get(f, "pair"))) {
-			char hc[32], hr[32], sha[16], base[16];
+		if (a.pair != NULL && a.pair->pair != f->pair) {
+			char hc[32], hr[48], sha[16], base[16];
 
-			num_pct(hc, sizeof hc, num(f, "change_pct"), "?");
-			runs_text(hr, sizeof hr, f);
-			short_sha(sha, sizeof sha, str(f, "head"));
-			short_sha(base, sizeof base, str(f, "base"));
+			num_pct(hc, sizeof hc, f->change_pct, "?");
+			runs_text(hr, sizeof hr, f->base_runs, f->head_runs,
+				  f->runs);
+			short_sha(sha, sizeof sha, f->head);
+			short_sha(base, sizeof base, f->base);
 			buf_addf(b, "%41s%s from %s to %s (%s runs)\n", "", hc,
 				 base, sha, hr);
 		}
@@ -511,10 +482,11 @@ add_headline(struct buf *b, json_t *claim, json_t *findings)
 /* The commands that reproduce one pair: robot submit, and robot-box by
  * hand. */
 static void
-add_reproduce(struct buf *b, json_t *claim, json_t *pair, const char *file)
+add_reproduce(struct buf *b, const struct store_claim *claim,
+	      const struct store_claim_pair *pair, const char *file)
 {
-	const char *tree = str(claim, "tree"), *group = str(pair, "tbox_group");
-	long long runs = json_integer_value(json_object_get(pair, "runs"));
+	const char *tree = claim->tree, *group = pair->tbox_group;
+	long long runs = pair->runs;
 
 	buf_adds(b, "To reproduce:\n\n");
 	buf_addf(b, "  robot submit %s", file);
@@ -523,8 +495,8 @@ add_reproduce(struct buf *b, json_t *claim, json_t *pair, const char *file)
 	if (group != NULL)
 		buf_addf(b, " --tbox-group %s", group);
 	buf_addf(b, " --repeat %lld \\\n", runs > 0 ? runs : 3);
-	buf_addf(b, "      --commit %s \\\n      --commit %s\n",
-		 str(pair, "base"), str(pair, "head"));
+	buf_addf(b, "      --commit %s \\\n      --commit %s\n", pair->base,
+		 pair->head);
 	buf_adds(b, "\n  # or by hand, as root, on a test box whose "
 		    "provisioning hook runs commits:\n");
 	for (int side = 0; side < 2; side++)
@@ -533,50 +505,53 @@ add_reproduce(struct buf *b, json_t *claim, json_t *pair, const char *file)
 			 "--json \\\n      --commit %s %s > %s.json\n",
 			 tree ? " --tree " : "", tree ? tree : "",
 			 runs > 0 ? runs : 3,
-			 str(pair, side == 0 ? "base" : "head"), file,
+			 side == 0 ? pair->base : pair->head, file,
 			 side == 0 ? "base" : "head");
 	buf_adds(b, "  robot compare --base base.json --head head.json\n\n");
 }
 
 /* The commit sha as the claim knows it (sha, subject, author), or NULL. */
-static json_t *
-commit_of(json_t *claim, const char *sha)
+static const struct store_commit_info *
+commit_of(const struct store_claim *claim, const char *sha)
 {
-	json_t *f, *c, *bis;
-	size_t i;
-
+#define SAME(c) ((c)->sha != NULL && strcmp((c)->sha, sha) == 0)
 	if (sha == NULL)
 		return NULL;
-#define SAME(o)                                                                \
-	((o) != NULL && str(o, "sha") != NULL &&                               \
-	 strcmp(str(o, "sha"), sha) == 0)
-	if (SAME(json_object_get(claim, "commit")))
-		return json_object_get(claim, "commit");
-	json_array_foreach(json_object_get(claim, "findings"), i, f)
-	{
-		bis = json_object_get(f, "bisection");
-		if (SAME(json_object_get(f, "head_info")))
-			return json_object_get(f, "head_info");
-		if (SAME(json_object_get(f, "base_info")))
-			return json_object_get(f, "base_info");
-		if (SAME(json_object_get(bis, "parent")))
-			return json_object_get(bis, "parent");
+	if (SAME(&claim->commit))
+		return &claim->commit;
+	for (size_t i = 0; i < claim->nfindings; i++) {
+		const struct store_claim_finding *f = &claim->findings[i];
+
+		if (SAME(&f->head_info))
+			return &f->head_info;
+		if (SAME(&f->base_info))
+			return &f->base_info;
+		if (SAME(&f->bisection.parent))
+			return &f->bisection.parent;
 	}
-	json_array_foreach(json_object_get(claim, "bases"), i, c)
-	{
-		if (SAME(c))
-			return c;
-	}
+	for (size_t i = 0; i < claim->nbases; i++)
+		if (SAME(&claim->bases[i]))
+			return &claim->bases[i];
 #undef SAME
 	return NULL;
 }
 
+/* A commit as the webhook's JSON has it, or NULL. */
+static json_t *
+commit_json(const struct store_commit_info *c)
+{
+	if (c == NULL)
+		return NULL;
+	return json_pack("{s:s?, s:s?, s:s?, s:s?}", "sha", c->sha, "subject",
+			 c->subject, "author", c->author, "date", c->date);
+}
+
 /* A commit line: sha ("subject"), or the sha alone when it is unknown. */
 static void
-add_commit_sha(struct buf *b, json_t *claim, const char *sha, size_t col,
-	       size_t indent)
+add_commit_sha(struct buf *b, const struct store_claim *claim, const char *sha,
+	       size_t col, size_t indent)
 {
-	json_t *c = commit_of(claim, sha);
+	const struct store_commit_info *c = commit_of(claim, sha);
 
 	if (c != NULL)
 		add_commit(b, c, col, indent);
@@ -588,26 +563,26 @@ add_commit_sha(struct buf *b, json_t *claim, const char *sha, size_t col,
  * and unless brief the job file and the commands (job file n of
  * nfiles). */
 static void
-add_pair(struct buf *b, json_t *claim, json_t *pair, bool brief, size_t n,
+add_pair(struct buf *b, const struct store_claim *claim,
+	 const struct store_claim_pair *pair, bool brief, size_t n,
 	 size_t nfiles)
 {
-	json_t *job = json_object_get(json_object_get(pair, "job"), "job");
-	const char *table = str(pair, "table");
-	char *yaml = job_yaml(pair), *tc = series_testcase(str(pair, "series"));
+	json_t *job = json_object_get(pair->job, "job");
+	const char *table = pair->table;
+	char *yaml = job_yaml(pair), *tc = series_testcase(pair->series);
 	char *file = nfiles > 1 ? xasprintf("job-%zu.yaml", n + 1)
 				: xstrdup("job.yaml");
 
 	buf_adds(b, REPORT_RULE "\n");
-	buf_addf(b, "testcase/path_params/tbox_group:\n  %s\n\n",
-		 str(pair, "series"));
+	buf_addf(b, "testcase/path_params/tbox_group:\n  %s\n\n", pair->series);
 	buf_addf(b, "testcase: %s\n", tc);
 	add_machine(b, pair);
 	if (json_is_object(job))
 		add_parameters(b, job);
 	buf_adds(b, "\ncommit:\n  ");
-	add_commit_sha(b, claim, str(pair, "base"), 2, 4);
+	add_commit_sha(b, claim, pair->base, 2, 4);
 	buf_adds(b, "\n  ");
-	add_commit_sha(b, claim, str(pair, "head"), 2, 4);
+	add_commit_sha(b, claim, pair->head, 2, 4);
 	buf_adds(b, "\n\n");
 	if (table != NULL)
 		buf_adds(b, table);
@@ -643,10 +618,11 @@ pick(json_t *src, const char *const *keys)
 }
 
 static json_t *
-finding_json(json_t *claim, json_t *f, const struct report_config *cfg)
+finding_json(const struct store_claim *claim,
+	     const struct store_claim_finding *f,
+	     const struct report_config *cfg)
 {
-	json_int_t id = json_integer_value(json_object_get(f, "id"));
-	char *url = regression_url(cfg, id);
+	char *url = regression_url(cfg, f->id);
 	struct at_fault a;
 	json_t *o;
 
@@ -656,24 +632,26 @@ finding_json(json_t *claim, json_t *f, const struct report_config *cfg)
 		"base",    "history",  NULL};
 
 	at_fault(claim, f, &a);
-	o = pick(f, keys);
-	json_object_set_new(o, "regression", json_integer(id));
+	o = pick((json_t *)f->json, keys);
+	json_object_set_new(o, "regression", json_integer(f->id));
 	json_object_set_new(o, "url", json_string(url));
 	/* The first bad commit's own figures against its parent. */
-	if (a.pair != NULL &&
-	    json_integer_value(json_object_get(a.pair, "pair")) !=
-		    json_integer_value(json_object_get(f, "pair")))
+	if (a.pair != NULL && a.pair->pair != f->pair)
 		json_object_set_new(
 			o, "culprit",
-			json_pack("{s:O?, s:O?, s:f, s:o?, s:O?, s:O?}",
-				  "commit", json_object_get(a.pair, "head"),
-				  "parent", json_object_get(a.pair, "base"),
-				  "change_pct", a.change, "p_value",
+			json_pack("{s:s?, s:s?, s:f, s:o?, s:o?, s:o?}",
+				  "commit", a.pair->head, "parent",
+				  a.pair->base, "change_pct", a.change,
+				  "p_value",
 				  isfinite(a.p) ? json_real(a.p) : NULL,
 				  "base_runs",
-				  json_object_get(a.pair, "base_runs"),
+				  a.pair->base_runs > 0
+					  ? json_integer(a.pair->base_runs)
+					  : NULL,
 				  "head_runs",
-				  json_object_get(a.pair, "head_runs")));
+				  a.pair->head_runs > 0
+					  ? json_integer(a.pair->head_runs)
+					  : NULL));
 	free(url);
 	return o;
 }
@@ -681,30 +659,22 @@ finding_json(json_t *claim, json_t *f, const struct report_config *cfg)
 /* "[robot] [demo:master] [mm] b6aefd0a21: ", or for a range
  * "[robot] [demo:master] 7e5035bd9e..d539ac2631 (7 commits): ". */
 static void
-add_subject_prefix(struct buf *b, json_t *claim, const char *branch)
+add_subject_prefix(struct buf *b, const struct store_claim *claim,
+		   const char *branch)
 {
-	const char *tree = str(claim, "tree");
-	json_t *range = json_object_get(claim, "range");
-	char *sub = report_subsystem(
-		str(json_object_get(claim, "commit"), "subject"));
+	char *sub = report_subsystem(claim->commit.subject);
 	char sha[16], base[16];
 
-	short_sha(sha, sizeof sha,
-		  str(json_object_get(claim, "commit"), "sha"));
+	short_sha(sha, sizeof sha, claim->commit.sha);
 	buf_adds(b, "[robot] ");
-	if (tree != NULL)
-		buf_addf(b, "[%s%s%s] ", tree, branch ? ":" : "",
+	if (claim->tree != NULL)
+		buf_addf(b, "[%s%s%s] ", claim->tree, branch ? ":" : "",
 			 branch ? branch : "");
-	if (json_is_object(range)) {
-		short_sha(base, sizeof base,
-			  str(json_object_get(range, "base"), "sha"));
+	if (json_is_object(claim->range_json)) {
+		short_sha(base, sizeof base, claim->range.base.sha);
 		buf_addf(b, "%s..%s (%lld commit%s): ", base, sha,
-			 (long long)json_integer_value(
-				 json_object_get(range, "count")),
-			 json_integer_value(json_object_get(range, "count")) ==
-					 1
-				 ? ""
-				 : "s");
+			 claim->range.count,
+			 claim->range.count == 1 ? "" : "s");
 	} else {
 		if (sub != NULL)
 			buf_addf(b, "[%s] ", sub);
@@ -716,10 +686,10 @@ add_subject_prefix(struct buf *b, json_t *claim, const char *branch)
 /* Why a range is reported without the commit at fault: its first
  * finding's bisection, how it ended or that it runs still. */
 static void
-add_range_reason(struct buf *b, json_t *first)
+add_range_reason(struct buf *b, const struct store_claim_finding *first)
 {
-	json_t *bis = json_object_get(first, "bisection");
-	const char *state = str(bis, "state"), *reason = str(bis, "reason");
+	const char *state = first->bisection.state;
+	const char *reason = first->bisection.reason;
 	size_t col = 0;
 	char *t;
 
@@ -741,67 +711,59 @@ add_range_reason(struct buf *b, json_t *first)
 
 /* A range's commits, newest first: at most 20, then how many more. */
 static void
-add_range_commits(struct buf *b, json_t *range)
+add_range_commits(struct buf *b, const struct store_claim_range *range)
 {
-	json_t *c;
-	size_t i;
-	long long n = json_integer_value(json_object_get(range, "count"));
+	long long n = range->count;
 
 	buf_addf(b, "\nThe range's %lld commit%s, newest first:\n\n", n,
 		 n == 1 ? "" : "s");
-	json_array_foreach(json_object_get(range, "commits"), i, c)
-	{
+	for (size_t i = 0; i < range->ncommits; i++) {
 		char sha[16];
 		size_t col;
 
-		short_sha(sha, sizeof sha, str(c, "sha"));
+		short_sha(sha, sizeof sha, range->commits[i].sha);
 		buf_addf(b, "  %s ", sha);
 		col = 13;
-		if (str(c, "subject") != NULL)
-			report_wrap(b, str(c, "subject"), &col, 13);
+		if (range->commits[i].subject != NULL)
+			report_wrap(b, range->commits[i].subject, &col, 13);
 		buf_addc(b, '\n');
 	}
-	if (n > (long long)json_array_size(json_object_get(range, "commits")))
+	if (n > (long long)range->ncommits)
 		buf_addf(b, "  and %lld more\n",
-			 n - (long long)json_array_size(
-				     json_object_get(range, "commits")));
+			 n - (long long)range->ncommits);
 }
 
 /* Where a first bad commit was found: "found at d539ac2631 ("net: tidy a
  * header"), tested against 7e5035bd9e; bisected in 4 steps", or "found at
  * this commit, ..." when the head was the first bad commit. */
 static void
-add_found_at(struct buf *b, json_t *claim, json_t *first)
+add_found_at(struct buf *b, const struct store_claim *claim,
+	     const struct store_claim_finding *first)
 {
-	json_t *bis = json_object_get(first, "bisection");
-	json_t *head = json_object_get(first, "head_info");
+	const struct store_claim_bisection *bis = &first->bisection;
 	char sha[16], base[16];
 	size_t col = 0;
 	struct buf t;
 
-	if (str(bis, "state") == NULL || strcmp(str(bis, "state"), "bisected"))
+	if (bis->state == NULL || strcmp(bis->state, "bisected"))
 		return;
-	short_sha(sha, sizeof sha, str(first, "head"));
-	short_sha(base, sizeof base, str(first, "base"));
+	short_sha(sha, sizeof sha, first->head);
+	short_sha(base, sizeof base, first->base);
 	buf_init(&t);
-	if (str(json_object_get(claim, "commit"), "sha") != NULL &&
-	    str(first, "head") != NULL &&
-	    strcmp(str(json_object_get(claim, "commit"), "sha"),
-		   str(first, "head")) == 0)
+	if (claim->commit.sha != NULL && first->head != NULL &&
+	    strcmp(claim->commit.sha, first->head) == 0)
 		buf_adds(&t, "found at this commit");
 	else {
 		buf_addf(&t, "found at %s", sha);
-		if (str(head, "subject") != NULL)
-			buf_addf(&t, " (\"%s\")", str(head, "subject"));
+		if (first->head_info.subject != NULL)
+			buf_addf(&t, " (\"%s\")", first->head_info.subject);
 	}
 	buf_addf(&t, ", tested against %s; bisected in %lld step%s", base,
-		 (long long)json_integer_value(json_object_get(bis, "steps")),
-		 json_integer_value(json_object_get(bis, "steps")) == 1 ? ""
-									: "s");
+		 bis->steps, bis->steps == 1 ? "" : "s");
 	/* a follower: the range was walked on another series, this one
 	 * only confirmed the first bad commit (docs/bisect.md) */
-	if (str(bis, "lead_series") != NULL)
-		buf_addf(&t, " on %s", str(bis, "lead_series"));
+	if (bis->lead_series != NULL)
+		buf_addf(&t, " on %s", bis->lead_series);
 	buf_addc(&t, '\0');
 	report_wrap(b, t.data, &col, 0);
 	buf_addc(b, '\n');
@@ -809,136 +771,121 @@ add_found_at(struct buf *b, json_t *claim, json_t *first)
 }
 
 /* The pairs a report shows: the first bad commit against its parent,
- * then the heads against their bases; *nfull, the first ones shown in
- * full (with the job file and the commands): the commit at fault's. */
-static json_t *
-report_pairs(json_t *claim, size_t *nfull)
+ * then the heads against their bases (*n of them, the caller frees the
+ * list); *nfull, the first ones shown in full (with the job file and the
+ * commands): the commit at fault's. */
+static const struct store_claim_pair **
+report_pairs(const struct store_claim *claim, size_t *n, size_t *nfull)
 {
-	json_t *all = json_array(), *p;
-	size_t i;
+	const struct store_claim_pair **all =
+		xcalloc(claim->nculprit_pairs + claim->npairs + 1, sizeof *all);
 
-	if (json_is_true(json_object_get(claim, "culprit")))
-		json_array_foreach(json_object_get(claim, "culprit_pairs"), i,
-				   p)
-		{
-			json_array_append(all, p);
-		}
-	*nfull = json_array_size(all);
-	json_array_foreach(json_object_get(claim, "pairs"), i, p)
-	{
-		json_array_append(all, p);
-	}
+	*n = 0;
+	for (size_t i = 0; claim->culprit && i < claim->nculprit_pairs; i++)
+		all[(*n)++] = &claim->culprit_pairs[i];
+	*nfull = *n;
+	for (size_t i = 0; i < claim->npairs; i++)
+		all[(*n)++] = &claim->pairs[i];
 	if (*nfull == 0)
-		*nfull = json_array_size(all);
+		*nfull = *n;
 	return all;
 }
 
-static bool
-render_report(json_t *claim, const struct report_config *cfg,
-	      struct report_out *out)
+/* The report's subject: a reply in the thread of the same commit told
+ * before (the first bad commit after its range report is a report of
+ * its own there), else the prefix and the headline. */
+static char *
+report_subject(const struct store_claim *claim, const char *headline)
 {
-	json_t *findings = json_object_get(claim, "findings");
-	json_t *first = json_array_get(findings, 0), *commit, *thread;
-	json_t *range = json_object_get(claim, "range"), *pairs, *p, *f;
-	bool is_range = json_is_object(range);
-	const char *author, *branch, *kind, *tree = str(claim, "tree");
-	struct at_fault a;
 	struct buf b;
-	char c[32];
-	char *url, *headline;
-	size_t i, nfull, nmore = json_array_size(findings) - 1;
 
-	if (first == NULL || !json_is_array(json_object_get(claim, "pairs")))
-		return false;
-	commit = json_object_get(claim, "commit");
-	thread = json_object_get(claim, "thread");
-	branch = str(first, "branch");
-	kind = str(first, "kind");
-	author = str(commit, "author");
-	url = regression_url(cfg,
-			     json_integer_value(json_object_get(first, "id")));
-	at_fault(claim, first, &a);
-	num_pct(c, sizeof c, a.change, "?");
-	pairs = report_pairs(claim, &nfull);
-
-	/* A reply in the thread of the same commit told before; the first
-	 * bad commit after its range report is a report of its own there. */
 	buf_init(&b);
-	if (json_is_object(thread) &&
-	    json_array_size(json_object_get(claim, "events")) == 0)
-		buf_addf(&b, "Re: %s", str(thread, "subject"));
+	if (json_is_object(claim->thread_json) &&
+	    json_array_size(claim->events_json) == 0)
+		buf_addf(&b, "Re: %s", claim->thread.subject);
 	else {
-		add_subject_prefix(&b, claim, branch);
-		buf_addf(&b, "%s %s %s", str(first, "kpi"), c, kind);
-		if (nmore > 0)
-			buf_addf(&b, " and %zu more", nmore);
+		add_subject_prefix(&b, claim, claim->findings[0].branch);
+		buf_adds(&b, headline);
 	}
-	out->subject = buf_detach(&b);
+	return buf_detach(&b);
+}
 
-	buf_init(&b);
-	buf_adds(&b, "Hello,\n\n");
+/* Where: the commit (or the range), its author, the tree, and the base
+ * or the parent it was measured against, with how it was bisected or
+ * why not. */
+static void
+report_where(struct buf *b, const struct store_claim *claim,
+	     const struct at_fault *a, const char *change)
+{
+	const struct store_claim_finding *first = &claim->findings[0];
+	bool is_range = json_is_object(claim->range_json);
+
 	if (is_range) {
-		buf_addf(&b, "robot noticed a %s %s of %s in a range:\n\n", c,
-			 kind, str(first, "kpi"));
-		buf_adds(&b, "base: ");
-		add_commit(&b, json_object_get(range, "base"), 6, 6);
-		buf_adds(&b, "\nhead: ");
-		add_commit(&b, json_object_get(range, "head"), 6, 6);
-		buf_addc(&b, '\n');
+		buf_addf(b, "robot noticed a %s %s of %s in a range:\n\n",
+			 change, first->kind, first->kpi);
+		buf_adds(b, "base: ");
+		add_commit(b, &claim->range.base, 6, 6);
+		buf_adds(b, "\nhead: ");
+		add_commit(b, &claim->range.head, 6, 6);
+		buf_addc(b, '\n');
 	} else {
-		buf_addf(&b, "robot noticed a %s %s of %s on:\n\n", c, kind,
-			 str(first, "kpi"));
-		buf_adds(&b, "commit: ");
-		add_commit(&b, commit, 8, 8);
-		buf_addc(&b, '\n');
-		if (author != NULL)
-			buf_addf(&b, "author: %s\n", author);
+		buf_addf(b, "robot noticed a %s %s of %s on:\n\n", change,
+			 first->kind, first->kpi);
+		buf_adds(b, "commit: ");
+		add_commit(b, &claim->commit, 8, 8);
+		buf_addc(b, '\n');
+		if (claim->commit.author != NULL)
+			buf_addf(b, "author: %s\n", claim->commit.author);
 	}
-	if (tree != NULL) {
-		const char *turl =
-			str(json_object_get(claim, "tree_info"), "url");
-
-		buf_addf(&b, "tree: %s", tree);
-		if (turl != NULL)
-			buf_addf(&b, " (%s)", turl);
-		if (branch != NULL)
-			buf_addf(&b, ", branch %s", branch);
-		buf_addc(&b, '\n');
+	if (claim->tree != NULL) {
+		buf_addf(b, "tree: %s", claim->tree);
+		if (claim->tree_info.url != NULL)
+			buf_addf(b, " (%s)", claim->tree_info.url);
+		if (first->branch != NULL)
+			buf_addf(b, ", branch %s", first->branch);
+		buf_addc(b, '\n');
 	}
 	if (!is_range) {
 		/* The first bad commit against its parent; a head against
 		 * its base. */
-		bool bisected =
-			a.pair != NULL &&
-			json_integer_value(json_object_get(a.pair, "pair")) !=
-				json_integer_value(
-					json_object_get(first, "pair"));
+		bool bisected = a->pair != NULL && a->pair->pair != first->pair;
 
-		buf_adds(&b, bisected ? "parent: " : "base: ");
-		add_commit_sha(&b, claim,
-			       bisected ? str(a.pair, "base")
-					: str(first, "base"),
+		buf_adds(b, bisected ? "parent: " : "base: ");
+		add_commit_sha(b, claim, bisected ? a->pair->base : first->base,
 			       bisected ? 8 : 6, bisected ? 8 : 6);
-		buf_addc(&b, '\n');
+		buf_addc(b, '\n');
 		if (bisected) {
-			buf_addc(&b, '\n');
-			add_found_at(&b, claim, first);
+			buf_addc(b, '\n');
+			add_found_at(b, claim, first);
 		}
 	} else {
-		buf_addc(&b, '\n');
-		add_range_reason(&b, first);
-		add_range_commits(&b, range);
+		buf_addc(b, '\n');
+		add_range_reason(b, first);
+		add_range_commits(b, &claim->range);
 	}
-	buf_addc(&b, '\n');
-	if (json_array_size(findings) > 1)
-		buf_addf(&b, "In all, %zu KPIs changed:\n\n",
-			 json_array_size(findings));
-	add_headline(&b, claim, findings);
+	buf_addc(b, '\n');
+}
+
+/* The report's text. */
+static char *
+report_body(const struct store_claim *claim, const struct report_config *cfg,
+	    const struct at_fault *a, const char *change, const char *url)
+{
+	const struct store_claim_pair **pairs;
+	size_t n, nfull;
+	struct buf b;
+
+	buf_init(&b);
+	buf_adds(&b, "Hello,\n\n");
+	report_where(&b, claim, a, change);
+	if (claim->nfindings > 1)
+		buf_addf(&b, "In all, %zu KPIs changed:\n\n", claim->nfindings);
+	add_headline(&b, claim);
 	buf_adds(&b, "\n(The robust test: a trimmed Welch test on the logs of "
 		     "the runs' values, each\nside measured again until the "
 		     "verdict was final; p is its two-sided p-value;\nruns are "
 		     "the ok runs of the base and of the head.)\n");
-	if (any_change_point(findings))
+	if (any_change_point(claim))
 		buf_adds(&b, "(A change point of a branch's history: where "
 			     "the level of the KPI's runs\nalong the branch's "
 			     "tested commits changed, by a rank test over "
@@ -949,16 +896,17 @@ render_report(json_t *claim, const struct report_config *cfg,
 			     "too small for one head's\npair, or a change that "
 			     "came in through the branch's base.)\n");
 	buf_addc(&b, '\n');
-	json_array_foreach(pairs, i, p)
-	{
+	pairs = report_pairs(claim, &n, &nfull);
+	for (size_t i = 0; i < n; i++) {
 		if (i == nfull)
 			buf_adds(&b, "Where it was found, the head against "
 				     "its base:\n\n");
-		add_pair(&b, claim, p, i >= nfull, i, nfull);
+		add_pair(&b, claim, pairs[i], i >= nfull, i, nfull);
 	}
+	free(pairs);
 	buf_adds(&b, REPORT_RULE "\n\n");
 	buf_addf(&b, "Details: %s\n", url);
-	if (!is_range) {
+	if (!json_is_object(claim->range_json)) {
 		buf_adds(&b,
 			 "\nIf you fix the issue in a separate patch/commit "
 			 "(i.e. not just a new version of\nthe same "
@@ -966,127 +914,153 @@ render_report(json_t *claim, const struct report_config *cfg,
 		buf_addf(&b, "| Reported-by: robot <%s>\n", cfg->mail_from);
 		buf_addf(&b, "| Closes: %s\n", url);
 	}
-	out->body = buf_detach(&b);
+	return buf_detach(&b);
+}
 
+/* The report's JSON, for webhooks (docs/reports.md). */
+static json_t *
+report_doc(const struct store_claim *claim, const struct report_config *cfg,
+	   const struct at_fault *a, const char *subject, const char *headline,
+	   const char *url)
+{
+	const struct store_claim_finding *first = &claim->findings[0];
+	bool is_range = json_is_object(claim->range_json);
+	const struct store_claim_pair **pairs;
+	size_t n, nfull;
+	json_t *findings = json_array(), *series = json_array(), *doc;
+
+	static const char *const keys[] = {
+		"series",    "tbox_group", "base",  "head",       "runs",
+		"base_runs", "head_runs",  "table", "comparison", NULL};
+
+	for (size_t i = 0; i < claim->nfindings; i++)
+		json_array_append_new(
+			findings,
+			finding_json(claim, &claim->findings[i], cfg));
+	pairs = report_pairs(claim, &n, &nfull);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(series,
+				      pick((json_t *)pairs[i]->json, keys));
+	free(pairs);
+	doc = json_pack(
+		"{s:i, s:s, s:O?, s:s?, s:s, s:s, s:O?, s:o?, s:o, s:o, s:s, "
+		"s:b}",
+		"version", 1, "kind", "report", "tree", claim->tree_json,
+		"branch", first->branch, "subject", subject, "headline",
+		headline, "commit", claim->commit_json, "base",
+		commit_json(commit_of(claim, is_range || a->pair == NULL
+						     ? first->base
+						     : a->pair->base)),
+		"findings", findings, "series", series, "url", url, "culprit",
+		!is_range);
+	/* a range's, as it was told (none for the commit at fault) */
+	if (doc != NULL && is_range)
+		json_object_set(doc, "range", (json_t *)claim->range_json);
+	return doc;
+}
+
+static bool
+render_report(const struct store_claim *claim, json_t *raw,
+	      const struct report_config *cfg, struct report_out *out)
+{
+	const struct store_claim_finding *first;
+	struct at_fault a;
+	char c[32], *url, *headline;
+	size_t nmore;
+
+	if (claim->nfindings == 0 || !json_is_array(claim->pairs_json))
+		return false;
+	first = &claim->findings[0];
+	nmore = claim->nfindings - 1;
+	url = regression_url(cfg, first->id);
+	at_fault(claim, first, &a);
+	num_pct(c, sizeof c, a.change, "?");
 	headline = nmore > 0
-			   ? xasprintf("%s %s %s and %zu more",
-				       str(first, "kpi"), c, kind, nmore)
-			   : xasprintf("%s %s %s", str(first, "kpi"), c, kind);
-	out->doc = json_pack("{s:i, s:s, s:O?, s:s?, s:s, s:s, s:O?, s:O?, "
-			     "s:[], s:[], s:s}",
-			     "version", 1, "kind", "report", "tree",
-			     json_object_get(claim, "tree"), "branch", branch,
-			     "subject", out->subject, "headline", headline,
-			     "commit", commit, "base",
-			     commit_of(claim, is_range || a.pair == NULL
-						      ? str(first, "base")
-						      : str(a.pair, "base")),
-			     "findings", "series", "url", url);
-	if (is_range)
-		json_object_set(out->doc, "range", range);
-	json_object_set_new(out->doc, "culprit", json_boolean(!is_range));
+			   ? xasprintf("%s %s %s and %zu more", first->kpi, c,
+				       first->kind, nmore)
+			   : xasprintf("%s %s %s", first->kpi, c, first->kind);
+	out->subject = report_subject(claim, headline);
+	out->body = report_body(claim, cfg, &a, c, url);
+	out->doc = report_doc(claim, cfg, &a, out->subject, headline, url);
+	out->outbox = recipients_of(raw, cfg->fixed);
 	free(headline);
-	json_array_foreach(findings, i, f)
-	{
-		json_array_append_new(json_object_get(out->doc, "findings"),
-				      finding_json(claim, f, cfg));
-	}
-	json_array_foreach(pairs, i, p)
-	{
-		static const char *const keys[] = {
-			"series",     "tbox_group", "base",      "head",
-			"runs",       "base_runs",  "head_runs", "table",
-			"comparison", NULL};
-
-		json_array_append_new(json_object_get(out->doc, "series"),
-				      pick(p, keys));
-	}
-	out->outbox = recipients_of(claim, cfg->fixed);
-	json_decref(pairs);
 	free(url);
 	return true;
 }
 
 static bool
-render_followup(json_t *claim, const struct report_config *cfg,
-		struct report_out *out)
+render_followup(const struct store_claim *claim,
+		const struct report_config *cfg, struct report_out *out)
 {
-	json_t *thread = json_object_get(claim, "thread"), *e, *r;
-	json_t *news = json_object_get(claim, "news");
 	struct buf b;
 	char *url = NULL;
-	size_t i;
+	json_t *news;
 
-	if (!json_is_object(thread) || json_array_size(news) == 0)
+	if (!json_is_object(claim->thread_json) || claim->nnews == 0)
 		return false;
-	out->subject = xasprintf("Re: %s", str(thread, "subject"));
+	news = json_array();
+	out->subject = xasprintf("Re: %s", claim->thread.subject);
 	buf_init(&b);
 	buf_adds(&b, "Hello,\n\nnews of what robot reported for\n");
-	add_commit(&b, json_object_get(claim, "commit"), 0, 2);
+	add_commit(&b, &claim->commit, 0, 2);
 	buf_adds(&b, ":\n\n");
-	out->doc = json_pack(
-		"{s:i, s:s, s:O?, s:O?, s:s, s:O?, s:[]}", "version", 1, "kind",
-		"followup", "tree", json_object_get(claim, "tree"), "branch",
-		json_object_get(claim, "branch"), "subject", out->subject,
-		"commit", json_object_get(claim, "commit"), "news");
-	json_array_foreach(news, i, e)
-	{
-		const char *kind = str(e, "kind");
-		json_t *head = json_object_get(e, "head");
+	out->doc =
+		json_pack("{s:i, s:s, s:O?, s:O?, s:s, s:O?, s:O}", "version",
+			  1, "kind", "followup", "tree", claim->tree_json,
+			  "branch", claim->branch_json, "subject", out->subject,
+			  "commit", claim->commit_json, "news", news);
+	for (size_t i = 0; i < claim->nnews; i++) {
+		const struct store_claim_news *e = &claim->news[i];
 		char c[32], sha[16];
 
 		free(url);
-		url = regression_url(cfg, json_integer_value(json_object_get(
-						  e, "regression")));
-		num_pct(c, sizeof c, num(e, "change_pct"), "?");
-		short_sha(sha, sizeof sha, str(head, "sha"));
-		buf_addf(&b, "- the %s %s of %s\n  (%s)\n", c,
-			 str(e, "finding"), str(e, "kpi"), str(e, "series"));
-		if (strcmp(kind, "still") == 0) {
+		url = regression_url(cfg, e->regression);
+		num_pct(c, sizeof c, e->change_pct, "?");
+		short_sha(sha, sizeof sha, e->head.sha);
+		buf_addf(&b, "- the %s %s of %s\n  (%s)\n", c, e->finding,
+			 e->kpi, e->series);
+		if (strcmp(e->kind, "still") == 0) {
 			buf_addf(&b, "  is still there at %s", sha);
-			if (str(head, "subject") != NULL)
-				buf_addf(&b, " (\"%s\")", str(head, "subject"));
+			if (e->head.subject != NULL)
+				buf_addf(&b, " (\"%s\")", e->head.subject);
 			buf_addf(&b, ": %s with %lld runs a side\n", c,
-				 (long long)json_integer_value(
-					 json_object_get(e, "runs")));
+				 e->runs);
 		} else {
 			buf_addf(&b, "  is fixed at %s", sha);
-			if (str(head, "subject") != NULL)
-				buf_addf(&b, " (\"%s\")", str(head, "subject"));
+			if (e->head.subject != NULL)
+				buf_addf(&b, " (\"%s\")", e->head.subject);
 			buf_adds(&b, ": the KPI is back at the base's level\n");
 		}
 		buf_addf(&b, "  %s\n\n", url);
-		r = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:s}",
-			      "kind", kind, "regression",
-			      json_object_get(e, "regression"), "series",
-			      json_object_get(e, "series"), "kpi",
-			      json_object_get(e, "kpi"), "change_pct",
-			      json_object_get(e, "change_pct"), "head", head,
-			      "url", url);
-		json_array_append_new(json_object_get(out->doc, "news"), r);
+		json_array_append_new(
+			news,
+			json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:s}",
+				  "kind", e->kind, "regression",
+				  e->regression_json, "series", e->series_json,
+				  "kpi", e->kpi_json, "change_pct",
+				  e->change_pct_json, "head", e->head_json,
+				  "url", url));
 	}
 	out->body = buf_detach(&b);
 	json_object_set_new(out->doc, "url", json_string(url));
 	{
-		json_t *first = json_array_get(news, 0);
+		const struct store_claim_news *first = &claim->news[0];
 		char c[32], *headline;
 
-		num_pct(c, sizeof c, num(first, "change_pct"), "?");
-		headline = xasprintf("%s %s %s: %s", str(first, "kpi"), c,
-				     str(first, "finding"),
-				     strcmp(str(first, "kind"), "still") == 0
-					     ? "still there"
-					     : "fixed");
+		num_pct(c, sizeof c, first->change_pct, "?");
+		headline = xasprintf(
+			"%s %s %s: %s", first->kpi, c, first->finding,
+			strcmp(first->kind, "still") == 0 ? "still there"
+							  : "fixed");
 		json_object_set_new(out->doc, "headline",
 				    json_string(headline));
 		free(headline);
 	}
 	free(url);
+	json_decref(news);
 	out->outbox = json_array();
-	json_array_foreach(json_object_get(claim, "recipients"), i, r)
-	{
-		recipients_add(out->outbox, "mail", json_string_value(r));
-	}
+	for (size_t i = 0; i < claim->nrecipients; i++)
+		recipients_add(out->outbox, "mail", claim->recipients[i]);
 	recipients_fixed(out->outbox, cfg->fixed);
 	return true;
 }
@@ -1096,16 +1070,16 @@ render_followup(json_t *claim, const struct report_config *cfg,
  * power-cycled.  It goes to them only (cfg->operators), never to
  * maintainers. */
 static bool
-render_note(json_t *claim, const struct report_config *cfg,
+render_note(const struct store_claim *claim, const struct report_config *cfg,
 	    struct report_out *out)
 {
-	json_t *n = json_object_get(claim, "note"), *bx;
-	const char *msg = str(n, "message"), *kind = str(n, "kind");
+	const struct store_claim_note *n = &claim->note;
+	const char *msg = n->message, *kind = n->kind;
 	const char *what, *intro, *after;
 	struct buf b, boxes;
-	size_t i, col = 0;
+	size_t col = 0;
 
-	if (msg == NULL || str(n, "series") == NULL)
+	if (msg == NULL || n->series == NULL)
 		return false;
 	if (kind != NULL && strcmp(kind, "suspect") == 0) {
 		what = "changed";
@@ -1132,21 +1106,19 @@ render_note(json_t *claim, const struct report_config *cfg,
 			"may be too short for it.\n\n";
 	}
 	buf_init(&boxes);
-	json_array_foreach(json_object_get(n, "boxes"), i, bx)
-	{
-		if (json_is_string(bx))
+	for (size_t i = 0; i < n->nboxes; i++)
+		if (n->boxes[i] != NULL)
 			buf_addf(&boxes, "%s%s", boxes.len ? ", " : "",
-				 json_string_value(bx));
-	}
+				 n->boxes[i]);
 	buf_addc(&boxes, '\0');
 	if (strcmp(what, "too noisy") == 0)
 		out->subject = xasprintf("[robot] [lab] too noisy on %s: %s",
 					 boxes.data[0] ? boxes.data : "a box",
-					 str(n, "series"));
+					 n->series);
 	else
 		out->subject = xasprintf("[robot] [lab] %s %s: %s",
 					 boxes.data[0] ? boxes.data : "a box",
-					 what, str(n, "series"));
+					 what, n->series);
 	buf_init(&b);
 	buf_addf(&b, "Hello,\n\n%s\n\n", intro);
 	report_wrap(&b, msg, &col, 0);
@@ -1156,16 +1128,14 @@ render_note(json_t *claim, const struct report_config *cfg,
 		     "in robotd's settings.)\n");
 	out->body = buf_detach(&b);
 	out->doc = json_pack(
-		"{s:i, s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:s, "
-		"s:O?}",
-		"version", 1, "kind", "note", "subject", out->subject, "series",
-		json_object_get(n, "series"), "boxes",
-		json_object_get(n, "boxes"), "kpi", json_object_get(n, "kpi"),
-		"pair", json_object_get(n, "pair"), "message", msg, "created",
-		json_object_get(n, "created"));
+		"{s:i, s:s, s:s, s:s, s:O?, s:O?, s:O?, s:s, s:O?}", "version",
+		1, "kind", "note", "subject", out->subject, "series", n->series,
+		"boxes", n->boxes_json, "kpi", n->kpi_json, "pair",
+		n->pair_json, "message", msg, "created", n->created_json);
 	out->outbox = json_array();
-	for (i = 0; cfg->operators != NULL && cfg->operators[i] != NULL &&
-		    cfg->operators[i + 1] != NULL;
+	for (size_t i = 0;
+	     cfg->operators != NULL && cfg->operators[i] != NULL &&
+	     cfg->operators[i + 1] != NULL;
 	     i += 2)
 		recipients_add(out->outbox, cfg->operators[i],
 			       cfg->operators[i + 1]);
@@ -1173,21 +1143,45 @@ render_note(json_t *claim, const struct report_config *cfg,
 	return true;
 }
 
+/* Each finding and pair of claim with its own JSON, from raw. */
+static void
+claim_own_json(struct store_claim *claim)
+{
+	for (size_t i = 0; i < claim->nfindings; i++)
+		claim->findings[i].json =
+			json_array_get(claim->findings_json, i);
+	for (size_t i = 0; i < claim->npairs; i++)
+		claim->pairs[i].json = json_array_get(claim->pairs_json, i);
+	for (size_t i = 0; i < claim->nculprit_pairs; i++)
+		claim->culprit_pairs[i].json =
+			json_array_get(claim->culprit_pairs_json, i);
+}
+
 bool
-report_render(json_t *claim, const struct report_config *cfg,
+report_render(json_t *raw, const struct report_config *cfg,
 	      struct report_out *out)
 {
-	const char *kind = str(claim, "kind");
+	struct view_doc d = {0};
+	struct store_claim claim;
+	const char *kind;
+	char err[256];
+	bool ok = false;
 
 	memset(out, 0, sizeof *out);
-	if (kind != NULL && strcmp(kind, "report") == 0 &&
-	    render_report(claim, cfg, out) && out->doc != NULL)
-		return true;
-	if (kind != NULL && strcmp(kind, "followup") == 0 &&
-	    render_followup(claim, cfg, out) && out->doc != NULL)
-		return true;
-	if (kind != NULL && strcmp(kind, "note") == 0 &&
-	    render_note(claim, cfg, out) && out->doc != NULL)
+	if (!view_decode(&d, &store_claim_view, raw, &claim, err, sizeof err)) {
+		view_release(&d);
+		return false;
+	}
+	claim_own_json(&claim);
+	kind = claim.kind;
+	if (kind != NULL && strcmp(kind, "report") == 0)
+		ok = render_report(&claim, raw, cfg, out);
+	else if (kind != NULL && strcmp(kind, "followup") == 0)
+		ok = render_followup(&claim, cfg, out);
+	else if (kind != NULL && strcmp(kind, "note") == 0)
+		ok = render_note(&claim, cfg, out);
+	view_release(&d);
+	if (ok && out->doc != NULL)
 		return true;
 	report_out_release(out);
 	return false;

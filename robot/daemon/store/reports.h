@@ -18,6 +18,106 @@ struct store_commit_info {
 };
 extern const struct view_type store_commit_info_view;
 
+/*
+ * A claim's document as report_render() reads it (robot_report_next(),
+ * robot_followup_next(), robot_note_next()), decoded by
+ * store_claim_view.  Its parts may be absent (a follow-up has no
+ * findings, a running bisection no parent): absent is the zero value.
+ * Each part that goes into the webhook's JSON as it is keeps its JSON
+ * too (.json).
+ */
+struct store_claim_kpi {
+	double change_pct, p_value;
+};
+struct store_claim_bisection {
+	long long id, steps, pair; /* pair: the culprit's against its parent */
+	const char *state, *reason, *first_bad, *lead_series;
+	struct store_commit_info parent;
+	const json_t *kpi_json; /* NULL: no such KPI in the pair */
+	struct store_claim_kpi kpi;
+};
+struct store_claim_segment {
+	long long from, to;
+	double mean;
+};
+struct store_claim_history {
+	long long points;
+	const json_t *before_json, *after_json; /* NULL: none */
+	struct store_claim_segment before, after;
+};
+struct store_claim_finding {
+	long long id, pair, runs;
+	long long base_runs, head_runs; /* 0: not kept (an old record) */
+	const char *kind, *found_by, *branch, *base, *head, *series, *kpi;
+	double change_pct, p_value;
+	struct store_commit_info head_info, base_info;
+	struct store_claim_history history;
+	struct store_claim_bisection bisection;
+	const json_t *json;
+};
+struct store_claim_pair {
+	long long pair, runs, base_runs, head_runs;
+	const char *series, *base, *head, *tbox_group, *table;
+	const json_t *comparison, *facts, *provision;
+	const json_t *job; /* {"job": the atomic job, ...} */
+	const json_t *json;
+};
+struct store_claim_range {
+	struct store_commit_info base, head;
+	long long count;
+	struct store_commit_info *commits; /* newest first, at most 20 */
+	size_t ncommits;
+};
+struct store_claim_news {
+	long long regression, runs;
+	const char *kind, *finding, *series, *kpi;
+	double change_pct;
+	struct store_commit_info head;
+	const json_t *regression_json, *series_json, *kpi_json;
+	const json_t *change_pct_json, *head_json;
+};
+struct store_claim_note {
+	const char *kind, *series, *message;
+	const char **boxes;
+	size_t nboxes;
+	const json_t *boxes_json, *kpi_json, *pair_json, *created_json;
+};
+struct store_claim_tree_info {
+	const char *url;
+	bool mail_author;
+};
+struct store_claim_thread {
+	const char *subject;
+};
+struct store_claim {
+	const char *kind; /* "report", "followup" or "note" */
+	const char *tree, *branch;
+	const json_t *tree_json, *branch_json;
+	struct store_claim_tree_info tree_info;
+	struct store_commit_info commit;
+	const json_t *commit_json;
+	bool culprit; /* about the commit at fault, else a range */
+	const json_t *range_json;
+	struct store_claim_range range;
+	const json_t *thread_json; /* a reply's thread, or NULL */
+	struct store_claim_thread thread;
+	const json_t *events_json;
+	struct store_claim_finding *findings; /* each .json set too */
+	size_t nfindings;
+	struct store_claim_pair *pairs, *culprit_pairs; /* and theirs */
+	size_t npairs, nculprit_pairs;
+	const json_t *findings_json, *pairs_json, *culprit_pairs_json;
+	struct store_commit_info *bases;
+	size_t nbases;
+	struct store_claim_news *news;
+	size_t nnews;
+	const char **recipients;
+	size_t nrecipients;
+	const json_t *note_json;
+	struct store_claim_note note;
+};
+extern const struct view_type store_claim_view;
+
 /* A commit's report due, or a thread's follow-up, claimed
  * (robot_report_next(), robot_followup_next()), decoded. */
 struct store_report_claim {
