@@ -18,14 +18,6 @@ str(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-static double
-num(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 bool
 report_glob(const char *glob, const char *s)
 {
@@ -79,22 +71,20 @@ outbox_job_mail(json_t *outbox, json_t *v)
 	}
 }
 
-/* Whether subscription s wants finding f of tree. */
+/* Whether subscriber s wants finding f of tree. */
 static bool
-wants(json_t *s, const char *tree, json_t *f)
+wants(const struct store_claim_subscriber *s, const char *tree,
+      const struct store_claim_finding *f)
 {
-	const char *kind = str(f, "kind");
-	char *tc = series_testcase(str(f, "series"));
-	double change = num(f, "change_pct"), min = num(s, "min_change");
+	char *tc = series_testcase(f->series != NULL ? f->series : "");
+	double change = f->change_pct, min = s->min_change;
 	bool ok;
 
-	ok = json_is_true(json_object_get(s, strcmp(kind, "improvement") == 0
-						     ? "improvements"
-						     : "regressions")) &&
-	     report_glob(str(s, "tree"), tree) &&
-	     report_glob(str(s, "branch"), str(f, "branch")) &&
-	     report_glob(str(s, "testcase"), tc) &&
-	     report_glob(str(s, "metric"), str(f, "kpi")) &&
+	ok = (f->kind != NULL && strcmp(f->kind, "improvement") == 0
+		      ? s->improvements
+		      : s->regressions) &&
+	     report_glob(s->tree, tree) && report_glob(s->branch, f->branch) &&
+	     report_glob(s->testcase, tc) && report_glob(s->metric, f->kpi) &&
 	     (!isfinite(min) || (isfinite(change) && fabs(change) >= min));
 	free(tc);
 	return ok;
@@ -104,44 +94,35 @@ wants(json_t *s, const char *tree, json_t *f)
  * mail_cc and, where the tree allows it, the author of the commit at
  * fault (for regressions only), and the webhooks. */
 json_t *
-recipients_of(json_t *claim, const char *const *fixed)
+recipients_of(const struct store_claim *claim, const char *const *fixed)
 {
-	json_t *outbox = json_array(), *s, *f, *p;
-	json_t *findings = json_object_get(claim, "findings");
-	const char *tree = str(claim, "tree");
+	json_t *outbox = json_array();
 	bool regressed = false;
-	size_t i, k;
 
-	json_array_foreach(findings, i, f)
-	{
-		regressed =
-			regressed || strcmp(str(f, "kind"), "regression") == 0;
-	}
-	json_array_foreach(json_object_get(claim, "subscribers"), i, s)
-	{
-		json_array_foreach(findings, k, f)
-		{
-			if (wants(s, tree, f)) {
-				recipients_add(outbox, "mail", str(s, "email"));
+	for (size_t i = 0; i < claim->nfindings; i++)
+		regressed = regressed || (claim->findings[i].kind != NULL &&
+					  strcmp(claim->findings[i].kind,
+						 "regression") == 0);
+	for (size_t i = 0; i < claim->nsubscribers; i++)
+		for (size_t k = 0; k < claim->nfindings; k++)
+			if (claim->subscribers[i].email != NULL &&
+			    wants(&claim->subscribers[i], claim->tree,
+				  &claim->findings[k])) {
+				recipients_add(outbox, "mail",
+					       claim->subscribers[i].email);
 				break;
 			}
-		}
-	}
-	json_array_foreach(json_object_get(claim, "pairs"), i, p)
-	{
-		json_t *job = json_object_get(json_object_get(p, "job"), "job");
+	/* the atomic jobs' own (their files', the submitter's to say:
+	 * read leniently) */
+	for (size_t i = 0; regressed && i < claim->npairs; i++) {
+		json_t *job = json_object_get(claim->pairs[i].job, "job");
 
-		if (!regressed)
-			break;
 		outbox_job_mail(outbox, json_object_get(job, "mail_to"));
 		outbox_job_mail(outbox, json_object_get(job, "mail_cc"));
 	}
 	/* The author of the commit at fault; a range has none. */
-	if (regressed && json_is_true(json_object_get(claim, "culprit")) &&
-	    json_is_true(json_object_get(json_object_get(claim, "tree_info"),
-					 "mail_author"))) {
-		const char *who =
-			str(json_object_get(claim, "commit"), "author");
+	if (regressed && claim->culprit && claim->tree_info.mail_author) {
+		const char *who = claim->commit.author;
 		char *a = mail_address_of(who != NULL ? who : "");
 
 		if (a != NULL)

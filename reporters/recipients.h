@@ -11,10 +11,13 @@
 
 #include <jansson.h>
 
+#include "robot/daemon/store/reports.h"
+
 /* A report's outbox rows: [{"channel", "recipient"}], each once; fixed
  * are the recipients every report has (a channel, its recipient, ...,
  * NULL; or NULL). */
-json_t *recipients_of(json_t *claim, const char *const *fixed);
+json_t *recipients_of(const struct store_claim *claim,
+		      const char *const *fixed);
 /* Adds (channel, recipient) to outbox unless it is there. */
 void recipients_add(json_t *outbox, const char *channel, const char *recipient);
 /* Adds the recipients every report has (fixed, as above). */

@@ -960,8 +960,8 @@ report_doc(const struct store_claim *claim, const struct report_config *cfg,
 }
 
 static bool
-render_report(const struct store_claim *claim, json_t *raw,
-	      const struct report_config *cfg, struct report_out *out)
+render_report(const struct store_claim *claim, const struct report_config *cfg,
+	      struct report_out *out)
 {
 	const struct store_claim_finding *first;
 	struct at_fault a;
@@ -982,7 +982,7 @@ render_report(const struct store_claim *claim, json_t *raw,
 	out->subject = report_subject(claim, headline);
 	out->body = report_body(claim, cfg, &a, c, url);
 	out->doc = report_doc(claim, cfg, &a, out->subject, headline, url);
-	out->outbox = recipients_of(raw, cfg->fixed);
+	out->outbox = recipients_of(claim, cfg->fixed);
 	free(headline);
 	free(url);
 	return true;
@@ -1175,7 +1175,7 @@ report_render(json_t *raw, const struct report_config *cfg,
 	claim_own_json(&claim);
 	kind = claim.kind;
 	if (kind != NULL && strcmp(kind, "report") == 0)
-		ok = render_report(&claim, raw, cfg, out);
+		ok = render_report(&claim, cfg, out);
 	else if (kind != NULL && strcmp(kind, "followup") == 0)
 		ok = render_followup(&claim, cfg, out);
 	else if (kind != NULL && strcmp(kind, "note") == 0)

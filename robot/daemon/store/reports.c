@@ -410,6 +410,18 @@ static const struct view_field claim_note_fields[] = {
 };
 static const struct view_type claim_note =
 	VIEW_TYPE("note", struct store_claim_note, claim_note_fields);
+static const struct view_field claim_subscriber_fields[] = {
+	O(store_claim_subscriber, "email", VIEW_STR, email),
+	O(store_claim_subscriber, "tree", VIEW_STR, tree),
+	O(store_claim_subscriber, "branch", VIEW_STR, branch),
+	O(store_claim_subscriber, "testcase", VIEW_STR, testcase),
+	O(store_claim_subscriber, "metric", VIEW_STR, metric),
+	O(store_claim_subscriber, "min_change", VIEW_NUM, min_change),
+	O(store_claim_subscriber, "regressions", VIEW_BOOL, regressions),
+	O(store_claim_subscriber, "improvements", VIEW_BOOL, improvements),
+};
+static const struct view_type claim_subscriber = VIEW_TYPE(
+	"subscriber", struct store_claim_subscriber, claim_subscriber_fields);
 static const struct view_field claim_tree_info_fields[] = {
 	O(store_claim_tree_info, "url", VIEW_STR, url),
 	O(store_claim_tree_info, "mail_author", VIEW_BOOL, mail_author),
@@ -447,6 +459,8 @@ static const struct view_field claim_fields[] = {
 	OA(store_claim, "bases", VIEW_ARRAY, &claim_commit, bases, nbases),
 	OA(store_claim, "news", VIEW_ARRAY, &claim_news, news, nnews),
 	OA(store_claim, "recipients", VIEW_STRS, NULL, recipients, nrecipients),
+	OA(store_claim, "subscribers", VIEW_ARRAY, &claim_subscriber,
+	   subscribers, nsubscribers),
 	O(store_claim, "note", VIEW_JSON, note_json),
 	OO(store_claim, "note", claim_note, note),
 };

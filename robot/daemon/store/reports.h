@@ -82,6 +82,13 @@ struct store_claim_note {
 	size_t nboxes;
 	const json_t *boxes_json, *kpi_json, *pair_json, *created_json;
 };
+/* A subscriber of the claim's tree (robot_report_next()): the address
+ * and the filters its reports must pass. */
+struct store_claim_subscriber {
+	const char *email, *tree, *branch, *testcase, *metric; /* globs */
+	double min_change;                                     /* NAN: any */
+	bool regressions, improvements;
+};
 struct store_claim_tree_info {
 	const char *url;
 	bool mail_author;
@@ -113,6 +120,8 @@ struct store_claim {
 	size_t nnews;
 	const char **recipients;
 	size_t nrecipients;
+	struct store_claim_subscriber *subscribers;
+	size_t nsubscribers;
 	const json_t *note_json;
 	struct store_claim_note note;
 };
