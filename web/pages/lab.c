@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "robot/core/rjson.h"
 #include "robot/core/view.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/bisect.h"
@@ -23,12 +22,6 @@
 #include "robot/core/banned.h"
 
 extern const char page_style_text[];
-
-static long long
-num(json_t *o, const char *key)
-{
-	return (long long)json_integer_value(json_object_get(o, key));
-}
 
 static void
 cell(struct buf *b, const char *s)
@@ -296,26 +289,30 @@ static void
 on_tree(const char *text, const struct problem *p, void *arg)
 {
 	struct http_req *req = arg;
-	json_t *t = text ? json_loads(text, 0, NULL) : NULL, *h;
+	struct view_doc d = {0};
+	struct store_tree t;
 	struct buf b;
-	size_t i;
+	char err[256];
 
-	if (p != NULL || t == NULL) {
+	if (p != NULL || text == NULL) {
 		page_fail(req, p, "tree of that name");
-		json_decref(t);
+		return;
+	}
+	if (!view_load(&d, &store_tree_view, text, &t, err, sizeof err)) {
+		page_broken(req, err);
+		view_release(&d);
 		return;
 	}
 	buf_init(&b);
 	buf_adds(&b, "<table>\n<tr><th scope=\"row\">url</th><td>");
-	html_text(&b, rjson_get_str(t, "url"));
+	html_text(&b, t.url);
 	buf_adds(&b, "</td></tr>\n<tr><th scope=\"row\">base</th><td>");
-	html_text(&b, rjson_get_str(t, "base_ref"));
+	html_text(&b, t.base_ref);
 	buf_adds(&b, "</td></tr>\n<tr><th scope=\"row\">last fetch</th><td>");
-	html_time(&b, rjson_get_str(t, "fetched") ? rjson_get_str(t, "fetched")
-						  : "not yet");
-	if (rjson_get_str(t, "fetch_error") != NULL) {
+	html_time(&b, t.fetched ? t.fetched : "not yet");
+	if (t.fetch_error != NULL) {
 		buf_adds(&b, " <span class=\"state-new\">");
-		html_text(&b, rjson_get_str(t, "fetch_error"));
+		html_text(&b, t.fetch_error);
 		buf_adds(&b, "</span>");
 	}
 	buf_addf(&b,
@@ -325,25 +322,26 @@ on_tree(const char *text, const struct problem *p, void *arg)
 		 "<table>\n<thead><tr><th scope=\"col\">branch</th><th "
 		 "scope=\"col\">head</th><th scope=\"col\">base</th><th "
 		 "scope=\"col\">updated</th></tr></thead>\n<tbody>\n",
-		 num(t, "runs"), num(t, "max_runs"), num(t, "commits"));
-	json_array_foreach(json_object_get(t, "heads"), i, h)
-	{
+		 t.runs, t.max_runs, t.commits);
+	for (size_t i = 0; i < t.nheads; i++) {
+		const struct store_tree_page_head *h = &t.heads[i];
+
 		buf_adds(&b, "<tr>");
-		cell(&b, rjson_get_str(h, "branch"));
+		cell(&b, h->branch);
 		buf_adds(&b, "<td>");
-		page_commit(&b, json_object_get(h, "sha"));
+		page_sha(&b, h->sha, NULL);
 		buf_adds(&b, "</td><td>");
-		page_commit(&b, json_object_get(h, "base"));
+		page_sha(&b, h->base, NULL);
 		buf_adds(&b, "</td>");
-		time_cell(&b, rjson_get_str(h, "updated"));
+		time_cell(&b, h->updated);
 		buf_adds(&b, "</tr>\n");
 	}
 	buf_adds(&b, "</tbody></table>\n<p>");
-	page_link(&b, "/api/trees/", rjson_get_str(t, "name"), "As JSON");
+	page_link(&b, "/api/trees/", t.name, "As JSON");
 	buf_adds(&b, "</p>");
-	page_reply(req, 200, rjson_get_str(t, "name"), &b);
+	page_reply(req, 200, t.name, &b);
 	buf_release(&b);
-	json_decref(t);
+	view_release(&d);
 }
 
 void

@@ -129,8 +129,7 @@ on_submission(const char *text, const struct problem *p, void *arg)
 		page_fail(req, p, "submission of that number");
 		return;
 	}
-	if (!view_load(&d, &store_submission_view, text, &s, err,
-		       sizeof err)) {
+	if (!view_load(&d, &store_submission_view, text, &s, err, sizeof err)) {
 		page_broken(req, err);
 		view_release(&d);
 		return;

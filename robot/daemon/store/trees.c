@@ -1,6 +1,7 @@
 /*
  * trees.c: the store's trees (trees.h).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,6 +242,28 @@ store_trees(struct store *s, const char *name, store_text_cb cb, void *arg)
 	else
 		store_call(s, &all, STORE_FN(cb), arg);
 }
+
+static const struct view_field tree_head_fields[] = {
+	VIEW_F(store_tree_page_head, "branch", VIEW_STR, branch),
+	VIEW_F(store_tree_page_head, "sha", VIEW_STR, sha),
+	VIEW_F(store_tree_page_head, "base", VIEW_STR, base),
+	VIEW_F(store_tree_page_head, "updated", VIEW_STR, updated),
+};
+static const struct view_type tree_head =
+	VIEW_TYPE("head", struct store_tree_page_head, tree_head_fields);
+static const struct view_field tree_fields[] = {
+	VIEW_F(store_tree, "name", VIEW_STR, name),
+	VIEW_F(store_tree, "url", VIEW_STR, url),
+	VIEW_F(store_tree, "base_ref", VIEW_STR, base_ref),
+	VIEW_F(store_tree, "fetched", VIEW_STR, fetched),
+	VIEW_F(store_tree, "fetch_error", VIEW_STR, fetch_error),
+	VIEW_F(store_tree, "runs", VIEW_INT, runs),
+	VIEW_F(store_tree, "max_runs", VIEW_INT, max_runs),
+	VIEW_F(store_tree, "commits", VIEW_INT, commits),
+	VIEW_A(store_tree, "heads", tree_head, heads, nheads),
+};
+const struct view_type store_tree_view =
+	VIEW_TYPE("tree", struct store_tree, tree_fields);
 
 static const struct store_stmt add = {"SELECT robot_tree_add($1::json)", "s",
 				      store_read_text, false};

@@ -6,6 +6,7 @@
 #ifndef ROBOT_STORE_TREES_H
 #define ROBOT_STORE_TREES_H
 
+#include "robot/core/view.h"
 #include "robot/daemon/store.h"
 
 struct store_tree_head {
@@ -67,9 +68,20 @@ void store_tree_fetched(struct store *s, const char *name, const char *heads,
 			void *arg);
 
 /* {"trees": [...]} with heads and the last fetch, or one tree (NULL when
- * there is none). */
+ * there is none; decoded by store_tree_view). */
 void store_trees(struct store *s, const char *name, store_text_cb cb,
 		 void *arg);
+struct store_tree_page_head {
+	const char *branch, *sha, *base, *updated;
+};
+/* One tree, as its page reads it. */
+struct store_tree {
+	const char *name, *url, *base_ref, *fetched, *fetch_error;
+	long long runs, max_runs, commits;
+	struct store_tree_page_head *heads;
+	size_t nheads;
+};
+extern const struct view_type store_tree_view;
 /* Adds (or, with replace, changes) a tree from its JSON (checked by
  * trees.c): the tree, or 409 when it exists (404 when it does not). */
 void store_tree_put(struct store *s, const char *json, bool replace,
