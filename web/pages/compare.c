@@ -108,8 +108,6 @@ on_compared(json_t *answer, const struct problem *p, void *arg)
 	struct ask *a = arg;
 	struct view_doc d = {0};
 	struct findings_compared c;
-	json_t *v;
-	const char *key;
 	struct buf b;
 	char *title, err[256];
 
@@ -136,12 +134,7 @@ on_compared(json_t *answer, const struct problem *p, void *arg)
 	buf_adds(&b, ", ");
 	page_runs(&b, (json_t *)c.comparison);
 	buf_adds(&b, "</p>\n");
-	json_object_foreach((json_t *)c.values, key, v)
-	{
-		if (json_is_array(json_object_get(v, "base")) &&
-		    json_is_array(json_object_get(v, "head")))
-			page_sides_chart(&b, key, v, a->base, a->head);
-	}
+	page_sides_charts(&b, c.values, a->base, a->head);
 	buf_adds(&b, "<h2>The metrics (LKP's table)</h2>\n");
 	page_comparison(&b, (json_t *)c.comparison);
 	buf_adds(&b, "<p><a href=\"/api/compare?series=");

@@ -126,7 +126,9 @@ on_home(const char *text, const struct problem *p, void *arg)
 		const struct store_home_commit *c = &h.commits[i];
 
 		buf_adds(&b, "<tr><td>");
-		page_blame(&b, (json_t *)c->info, (json_t *)c->range,
+		page_blame(&b, &c->info,
+			   c->range_json != NULL ? &c->range.base : NULL,
+			   c->range_json != NULL ? &c->range.head : NULL,
 			   c->nfindings > 0 ? c->findings[0].head : NULL);
 		buf_adds(&b, "</td><td>");
 		html_text(&b, c->tree);

@@ -11,7 +11,7 @@
 #include "robot/core/client.h"
 #include "robot/core/log.h"
 #include "robot/core/num.h"
-#include "robot/core/rjson.h"
+#include "robot/core/view.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/bisect.h"
 #include "web/html.h"
@@ -137,17 +137,6 @@ page_sha(struct buf *b, const char *sha, const char *subject)
 	}
 }
 
-void
-page_commit(struct buf *b, json_t *info)
-{
-	const char *sha = json_is_string(info) ? json_string_value(info)
-			  : rjson_get_str(info, "sha") != NULL
-				  ? rjson_get_str(info, "sha")
-				  : rjson_get_str(info, "commit");
-
-	page_sha(b, sha, rjson_get_str(info, "subject"));
-}
-
 /* A commit's SHA, short, in <code> with the whole one as its title. */
 static void
 short_code(struct buf *b, const char *sha)
@@ -170,34 +159,24 @@ short_code(struct buf *b, const char *sha)
 }
 
 void
-page_blame(struct buf *b, json_t *culprit, json_t *range, const char *head)
+page_blame(struct buf *b, const struct store_commit_info *culprit,
+	   const struct store_commit_info *range_base,
+	   const struct store_commit_info *range_head, const char *head)
 {
-	const char *sha = rjson_get_str(culprit, "sha");
-
-	if (json_is_object(range)) {
+	if (range_head != NULL) {
 		buf_adds(b, "<span class=\"muted\">range</span> ");
-		short_code(b, rjson_get_str(json_object_get(range, "base"),
-					    "sha"));
+		short_code(b, range_base != NULL ? range_base->sha : NULL);
 		buf_adds(b, "..");
-		page_commit(b, json_object_get(range, "head"));
+		page_sha(b, range_head->sha, range_head->subject);
 		return;
 	}
-	page_commit(b, culprit);
-	if (head != NULL && sha != NULL && strcmp(head, sha) != 0) {
+	page_sha(b, culprit->sha, culprit->subject);
+	if (head != NULL && culprit->sha != NULL &&
+	    strcmp(head, culprit->sha) != 0) {
 		buf_adds(b, " <span class=\"muted\">found at ");
 		short_code(b, head);
 		buf_adds(b, "</span>");
 	}
-}
-
-void
-page_pct(struct buf *b, json_t *v)
-{
-	char t[NUM_PCT_MAX];
-
-	buf_adds(b,
-		 num_pct(t, sizeof t,
-			 json_is_number(v) ? json_number_value(v) : NAN, "-"));
 }
 
 void
@@ -209,16 +188,6 @@ page_mean_over(struct buf *b, double mean, long long points, const char *metric,
 	unit_si(m, sizeof m, mean, unit_of(metric));
 	html_text(b, m);
 	buf_addf(b, " over %lld%s", points, commits ? " commits" : "");
-}
-
-void
-page_segment(struct buf *b, json_t *seg, const char *metric, bool commits)
-{
-	page_mean_over(
-		b, json_number_value(json_object_get(seg, "mean")),
-		(long long)(json_integer_value(json_object_get(seg, "to")) -
-			    json_integer_value(json_object_get(seg, "from"))),
-		metric, commits);
 }
 
 /* A side's mean, as a person reads it (with its unit, or an SI prefix
@@ -388,30 +357,37 @@ page_runs(struct buf *b, json_t *comparison)
 	comparison_free(c);
 }
 
-/* Mean and population stddev of the numbers of a JSON array. */
+/* Mean and population stddev of n values. */
 static void
-mean_sd(json_t *a, double *mean, double *sd)
+mean_sd(const double *v, size_t n, double *mean, double *sd)
 {
 	double s = 0, ss = 0;
-	size_t n = json_array_size(a);
 
 	for (size_t i = 0; i < n; i++)
-		s += json_number_value(json_array_get(a, i));
+		s += v[i];
 	*mean = n ? s / (double)n : NAN;
-	for (size_t i = 0; i < n; i++) {
-		double d = json_number_value(json_array_get(a, i)) - *mean;
-
-		ss += d * d;
-	}
+	for (size_t i = 0; i < n; i++)
+		ss += (v[i] - *mean) * (v[i] - *mean);
 	*sd = n ? sqrt(ss / (double)n) : NAN;
 }
 
-void
-page_sides_chart(struct buf *b, const char *metric, json_t *values,
-		 const char *base, const char *head)
+/* Every run of a metric at the two commits: base's runs and head's. */
+struct sides {
+	double *v[2]; /* base, head */
+	size_t n[2];
+};
+static const struct view_field sides_fields[] = {
+	VIEW_N(sides, "base", v[0], n[0]),
+	VIEW_N(sides, "head", v[1], n[1]),
+};
+static const struct view_type sides_view =
+	VIEW_TYPE("runs", struct sides, sides_fields);
+
+/* One metric's chart of its sides' runs. */
+static void
+sides_chart(struct buf *b, const char *metric, const struct sides *sides,
+	    const char *base, const char *head)
 {
-	json_t *sides[2] = {json_object_get(values, "base"),
-			    json_object_get(values, "head")};
 	const char *names[2] = {"base", "head"};
 	char bl[32], hl[32], desc[512], m0[32], m1[32];
 	const char *cats[2] = {bl, hl};
@@ -421,14 +397,13 @@ page_sides_chart(struct buf *b, const char *metric, json_t *values,
 	snprintf(bl, sizeof bl, "base %.10s", base ? base : "?");
 	snprintf(hl, sizeof hl, "head %.10s", head ? head : "?");
 	for (int k = 0; k < 2; k++) {
-		for (size_t i = 0; i < json_array_size(sides[k]); i++) {
-			double v =
-				json_number_value(json_array_get(sides[k], i));
+		for (size_t i = 0; i < sides->n[k]; i++) {
+			double v = sides->v[k][i];
 
 			lo = v < lo ? v : lo;
 			hi = v > hi ? v : hi;
 		}
-		mean_sd(sides[k], &mean[k], &sd[k]);
+		mean_sd(sides->v[k], sides->n[k], &mean[k], &sd[k]);
 		if (isfinite(sd[k])) {
 			lo = mean[k] - sd[k] < lo ? mean[k] - sd[k] : lo;
 			hi = mean[k] + sd[k] > hi ? mean[k] + sd[k] : hi;
@@ -441,14 +416,13 @@ page_sides_chart(struct buf *b, const char *metric, json_t *values,
 		 "%s), %zu at the head "
 		 "(mean %s); a bar is a mean, the band its spread (one "
 		 "standard deviation).",
-		 metric, json_array_size(sides[0]), m0,
-		 json_array_size(sides[1]), m1);
+		 metric, sides->n[0], m0, sides->n[1], m1);
 	s = svg_new(560, 260, metric, desc);
 	svg_range(s, -0.5, 1.5, lo, hi);
 	svg_yaxis(s, metric, unit_of(metric));
 	svg_xcategories(s, cats, 2);
 	for (int k = 0; k < 2; k++) {
-		size_t n = json_array_size(sides[k]);
+		size_t n = sides->n[k];
 		double *x = xcalloc(n + 1, sizeof *x),
 		       *y = xcalloc(n + 1, sizeof *y);
 		char **t = xcalloc(n + 1, sizeof *t);
@@ -462,7 +436,7 @@ page_sides_chart(struct buf *b, const char *metric, json_t *values,
 			x[i] = k +
 			       (n > 1 ? -0.2 + 0.4 * (double)i / (double)(n - 1)
 				      : 0);
-			y[i] = json_number_value(json_array_get(sides[k], i));
+			y[i] = sides->v[k][i];
 			unit_si(v, sizeof v, y[i], unit_of(metric));
 			t[i] = xasprintf("%s run %zu: %s", names[k], i + 1, v);
 		}
@@ -484,6 +458,27 @@ page_sides_chart(struct buf *b, const char *metric, json_t *values,
 	buf_adds(b, "<figcaption>");
 	html_text(b, desc);
 	buf_adds(b, "</figcaption></figure>\n");
+}
+
+void
+page_sides_charts(struct buf *b, const json_t *values, const char *base,
+		  const char *head)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)values, key, v)
+	{
+		struct view_doc d = {0};
+		struct sides sides;
+		char err[128];
+
+		/* a metric without both sides' runs has no chart */
+		if (view_decode(&d, &sides_view, v, &sides, err, sizeof err) &&
+		    sides.v[0] != NULL && sides.v[1] != NULL)
+			sides_chart(b, key, &sides, base, head);
+		view_release(&d);
+	}
 }
 
 /* The regression's bisection: its outcome and every step. */

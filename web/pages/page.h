@@ -36,33 +36,29 @@ void page_query(struct buf *b, const char *s);
 void page_link(struct buf *b, const char *prefix, const char *arg,
 	       const char *text);
 /* A commit: its short SHA in <code>, a link to its page (/commits/SHA),
- * and its subject.  info is {sha or commit, subject} or a string. */
-void page_commit(struct buf *b, json_t *info);
-/* The same of a SHA and its subject (or NULL). */
+ * and its subject (or NULL). */
 void page_sha(struct buf *b, const char *sha, const char *subject);
-/* What a regression blames: the commit at fault (culprit: {sha,
- * subject}) with the head it was found at (when it is another), or while
- * that is not known its range ({base, head}: commit infos). */
-void page_blame(struct buf *b, json_t *culprit, json_t *range,
-		const char *head);
-/* "-10.3%" of a number member, or "-". */
-void page_pct(struct buf *b, json_t *v);
+/* What a regression blames: the commit at fault (culprit) with the head
+ * it was found at (when it is another), or while that is not known its
+ * range (range_head not NULL: its base and head). */
+void page_blame(struct buf *b, const struct store_commit_info *culprit,
+		const struct store_commit_info *range_base,
+		const struct store_commit_info *range_head, const char *head);
 /* A segment's mean of metric over its points: "90 MB/s over 4"
  * (" commits" after it when commits). */
 void page_mean_over(struct buf *b, double mean, long long points,
 		    const char *metric, bool commits);
-/* The same of a change point's segment {from, to, mean}. */
-void page_segment(struct buf *b, json_t *seg, const char *metric, bool commits);
 /* LKP's table as HTML: every metric of comparison (the JSON of
  * DESIGN.md section 6), KPIs first, each row with its verdict. */
 void page_comparison(struct buf *b, json_t *comparison);
 /* The runs a comparison compared, from its own counts: "5 runs a side,
  * in 5 rounds", or "6 base runs and 3 head runs". */
 void page_runs(struct buf *b, json_t *comparison);
-/* A chart of every run of metric at two commits: dots, the means and
- * their spread.  values is {"base": [...], "head": [...]}. */
-void page_sides_chart(struct buf *b, const char *metric, json_t *values,
-		      const char *base, const char *head);
+/* A chart of every run of each metric of values ({METRIC: {"base":
+ * [...], "head": [...]}}, a metric without both sides' runs left out),
+ * at commits base and head. */
+void page_sides_charts(struct buf *b, const json_t *values, const char *base,
+		       const char *head);
 
 /* A bisection: its outcome and every step; on its own page (own), its
  * steps without a link to itself. */

@@ -162,16 +162,7 @@ record(struct buf *b, const struct store_regression *r, const char *change)
 static void
 measured(struct buf *b, const struct store_regression *r)
 {
-	const char *key;
-	json_t *v;
-
-	json_object_foreach((json_t *)r->values, key, v)
-	{
-		if (!json_is_array(json_object_get(v, "base")) ||
-		    !json_is_array(json_object_get(v, "head")))
-			continue;
-		page_sides_chart(b, key, v, r->base, r->commit);
-	}
+	page_sides_charts(b, r->values, r->base, r->commit);
 	buf_adds(b, "<h2>The changed metrics (LKP's table)</h2>\n");
 	page_comparison(b, (json_t *)r->comparison);
 	if (json_is_object(r->bisection)) {

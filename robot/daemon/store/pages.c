@@ -99,10 +99,17 @@ static const struct view_field home_finding_fields[] = {
 };
 static const struct view_type home_finding =
 	VIEW_TYPE("finding", struct store_home_finding, home_finding_fields);
+static const struct view_field home_range_fields[] = {
+	VIEW_O(store_home_range, "base", store_commit_info_view, base),
+	VIEW_O(store_home_range, "head", store_commit_info_view, head),
+};
+static const struct view_type home_range =
+	VIEW_TYPE("range", struct store_home_range, home_range_fields);
 static const struct view_field home_commit_fields[] = {
 	VIEW_F(store_home_commit, "tree", VIEW_STR, tree),
-	VIEW_F(store_home_commit, "info", VIEW_JSON, info),
-	VIEW_F(store_home_commit, "range", VIEW_JSON, range),
+	VIEW_O(store_home_commit, "info", store_commit_info_view, info),
+	VIEW_F(store_home_commit, "range", VIEW_JSON, range_json),
+	VIEW_O(store_home_commit, "range", home_range, range),
 	VIEW_A(store_home_commit, "findings", home_finding, findings,
 	       nfindings),
 };

@@ -63,11 +63,15 @@ struct store_home_finding {
 	const char *kind, *state, *kpi, *series, *base, *head, *culprit;
 	double change_pct;
 };
+struct store_home_range {
+	struct store_commit_info base, head;
+};
 struct store_home_commit {
 	const char *tree;
-	const json_t *info;  /* robot_commit_info() of the culprit, or of
-				the range's head */
-	const json_t *range; /* {base, head} while no culprit, else NULL */
+	/* the culprit's, or the range's head's */
+	struct store_commit_info info;
+	const json_t *range_json; /* NULL: no range (the culprit is known) */
+	struct store_home_range range;
 	struct store_home_finding *findings;
 	size_t nfindings;
 };
