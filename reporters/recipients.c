@@ -9,14 +9,9 @@
 #include "reporters/mail.h"
 #include "reporters/recipients.h"
 #include "robot/analysis/series.h"
+#include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
-
-static const char *
-str(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
 
 bool
 report_glob(const char *glob, const char *s)
@@ -32,8 +27,8 @@ recipients_add(json_t *outbox, const char *channel, const char *recipient)
 
 	json_array_foreach(outbox, i, o)
 	{
-		if (strcmp(str(o, "channel"), channel) == 0 &&
-		    strcmp(str(o, "recipient"), recipient) == 0)
+		if (strcmp(rjson_get_str(o, "channel"), channel) == 0 &&
+		    strcmp(rjson_get_str(o, "recipient"), recipient) == 0)
 			return;
 	}
 	json_array_append_new(outbox,

@@ -48,20 +48,6 @@ report_subsystem(const char *subject)
 	return xstrndup(subject, n);
 }
 
-static const char *
-str(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
-static double
-num(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* The commit's first 10 hex digits, as 0-day names it. */
 static void
 short_sha(char *buf, size_t len, const char *sha)
@@ -140,7 +126,7 @@ add_machine_line(struct buf *b, const char *key, const char *text)
 static const char *
 hook_said(json_t *provision, const char *key)
 {
-	const char *v = str(provision, key);
+	const char *v = rjson_get_str(provision, key);
 
 	if (v == NULL || *v == '\0' || strlen(v) > 128)
 		return NULL;
@@ -163,13 +149,15 @@ add_machine(struct buf *b, const struct store_claim_pair *pair)
 	 * their kinds) */
 	json_t *f = (json_t *)pair->facts, *disks, *d;
 	json_t *prov = (json_t *)pair->provision;
-	double mem = num(f, "memory");
+	double mem = NAN;
 	const char *group = pair->tbox_group, *cpu, *kernel, *version;
 	const char *booted = hook_said(prov, "kernel");
 	const char *backend = hook_said(prov, "backend");
 	struct buf list;
 	size_t i;
 
+	if (!rjson_get_number(f, "memory", &mem))
+		mem = NAN;
 	buf_addf(b, "test machine: %s", group ? group : "?");
 	if (json_is_integer(json_object_get(f, "cpus")) && isfinite(mem))
 		buf_addf(b, " (%lld CPUs, %.1fG memory)",
@@ -177,10 +165,10 @@ add_machine(struct buf *b, const struct store_claim_pair *pair)
 				 json_object_get(f, "cpus")),
 			 mem / (1024.0 * 1024 * 1024));
 	buf_addc(b, '\n');
-	if ((cpu = str(f, "cpu_model")) != NULL)
+	if ((cpu = rjson_get_str(f, "cpu_model")) != NULL)
 		add_machine_line(b, "cpu", cpu);
-	kernel = str(f, "kernel");
-	version = str(f, "proc_version");
+	kernel = rjson_get_str(f, "kernel");
+	version = rjson_get_str(f, "proc_version");
 	/* robot-box records the box's own release when the hook names
 	 * none (a hook that only tunes the box): no kernel was booted. */
 	if (booted != NULL && kernel != NULL && strcmp(booted, kernel) == 0)

@@ -91,12 +91,6 @@ subscribe_end(struct store *s, const char *token, store_text_cb cb, void *arg)
 	store_unsubscribe(s, token, cb, arg);
 }
 
-static const char *
-str(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
 char *
 subscribe_confirmation(const struct report_config *cfg, json_t *sub,
 		       const char *link, char **subject)
@@ -116,7 +110,7 @@ subscribe_confirmation(const struct report_config *cfg, json_t *sub,
 	buf_addf(&what,
 		 "someone, maybe you, asked robot (%s) to mail %s its "
 		 "reports of ",
-		 cfg->public_url, str(sub, "email"));
+		 cfg->public_url, rjson_get_str(sub, "email"));
 	buf_addf(&what, "%s%s%s", regressions ? "regressions" : "",
 		 regressions && improvements ? " and " : "",
 		 improvements ? "improvements" : "");
@@ -170,7 +164,7 @@ unknown_members(json_t *sub, json_t *faults)
 static void
 check_email(json_t *sub, json_t *faults)
 {
-	const char *e = str(sub, "email");
+	const char *e = rjson_get_str(sub, "email");
 
 	if (e == NULL)
 		json_array_append_new(faults,

@@ -790,12 +790,6 @@ struct start {
 	void *arg;
 };
 
-static const char *
-str(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
 static void
 start_set_state(struct start *s, enum start_state st)
 {
@@ -956,9 +950,9 @@ bisect_start(struct bisect *b, json_t *req, const char *by, store_text_cb cb,
 		return;
 	}
 	{
-		const char *tree = str(s->req, "tree");
-		const char *names[2] = {str(s->req, "good"),
-					str(s->req, "bad")};
+		const char *tree = rjson_get_str(s->req, "tree");
+		const char *names[2] = {rjson_get_str(s->req, "good"),
+					rjson_get_str(s->req, "bad")};
 		char *mirror =
 			tree != NULL ? settings_mirror(b->set, tree) : NULL;
 		struct stat st;
