@@ -106,21 +106,8 @@ pairs(struct buf *b, const struct store_commit *c)
 	for (size_t i = 0; i < c->npairs; i++) {
 		const struct store_commit_pair *p = &c->pairs[i];
 
-		buf_adds(b, "<tr><td>");
-		html_text(b, p->series);
-		buf_adds(b, "</td><td>");
-		page_sha(b, p->base, NULL);
-		buf_adds(b, "</td><td>");
-		page_sha(b, p->head, NULL);
-		buf_adds(b, "</td><td><a href=\"/compare?series=");
-		page_query(b, p->series);
-		buf_adds(b, "&amp;base=");
-		page_query(b, p->base);
-		buf_adds(b, "&amp;head=");
-		page_query(b, p->head);
-		buf_adds(b, "\">");
-		html_text(b, p->verdict ? p->verdict : p->state);
-		buf_adds(b, "</a>");
+		page_pair_row(b, p->series, p->base, p->head,
+			      p->verdict ? p->verdict : p->state);
 		if (p->bisection != 0)
 			buf_adds(b, " <span class=\"muted\">(a bisection's"
 				    ")</span>");

@@ -159,6 +159,27 @@ short_code(struct buf *b, const char *sha)
 }
 
 void
+page_pair_row(struct buf *b, const char *series, const char *base,
+	      const char *head, const char *verdict)
+{
+	buf_adds(b, "<tr><td>");
+	html_text(b, series);
+	buf_adds(b, "</td><td>");
+	page_sha(b, base, NULL);
+	buf_adds(b, "</td><td>");
+	page_sha(b, head, NULL);
+	buf_adds(b, "</td><td><a href=\"/compare?series=");
+	page_query(b, series);
+	buf_adds(b, "&amp;base=");
+	page_query(b, base);
+	buf_adds(b, "&amp;head=");
+	page_query(b, head);
+	buf_adds(b, "\">");
+	html_text(b, verdict);
+	buf_adds(b, "</a>");
+}
+
+void
 page_blame(struct buf *b, const struct store_commit_info *culprit,
 	   const struct store_commit_info *range_base,
 	   const struct store_commit_info *range_head, const char *head)

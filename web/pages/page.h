@@ -38,6 +38,11 @@ void page_link(struct buf *b, const char *prefix, const char *arg,
 /* A commit: its short SHA in <code>, a link to its page (/commits/SHA),
  * and its subject (or NULL). */
 void page_sha(struct buf *b, const char *sha, const char *subject);
+/* A pair's row: its series, base and head, and its verdict linked to
+ * their comparison, the last cell left open for the caller to close
+ * ("</td></tr>"). */
+void page_pair_row(struct buf *b, const char *series, const char *base,
+		   const char *head, const char *verdict);
 /* What a regression blames: the commit at fault (culprit) with the head
  * it was found at (when it is another), or while that is not known its
  * range (range_head not NULL: its base and head). */

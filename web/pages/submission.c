@@ -91,21 +91,8 @@ pairs(struct buf *b, const struct store_submission *s)
 	for (size_t i = 0; i < s->npairs; i++) {
 		const struct store_submission_pair *p = &s->pairs[i];
 
-		buf_adds(b, "<tr><td>");
-		html_text(b, p->series);
-		buf_adds(b, "</td><td>");
-		page_sha(b, p->base, NULL);
-		buf_adds(b, "</td><td>");
-		page_sha(b, p->head, NULL);
-		buf_adds(b, "</td><td><a href=\"/compare?series=");
-		page_query(b, p->series);
-		buf_adds(b, "&amp;base=");
-		page_query(b, p->base);
-		buf_adds(b, "&amp;head=");
-		page_query(b, p->head);
-		buf_adds(b, "\">");
-		html_text(b, p->verdict != NULL ? p->verdict : p->state);
-		buf_adds(b, "</a>");
+		page_pair_row(b, p->series, p->base, p->head,
+			      p->verdict != NULL ? p->verdict : p->state);
 		if (p->kpi != NULL) {
 			buf_adds(b, " <span class=\"muted\">");
 			html_text(b, p->kpi);
