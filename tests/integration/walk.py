@@ -164,7 +164,21 @@ def reproduce(b, page, robot):
     if not expect(argv[:3] == ["robot", "submit", "job.json"],
                   "the command: %r" % cmd):
         return
-    r = subprocess.run([robot] + argv[1:], cwd=T, capture_output=True,
+    # As printed, in a shell, where robot was set up as the quickstart
+    # sets it up: robot on PATH, the server and a token in
+    # ~/.config/robot/config (here a home of the test's own).
+    home, bindir = T + "/home", T + "/bin"
+    os.makedirs(bindir, exist_ok=True)
+    os.makedirs(home + "/.config/robot", exist_ok=True)
+    if not os.path.exists(bindir + "/robot"):
+        os.symlink(robot, bindir + "/robot")
+    with open(home + "/.config/robot/config", "w") as f:
+        f.write("server: %s\ntoken: %s\n" % (os.environ["ROBOT_SERVER"],
+                                             os.environ["ROBOT_TOKEN"]))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("ROBOT_SERVER", "ROBOT_TOKEN")}
+    env.update(HOME=home, PATH=bindir + ":" + env.get("PATH", "/usr/bin:/bin"))
+    r = subprocess.run(cmd, shell=True, cwd=T, env=env, capture_output=True,
                        text=True, timeout=60)
     print(cmd)
     print(r.stdout + r.stderr)

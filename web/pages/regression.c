@@ -196,8 +196,12 @@ reproduce(struct buf *b, const struct store_regression *r)
 	buf_adds(b, "<h2>The job</h2>\n<pre id=\"job\">");
 	html_text(b, text);
 	buf_adds(b, "</pre>\n<p>To reproduce: save the job as "
-		    "<code>job.json</code>, then</p>\n<pre "
-		    "id=\"reproduce\">robot submit job.json");
+		    "<code>job.json</code>, then run, where robot was set "
+		    "up (<code>scripts/quickstart</code> puts "
+		    "<code>robot</code> on PATH, and this robotd with a "
+		    "submit token in <code>~/.config/robot/config</code>; "
+		    "elsewhere add <code>--server URL --token T</code>):"
+		    "</p>\n<pre id=\"reproduce\">robot submit job.json");
 	if (r->tbox_group != NULL) {
 		buf_adds(b, " --tbox-group ");
 		html_text(b, r->tbox_group);
