@@ -67,10 +67,15 @@ void
 api_jobs(struct web *w, struct http_req *req, const struct web_call *call)
 {
 	struct store_jobs_filter f = {.limit = 100};
+	const char *field;
+	char *why = web_jobs_filter(req, &f, &field);
 
 	(void)call;
-	if (web_jobs_filter(req, &f))
+	if (why == NULL)
 		store_jobs(w->d.store, &f, web_on_json, req);
+	else
+		web_reply_error(req, 400, why);
+	free(why);
 }
 
 void

@@ -115,33 +115,44 @@ web_reply_off_loop(struct web *w, struct http_req *req, int status,
 	worker_run(w->writer, written_work, written_done, x);
 }
 
-bool
-web_int_arg(struct http_req *req, const char *name, long lo, long hi, long *v)
+char *
+web_int_check(struct http_req *req, const char *name, long lo, long hi, long *v)
 {
 	const char *s = http_req_arg(req, name, 0);
 	char *end;
 	long x;
 
 	if (s == NULL || (*s == '\0' && web_wants_page(req)))
-		return true;
+		return NULL;
 	errno = 0;
 	x = strtol(s, &end, 10);
 	if (errno != 0 || end == s || *end != '\0' || x < lo || x > hi) {
-		char *msg = xasprintf("%s wants an integer from %ld to %ld, "
-				      "not '%s'",
-				      name, lo, hi, s);
+		char *q = str_printable(s, strlen(s), 40), *msg;
 
-		web_reply_error(req, 400, msg);
-		free(msg);
-		return false;
+		msg = xasprintf("%s wants an integer from %ld to %ld, not '%s'",
+				name, lo, hi, q);
+		free(q);
+		return msg;
 	}
 	*v = x;
-	return true;
+	return NULL;
 }
 
 bool
-web_name_arg(struct http_req *req, const char *name, size_t nth,
-	     enum name_kind kind, const char **out)
+web_int_arg(struct http_req *req, const char *name, long lo, long hi, long *v)
+{
+	char *msg = web_int_check(req, name, lo, hi, v);
+
+	if (msg == NULL)
+		return true;
+	web_reply_error(req, 400, msg);
+	free(msg);
+	return false;
+}
+
+char *
+web_name_check(struct http_req *req, const char *name, size_t nth,
+	       enum name_kind kind, const char **out)
 {
 	const char *v = http_req_arg(req, name, nth), *why;
 	char *q, *msg;
@@ -151,14 +162,25 @@ web_name_arg(struct http_req *req, const char *name, size_t nth,
 		v = NULL;
 	*out = v;
 	if (v == NULL || (why = name_check(kind, v, strlen(v))) == NULL)
-		return true;
+		return NULL;
 	q = str_printable(v, strlen(v), 40);
 	msg = xasprintf("%s '%s' %s: it must be %s", name, q, why,
 			name_kind_text(kind));
-	web_reply_error(req, 400, msg);
-	free(msg);
 	free(q);
 	*out = NULL;
+	return msg;
+}
+
+bool
+web_name_arg(struct http_req *req, const char *name, size_t nth,
+	     enum name_kind kind, const char **out)
+{
+	char *msg = web_name_check(req, name, nth, kind, out);
+
+	if (msg == NULL)
+		return true;
+	web_reply_error(req, 400, msg);
+	free(msg);
 	return false;
 }
 
@@ -211,13 +233,15 @@ web_on_json(const char *text, const struct problem *p, void *arg)
 			       strlen(text));
 }
 
-bool
-web_jobs_filter(struct http_req *req, struct store_jobs_filter *f)
+char *
+web_jobs_filter(struct http_req *req, struct store_jobs_filter *f,
+		const char **field)
 {
 	static const char *const states[] = {"queued", "leased", "done",
 					     "failed", NULL};
 	const char *state = http_req_arg(req, "state", 0);
 	long submission = 0, before = 0, limit = f->limit;
+	char *why = NULL;
 	bool ok;
 
 	if (state != NULL && *state == '\0' && web_wants_page(req))
@@ -226,28 +250,33 @@ web_jobs_filter(struct http_req *req, struct store_jobs_filter *f)
 	for (size_t i = 0; state != NULL && states[i] != NULL; i++)
 		ok = ok || strcmp(state, states[i]) == 0;
 	if (!ok) {
-		web_reply_error(req, 400,
-				"state is one of queued, leased, done, failed");
-		return false;
+		*field = "state";
+		return xstrdup("state is one of queued, leased, done, failed");
 	}
-	if (!web_name_arg(req, "series", 0, NAME_SERIES, &f->series) ||
-	    !web_name_arg(req, "box", 0, NAME_LABEL, &f->box) ||
-	    !web_name_arg(req, "commit", 0, NAME_COMMIT, &f->commit) ||
-	    !web_int_arg(req, "limit", 1, 10000, &limit) ||
-	    !web_int_arg(req, "submission", 1, LONG_MAX, &submission) ||
-	    !web_int_arg(req, "before", 1, LONG_MAX, &before))
-		return false;
+	if ((why = web_name_check(req, *field = "series", 0, NAME_SERIES,
+				  &f->series)) != NULL ||
+	    (why = web_name_check(req, *field = "box", 0, NAME_LABEL,
+				  &f->box)) != NULL ||
+	    (why = web_name_check(req, *field = "commit", 0, NAME_COMMIT,
+				  &f->commit)) != NULL ||
+	    (why = web_int_check(req, *field = "limit", 1, 10000, &limit)) !=
+		    NULL ||
+	    (why = web_int_check(req, *field = "submission", 1, LONG_MAX,
+				 &submission)) != NULL ||
+	    (why = web_int_check(req, *field = "before", 1, LONG_MAX,
+				 &before)) != NULL)
+		return why;
 	if (f->commit != NULL &&
 	    (strlen(f->commit) < 4 || strlen(f->commit) > 40 ||
 	     strspn(f->commit, "0123456789abcdef") != strlen(f->commit))) {
-		web_reply_error(req, 400,
-				"commit is a SHA, or its first 4 to 40 hex "
-				"digits");
-		return false;
+		*field = "commit";
+		return xstrdup("commit is a SHA, or its first 4 to 40 hex "
+			       "digits");
 	}
+	*field = NULL;
 	f->state = state;
 	f->submission = submission;
 	f->before = before;
 	f->limit = limit;
-	return true;
+	return NULL;
 }

@@ -109,12 +109,21 @@ bool web_int_arg(struct http_req *req, const char *name, long lo, long hi,
  */
 bool web_name_arg(struct http_req *req, const char *name, size_t nth,
 		  enum name_kind kind, const char **out);
+/* The checks of web_int_arg() and web_name_arg() alone: NULL when the
+ * argument is good (or absent), else why not (the caller frees it);
+ * nothing is answered. */
+char *web_int_check(struct http_req *req, const char *name, long lo, long hi,
+		    long *v);
+char *web_name_check(struct http_req *req, const char *name, size_t nth,
+		     enum name_kind kind, const char **out);
 /*
  * The runs' filter of the queue and GET /api/jobs, one for both:
  * state, submission, series, commit (a SHA or its first hex digits),
- * box, before and limit, each optional.  False after answering 400
- * (web_reply_error()) when one is not what it should be.
+ * box, before and limit, each optional.  NULL when they are good, else
+ * why not (the caller frees it) with *field the argument at fault;
+ * nothing is answered.
  */
-bool web_jobs_filter(struct http_req *req, struct store_jobs_filter *f);
+char *web_jobs_filter(struct http_req *req, struct store_jobs_filter *f,
+		      const char **field);
 
 #endif

@@ -396,17 +396,21 @@ check $([ -z "$left" ]; echo $?) \
 # 12. Errors of a page are pages: an unknown URL, a bad argument and a
 # form's empty field (issue 55).  The API keeps its problem documents.
 s404=$(curl -s -o "$T/e404.html" -w '%{http_code} %{content_type}' "$U/regressions")
-s400=$(curl -s -o "$T/e400.html" -w '%{http_code} %{content_type}' "$U/queue?before=x")
+s400=$(curl -s -o "$T/e400.html" -w '%{http_code} %{content_type}' "$U/series/x/history?metric=a$(printf '%0300d' 0)")
+sqf=$(curl -s -o "$T/eqf.html" -w '%{http_code} %{content_type}' "$U/queue?state=failed&commit=xyz&box=b1")
 sq=$(curl -s -o "$T/equeue.html" -w '%{http_code}' "$U/queue?state=failed&series=")
 sapi=$(curl -s -o "$T/eapi.json" -w '%{http_code} %{content_type}' "$U/api/regressions/x/y")
 check $(case "$s404 $s400" in "404 text/html"*" 400 text/html"*) true ;; *) false ;; esac &&
 	grep -q '<nav><a href="/">robot</a>' "$T/e404.html" && grep -q "no such resource: GET /regressions" "$T/e404.html" &&
-	grep -q "<h1>Bad request</h1>" "$T/e400.html" && grep -q "before wants an integer" "$T/e400.html" &&
+	grep -q "<h1>Bad request</h1>" "$T/e400.html" && grep -q "metric &#39;a0" "$T/e400.html" &&
+	case "$sqf" in "400 text/html"*) true ;; *) false ;; esac &&
+	grep -q '<option value="failed" selected>' "$T/eqf.html" && grep -q 'name="box" size="16" value="b1"' "$T/eqf.html" &&
+	grep -q 'name="commit" size="12" value="xyz"></label> <strong class="state-new" id="error">commit is a SHA' "$T/eqf.html" &&
 	[ "$sq" = 200 ] && grep -q '<option value="failed" selected>' "$T/equeue.html" &&
 	grep -q '<a href="/api/jobs?limit=100&amp;state=failed">As JSON</a>' "$T/equeue.html" &&
 	case "$sapi" in "404 application/"*json*) true ;; *) false ;; esac &&
 	$PY -c "import json; json.load(open('$T/eapi.json'))['error']"; echo $?) \
-	"a page's errors are pages with the navigation (404 $s404, 400 $s400); the queue's empty series field is ignored ($sq), and its JSON twin named with its filter; the API's stay JSON ($sapi)"
+	"a page's errors are pages with the navigation (404 $s404, 400 $s400); the queue's form comes back as filled in with its error at the field ($sqf); its empty series field is ignored ($sq), and its JSON twin named with its filter; the API's stay JSON ($sapi)"
 
 # 13. The compare form, asked for a series alone: its base and head
 # chosen are the series' newest pair's, each commit offered with its

@@ -187,9 +187,22 @@ queue_args(struct buf *b, struct http_req *req)
 	}
 }
 
-/* The queue's filter: a state, and the fields above (empty: any). */
+/* A field's error, after it. */
 static void
-queue_form(struct buf *b, struct http_req *req)
+field_error(struct buf *b, const char *name, const char *field, const char *why)
+{
+	if (field == NULL || why == NULL || strcmp(name, field) != 0)
+		return;
+	buf_adds(b, " <strong class=\"state-new\" id=\"error\">");
+	html_text(b, why);
+	buf_adds(b, "</strong>");
+}
+
+/* The queue's filter: a state, and the fields above (empty: any), the
+ * values as given, and why one of them (field) is refused. */
+static void
+queue_form(struct buf *b, struct http_req *req, const char *field,
+	   const char *why)
 {
 	static const char *const states[] = {"",     "queued", "leased",
 					     "done", "failed", NULL};
@@ -208,12 +221,16 @@ queue_form(struct buf *b, struct http_req *req)
 		html_text(b, states[i][0] ? states[i] : "any");
 		buf_adds(b, "</option>");
 	}
-	buf_adds(b, "</select></label>\n");
+	buf_adds(b, "</select></label>");
+	field_error(b, "state", field, why);
+	buf_adds(b, "\n");
 	for (size_t i = 0; queue_fields[i] != NULL; i++) {
 		buf_addf(b, "<label>%s <input name=\"%s\" size=\"%d\" value=\"",
 			 queue_fields[i], queue_fields[i], sizes[i]);
 		html_attr(b, http_req_arg(req, queue_fields[i], 0));
-		buf_adds(b, "\"></label>\n");
+		buf_adds(b, "\"></label>");
+		field_error(b, queue_fields[i], field, why);
+		buf_adds(b, "\n");
 	}
 	buf_adds(b, "<button type=\"submit\">Show</button>\n</form>\n");
 }
@@ -237,7 +254,7 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 		return;
 	}
 	buf_init(&b);
-	queue_form(&b, req);
+	queue_form(&b, req, NULL, NULL);
 	buf_adds(&b, "<p class=\"muted\">The newest 100 (older ones "
 		     "below).</p>\n"
 		     "<div class=\"wide\"><table>\n<thead><tr><th "
@@ -279,10 +296,27 @@ void
 pages_queue(struct web *w, struct http_req *req, const struct web_call *call)
 {
 	struct store_jobs_filter f = {.limit = 100};
+	const char *field;
+	char *why = web_jobs_filter(req, &f, &field);
+	struct buf b;
 
 	(void)call;
-	if (web_jobs_filter(req, &f))
+	if (why == NULL) {
 		store_jobs(w->d.store, &f, on_jobs, req);
+		return;
+	}
+	/* the form again, as it was filled in, its error at the field (a
+	 * field the form has not, as limit or before, above it) */
+	buf_init(&b);
+	if (strcmp(field, "limit") == 0 || strcmp(field, "before") == 0) {
+		buf_adds(&b, "<p class=\"state-new\" id=\"error\">");
+		html_text(&b, why);
+		buf_adds(&b, "</p>\n");
+	}
+	queue_form(&b, req, field, why);
+	page_reply(req, 400, "The queue", &b);
+	buf_release(&b);
+	free(why);
 }
 
 static void
