@@ -224,12 +224,18 @@ reproduce(struct buf *b, const struct store_regression *r)
 static void
 story(struct buf *b, const struct store_regression *r)
 {
-	if (r->report.id != 0) {
+	if (r->report.id != 0 && r->report.recipients == 0)
+		/* (told to the webhooks alone, if any: no address matched) */
+		buf_adds(b, "<h2>The report</h2>\n<p>mailed to no one: no "
+			    "subscriber, job mail_to or author matched</p>\n"
+			    "<pre>");
+	else if (r->report.id != 0)
 		buf_addf(b,
 			 "<h2>The report as mailed</h2>\n<p>to %lld "
 			 "recipient%s, %lld sent</p>\n<pre>",
 			 r->report.recipients,
 			 r->report.recipients == 1 ? "" : "s", r->report.sent);
+	if (r->report.id != 0) {
 		html_text(b, r->report.subject);
 		buf_adds(b, "\n\n");
 		html_text(b, r->report.body);
