@@ -129,6 +129,9 @@ m = re.search(r"<p>to (\d+) (recipients?), \d+ sent</p>", reg)
 assert (m and (m.group(2) == "recipient") == (m.group(1) == "1") and m.group(1) != "0") or \
     (not m and "<p>mailed to no one: no subscriber, job mail_to or author matched</p>" in reg), m and m.group(0)
 assert "<h3>What moved with it</h3>" in reg and "<h3>Every metric that changed</h3>" in reg
+# the queue names its runs' series and commits by their links
+queue = open(art + "/queue.html").read()
+assert re.search(r'<td><a href="/queue\?series=[^"]+">[^<]+</a></td><td><a href="/commits/[0-9a-f]{40}">', queue), queue[:3000]
 bis = open(art + "/bisection.html").read()
 assert re.search(r'for <a href="/regressions/\d+">regression \d+</a>', bis), bis[:2000]
 assert "<h2>Steps</h2>" in bis and 'href="/bisections/' not in bis.split("<h2>Steps</h2>")[1], bis[:2000]

@@ -264,14 +264,20 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 		     "</tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < j.njobs; i++) {
 		const struct store_jobs_row *x = &j.jobs[i];
-		char c[16];
 
-		snprintf(c, sizeof c, "%.10s", x->commit ? x->commit : "-");
 		buf_adds(&b, "<tr>");
 		job_link(&b, x->id);
 		cell(&b, x->state);
-		cell(&b, x->series);
-		cell(&b, c);
+		/* the series' runs, the commit's page */
+		buf_adds(&b, "<td>");
+		if (x->series != NULL)
+			page_link(&b, "/queue?series=", x->series, x->series);
+		buf_adds(&b, "</td><td>");
+		if (x->commit != NULL)
+			page_sha(&b, x->commit, NULL);
+		else
+			buf_adds(&b, "-");
+		buf_adds(&b, "</td>");
 		cell(&b, x->box);
 		time_cell(&b, x->updated);
 		buf_adds(&b, "</tr>\n");
