@@ -477,6 +477,10 @@ add_reproduce(struct buf *b, const struct store_claim *claim,
 	long long runs = pair->runs;
 
 	buf_adds(b, "To reproduce:\n\n");
+	/* what the commands need, as a shell comment: they run as printed */
+	buf_adds(b, "  # robot where scripts/quickstart set it up (on PATH, "
+		    "its server and a token\n  # in ~/.config/robot/config); "
+		    "elsewhere add --server URL --token T\n");
 	buf_addf(b, "  robot submit %s", file);
 	if (tree != NULL)
 		buf_addf(b, " --tree %s", tree);

@@ -191,6 +191,10 @@ test_report_text(void)
 			       "suite: dd-write\n") != NULL);
 	CHECK(strstr(out.body, "  robot submit job-2.yaml --tree demo "
 			       "--tbox-group local --repeat 6 \\\n") != NULL);
+	/* what the commands need, said where they are (issue 55) */
+	CHECK(strstr(out.body,
+		     "To reproduce:\n\n  # robot where "
+		     "scripts/quickstart set it up (on PATH") != NULL);
 	CHECK(strstr(out.body,
 		     "| Reported-by: robot <robot@robot.example.org>\n"
 		     "| Closes: http://robot.example.org/"
