@@ -79,13 +79,15 @@ static void
 test_comparison_markup(void)
 {
 	json_t *j = comparison();
+	struct comparison *c = comparison_from_json(j);
 	struct buf b;
 	char *want;
 
+	CHECK(c != NULL);
 	buf_init(&b);
-	page_comparison(&b, j);
+	page_comparison(&b, c);
 	buf_adds(&b, "\n<p>");
-	page_runs(&b, j);
+	page_runs(&b, c);
 	buf_adds(&b, "</p>\n");
 	if (getenv("TEST_PAGES_WRITE") != NULL) {
 		FILE *f = fopen(getenv("TEST_PAGES_WRITE"), "w");
@@ -109,23 +111,27 @@ test_comparison_markup(void)
 	CHECK(want != NULL && strcmp(want, b.data) == 0);
 	free(want);
 	buf_release(&b);
+	comparison_free(c);
 	json_decref(j);
 }
 
-/* A comparison whose JSON lacks what the table needs is shown as far as
- * it goes: no crash, the rows it has. */
+/* A comparison whose JSON does not decode is an empty table and no
+ * runs: no crash. */
 static void
 test_comparison_sparse(void)
 {
 	json_t *j = json_loads("{\"metrics\": [{\"metric\": \"dd.x\", "
 			       "\"kpi\": true}]}",
 			       0, NULL);
+	struct comparison *c = comparison_from_json(j);
 	struct buf b;
 
+	CHECK(c == NULL);
 	buf_init(&b);
-	page_comparison(&b, j);
-	page_runs(&b, j);
+	page_comparison(&b, c);
+	page_runs(&b, c);
 	CHECK(strstr(b.data, "<table class=\"lkp\">") != NULL);
+	CHECK(strstr(b.data, "0 runs a side") != NULL);
 	buf_release(&b);
 	json_decref(j);
 }

@@ -80,12 +80,9 @@ series(struct buf *b, const struct store_commit *c)
 		html_attr(b, s->series);
 		buf_adds(b, "/history\">history</a>");
 		if (parent != NULL && s->ok > 0 && s->parent_ok > 0) {
-			buf_adds(b, " &middot; <a href=\"/compare?series=");
-			page_query(b, s->series);
-			buf_adds(b, "&amp;base=");
-			page_query(b, parent);
-			buf_adds(b, "&amp;head=");
-			page_query(b, c->sha);
+			buf_adds(b, " &middot; <a href=\"");
+			page_compare_href(b, "/compare", s->series, parent,
+					  c->sha);
 			buf_adds(b, "\">against its parent</a>");
 		}
 		buf_adds(b, "</td></tr>\n");

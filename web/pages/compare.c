@@ -108,6 +108,7 @@ on_compared(json_t *answer, const struct problem *p, void *arg)
 	struct ask *a = arg;
 	struct view_doc d = {0};
 	struct findings_compared c;
+	struct comparison *cmp = NULL;
 	struct buf b;
 	char *title, err[256];
 
@@ -122,6 +123,7 @@ on_compared(json_t *answer, const struct problem *p, void *arg)
 		page_broken(a->req, err);
 		goto done;
 	}
+	cmp = comparison_from_json((json_t *)c.comparison);
 	buf_init(&b);
 	form(&b, a->series, a->base, a->head, NULL);
 	buf_adds(&b, "<p>verdict <strong>");
@@ -132,23 +134,20 @@ on_compared(json_t *answer, const struct problem *p, void *arg)
 		html_text(&b, c.kpi);
 	}
 	buf_adds(&b, ", ");
-	page_runs(&b, (json_t *)c.comparison);
+	page_runs(&b, cmp);
 	buf_adds(&b, "</p>\n");
 	page_sides_charts(&b, c.values, a->base, a->head);
 	buf_adds(&b, "<h2>The metrics (LKP's table)</h2>\n");
-	page_comparison(&b, (json_t *)c.comparison);
-	buf_adds(&b, "<p><a href=\"/api/compare?series=");
-	page_query(&b, a->series);
-	buf_adds(&b, "&amp;base=");
-	page_query(&b, a->base);
-	buf_adds(&b, "&amp;head=");
-	page_query(&b, a->head);
+	page_comparison(&b, cmp);
+	buf_adds(&b, "<p><a href=\"");
+	page_compare_href(&b, "/api/compare", a->series, a->base, a->head);
 	buf_adds(&b, "\">As JSON</a></p>");
 	title = xasprintf("%.10s..%.10s", a->base, a->head);
 	page_reply(a->req, 200, title, &b);
 	free(title);
 	buf_release(&b);
 done:
+	comparison_free(cmp);
 	view_release(&d);
 	json_decref(answer);
 	ask_free(a);

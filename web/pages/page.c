@@ -159,6 +159,19 @@ short_code(struct buf *b, const char *sha)
 }
 
 void
+page_compare_href(struct buf *b, const char *path, const char *series,
+		  const char *base, const char *head)
+{
+	buf_adds(b, path);
+	buf_adds(b, "?series=");
+	page_query(b, series);
+	buf_adds(b, "&amp;base=");
+	page_query(b, base);
+	buf_adds(b, "&amp;head=");
+	page_query(b, head);
+}
+
+void
 page_pair_row(struct buf *b, const char *series, const char *base,
 	      const char *head, const char *verdict)
 {
@@ -168,12 +181,8 @@ page_pair_row(struct buf *b, const char *series, const char *base,
 	page_sha(b, base, NULL);
 	buf_adds(b, "</td><td>");
 	page_sha(b, head, NULL);
-	buf_adds(b, "</td><td><a href=\"/compare?series=");
-	page_query(b, series);
-	buf_adds(b, "&amp;base=");
-	page_query(b, base);
-	buf_adds(b, "&amp;head=");
-	page_query(b, head);
+	buf_adds(b, "</td><td><a href=\"");
+	page_compare_href(b, "/compare", series, base, head);
 	buf_adds(b, "\">");
 	html_text(b, verdict);
 	buf_adds(b, "</a>");
@@ -333,10 +342,8 @@ moved_rows(struct buf *b, const struct comparison *c)
 }
 
 void
-page_comparison(struct buf *b, json_t *comparison)
+page_comparison(struct buf *b, const struct comparison *c)
 {
-	struct comparison *c = comparison_from_json(comparison);
-
 	if (moved_rows(b, c) > 0)
 		buf_adds(b, "<h3>Every metric that changed</h3>\n");
 	buf_adds(b, "<div class=\"wide\"><table class=\"lkp\">\n<thead><tr>"
@@ -357,13 +364,11 @@ page_comparison(struct buf *b, json_t *comparison)
 		}
 		buf_adds(b, "</ul>\n");
 	}
-	comparison_free(c);
 }
 
 void
-page_runs(struct buf *b, json_t *comparison)
+page_runs(struct buf *b, const struct comparison *c)
 {
-	struct comparison *c = comparison_from_json(comparison);
 	size_t nb = c != NULL ? c->base.runs : 0,
 	       nh = c != NULL ? c->head.runs : 0,
 	       rounds = c != NULL ? c->rounds : 0;
@@ -375,7 +380,6 @@ page_runs(struct buf *b, json_t *comparison)
 			 nb == 1 ? "" : "s", nh, nh == 1 ? "" : "s");
 	if (rounds > 0)
 		buf_addf(b, ", in %zu round%s", rounds, rounds == 1 ? "" : "s");
-	comparison_free(c);
 }
 
 /* Mean and population stddev of n values. */

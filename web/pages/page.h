@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "robot/analysis/comparison.h"
 #include "robot/core/buf.h"
 #include "robot/daemon/store/bisect.h"
 #include "web/web.h"
@@ -38,6 +39,11 @@ void page_link(struct buf *b, const char *prefix, const char *arg,
 /* A commit: its short SHA in <code>, a link to its page (/commits/SHA),
  * and its subject (or NULL). */
 void page_sha(struct buf *b, const char *sha, const char *subject);
+/* The href of the comparison of series at base and head, on the page
+ * (path "/compare") or its twin ("/api/compare"), escaped for an
+ * attribute. */
+void page_compare_href(struct buf *b, const char *path, const char *series,
+		       const char *base, const char *head);
 /* A pair's row: its series, base and head, and its verdict linked to
  * their comparison, the last cell left open for the caller to close
  * ("</td></tr>"). */
@@ -53,12 +59,13 @@ void page_blame(struct buf *b, const struct store_commit_info *culprit,
  * (" commits" after it when commits). */
 void page_mean_over(struct buf *b, double mean, long long points,
 		    const char *metric, bool commits);
-/* LKP's table as HTML: every metric of comparison (the JSON of
- * DESIGN.md section 6), KPIs first, each row with its verdict. */
-void page_comparison(struct buf *b, json_t *comparison);
-/* The runs a comparison compared, from its own counts: "5 runs a side,
+/* LKP's table as HTML: every metric of comparison c
+ * (comparison_from_json() of DESIGN.md section 6's JSON; NULL: an empty
+ * table), KPIs first, each row with its verdict. */
+void page_comparison(struct buf *b, const struct comparison *c);
+/* The runs comparison c (or NULL) compared, from its own counts: "5 runs a side,
  * in 5 rounds", or "6 base runs and 3 head runs". */
-void page_runs(struct buf *b, json_t *comparison);
+void page_runs(struct buf *b, const struct comparison *c);
 /* A chart of every run of each metric of values ({METRIC: {"base":
  * [...], "head": [...]}}, a metric without both sides' runs left out),
  * at commits base and head. */

@@ -141,12 +141,8 @@ record(struct buf *b, const struct store_regression *r, const char *change)
 	row(b, "found", r->created);
 	row(b, "updated", r->updated);
 	buf_adds(b, "</table>\n<p>");
-	buf_adds(b, "<a href=\"/compare?series=");
-	page_query(b, r->series);
-	buf_adds(b, "&amp;base=");
-	page_query(b, r->base);
-	buf_adds(b, "&amp;head=");
-	page_query(b, r->commit);
+	buf_adds(b, "<a href=\"");
+	page_compare_href(b, "/compare", r->series, r->base, r->commit);
 	buf_adds(b, "\">Compare these commits</a> &middot; <a href=\"/series/");
 	html_attr(b, r->series);
 	buf_adds(b, "/history?metric=");
@@ -164,7 +160,13 @@ measured(struct buf *b, const struct store_regression *r)
 {
 	page_sides_charts(b, r->values, r->base, r->commit);
 	buf_adds(b, "<h2>The changed metrics (LKP's table)</h2>\n");
-	page_comparison(b, (json_t *)r->comparison);
+	{
+		struct comparison *c =
+			comparison_from_json((json_t *)r->comparison);
+
+		page_comparison(b, c);
+		comparison_free(c);
+	}
 	if (json_is_object(r->bisection)) {
 		struct view_doc bd = {0};
 		struct store_bisection bs;
