@@ -514,6 +514,7 @@ files = sorted(os.listdir(d), key=lambda f: os.stat(os.path.join(d, f)).st_mtime
 mails = [(f, email.message_from_bytes(open(os.path.join(d, f), 'rb').read(), policy=email.policy.strict)) for f in files]
 text = lambda m: m.get_content().replace('\\r\\n', '\\n')
 reports = [m for f, m in mails if not m['Subject'].startswith('[robot] confirm')]
+${MAILS_PRELUDE:-}
 $1"
 }
 count_mails() { mails "sys.exit(0 if len(mails) >= $1 else 1)"; }

@@ -172,16 +172,17 @@ simbox_stop s3
 # robotd killed -9 in the middle leaves it) is finished by another once
 # the claim runs out; and robotd killed -9 with pairs ready finishes
 # them when it comes back.
-# (BAD's pair: a 10% regression at 1% noise, decided at its rounds
-# whatever the series' history says by now; an innocent pair analysed
-# again may want a round more than it had.)
+# (Analysed again, against the series' history as it is by now, a
+# pair may want a round more than it had: BAD's 10% at 1% noise once did
+# beside a noisier box's history, under ASan.  The claim's mechanics are
+# the test: the other robotd analyses it once, whatever it decides.)
 a0=$(sql "SELECT analyses FROM pairs WHERE head = '$BAD'")
 # (made ready and claimed in one transaction: a robotd that looked in
 # between would claim it first)
 sql "BEGIN; UPDATE pairs SET state = 'ready' WHERE head = '$BAD'; SELECT robot_pair_next(3) IS NOT NULL; COMMIT" >/dev/null
 check $([ "$(sql "SELECT state FROM pairs WHERE head = '$BAD'")" = analysing ]; echo $?) "a pair is claimed and its robotd gone"
-wait_for 30 sql_is "final$((a0 + 2))" "SELECT state || analyses FROM pairs WHERE head = '$BAD'"
-check $? "another robotd finishes it after the claim runs out ($(sql "SELECT state || ' ' || analyses FROM pairs WHERE head = '$BAD'"))"
+wait_for 30 sql_is "t$((a0 + 2))" "SELECT (state IN ('final', 'waiting'))::text::char || analyses FROM pairs WHERE head = '$BAD'"
+check $? "another robotd analyses it once after the claim runs out ($(sql "SELECT state || ' ' || analyses FROM pairs WHERE head = '$BAD'"))"
 kill -9 "$PID_e"
 kill -9 "$PID_d"
 # (gone before d2 starts: a killed robotd not yet reaped still holds its
@@ -191,7 +192,8 @@ wait "$PID_e" "$PID_d" 2>/dev/null
 before=$(sql "SELECT string_agg((analyses + 1)::text, ',' ORDER BY id) FROM pairs WHERE base = '$M1'")
 sql "UPDATE pairs SET state = 'ready' WHERE base = '$M1'" >/dev/null
 start_robotd d2 --config "$T/robotd.yaml"
-wait_for 60 pairs_final 14
+m1_final() { [ "$(sql "SELECT count(*) FROM pairs WHERE base = '$M1' AND state <> 'final'")" = 0 ]; }
+wait_for 60 m1_final
 after=$(sql "SELECT string_agg(analyses::text, ',' ORDER BY id) FROM pairs WHERE base = '$M1'")
 check $([ "$after" = "$before" ]; echo $?) \
 	"robotd killed -9 and started again analyses the pairs left ready, once each ($after)"

@@ -3,8 +3,8 @@
 # mail and webhook, with a real SMTP server (aiosmtpd, smtpsink.py) and a
 # real HTTP receiver (hookrecv.py).  Subscriptions are double opt-in.
 # The demo tree, watched with a real box running dd on xfs, gets an
-# innocent commit and the writeback regression: one report, to the
-# matching confirmed subscriber only, that parses as RFC 5322, holds the
+# innocent commit and the writeback regression: one report of the
+# regression, to the matching confirmed subscriber only, that parses as RFC 5322, holds the
 # table `robot compare` prints and a command that queues the same series
 # again; its List-Unsubscribe link unsubscribes.  What needs no real box
 # (hostile subjects, an inconclusive KPI, SMTP faults, robotd killed -9,
@@ -126,6 +126,8 @@ INNOCENT=$("$SRC/scripts/make-demo-tree" --next "$T/demo")
 wait_for 30 head_is demo "$INNOCENT"
 BAD=$("$SRC/scripts/make-demo-tree" --next "$T/demo")
 BASE=$(git -C "$T/demo" rev-parse v1.0)
+# (In the mails' Python: bad, the reports of BAD.)
+MAILS_PRELUDE="bad = [m for m in reports if ' $(echo $BAD | cut -c1-10): ' in m['Subject']]"
 settled() { [ "$(sql "SELECT count(*) FROM pairs WHERE state <> 'final'")" = 0 ] &&
 	[ "$(sql "SELECT count(*) FROM pairs")" -ge 2 ]; }
 pairs() { sql "SELECT head, state, verdict, (SELECT round((m->>'change_pct')::numeric, 1) FROM json_array_elements(comparison->'metrics') m WHERE (m->>'kpi')::boolean LIMIT 1) FROM pairs ORDER BY id" | sed 's/^/# /'; }
@@ -135,17 +137,29 @@ pairs() { sql "SELECT head, state, verdict, (SELECT round((m->>'change_pct')::nu
 wait_for 900 report_for "$BAD" || pairs
 wait_for 200 settled
 sleep 2
+# BAD's report goes to alice alone (the one confirmed subscriber whose
+# filter it matches).  The innocent commit's verdict on a real box is
+# the box's noise, not a truth this test knows (beside the sanitizers'
+# tests, its dd once read +135.8% in each of three rounds): a mail for
+# it may only be what its pair's verdict says, to whom that verdict
+# matches (erin takes improvements), and it is shown.
 check $(mails "
-assert len(reports) == 1, [m['Subject'] for m in reports]
-m = reports[0]
+assert len(bad) == 1, [m['Subject'] for m in reports]
+m = bad[0]
 assert m['To'] == 'alice@robot.test', m['To']
 assert m['Subject'].startswith('[robot] [demo:master] [mm/page-writeback] $(echo $BAD | cut -c1-10): dd.write_bytes_per_sec -'), m['Subject']
 assert m['Subject'].endswith(' regression'), m['Subject']
 assert '$(echo $INNOCENT | cut -c1-10)' not in m['Subject'] and 'commit: $INNOCENT' not in text(m)
-"; echo $?) "one report, for the regressing commit only, to the one matching confirmed subscriber"
-diag "$(mails "print(reports[0]['Subject'] if reports else 'no report')")"
+verdict = '$(sql "SELECT verdict FROM pairs WHERE head = '$INNOCENT' AND base = '$BASE'")'
+for o in reports:
+    if o is m:
+        continue
+    assert ' $(echo $INNOCENT | cut -c1-10): ' in o['Subject'], o['Subject']
+    assert verdict == 'improvement' and o['Subject'].endswith(' improvement') and o['To'] == 'erin@robot.test', (verdict, o['To'], o['Subject'])
+"; echo $?) "one report for the regressing commit, to the one matching confirmed subscriber; none for the innocent one beyond its verdict"
+diag "$(mails "print('\\n'.join(m['Subject'] + ' to ' + m['To'] for m in reports) if reports else 'no report')")"
 check $(mails "
-m = reports[0]
+m = bad[0]
 assert not m.defects, m.defects
 for h in ('Date', 'From', 'To', 'Subject', 'Message-ID', 'List-Unsubscribe', 'List-Unsubscribe-Post'):
     assert m[h], h
@@ -171,7 +185,7 @@ assert 1 <= len(rows) <= 10 and head[0].isdigit() and head[1] == 'of' and head[3
 SERIES=$(sql "SELECT series FROM regressions WHERE commit = '$BAD' LIMIT 1")
 robot compare --series "$SERIES" --base "$BASE" --head "$BAD" >"$T/compare.out" 2>&1
 mails "
-body = text(reports[0])
+body = text(bad[0])
 lines = body.splitlines()
 start = [i for i, l in enumerate(lines) if l.startswith('$(echo $BASE | cut -c1-16) ')][0]
 end = start
@@ -190,14 +204,14 @@ check $rc "the mail's table is the one robot compare prints ($(wc -l <"$T/mail-t
 if [ $rc != 0 ]; then # how they differ, and what the pairs went through
 	sed -n "/^$(echo $BASE | cut -c1-16) /,/^\$/p" "$T/compare.out" | diff "$T/mail-table" - | sed 's/^/# /' | head -40
 	diag "$(sql "SELECT string_agg(format('pair %s %s..%s %s %s, %s runs, %s analyses, %s', id, left(base, 8), left(head, 8), state, verdict, runs, analyses, updated), E'\n# ' ORDER BY id) FROM pairs")"
-	diag "$(mails "print(reports[0]['Date'])")"
+	diag "$(mails "print(bad[0]['Date'])")"
 fi
 # The commands it prints, run as printed (robot on the PATH), queue the
 # same series again; then they are cancelled.
 mkdir -p "$T/repro" "$T/bin"
 ln -sf "$ROBOT" "$T/bin/robot"
 mails "
-body = text(reports[0])
+body = text(bad[0])
 job = body.split('The job file (save it as job.yaml):\n\n')[1].split('\n\n')[0]
 open('$T/repro/job.yaml', 'w').write(job + '\n')
 cmd = body.split('To reproduce:\n\n')[1].split('\n\n')[0]
@@ -211,20 +225,29 @@ check $([ $rc = 0 ] && [ -n "$RS" ] &&
 		"$(printf '%s\n%s\n' "$INNOCENT" "$BAD" | sort | tr '\n' ' ' | sed 's/ $//')" ]; echo $?) \
 	"the reproduce command, as printed, queues the same series at the commit and its parent ($rc)"
 robot jobs cancel --submission "$RS" >/dev/null 2>&1
-hooks() { [ "$(grep -c '"path": "/hook"' "$T/hooks.log")" -ge 2 ]; }
+# hooks: the first post (answered 500) and BAD's report are both in.
+hooks() { $PY -c "
+import json, sys
+h = [json.loads(l) for l in open('$T/hooks.log')]
+h = [p for p in h if p['path'] == '/hook']
+sys.exit(0 if h and any(p['doc'] == h[0]['doc'] and p['status'] == 200 for p in h) and
+	any(p['status'] == 200 and p['doc']['commit']['sha'] == '$BAD' for p in h) else 1)" 2>/dev/null; }
 wait_for 30 hooks
 check $($PY -c "
 import json
 posts = [json.loads(l) for l in open('$T/hooks.log')]
 hooks = [p for p in posts if p['path'] == '/hook']
-assert len(hooks) == 2 and all(p['valid'] for p in hooks), hooks
-assert [p['status'] for p in hooks] == [500, 200], [p['status'] for p in hooks]
-assert hooks[0]['doc'] == hooks[1]['doc']
-d = hooks[1]['doc']
-assert d['kind'] == 'report' and d['commit']['sha'] == '$BAD' and d['findings'][0]['kpi'] == 'dd.write_bytes_per_sec'
-assert d['message_id'] == '$(mails "print(reports[0]['Message-ID'])")'
-chat = [p for p in posts if p['path'] == '/chat']
-assert len(chat) == 1 and chat[0]['status'] == 200 and '$(echo $BAD | cut -c1-10)' in chat[0]['doc']['text']
+assert all(p['valid'] for p in hooks), hooks
+# the first post answered 500 is posted again, the same document
+assert hooks[0]['status'] == 500 and [p['status'] for p in hooks if p['doc'] == hooks[0]['doc']][1:] == [200], hooks
+assert all(p['doc']['commit']['sha'] in ('$BAD', '$INNOCENT') for p in hooks), hooks
+bad = [p for p in hooks if p['doc']['commit']['sha'] == '$BAD']
+assert 1 <= len(bad) <= 2 and bad[-1]['status'] == 200 and all(p['doc'] == bad[0]['doc'] for p in bad), bad
+d = bad[-1]['doc']
+assert d['kind'] == 'report' and d['findings'][0]['kpi'] == 'dd.write_bytes_per_sec'
+assert d['message_id'] == '$(mails "print(bad[0]['Message-ID'])")'
+chat = [p for p in posts if p['path'] == '/chat' and '$(echo $BAD | cut -c1-10)' in p['doc']['text']]
+assert len(chat) == 1 and chat[0]['status'] == 200, chat
 "; echo $?) "the webhook gets the report signed, again after its 500; the chat form is accepted"
 robot reports >"$T/reports.out" 2>&1
 check $(grep -q "sent" "$T/reports.out" && grep -q "alice@robot.test" "$T/reports.out" &&
