@@ -265,7 +265,10 @@ BEGIN
 			WHERE x.id = l.regression) THEN
 		j := robot_bisect_start(json_build_object('regression', r.id),
 			'robotd');
+		-- (claims + 1: a robotd whose claim on l ran out, still at
+		-- work on it, no longer owns it, and adds no step to it.)
 		UPDATE bisections SET lead = (j->>'id')::bigint, step = NULL,
+			claims = claims + 1, claimed_until = NULL,
 			updated = now() WHERE id = l.id OR lead = l.id;
 		RETURN;
 	END IF;

@@ -49,7 +49,7 @@ pair() {
 		VALUES ('$1', '$2', '$3', '$4', 1) RETURNING id"
 }
 
-echo "1..8"
+echo "1..9"
 
 # 1. The last run of each side ends at once, on two boxes: each
 # transaction's check sees the other's run still leased.  The pair must
@@ -182,4 +182,29 @@ realc=$(counts "$real")
 check $([ "$before" = "$realc" ] && [ "$after" = "$before" ] &&
 	[ "$rows" -gt 5 ] && [ "${folded%% *}" = "${folded##* }" ]; echo $?) \
 	"the jobs in each state, kept as they change, are the jobs' counts (kept $before; real $realc; $rows rows, folded to $folded)"
+# 9. A bisection whose claim ran out while its robotd still works on it
+# (a stale claim, not yet taken over) is made a follower of a clearer
+# regression's bisection: the stale claim must no longer step it, or
+# the robotd adds midpoints to a follower (robotd-bisect_follow, once
+# in a while).
+q "INSERT INTO trees (name, url, branches, base_ref, jobs, tbox_groups, runs, max_runs, poll)
+	VALUES ('t9', '/nowhere', '{master}', 'v1', '[]', '{lab}', 3, 10, 60)" >/dev/null
+P8=$(pair s8/lab a9 b9 final)
+P9=$(pair s9/lab a9 b9 final)
+finding() { # SERIES PAIR P: a regression of (a9, b9] with p-value P; its id
+	q "INSERT INTO regressions (kind, tree, commit, base, series, kpi, change_pct,
+		p_value, runs, pair, last_head) VALUES ('regression', 't9', 'b9', 'a9', '$1',
+		'k', -10, $3, 3, $2, 'b9') RETURNING id"
+}
+R8=$(finding s8/lab "$P8" 0.01)
+R9=$(finding s9/lab "$P9" 0.001)
+L=$(q "SELECT robot_bisect_start('{\"regression\": $R8}', 'robotd')->>'id'")
+C=$(q "UPDATE bisections SET claims = claims + 1, claimed_until = now() - interval '1 minute'
+	WHERE id = $L RETURNING claims")
+q "SELECT robot_bisect_follow(b, r) FROM bisections b, regressions r WHERE b.id = $L AND r.id = $R9" >/dev/null
+lead=$(q "SELECT lead FROM bisections WHERE id = $L")
+step=$(q "SELECT robot_bisect_step($L, $C, '{\"kind\": \"mid\", \"commit\": \"m9\", \"against\": \"a9\", \"candidates\": 3}')")
+check $([ -n "$lead" ] && [ "$step" = '"stale"' ] &&
+	[ "$(q "SELECT count(*) FROM bisect_steps WHERE bisection = $L AND kind = 'mid'")" = 0 ]; echo $?) \
+	"a bisection made a follower while its claim ran out is no longer its old claim's to step (lead ${lead:--}, $step)"
 exit $((failed > 0))
