@@ -64,27 +64,6 @@ api_submit(struct web *w, struct http_req *req, const struct web_call *call)
 }
 
 void
-api_jobs(struct web *w, struct http_req *req, const struct web_call *call)
-{
-	struct store_jobs_filter f = {.limit = 100};
-	const char *field;
-	char *why = web_jobs_filter(req, &f, &field);
-
-	(void)call;
-	if (why == NULL)
-		store_jobs(w->d.store, &f, web_on_json, req);
-	else
-		web_reply_error(req, 400, why);
-	free(why);
-}
-
-void
-api_job(struct web *w, struct http_req *req, const struct web_call *call)
-{
-	store_job(w->d.store, strtoll(call->arg, NULL, 10), web_on_json, req);
-}
-
-void
 api_results(struct web *w, struct http_req *req, const struct web_call *call)
 {
 	const char *series, *commit;
@@ -101,13 +80,6 @@ api_results(struct web *w, struct http_req *req, const struct web_call *call)
 		return;
 	}
 	store_results(w->d.store, series, commit, web_on_json, req);
-}
-
-void
-api_status(struct web *w, struct http_req *req, const struct web_call *call)
-{
-	(void)call;
-	web_status(w, web_on_json, req);
 }
 
 struct metrics {

@@ -1,6 +1,7 @@
 /*
  * api.h: the people's half of the JSON API (DESIGN.md section 7): submit
- * and list jobs, result documents, status and Prometheus metrics.  The
+ * jobs, result documents and Prometheus metrics (a job, the jobs and the
+ * status are the twins of the run, queue and lab pages, web/pages/).  The
  * router calls these after checking the route's token.
  */
 #ifndef ROBOT_API_H
@@ -10,12 +11,8 @@
 
 void api_submit(struct web *w, struct http_req *req,
 		const struct web_call *call);
-void api_jobs(struct web *w, struct http_req *req, const struct web_call *call);
-void api_job(struct web *w, struct http_req *req, const struct web_call *call);
 void api_results(struct web *w, struct http_req *req,
 		 const struct web_call *call);
-void api_status(struct web *w, struct http_req *req,
-		const struct web_call *call);
 void api_metrics(struct web *w, struct http_req *req,
 		 const struct web_call *call);
 

@@ -1,5 +1,9 @@
 /*
- * findings.c: regressions, comparisons and series over HTTP.
+ * findings.c: regressions, comparisons and series over HTTP.  The JSON
+ * twins of the pages are the pages' own (web/pages/pages.c); a twin
+ * that does more than pass the store's answer on (the comparison with
+ * its runs, the history with its change points) is answered here, its
+ * arguments checked by the page's ask() with the helpers here.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,33 +77,6 @@ findings_regressions(struct web *w, struct http_req *req,
 	f.kind = kind;
 	f.since = since;
 	store_regressions(w->d.store, &f, web_on_json, req);
-}
-
-void
-findings_regression(struct web *w, struct http_req *req,
-		    const struct web_call *call)
-{
-	store_regression(w->d.store, strtoll(call->arg, NULL, 10), web_on_json,
-			 req);
-}
-
-void
-findings_commit(struct web *w, struct http_req *req,
-		const struct web_call *call)
-{
-	const char *tree;
-
-	if (!web_name_arg(req, "tree", 0, NAME_LABEL, &tree))
-		return;
-	store_commit(w->d.store, call->arg, tree, web_on_json, req);
-}
-
-void
-findings_submission(struct web *w, struct http_req *req,
-		    const struct web_call *call)
-{
-	store_submission(w->d.store, strtoll(call->arg, NULL, 10), web_on_json,
-			 req);
 }
 
 void
@@ -319,10 +296,11 @@ findings_on_api_compared(json_t *answer, const struct problem *p, void *arg)
 	free(x);
 }
 
-/* GET /api/compare's options: ?method=robust|lkp, &min_effect=PCT,
- * &all=1; false after answering 400. */
-static bool
-compare_ask(struct http_req *req, struct analysis_ask *ask)
+/* A comparison's options, on the compare page and its twin alike:
+ * ?method=robust|lkp, &min_effect=PCT, &all=1; false after answering
+ * 400. */
+bool
+findings_compare_args(struct http_req *req, struct analysis_ask *ask)
 {
 	struct compare_options def;
 	const char *m = http_req_arg(req, "method", 0),
@@ -335,7 +313,7 @@ compare_ask(struct http_req *req, struct analysis_ask *ask)
 	if (m != NULL && strcmp(m, "lkp") == 0)
 		ask->method = COMPARE_LKP;
 	else if (m != NULL && strcmp(m, "robust") != 0) {
-		http_req_reply_error(req, 400, "method is robust or lkp", NULL);
+		web_reply_error(req, 400, "method is robust or lkp");
 		return false;
 	}
 	if (e != NULL) {
@@ -347,14 +325,14 @@ compare_ask(struct http_req *req, struct analysis_ask *ask)
 					      "from 0 to %d (2 or 0.5)",
 					      COMPARE_EFFECT_LIMIT);
 
-			http_req_reply_error(req, 400, msg, NULL);
+			web_reply_error(req, 400, msg);
 			free(msg);
 			return false;
 		}
 	}
 	if (all != NULL && strcmp(all, "1") != 0 && strcmp(all, "true") != 0 &&
 	    strcmp(all, "0") != 0 && strcmp(all, "false") != 0) {
-		http_req_reply_error(req, 400, "all is 1 or 0", NULL);
+		web_reply_error(req, 400, "all is 1 or 0");
 		return false;
 	}
 	ask->all = all != NULL &&
@@ -363,19 +341,12 @@ compare_ask(struct http_req *req, struct analysis_ask *ask)
 }
 
 void
-findings_compare(struct web *w, struct http_req *req,
-		 const struct web_call *call)
+findings_compare_answer(struct web *w, struct http_req *req, const char *series,
+			const char *base, const char *head,
+			const struct analysis_ask *ask)
 {
-	const char *series, *base, *head;
-	struct analysis_ask ask;
 	struct api_compare *x;
 
-	(void)call;
-	if (!web_name_arg(req, "series", 0, NAME_SERIES, &series) ||
-	    !web_name_arg(req, "base", 0, NAME_COMMIT, &base) ||
-	    !web_name_arg(req, "head", 0, NAME_COMMIT, &head) ||
-	    !compare_ask(req, &ask))
-		return;
 	if (series == NULL || base == NULL || head == NULL) {
 		http_req_reply_error(req, 400,
 				     "compare wants ?series=KEY/TBOX_GROUP, "
@@ -386,15 +357,8 @@ findings_compare(struct web *w, struct http_req *req,
 	x = xcalloc(1, sizeof *x);
 	x->w = w;
 	x->req = req;
-	findings_compare_values(w, series, base, head, &ask,
+	findings_compare_values(w, series, base, head, ask,
 				findings_on_api_compared, x);
-}
-
-void
-findings_home(struct web *w, struct http_req *req, const struct web_call *call)
-{
-	(void)call;
-	store_home(w->d.store, FINDINGS_HOME_COMMITS, web_on_json, req);
 }
 
 size_t
@@ -461,18 +425,20 @@ findings_on_history(const char *text, const struct problem *p, void *arg)
 	free(a);
 }
 
-/* GET /api/series/:series/history and /changes: ?metric=, &limit= */
-static void
-findings_series_history(struct web *w, struct http_req *req,
-			const struct web_call *call, bool changes_only)
+bool
+findings_history_args(struct http_req *req, const char **metric, long *limit)
 {
-	const char *metric;
-	long limit = FINDINGS_HISTORY_COMMITS;
+	*limit = FINDINGS_HISTORY_COMMITS;
+	return web_name_arg(req, "metric", 0, NAME_METRIC, metric) &&
+	       web_int_arg(req, "limit", 1, 10000, limit);
+}
+
+void
+findings_history_answer(struct web *w, struct http_req *req, const char *series,
+			const char *metric, long limit, bool changes_only)
+{
 	struct history_ask *a;
 
-	if (!web_name_arg(req, "metric", 0, NAME_METRIC, &metric) ||
-	    !web_int_arg(req, "limit", 1, 10000, &limit))
-		return;
 	if (metric == NULL) {
 		char *msg = xasprintf("%s wants ?metric=NAME (a KPI such as "
 				      "dd.write_bytes_per_sec)",
@@ -485,22 +451,19 @@ findings_series_history(struct web *w, struct http_req *req,
 	a = xcalloc(1, sizeof *a);
 	a->req = req;
 	a->changes_only = changes_only;
-	store_series_history(w->d.store, call->arg, metric, (int)limit,
+	store_series_history(w->d.store, series, metric, (int)limit,
 			     findings_on_history, a);
-}
-
-void
-findings_history(struct web *w, struct http_req *req,
-		 const struct web_call *call)
-{
-	findings_series_history(w, req, call, false);
 }
 
 void
 findings_changes(struct web *w, struct http_req *req,
 		 const struct web_call *call)
 {
-	findings_series_history(w, req, call, true);
+	const char *metric;
+	long limit;
+
+	if (findings_history_args(req, &metric, &limit))
+		findings_history_answer(w, req, call->arg, metric, limit, true);
 }
 
 void
@@ -549,26 +512,6 @@ findings_bisect(struct web *w, struct http_req *req,
 	bisect_start(w->d.bisect, j, by, web_on_json, req);
 	free(by);
 	json_decref(j);
-}
-
-void
-findings_bisections(struct web *w, struct http_req *req,
-		    const struct web_call *call)
-{
-	long limit = 100;
-
-	(void)call;
-	if (!web_int_arg(req, "limit", 1, 10000, &limit))
-		return;
-	store_bisections(w->d.store, (int)limit, web_on_json, req);
-}
-
-void
-findings_bisection(struct web *w, struct http_req *req,
-		   const struct web_call *call)
-{
-	store_bisection(w->d.store, strtoll(call->arg, NULL, 10), web_on_json,
-			req);
 }
 
 void

@@ -15,15 +15,17 @@
 /* GET /api/regressions?tree=&state=&since=&kind=&limit= */
 void findings_regressions(struct web *w, struct http_req *req,
 			  const struct web_call *call);
-/* GET /api/regressions/:id, with its comparison and LKP's table */
-void findings_regression(struct web *w, struct http_req *req,
-			 const struct web_call *call);
 /* POST /api/regressions/:id {"state": "invalid"} */
 void findings_regression_set(struct web *w, struct http_req *req,
 			     const struct web_call *call);
-/* GET /api/compare?series=&base=&head= */
-void findings_compare(struct web *w, struct http_req *req,
-		      const struct web_call *call);
+/* The options of a comparison asked (?method=, &min_effect=, &all=)
+ * into *ask: false after answering 400. */
+bool findings_compare_args(struct http_req *req, struct analysis_ask *ask);
+/* GET /api/compare?series=&base=&head= (the compare page's twin), the
+ * arguments checked: the comparison with its KPIs' runs. */
+void findings_compare_answer(struct web *w, struct http_req *req,
+			     const char *series, const char *base,
+			     const char *head, const struct analysis_ask *ask);
 /* The commits on the home page, and a history's by default. */
 #define FINDINGS_HOME_COMMITS    30
 #define FINDINGS_HISTORY_COMMITS 200
@@ -47,20 +49,16 @@ struct findings_compared {
 				      [...]}} */
 };
 extern const struct view_type findings_compared_view;
-/* GET /api/home: what the home page shows */
-/* GET /api/commits/:sha?tree=: a commit's page as JSON
- * (robot_commit()). */
-void findings_commit(struct web *w, struct http_req *req,
-		     const struct web_call *call);
-/* GET /api/submissions/:id: a submission's page as JSON
- * (robot_submission()). */
-void findings_submission(struct web *w, struct http_req *req,
-			 const struct web_call *call);
-void findings_home(struct web *w, struct http_req *req,
-		   const struct web_call *call);
-/* GET /api/series/:series/history?metric=&limit= */
-void findings_history(struct web *w, struct http_req *req,
-		      const struct web_call *call);
+/* The arguments of a history and its change points (?metric=,
+ * &limit=): false after answering 400. */
+bool findings_history_args(struct http_req *req, const char **metric,
+			   long *limit);
+/* GET /api/series/:series/history (the history page's twin) and
+ * /changes, the arguments checked: the history with its change points,
+ * or those alone; 400 without a metric. */
+void findings_history_answer(struct web *w, struct http_req *req,
+			     const char *series, const char *metric, long limit,
+			     bool changes_only);
 /* GET /api/series/:series/changes?metric=&limit=: the history's change
  * points ({"series", "metric", "points", "runs", "changes"}) */
 void findings_changes(struct web *w, struct http_req *req,
@@ -84,12 +82,6 @@ void findings_series_commits(struct web *w, struct http_req *req,
  * "tree", "kpi"}: starts a bisection (docs/bisect.md) */
 void findings_bisect(struct web *w, struct http_req *req,
 		     const struct web_call *call);
-/* GET /api/bisections?limit= */
-void findings_bisections(struct web *w, struct http_req *req,
-			 const struct web_call *call);
-/* GET /api/bisections/:id, with its steps */
-void findings_bisection(struct web *w, struct http_req *req,
-			const struct web_call *call);
 /* POST /api/bisections/:id/cancel */
 void findings_bisect_cancel(struct web *w, struct http_req *req,
 			    const struct web_call *call);

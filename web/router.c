@@ -2,7 +2,9 @@
  * router.c: the route table, the token check, and the HTTP server's
  * life.
  *
- * A request is matched against the table; a route that needs a token
+ * A request is matched against the table, then against the pages
+ * (web/pages/pages.c: each a public GET route and its JSON twin's); a
+ * route that needs a token
  * has it checked (tokens.h: a recent answer comes from memory) before
  * its handler runs.  The one variable segment of a pattern, ":id" (a
  * number), ":name" (a name) or ":series" (a series: it holds '/', and
@@ -56,13 +58,10 @@ struct route {
 
 static const struct route routes[] = {
 	{"GET", "/metrics", ROUTE_PUBLIC, 0, NULL, api_metrics},
-	{"GET", "/api/status", ROUTE_PUBLIC, 0, NULL, api_status},
-	{"GET", "/api/jobs", ROUTE_PUBLIC, 0, NULL, api_jobs},
 	{"POST", "/api/jobs", ROUTE_SUBMIT, JOBFILE_MAX_BYTES,
 	 "submitting needs a submit token", api_submit},
 	{"POST", "/api/jobs/cancel", ROUTE_SUBMIT, 0,
 	 "cancelling needs a submit token", trees_cancel},
-	{"GET", "/api/jobs/:id", ROUTE_PUBLIC, 0, NULL, api_job},
 	{"GET", "/api/results", ROUTE_PUBLIC, 0, NULL, api_results},
 	{"POST", "/api/boxes/:name/register", ROUTE_BOX, 0,
 	 "box calls need a box token", boxes_register},
@@ -76,25 +75,18 @@ static const struct route routes[] = {
 	 "box calls need a box token", boxes_result},
 	{"GET", "/api/regressions", ROUTE_PUBLIC, 0, NULL,
 	 findings_regressions},
-	{"GET", "/api/regressions/:id", ROUTE_PUBLIC, 0, NULL,
-	 findings_regression},
 	{"POST", "/api/regressions/:id", ROUTE_SUBMIT, 0,
 	 "changing a regression needs a submit token", findings_regression_set},
 	{"POST", "/api/bisections", ROUTE_SUBMIT, 0,
 	 "bisecting needs a submit token", findings_bisect},
-	{"GET", "/api/bisections", ROUTE_PUBLIC, 0, NULL, findings_bisections},
-	{"GET", "/api/bisections/:id", ROUTE_PUBLIC, 0, NULL,
-	 findings_bisection},
 	{"POST", "/api/bisections/:id/cancel", ROUTE_SUBMIT, 0,
 	 "cancelling a bisection needs a submit token", findings_bisect_cancel},
-	{"GET", "/api/compare", ROUTE_PUBLIC, 0, NULL, findings_compare},
 	{"GET", "/api/series", ROUTE_PUBLIC, 0, NULL, findings_series},
 	{"GET", "/api/series/:series/commits", ROUTE_PUBLIC, 0, NULL,
 	 findings_series_commits},
 	{"GET", "/api/trees", ROUTE_PUBLIC, 0, NULL, trees_list},
 	{"POST", "/api/trees", ROUTE_ADMIN, TREES_BODY_LIMIT,
 	 "adding a tree needs an admin token", trees_add},
-	{"GET", "/api/trees/:name", ROUTE_PUBLIC, 0, NULL, trees_show},
 	{"POST", "/api/trees/:name", ROUTE_ADMIN, TREES_BODY_LIMIT,
 	 "changing a tree needs an admin token", trees_set},
 	{"DELETE", "/api/trees/:name", ROUTE_ADMIN, 0,
@@ -106,29 +98,10 @@ static const struct route routes[] = {
 	 "listing subscriptions needs an admin token", subscriptions_list},
 	{"GET", "/api/reports", ROUTE_ADMIN, 0,
 	 "the outbox needs an admin token", subscriptions_outbox},
-	{"GET", "/api/home", ROUTE_PUBLIC, 0, NULL, findings_home},
-	{"GET", "/api/commits/:sha", ROUTE_PUBLIC, 0, NULL, findings_commit},
-	{"GET", "/api/submissions/:id", ROUTE_PUBLIC, 0, NULL,
-	 findings_submission},
-	{"GET", "/api/series/:series/history", ROUTE_PUBLIC, 0, NULL,
-	 findings_history},
 	{"GET", "/api/series/:series/changes", ROUTE_PUBLIC, 0, NULL,
 	 findings_changes},
-	{"GET", "/", ROUTE_PUBLIC, 0, NULL, pages_home},
 	{"GET", "/style.css", ROUTE_PUBLIC, 0, NULL, pages_style},
 	{"GET", "/icon.svg", ROUTE_PUBLIC, 0, NULL, pages_icon},
-	{"GET", "/regressions/:id", ROUTE_PUBLIC, 0, NULL, pages_regression},
-	{"GET", "/commits/:sha", ROUTE_PUBLIC, 0, NULL, pages_commit},
-	{"GET", "/submissions/:id", ROUTE_PUBLIC, 0, NULL, pages_submission},
-	{"GET", "/compare", ROUTE_PUBLIC, 0, NULL, pages_compare},
-	{"GET", "/series/:series/history", ROUTE_PUBLIC, 0, NULL,
-	 pages_history},
-	{"GET", "/jobs/:id", ROUTE_PUBLIC, 0, NULL, pages_job},
-	{"GET", "/lab", ROUTE_PUBLIC, 0, NULL, pages_lab},
-	{"GET", "/queue", ROUTE_PUBLIC, 0, NULL, pages_queue},
-	{"GET", "/trees/:name", ROUTE_PUBLIC, 0, NULL, pages_tree},
-	{"GET", "/bisections", ROUTE_PUBLIC, 0, NULL, pages_bisections},
-	{"GET", "/bisections/:id", ROUTE_PUBLIC, 0, NULL, pages_bisection},
 	{"GET", "/subscribe", ROUTE_PUBLIC, 0, NULL, pages_subscribe_form},
 	{"POST", "/subscribe", ROUTE_PUBLIC, 0, NULL, pages_subscribe},
 	{"GET", "/subscriptions/confirm", ROUTE_PUBLIC, 0, NULL,
@@ -212,24 +185,53 @@ route_match(const char *pattern, const char *path, char *buf, size_t len,
 	return *pattern == '\0' && (*path == '\0' || strcmp(path, "/") == 0);
 }
 
-/* The route of method and path; *allow lists the methods of the path's
- * other routes when there is none. */
-static const struct route *
+/* What a request's method and path name: a route of routes[], or a
+ * page of pages[] (its own route, or its JSON twin's). */
+struct route_hit {
+	const struct route *rt;
+	const struct page *page;
+	bool twin;
+};
+
+/* allow: the methods of a path's routes that are not method. */
+static void
+route_allow(char *allow, size_t alen, const char *method)
+{
+	snprintf(allow + strlen(allow), alen - strlen(allow), "%s%s",
+		 allow[0] ? " or " : "", method);
+}
+
+/* The route or page of method and path (false if none); *allow lists
+ * the methods of the path's other routes when there is none. */
+static bool
 route_find(const char *method, const char *path, char *buf, size_t len,
-	   const char **arg, char *allow, size_t alen)
+	   const char **arg, char *allow, size_t alen, struct route_hit *hit)
 {
 	if (strcmp(method, "HEAD") == 0)
 		method = "GET";
 	allow[0] = '\0';
+	*hit = (struct route_hit){NULL, NULL, false};
 	for (const struct route *rt = routes; rt->method != NULL; rt++) {
 		if (!route_match(rt->pattern, path, buf, len, arg))
 			continue;
-		if (strcmp(rt->method, method) == 0)
-			return rt;
-		snprintf(allow + strlen(allow), alen - strlen(allow), "%s%s",
-			 allow[0] ? " or " : "", rt->method);
+		if (strcmp(rt->method, method) == 0) {
+			hit->rt = rt;
+			return true;
+		}
+		route_allow(allow, alen, rt->method);
 	}
-	return NULL;
+	for (size_t i = 0; pages[i] != NULL; i++) {
+		bool twin = route_match(pages[i]->api, path, buf, len, arg);
+
+		if (!twin && !route_match(pages[i]->route, path, buf, len, arg))
+			continue;
+		if (strcmp(method, "GET") == 0) {
+			*hit = (struct route_hit){NULL, pages[i], twin};
+			return true;
+		}
+		route_allow(allow, alen, "GET");
+	}
+	return false;
 }
 
 /* Whether the token's kind may use the route; answers 403 if not. */
@@ -320,6 +322,7 @@ router_on_request(struct http_req *req, void *arg)
 	const char *var, *h;
 	char buf[NAME_SERIES_MAX + 1], allow[64];
 	const struct route *rt;
+	struct route_hit hit;
 	struct route_call *c;
 	char *msg;
 
@@ -328,9 +331,8 @@ router_on_request(struct http_req *req, void *arg)
 		http_req_reply_error(req, 503, "robotd is stopping", NULL);
 		return;
 	}
-	rt = route_find(method, path, buf, sizeof buf, &var, allow,
-			sizeof allow);
-	if (rt == NULL) {
+	if (!route_find(method, path, buf, sizeof buf, &var, allow,
+			sizeof allow, &hit)) {
 		msg = allow[0] ? xasprintf("%s %s: use %s", method, path, allow)
 			       : xasprintf("no such resource: %s %s",
 					   strcmp(method, "HEAD") == 0 ? "GET"
@@ -340,6 +342,13 @@ router_on_request(struct http_req *req, void *arg)
 		free(msg);
 		return;
 	}
+	if (hit.page != NULL) { /* a page, or its twin: public */
+		struct web_call call = {var, NULL, NULL};
+
+		hit.page->ask(&r->w, req, &call, hit.twin);
+		return;
+	}
+	rt = hit.rt;
 	h = http_req_header(req, "Authorization");
 	if (rt->auth == ROUTE_PUBLIC ||
 	    (rt->auth == ROUTE_ANYONE && no_token(h))) {
@@ -371,15 +380,16 @@ static size_t
 router_body_limit(const char *method, const char *path)
 {
 	char buf[NAME_SERIES_MAX + 1], allow[64];
-	const struct route *rt;
+	struct route_hit hit;
 	const char *var;
 
 	if (strcmp(method, "POST") != 0)
 		return 0;
-	rt = route_find(method, path, buf, sizeof buf, &var, allow,
-			sizeof allow);
-	return rt != NULL && rt->body_limit > 0 ? rt->body_limit
-						: ROUTER_BODY_LIMIT;
+	return route_find(method, path, buf, sizeof buf, &var, allow,
+			  sizeof allow, &hit) &&
+			       hit.rt != NULL && hit.rt->body_limit > 0
+		       ? hit.rt->body_limit
+		       : ROUTER_BODY_LIMIT;
 }
 
 struct router *

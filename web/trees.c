@@ -21,12 +21,6 @@ trees_list(struct web *w, struct http_req *req, const struct web_call *call)
 	store_trees(w->d.store, NULL, web_on_json, req);
 }
 
-void
-trees_show(struct web *w, struct http_req *req, const struct web_call *call)
-{
-	store_trees(w->d.store, call->arg, web_on_json, req);
-}
-
 static void
 trees_on_put(const char *text, const struct problem *p, struct http_req *req,
 	     int status)

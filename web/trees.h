@@ -14,9 +14,6 @@
 /* GET /api/trees */
 void trees_list(struct web *w, struct http_req *req,
 		const struct web_call *call);
-/* GET /api/trees/:name */
-void trees_show(struct web *w, struct http_req *req,
-		const struct web_call *call);
 /* POST /api/trees {name, url, branches, base_ref, jobs, ...} */
 void trees_add(struct web *w, struct http_req *req,
 	       const struct web_call *call);

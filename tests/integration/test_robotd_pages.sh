@@ -34,7 +34,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 ADMIN=$(token admin root)
-echo "1..25"
+echo "1..26"
 
 # The seed: a tree whose fourth commit regresses the KPI and a hostile
 # metric, on a branch with a hostile name, under a hostile subject.
@@ -431,6 +431,53 @@ assert re.search(r'<option value="%s" selected>[0-9a-f]{12} ' % head + re.escape
 assert sel("head").index(head) < sel("head").index(base), "newest first"
 PY
 ) "the compare form chooses the series' newest pair, its commits named with their subjects, newest first ($lb..$lh)"
+
+# 14. A page and its JSON twin are one entry (web/pages/pages.c): they
+# take the same arguments, checked alike; a bad one is a 400 on both,
+# with the same words (a page of them, a problem document), and what the
+# twin honours the page honours (issue 54: the history page ignored
+# limit, the bisections page limit, the compare page method).
+pt=$($PY - "$U" "$ESERIES" "$(git -C "$R" rev-parse v1.0)" "$HEAD" <<'PY'
+import html, json, sys, urllib.error, urllib.request
+u, series, base, head = sys.argv[1:5]
+def get(path):
+    try:
+        with urllib.request.urlopen(u + path) as r:
+            return r.status, r.headers.get_content_type(), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get_content_type(), e.read().decode()
+bad = ["/bisections?limit=0", "/series/%s/history?metric=dd.write_bytes_per_sec&limit=0" % series,
+       "/compare?series=%s&base=%s&head=%s&method=magic" % (series, base, head),
+       "/compare?series=%s&base=%s&head=%s&min_effect=lots" % (series, base, head),
+       "/commits/%s?tree=no!such" % head, "/queue?limit=0"]
+out = []
+for path in bad:
+    ps, pt, page = get(path)
+    ts, tt, twin = get("/api" + path.replace("/queue", "/jobs"))
+    try:
+        words = json.loads(twin).get("error", twin)
+    except ValueError:
+        words = twin
+    ok = ps == ts == 400 and pt == "text/html" and words in html.unescape(page)
+    out.append("%s %d/%d%s" % (path.split("?")[1].split("&")[-1], ps, ts, "" if ok else " DIFFER"))
+# honoured alike: a history of the newest 2 commits, on both
+_, _, page = get("/series/%s/history?metric=dd.write_bytes_per_sec&limit=2" % series)
+_, _, twin = get("/api/series/%s/history?metric=dd.write_bytes_per_sec&limit=2" % series)
+n = sum(c["n"] for c in json.loads(twin)["commits"])
+dots = page.split("<svg")[1].count("<circle")
+out.append("limit=2 %d/%d%s" % (dots, n, "" if dots == n and len(json.loads(twin)["commits"]) == 2 else " DIFFER"))
+# a page's route answers GET only
+s, _, _ = get("/lab")
+try:
+    urllib.request.urlopen(urllib.request.Request(u + "/lab", data=b"", method="POST"))
+    out.append("POST /lab 200 DIFFER")
+except urllib.error.HTTPError as e:
+    out.append("POST /lab %d%s" % (e.code, "" if e.code == 405 and b"use GET" in e.read() else " DIFFER"))
+print(", ".join(out))
+PY
+)
+check $(case "$pt" in *DIFFER* | '') false ;; *) true ;; esac; echo $?) \
+	"a page and its JSON twin check their arguments alike and honour the same ($pt)"
 
 # (The time Chromium takes to load each page: bench/pages_bench.sh.)
 sanitizer_clean

@@ -201,12 +201,15 @@ on_commit(const char *text, const struct problem *p, void *arg)
 	view_release(&d);
 }
 
-void
-pages_commit(struct web *w, struct http_req *req, const struct web_call *call)
+static void
+ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
 	const char *tree;
 
 	if (!web_name_arg(req, "tree", 0, NAME_LABEL, &tree))
 		return;
-	store_commit(w->d.store, call->arg, tree, on_commit, req);
+	store_commit(w->d.store, call->arg, tree,
+		     twin ? web_on_json : on_commit, req);
 }
+
+const struct page commit_page = {"/commits/:sha", "/api/commits/:sha", ask};

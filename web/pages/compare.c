@@ -221,17 +221,23 @@ done:
 	ask_free(a);
 }
 
-void
-pages_compare(struct web *w, struct http_req *req, const struct web_call *call)
+static void
+ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
 	const char *series, *base, *head;
+	struct analysis_ask opt;
 	struct ask *a;
 
 	(void)call;
 	if (!web_name_arg(req, "series", 0, NAME_SERIES, &series) ||
 	    !web_name_arg(req, "base", 0, NAME_COMMIT, &base) ||
-	    !web_name_arg(req, "head", 0, NAME_COMMIT, &head))
+	    !web_name_arg(req, "head", 0, NAME_COMMIT, &head) ||
+	    !findings_compare_args(req, &opt))
 		return;
+	if (twin) {
+		findings_compare_answer(w, req, series, base, head, &opt);
+		return;
+	}
 	a = xcalloc(1, sizeof *a);
 	if (series == NULL) {
 		a->req = req;
@@ -245,6 +251,8 @@ pages_compare(struct web *w, struct http_req *req, const struct web_call *call)
 	if (base == NULL || head == NULL)
 		store_series_commits(w->d.store, series, on_commits, a);
 	else
-		findings_compare_values(w, series, base, head, NULL,
+		findings_compare_values(w, series, base, head, &opt,
 					on_compared, a);
 }
+
+const struct page compare_page = {"/compare", "/api/compare", ask};

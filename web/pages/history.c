@@ -452,18 +452,27 @@ out:
 	free(a);
 }
 
-void
-pages_history(struct web *w, struct http_req *req, const struct web_call *call)
+static void
+ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
 	const char *metric;
+	long limit;
 	struct ask *a;
 
-	if (!web_name_arg(req, "metric", 0, NAME_METRIC, &metric))
+	if (!findings_history_args(req, &metric, &limit))
 		return;
+	if (twin) {
+		findings_history_answer(w, req, call->arg, metric, limit,
+					false);
+		return;
+	}
 	a = xcalloc(1, sizeof *a);
 	a->req = req;
 	a->series = xstrdup(call->arg);
 	a->metric = metric ? xstrdup(metric) : NULL;
-	store_series_history(w->d.store, call->arg, metric,
-			     FINDINGS_HISTORY_COMMITS, on_history, a);
+	store_series_history(w->d.store, call->arg, metric, (int)limit,
+			     on_history, a);
 }
+
+const struct page history_page = {"/series/:series/history",
+				  "/api/series/:series/history", ask};

@@ -145,9 +145,12 @@ on_home(const char *text, const struct problem *p, void *arg)
 	view_release(&d);
 }
 
-void
-pages_home(struct web *w, struct http_req *req, const struct web_call *call)
+static void
+ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
 	(void)call;
-	store_home(w->d.store, FINDINGS_HOME_COMMITS, on_home, req);
+	store_home(w->d.store, FINDINGS_HOME_COMMITS,
+		   twin ? web_on_json : on_home, req);
 }
+
+const struct page home_page = {"/", "/api/home", ask};

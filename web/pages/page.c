@@ -114,6 +114,33 @@ page_link(struct buf *b, const char *prefix, const char *arg, const char *text)
 }
 
 void
+page_cell(struct buf *b, const char *s)
+{
+	buf_adds(b, "<td>");
+	html_text(b, s != NULL ? s : "-");
+	buf_adds(b, "</td>");
+}
+
+void
+page_time_cell(struct buf *b, const char *s)
+{
+	buf_adds(b, "<td>");
+	html_time(b, s != NULL ? s : "-");
+	buf_adds(b, "</td>");
+}
+
+void
+page_job_cell(struct buf *b, long long id)
+{
+	char s[32];
+
+	snprintf(s, sizeof s, "%lld", id);
+	buf_adds(b, "<td class=\"num\">");
+	page_link(b, "/jobs/", s, s);
+	buf_adds(b, "</td>");
+}
+
+void
 page_sha(struct buf *b, const char *sha, const char *subject)
 {
 	char s[16];

@@ -36,6 +36,11 @@ void page_query(struct buf *b, const char *s);
 /* <a href="PATH">TEXT</a>: path is a fixed prefix, then arg escaped. */
 void page_link(struct buf *b, const char *prefix, const char *arg,
 	       const char *text);
+/* Table cells: text ("-" for NULL); a time; a run's number linked to
+ * its page. */
+void page_cell(struct buf *b, const char *s);
+void page_time_cell(struct buf *b, const char *s);
+void page_job_cell(struct buf *b, long long id);
 /* A commit: its short SHA in <code>, a link to its page (/commits/SHA),
  * and its subject (or NULL). */
 void page_sha(struct buf *b, const char *sha, const char *subject);

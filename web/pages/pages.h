@@ -1,13 +1,16 @@
 /*
  * pages.h: robotd's HTML pages (DESIGN.md section 9, docs/web.md).
  * Each has a stable URL and a JSON twin in the API with the same data;
- * none needs JavaScript.
+ * none needs JavaScript.  A page and its twin are one entry of pages[]
+ * (pages.c): one file each, web/pages/<resource>.c, exports its struct
+ * page, whose ask() checks the arguments once for both.
  *
  *   /                          home: newest regressions by commit, the
  *                              queue, the lab, the trees (/api/home)
  *   /regressions/:id           one regression (/api/regressions/:id)
  *   /commits/:sha?tree=        a commit: its series, pairs, findings
  *                              (/api/commits/:sha)
+ *   /submissions/:id           a submission (/api/submissions/:id)
  *   /compare?series=&base=&head=  two commits of a series (/api/compare)
  *   /series/:series/history?metric=  a metric over commits
  *                              (/api/series/:series/history)
@@ -16,6 +19,9 @@
  *   /queue?state=&series=      the runs (/api/jobs)
  *   /trees/:name               a tree (/api/trees/:name)
  *   /bisections, /bisections/:id  (/api/bisections...)
+ *
+ * Routes that are not a page with a twin:
+ *
  *   /subscribe                 the form; POST subscribes
  *   /style.css                 the one stylesheet
  *   /icon.svg                  the pages' icon (a browser asks for
@@ -24,32 +30,27 @@
 #ifndef ROBOT_PAGES_H
 #define ROBOT_PAGES_H
 
+#include <stdbool.h>
+
 #include "web/web.h"
 
-void pages_home(struct web *w, struct http_req *req,
-		const struct web_call *call);
-void pages_regression(struct web *w, struct http_req *req,
-		      const struct web_call *call);
-void pages_commit(struct web *w, struct http_req *req,
-		  const struct web_call *call);
-void pages_submission(struct web *w, struct http_req *req,
-		      const struct web_call *call);
-void pages_compare(struct web *w, struct http_req *req,
-		   const struct web_call *call);
-void pages_history(struct web *w, struct http_req *req,
-		   const struct web_call *call);
-void pages_job(struct web *w, struct http_req *req,
-	       const struct web_call *call);
-void pages_lab(struct web *w, struct http_req *req,
-	       const struct web_call *call);
-void pages_queue(struct web *w, struct http_req *req,
-		 const struct web_call *call);
-void pages_tree(struct web *w, struct http_req *req,
-		const struct web_call *call);
-void pages_bisections(struct web *w, struct http_req *req,
-		      const struct web_call *call);
-void pages_bisection(struct web *w, struct http_req *req,
-		     const struct web_call *call);
+/*
+ * A page and its JSON twin.  The router makes both public GET routes
+ * from it.  ask() checks the request's arguments, for both alike
+ * (answering a bad one itself: a page of the error on the page, JSON on
+ * the twin, web_reply_error()), then asks for the document: the twin
+ * answers it as it is (web_on_json()), the page draws it.
+ */
+struct page {
+	const char *route; /* the page's path: "/commits/:sha" */
+	const char *api;   /* its twin's: "/api/commits/:sha" */
+	void (*ask)(struct web *w, struct http_req *req,
+		    const struct web_call *call, bool twin);
+};
+
+/* Every page, NULL at the end. */
+extern const struct page *const pages[];
+
 void pages_subscribe_form(struct web *w, struct http_req *req,
 			  const struct web_call *call);
 void pages_subscribe(struct web *w, struct http_req *req,

@@ -302,10 +302,12 @@ on_regression(const char *text, const struct problem *p, void *arg)
 	view_release(&d);
 }
 
-void
-pages_regression(struct web *w, struct http_req *req,
-		 const struct web_call *call)
+static void
+ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
 	store_regression(w->d.store, strtoll(call->arg, NULL, 10),
-			 on_regression, req);
+			 twin ? web_on_json : on_regression, req);
 }
+
+const struct page regression_page = {"/regressions/:id", "/api/regressions/:id",
+				     ask};

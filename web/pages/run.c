@@ -618,12 +618,20 @@ on_job(const char *text, const struct problem *p, void *arg)
 	free(a);
 }
 
-void
-pages_job(struct web *w, struct http_req *req, const struct web_call *call)
+static void
+ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
-	struct ask *a = xcalloc(1, sizeof *a);
+	struct ask *a;
 
+	if (twin) {
+		store_job(w->d.store, strtoll(call->arg, NULL, 10), web_on_json,
+			  req);
+		return;
+	}
+	a = xcalloc(1, sizeof *a);
 	a->w = w;
 	a->req = req;
 	store_job(w->d.store, strtoll(call->arg, NULL, 10), on_job, a);
 }
+
+const struct page job_page = {"/jobs/:id", "/api/jobs/:id", ask};

@@ -134,10 +134,12 @@ on_submission(const char *text, const struct problem *p, void *arg)
 	view_release(&d);
 }
 
-void
-pages_submission(struct web *w, struct http_req *req,
-		 const struct web_call *call)
+static void
+ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
 	store_submission(w->d.store, strtoll(call->arg, NULL, 10),
-			 on_submission, req);
+			 twin ? web_on_json : on_submission, req);
 }
+
+const struct page submission_page = {"/submissions/:id", "/api/submissions/:id",
+				     ask};
