@@ -72,16 +72,19 @@ build_on_stored(const char *text, const struct problem *p, void *arg)
 		k->b->count++;
 		log_info("reports: %s: told", k->what);
 	} else {
-		json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+		struct view_doc d = {0};
+		struct store_report_stored r;
+		char err[256];
 
 		k->b->count++;
-		log_info(
-			"reports: %s: report %lld %s", k->what,
-			(long long)json_integer_value(json_object_get(j, "id")),
-			rjson_get_str(j, "message_id")
-				? rjson_get_str(j, "message_id")
-				: "");
-		json_decref(j);
+		if (text != NULL && view_load(&d, &store_report_stored_view,
+					      text, &r, err, sizeof err))
+			log_info("reports: %s: report %lld %s", k->what, r.id,
+				 r.message_id ? r.message_id : "");
+		else
+			log_warnx("reports: %s: stored, but %s", k->what,
+				  text ? err : "no answer");
+		view_release(&d);
 	}
 	drain_done(k->b->w, k);
 }

@@ -20,6 +20,7 @@
 #include "robot/core/rjson.h"
 #include "robot/core/view.h"
 #include "robot/core/xmalloc.h"
+#include "robot/daemon/store/boxes.h"
 #include "robot/daemon/store/reports.h"
 #include "robot/core/banned.h"
 
@@ -145,33 +146,33 @@ hook_said(json_t *provision, const char *key)
 static void
 add_machine(struct buf *b, const struct store_claim_pair *pair)
 {
-	/* (a box's facts are the box's to say: read leniently, whatever
-	 * their kinds) */
-	json_t *f = (json_t *)pair->facts, *disks, *d;
+	/* (a box's facts were checked when it registered; facts that do
+	 * not decode, as a box's from before those checks, are left out) */
 	json_t *prov = (json_t *)pair->provision;
-	double mem = NAN;
-	const char *group = pair->tbox_group, *cpu, *kernel, *version;
+	struct view_doc d = {0};
+	struct store_box_facts f;
+	const char *group = pair->tbox_group;
 	const char *booted = hook_said(prov, "kernel");
 	const char *backend = hook_said(prov, "backend");
+	char err[256];
 	struct buf list;
-	size_t i;
 
-	if (!rjson_get_number(f, "memory", &mem))
-		mem = NAN;
+	if (pair->facts == NULL ||
+	    !view_decode(&d, &store_box_facts_view, (json_t *)pair->facts, &f,
+			 err, sizeof err)) {
+		memset(&f, 0, sizeof f);
+		f.memory = NAN;
+	}
 	buf_addf(b, "test machine: %s", group ? group : "?");
-	if (json_is_integer(json_object_get(f, "cpus")) && isfinite(mem))
-		buf_addf(b, " (%lld CPUs, %.1fG memory)",
-			 (long long)json_integer_value(
-				 json_object_get(f, "cpus")),
-			 mem / (1024.0 * 1024 * 1024));
+	if (f.cpus > 0 && isfinite(f.memory))
+		buf_addf(b, " (%lld CPUs, %.1fG memory)", f.cpus,
+			 f.memory / (1024.0 * 1024 * 1024));
 	buf_addc(b, '\n');
-	if ((cpu = rjson_get_str(f, "cpu_model")) != NULL)
-		add_machine_line(b, "cpu", cpu);
-	kernel = rjson_get_str(f, "kernel");
-	version = rjson_get_str(f, "proc_version");
+	if (f.cpu_model != NULL)
+		add_machine_line(b, "cpu", f.cpu_model);
 	/* robot-box records the box's own release when the hook names
 	 * none (a hook that only tunes the box): no kernel was booted. */
-	if (booted != NULL && kernel != NULL && strcmp(booted, kernel) == 0)
+	if (booted != NULL && f.kernel != NULL && strcmp(booted, f.kernel) == 0)
 		booted = NULL;
 	if (booted != NULL) {
 		char *text = xasprintf("%s (the commit's, booted by the box's "
@@ -187,23 +188,22 @@ add_machine(struct buf *b, const struct store_claim_pair *pair)
 			b, "warning",
 			"QEMU without KVM (TCG): the runs' figures are "
 			"not performance figures");
-	if (kernel != NULL)
-		add_machine_line(b, booted ? "host kernel" : "kernel", kernel);
-	if (version != NULL)
+	if (f.kernel != NULL)
+		add_machine_line(b, booted ? "host kernel" : "kernel",
+				 f.kernel);
+	if (f.proc_version != NULL)
 		add_machine_line(
 			b, booted ? "host /proc/version" : "/proc/version",
-			version);
-	disks = json_object_get(f, "disks");
+			f.proc_version);
 	buf_init(&list);
-	json_array_foreach(disks, i, d)
-	{
-		if (json_is_string(d))
+	for (size_t i = 0; i < f.ndisks; i++)
+		if (f.disks[i] != NULL)
 			buf_addf(&list, "%s%s", list.len > 0 ? "; " : "",
-				 json_string_value(d));
-	}
+				 f.disks[i]);
 	if (list.len > 0)
 		add_machine_line(b, "disks", list.data);
 	buf_release(&list);
+	view_release(&d);
 }
 
 /* Keys of an atomic job that are not its parameters. */

@@ -66,6 +66,11 @@ struct view_type {
 	{                                                                      \
 		key, kind, offsetof(struct st, field), 0, NULL, 0              \
 	}
+/* A field that may be absent (VIEW_OPT). */
+#define VIEW_FO(st, key, kind, field)                                          \
+	{                                                                      \
+		key, kind, offsetof(struct st, field), VIEW_OPT, NULL, 0       \
+	}
 #define VIEW_O(st, key, type, field)                                           \
 	{                                                                      \
 		key, VIEW_OBJECT, offsetof(struct st, field), 0, &(type), 0    \

@@ -467,9 +467,10 @@ fact_texts(const json_t *facts, json_t *details)
 /*
  * A box's facts: the ones robotd matches jobs against are typed and in
  * range, names are names, the machine's texts printable, anything else
- * a short printable value.  The problems go to details, one line each.
+ * a short printable value.  The problems go to details, one line each;
+ * its tbox_group (in facts), or NULL.
  */
-static void
+static const char *
 facts_check(const json_t *facts, json_t *details)
 {
 	const json_t *fs = json_object_get(facts, "fs"), *v;
@@ -539,6 +540,7 @@ facts_check(const json_t *facts, json_t *details)
 			free(q);
 		}
 	}
+	return group;
 }
 
 void
@@ -549,6 +551,7 @@ lab_register(struct lab *lab, const char *box, const char *facts, size_t len,
 	json_t *j = json_loadb(facts, len, JSON_REJECT_DUPLICATES, &jerr);
 	json_t *details = json_array();
 	struct problem *p = NULL;
+	const char *group = NULL;
 	char *s;
 
 	if (j == NULL)
@@ -560,7 +563,7 @@ lab_register(struct lab *lab, const char *box, const char *facts, size_t len,
 				"the facts are a JSON object with a "
 				"tbox_group");
 	else
-		facts_check(j, details);
+		group = facts_check(j, details);
 	if (p == NULL && json_array_size(details) > 0) {
 		p = problem_new(PROBLEM_INVALID, details,
 				"the facts are invalid");
@@ -574,10 +577,9 @@ lab_register(struct lab *lab, const char *box, const char *facts, size_t len,
 		return;
 	}
 	s = rjson_dumps(j, JSON_COMPACT);
-	log_info("box %s registers (%s)", box, rjson_get_str(j, "tbox_group"));
-	store_register(lab->store, box, rjson_get_str(j, "tbox_group"), s,
-		       lab->set->broken_after, register_on_state,
-		       lab_call_new(lab, "state", cb, arg));
+	log_info("box %s registers (%s)", box, group);
+	store_register(lab->store, box, group, s, lab->set->broken_after,
+		       register_on_state, lab_call_new(lab, "state", cb, arg));
 	free(s);
 	json_decref(j);
 }

@@ -730,6 +730,25 @@ test_report_machine(void)
 	json_decref(c);
 }
 
+/* Facts that do not fit what a box registers (as a box's from before
+ * robotd checked them: cpus a text) are left out, and the report is
+ * still made. */
+static void
+test_report_machine_odd_facts(void)
+{
+	json_t *c = claim(), *pairs = json_object_get(c, "pairs");
+	json_t *f = json_object_get(json_array_get(pairs, 0), "facts");
+	struct report_out out;
+
+	json_object_set_new(f, "cpus", json_string("two"));
+	json_object_set_new(f, "cpu_model", json_string("Some CPU"));
+	CHECK(render(c, &cfg, &out));
+	CHECK(strstr(out.body, "test machine: local\n") != NULL);
+	CHECK(strstr(out.body, "Some CPU") == NULL);
+	report_out_release(&out);
+	json_decref(c);
+}
+
 /* A box whose hook booted the commit's kernel (the kernel hook): that
  * kernel is the one the mail names, the box's own is its host's, QEMU
  * without KVM is flagged, and what the hook said that is not printable
@@ -798,6 +817,8 @@ main(void)
 		TAP_CASE(test_note),
 		TAP_CASE(test_subscription_check),
 		TAP_CASE(test_subsystem_and_glob),
+		TAP_CASE(test_report_machine_odd_facts), /* (last: the golden
+							 * lines before stay) */
 		TAP_CASE(test_golden),
 		{NULL, NULL}};
 

@@ -7,6 +7,18 @@
 #include "robot/daemon/store/call.h"
 #include "robot/core/banned.h"
 
+static const struct view_field box_facts_fields[] = {
+	VIEW_FO(store_box_facts, "cpus", VIEW_INT, cpus),
+	VIEW_FO(store_box_facts, "memory", VIEW_NUM, memory),
+	VIEW_FO(store_box_facts, "cpu_model", VIEW_STR, cpu_model),
+	VIEW_FO(store_box_facts, "kernel", VIEW_STR, kernel),
+	VIEW_FO(store_box_facts, "proc_version", VIEW_STR, proc_version),
+	{"disks", VIEW_STRS, offsetof(struct store_box_facts, disks), VIEW_OPT,
+	 NULL, offsetof(struct store_box_facts, ndisks)},
+};
+const struct view_type store_box_facts_view =
+	VIEW_TYPE("facts", struct store_box_facts, box_facts_fields);
+
 static const struct store_stmt reg = {
 	"SELECT robot_register($1, $2, $3::jsonb, $4::int)", "sssi",
 	store_read_text, false};

@@ -4,6 +4,7 @@
 #ifndef ROBOT_STORE_BOXES_H
 #define ROBOT_STORE_BOXES_H
 
+#include "robot/core/view.h"
 #include "robot/daemon/store.h"
 
 /* A box (re)registers; its leases from before go back, each a failure
@@ -11,6 +12,17 @@
 void store_register(struct store *s, const char *box, const char *group,
 		    const char *facts, int broken_after, store_text_cb cb,
 		    void *arg);
+/* A box's facts as it registered them (robot-box's boxconf.c writes
+ * them; robotd's lab.c checks them before they are stored), as a report
+ * reads them: any may be absent (cpus 0, memory NAN). */
+struct store_box_facts {
+	long long cpus;
+	double memory; /* bytes */
+	const char *cpu_model, *kernel, *proc_version;
+	const char **disks;
+	size_t ndisks;
+};
+extern const struct view_type store_box_facts_view;
 /* A broken or suspect box back to idle: its state. */
 void store_reset(struct store *s, const char *box, store_text_cb cb, void *arg);
 /* A reference run given to a box idle for long. */

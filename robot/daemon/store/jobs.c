@@ -155,20 +155,14 @@ static const struct view_field jobs_fields[] = {
 const struct view_type store_jobs_view =
 	VIEW_TYPE("jobs", struct store_jobs, jobs_fields);
 
-#define OPT(key, kind, field)                                                  \
-	{                                                                      \
-		key, kind, offsetof(struct store_job_result, field), VIEW_OPT, \
-			NULL, 0                                                \
-	}
 static const struct view_field job_result_fields[] = {
-	OPT("stats", VIEW_JSON, stats),
-	OPT("error", VIEW_STR, error),
-	OPT("provision", VIEW_JSON, provision),
-	OPT("facts", VIEW_JSON, facts),
-	OPT("series", VIEW_JSON, series),
-	OPT("outputs", VIEW_JSON, outputs),
+	VIEW_FO(store_job_result, "stats", VIEW_JSON, stats),
+	VIEW_FO(store_job_result, "error", VIEW_STR, error),
+	VIEW_FO(store_job_result, "provision", VIEW_JSON, provision),
+	VIEW_FO(store_job_result, "facts", VIEW_JSON, facts),
+	VIEW_FO(store_job_result, "series", VIEW_JSON, series),
+	VIEW_FO(store_job_result, "outputs", VIEW_JSON, outputs),
 };
-#undef OPT
 static const struct view_type job_result =
 	VIEW_TYPE("result", struct store_job_result, job_result_fields);
 static const struct view_field job_fields[] = {

@@ -235,11 +235,6 @@ store_series_commits(struct store *s, const char *series_name, store_text_cb cb,
 }
 
 #define RF(st, key, kind, field) VIEW_F(store_regression##st, key, kind, field)
-#define RO(st, key, kind, field)                                               \
-	{                                                                      \
-		key, kind, offsetof(struct store_regression##st, field),       \
-			VIEW_OPT, NULL, 0                                      \
-	}
 static const struct view_field regression_segment_fields[] = {
 	RF(_segment, "from", VIEW_INT, from),
 	RF(_segment, "to", VIEW_INT, to),
@@ -249,12 +244,12 @@ static const struct view_field regression_segment_fields[] = {
 static const struct view_type regression_segment = VIEW_TYPE(
 	"segment", struct store_regression_segment, regression_segment_fields);
 static const struct view_field regression_history_fields[] = {
-	RO(_history, "points", VIEW_INT, points),
-	RO(_history, "before", VIEW_JSON, before_json),
+	VIEW_FO(store_regression_history, "points", VIEW_INT, points),
+	VIEW_FO(store_regression_history, "before", VIEW_JSON, before_json),
 	{"before", VIEW_OBJECT,
 	 offsetof(struct store_regression_history, before), VIEW_OPT,
 	 &regression_segment, 0},
-	RO(_history, "after", VIEW_JSON, after_json),
+	VIEW_FO(store_regression_history, "after", VIEW_JSON, after_json),
 	{"after", VIEW_OBJECT, offsetof(struct store_regression_history, after),
 	 VIEW_OPT, &regression_segment, 0},
 };
@@ -320,7 +315,6 @@ static const struct view_field regression_fields[] = {
 	RF(, "bisection", VIEW_JSON, bisection),
 };
 #undef RF
-#undef RO
 const struct view_type store_regression_view =
 	VIEW_TYPE("regression", struct store_regression, regression_fields);
 

@@ -136,6 +136,13 @@ store_note_store(struct store *s, long long id, const char *note,
 		   STORE_TEXT(note));
 }
 
+static const struct view_field report_stored_fields[] = {
+	VIEW_F(store_report_stored, "id", VIEW_INT, id),
+	VIEW_F(store_report_stored, "message_id", VIEW_STR, message_id),
+};
+const struct view_type store_report_stored_view = VIEW_TYPE(
+	"report stored", struct store_report_stored, report_stored_fields);
+
 static const struct store_stmt report_store = {
 	"SELECT robot_report_store($1::json, $2)", "ss", store_read_text,
 	false};
@@ -273,10 +280,6 @@ const struct view_type store_commit_info_view =
 
 /* The claim's view: every part optional (VIEW_OPT), as the header
  * says. */
-#define O(st, key, kind, field)                                                \
-	{                                                                      \
-		key, kind, offsetof(struct st, field), VIEW_OPT, NULL, 0       \
-	}
 #define OO(st, key, type, field)                                               \
 	{                                                                      \
 		key, VIEW_OBJECT, offsetof(struct st, field), VIEW_OPT,        \
@@ -290,65 +293,65 @@ const struct view_type store_commit_info_view =
 
 /* A commit as a claim names it: its parts may be absent. */
 static const struct view_field claim_commit_fields[] = {
-	O(store_commit_info, "sha", VIEW_STR, sha),
-	O(store_commit_info, "subject", VIEW_STR, subject),
-	O(store_commit_info, "author", VIEW_STR, author),
-	O(store_commit_info, "date", VIEW_STR, date),
+	VIEW_FO(store_commit_info, "sha", VIEW_STR, sha),
+	VIEW_FO(store_commit_info, "subject", VIEW_STR, subject),
+	VIEW_FO(store_commit_info, "author", VIEW_STR, author),
+	VIEW_FO(store_commit_info, "date", VIEW_STR, date),
 };
 static const struct view_type claim_commit =
 	VIEW_TYPE("commit", struct store_commit_info, claim_commit_fields);
 static const struct view_field claim_kpi_fields[] = {
-	O(store_claim_kpi, "change_pct", VIEW_NUM, change_pct),
-	O(store_claim_kpi, "p_value", VIEW_NUM, p_value),
+	VIEW_FO(store_claim_kpi, "change_pct", VIEW_NUM, change_pct),
+	VIEW_FO(store_claim_kpi, "p_value", VIEW_NUM, p_value),
 };
 static const struct view_type claim_kpi =
 	VIEW_TYPE("kpi", struct store_claim_kpi, claim_kpi_fields);
 static const struct view_field claim_bisection_fields[] = {
-	O(store_claim_bisection, "id", VIEW_INT, id),
-	O(store_claim_bisection, "state", VIEW_STR, state),
-	O(store_claim_bisection, "reason", VIEW_STR, reason),
-	O(store_claim_bisection, "first_bad", VIEW_STR, first_bad),
-	O(store_claim_bisection, "steps", VIEW_INT, steps),
-	O(store_claim_bisection, "lead_series", VIEW_STR, lead_series),
+	VIEW_FO(store_claim_bisection, "id", VIEW_INT, id),
+	VIEW_FO(store_claim_bisection, "state", VIEW_STR, state),
+	VIEW_FO(store_claim_bisection, "reason", VIEW_STR, reason),
+	VIEW_FO(store_claim_bisection, "first_bad", VIEW_STR, first_bad),
+	VIEW_FO(store_claim_bisection, "steps", VIEW_INT, steps),
+	VIEW_FO(store_claim_bisection, "lead_series", VIEW_STR, lead_series),
 	OO(store_claim_bisection, "parent", claim_commit, parent),
-	O(store_claim_bisection, "pair", VIEW_INT, pair),
-	O(store_claim_bisection, "kpi", VIEW_JSON, kpi_json),
+	VIEW_FO(store_claim_bisection, "pair", VIEW_INT, pair),
+	VIEW_FO(store_claim_bisection, "kpi", VIEW_JSON, kpi_json),
 	OO(store_claim_bisection, "kpi", claim_kpi, kpi),
 };
 static const struct view_type claim_bisection = VIEW_TYPE(
 	"bisection", struct store_claim_bisection, claim_bisection_fields);
 static const struct view_field claim_segment_fields[] = {
-	O(store_claim_segment, "from", VIEW_INT, from),
-	O(store_claim_segment, "to", VIEW_INT, to),
-	O(store_claim_segment, "mean", VIEW_NUM, mean),
+	VIEW_FO(store_claim_segment, "from", VIEW_INT, from),
+	VIEW_FO(store_claim_segment, "to", VIEW_INT, to),
+	VIEW_FO(store_claim_segment, "mean", VIEW_NUM, mean),
 };
 static const struct view_type claim_segment =
 	VIEW_TYPE("segment", struct store_claim_segment, claim_segment_fields);
 static const struct view_field claim_history_fields[] = {
-	O(store_claim_history, "points", VIEW_INT, points),
-	O(store_claim_history, "before", VIEW_JSON, before_json),
+	VIEW_FO(store_claim_history, "points", VIEW_INT, points),
+	VIEW_FO(store_claim_history, "before", VIEW_JSON, before_json),
 	OO(store_claim_history, "before", claim_segment, before),
-	O(store_claim_history, "after", VIEW_JSON, after_json),
+	VIEW_FO(store_claim_history, "after", VIEW_JSON, after_json),
 	OO(store_claim_history, "after", claim_segment, after),
 };
 static const struct view_type claim_history =
 	VIEW_TYPE("history", struct store_claim_history, claim_history_fields);
 static const struct view_field claim_finding_fields[] = {
-	O(store_claim_finding, "id", VIEW_INT, id),
-	O(store_claim_finding, "kind", VIEW_STR, kind),
-	O(store_claim_finding, "found_by", VIEW_STR, found_by),
+	VIEW_FO(store_claim_finding, "id", VIEW_INT, id),
+	VIEW_FO(store_claim_finding, "kind", VIEW_STR, kind),
+	VIEW_FO(store_claim_finding, "found_by", VIEW_STR, found_by),
 	OO(store_claim_finding, "history", claim_history, history),
-	O(store_claim_finding, "branch", VIEW_STR, branch),
-	O(store_claim_finding, "base", VIEW_STR, base),
-	O(store_claim_finding, "head", VIEW_STR, head),
-	O(store_claim_finding, "series", VIEW_STR, series),
-	O(store_claim_finding, "kpi", VIEW_STR, kpi),
-	O(store_claim_finding, "change_pct", VIEW_NUM, change_pct),
-	O(store_claim_finding, "p_value", VIEW_NUM, p_value),
-	O(store_claim_finding, "runs", VIEW_INT, runs),
-	O(store_claim_finding, "base_runs", VIEW_INT, base_runs),
-	O(store_claim_finding, "head_runs", VIEW_INT, head_runs),
-	O(store_claim_finding, "pair", VIEW_INT, pair),
+	VIEW_FO(store_claim_finding, "branch", VIEW_STR, branch),
+	VIEW_FO(store_claim_finding, "base", VIEW_STR, base),
+	VIEW_FO(store_claim_finding, "head", VIEW_STR, head),
+	VIEW_FO(store_claim_finding, "series", VIEW_STR, series),
+	VIEW_FO(store_claim_finding, "kpi", VIEW_STR, kpi),
+	VIEW_FO(store_claim_finding, "change_pct", VIEW_NUM, change_pct),
+	VIEW_FO(store_claim_finding, "p_value", VIEW_NUM, p_value),
+	VIEW_FO(store_claim_finding, "runs", VIEW_INT, runs),
+	VIEW_FO(store_claim_finding, "base_runs", VIEW_INT, base_runs),
+	VIEW_FO(store_claim_finding, "head_runs", VIEW_INT, head_runs),
+	VIEW_FO(store_claim_finding, "pair", VIEW_INT, pair),
 	OO(store_claim_finding, "head_info", claim_commit, head_info),
 	OO(store_claim_finding, "base_info", claim_commit, base_info),
 	OO(store_claim_finding, "bisection", claim_bisection, bisection),
@@ -356,103 +359,104 @@ static const struct view_field claim_finding_fields[] = {
 static const struct view_type claim_finding =
 	VIEW_TYPE("finding", struct store_claim_finding, claim_finding_fields);
 static const struct view_field claim_pair_fields[] = {
-	O(store_claim_pair, "pair", VIEW_INT, pair),
-	O(store_claim_pair, "series", VIEW_STR, series),
-	O(store_claim_pair, "base", VIEW_STR, base),
-	O(store_claim_pair, "head", VIEW_STR, head),
-	O(store_claim_pair, "runs", VIEW_INT, runs),
-	O(store_claim_pair, "base_runs", VIEW_INT, base_runs),
-	O(store_claim_pair, "head_runs", VIEW_INT, head_runs),
-	O(store_claim_pair, "table", VIEW_STR, table),
-	O(store_claim_pair, "comparison", VIEW_JSON, comparison),
-	O(store_claim_pair, "job", VIEW_JSON, job),
-	O(store_claim_pair, "tbox_group", VIEW_STR, tbox_group),
-	O(store_claim_pair, "facts", VIEW_JSON, facts),
-	O(store_claim_pair, "provision", VIEW_JSON, provision),
+	VIEW_FO(store_claim_pair, "pair", VIEW_INT, pair),
+	VIEW_FO(store_claim_pair, "series", VIEW_STR, series),
+	VIEW_FO(store_claim_pair, "base", VIEW_STR, base),
+	VIEW_FO(store_claim_pair, "head", VIEW_STR, head),
+	VIEW_FO(store_claim_pair, "runs", VIEW_INT, runs),
+	VIEW_FO(store_claim_pair, "base_runs", VIEW_INT, base_runs),
+	VIEW_FO(store_claim_pair, "head_runs", VIEW_INT, head_runs),
+	VIEW_FO(store_claim_pair, "table", VIEW_STR, table),
+	VIEW_FO(store_claim_pair, "comparison", VIEW_JSON, comparison),
+	VIEW_FO(store_claim_pair, "job", VIEW_JSON, job),
+	VIEW_FO(store_claim_pair, "tbox_group", VIEW_STR, tbox_group),
+	VIEW_FO(store_claim_pair, "facts", VIEW_JSON, facts),
+	VIEW_FO(store_claim_pair, "provision", VIEW_JSON, provision),
 };
 static const struct view_type claim_pair =
 	VIEW_TYPE("pair", struct store_claim_pair, claim_pair_fields);
 static const struct view_field claim_range_fields[] = {
 	OO(store_claim_range, "base", claim_commit, base),
 	OO(store_claim_range, "head", claim_commit, head),
-	O(store_claim_range, "count", VIEW_INT, count),
+	VIEW_FO(store_claim_range, "count", VIEW_INT, count),
 	OA(store_claim_range, "commits", VIEW_ARRAY, &claim_commit, commits,
 	   ncommits),
 };
 static const struct view_type claim_range =
 	VIEW_TYPE("range", struct store_claim_range, claim_range_fields);
 static const struct view_field claim_news_fields[] = {
-	O(store_claim_news, "kind", VIEW_STR, kind),
-	O(store_claim_news, "regression", VIEW_INT, regression),
-	O(store_claim_news, "regression", VIEW_JSON, regression_json),
-	O(store_claim_news, "finding", VIEW_STR, finding),
-	O(store_claim_news, "series", VIEW_STR, series),
-	O(store_claim_news, "series", VIEW_JSON, series_json),
-	O(store_claim_news, "kpi", VIEW_STR, kpi),
-	O(store_claim_news, "kpi", VIEW_JSON, kpi_json),
-	O(store_claim_news, "change_pct", VIEW_NUM, change_pct),
-	O(store_claim_news, "change_pct", VIEW_JSON, change_pct_json),
-	O(store_claim_news, "runs", VIEW_INT, runs),
-	O(store_claim_news, "head", VIEW_JSON, head_json),
+	VIEW_FO(store_claim_news, "kind", VIEW_STR, kind),
+	VIEW_FO(store_claim_news, "regression", VIEW_INT, regression),
+	VIEW_FO(store_claim_news, "regression", VIEW_JSON, regression_json),
+	VIEW_FO(store_claim_news, "finding", VIEW_STR, finding),
+	VIEW_FO(store_claim_news, "series", VIEW_STR, series),
+	VIEW_FO(store_claim_news, "series", VIEW_JSON, series_json),
+	VIEW_FO(store_claim_news, "kpi", VIEW_STR, kpi),
+	VIEW_FO(store_claim_news, "kpi", VIEW_JSON, kpi_json),
+	VIEW_FO(store_claim_news, "change_pct", VIEW_NUM, change_pct),
+	VIEW_FO(store_claim_news, "change_pct", VIEW_JSON, change_pct_json),
+	VIEW_FO(store_claim_news, "runs", VIEW_INT, runs),
+	VIEW_FO(store_claim_news, "head", VIEW_JSON, head_json),
 	OO(store_claim_news, "head", claim_commit, head),
 };
 static const struct view_type claim_news =
 	VIEW_TYPE("news", struct store_claim_news, claim_news_fields);
 static const struct view_field claim_note_fields[] = {
-	O(store_claim_note, "kind", VIEW_STR, kind),
-	O(store_claim_note, "series", VIEW_STR, series),
-	O(store_claim_note, "message", VIEW_STR, message),
+	VIEW_FO(store_claim_note, "kind", VIEW_STR, kind),
+	VIEW_FO(store_claim_note, "series", VIEW_STR, series),
+	VIEW_FO(store_claim_note, "message", VIEW_STR, message),
 	OA(store_claim_note, "boxes", VIEW_STRS, NULL, boxes, nboxes),
-	O(store_claim_note, "boxes", VIEW_JSON, boxes_json),
-	O(store_claim_note, "kpi", VIEW_JSON, kpi_json),
-	O(store_claim_note, "pair", VIEW_JSON, pair_json),
-	O(store_claim_note, "created", VIEW_JSON, created_json),
+	VIEW_FO(store_claim_note, "boxes", VIEW_JSON, boxes_json),
+	VIEW_FO(store_claim_note, "kpi", VIEW_JSON, kpi_json),
+	VIEW_FO(store_claim_note, "pair", VIEW_JSON, pair_json),
+	VIEW_FO(store_claim_note, "created", VIEW_JSON, created_json),
 };
 static const struct view_type claim_note =
 	VIEW_TYPE("note", struct store_claim_note, claim_note_fields);
 static const struct view_field claim_subscriber_fields[] = {
-	O(store_claim_subscriber, "email", VIEW_STR, email),
-	O(store_claim_subscriber, "tree", VIEW_STR, tree),
-	O(store_claim_subscriber, "branch", VIEW_STR, branch),
-	O(store_claim_subscriber, "testcase", VIEW_STR, testcase),
-	O(store_claim_subscriber, "metric", VIEW_STR, metric),
-	O(store_claim_subscriber, "min_change", VIEW_NUM, min_change),
-	O(store_claim_subscriber, "regressions", VIEW_BOOL, regressions),
-	O(store_claim_subscriber, "improvements", VIEW_BOOL, improvements),
+	VIEW_FO(store_claim_subscriber, "email", VIEW_STR, email),
+	VIEW_FO(store_claim_subscriber, "tree", VIEW_STR, tree),
+	VIEW_FO(store_claim_subscriber, "branch", VIEW_STR, branch),
+	VIEW_FO(store_claim_subscriber, "testcase", VIEW_STR, testcase),
+	VIEW_FO(store_claim_subscriber, "metric", VIEW_STR, metric),
+	VIEW_FO(store_claim_subscriber, "min_change", VIEW_NUM, min_change),
+	VIEW_FO(store_claim_subscriber, "regressions", VIEW_BOOL, regressions),
+	VIEW_FO(store_claim_subscriber, "improvements", VIEW_BOOL,
+		improvements),
 };
 static const struct view_type claim_subscriber = VIEW_TYPE(
 	"subscriber", struct store_claim_subscriber, claim_subscriber_fields);
 static const struct view_field claim_tree_info_fields[] = {
-	O(store_claim_tree_info, "url", VIEW_STR, url),
-	O(store_claim_tree_info, "mail_author", VIEW_BOOL, mail_author),
+	VIEW_FO(store_claim_tree_info, "url", VIEW_STR, url),
+	VIEW_FO(store_claim_tree_info, "mail_author", VIEW_BOOL, mail_author),
 };
 static const struct view_type claim_tree_info = VIEW_TYPE(
 	"tree_info", struct store_claim_tree_info, claim_tree_info_fields);
 static const struct view_field claim_thread_fields[] = {
-	O(store_claim_thread, "subject", VIEW_STR, subject),
+	VIEW_FO(store_claim_thread, "subject", VIEW_STR, subject),
 };
 static const struct view_type claim_thread =
 	VIEW_TYPE("thread", struct store_claim_thread, claim_thread_fields);
 static const struct view_field claim_fields[] = {
 	{"kind", VIEW_STR, offsetof(struct store_claim, kind), 0, NULL, 0},
-	O(store_claim, "tree", VIEW_STR, tree),
-	O(store_claim, "tree", VIEW_JSON, tree_json),
-	O(store_claim, "branch", VIEW_STR, branch),
-	O(store_claim, "branch", VIEW_JSON, branch_json),
+	VIEW_FO(store_claim, "tree", VIEW_STR, tree),
+	VIEW_FO(store_claim, "tree", VIEW_JSON, tree_json),
+	VIEW_FO(store_claim, "branch", VIEW_STR, branch),
+	VIEW_FO(store_claim, "branch", VIEW_JSON, branch_json),
 	OO(store_claim, "tree_info", claim_tree_info, tree_info),
-	O(store_claim, "commit", VIEW_JSON, commit_json),
+	VIEW_FO(store_claim, "commit", VIEW_JSON, commit_json),
 	OO(store_claim, "commit", claim_commit, commit),
-	O(store_claim, "culprit", VIEW_BOOL, culprit),
-	O(store_claim, "range", VIEW_JSON, range_json),
+	VIEW_FO(store_claim, "culprit", VIEW_BOOL, culprit),
+	VIEW_FO(store_claim, "range", VIEW_JSON, range_json),
 	OO(store_claim, "range", claim_range, range),
-	O(store_claim, "thread", VIEW_JSON, thread_json),
+	VIEW_FO(store_claim, "thread", VIEW_JSON, thread_json),
 	OO(store_claim, "thread", claim_thread, thread),
-	O(store_claim, "events", VIEW_JSON, events_json),
+	VIEW_FO(store_claim, "events", VIEW_JSON, events_json),
 	OA(store_claim, "findings", VIEW_ARRAY, &claim_finding, findings,
 	   nfindings),
-	O(store_claim, "findings", VIEW_JSON, findings_json),
-	O(store_claim, "pairs", VIEW_JSON, pairs_json),
-	O(store_claim, "culprit_pairs", VIEW_JSON, culprit_pairs_json),
+	VIEW_FO(store_claim, "findings", VIEW_JSON, findings_json),
+	VIEW_FO(store_claim, "pairs", VIEW_JSON, pairs_json),
+	VIEW_FO(store_claim, "culprit_pairs", VIEW_JSON, culprit_pairs_json),
 	OA(store_claim, "pairs", VIEW_ARRAY, &claim_pair, pairs, npairs),
 	OA(store_claim, "culprit_pairs", VIEW_ARRAY, &claim_pair, culprit_pairs,
 	   nculprit_pairs),
@@ -461,10 +465,9 @@ static const struct view_field claim_fields[] = {
 	OA(store_claim, "recipients", VIEW_STRS, NULL, recipients, nrecipients),
 	OA(store_claim, "subscribers", VIEW_ARRAY, &claim_subscriber,
 	   subscribers, nsubscribers),
-	O(store_claim, "note", VIEW_JSON, note_json),
+	VIEW_FO(store_claim, "note", VIEW_JSON, note_json),
 	OO(store_claim, "note", claim_note, note),
 };
-#undef O
 #undef OO
 #undef OA
 const struct view_type store_claim_view =

@@ -167,9 +167,16 @@ void store_note_next(struct store *s, int seconds, store_report_claim_cb cb,
 void store_note_store(struct store *s, long long id, const char *note,
 		      store_text_cb cb, void *arg);
 /* A rendered report (JSON: robot_report_store()) stored with its outbox:
- * {id, message_id}, or "stale" when another robotd told of it. */
+ * {id, message_id} (store_report_stored_view), or "stale" when another
+ * robotd told of it. */
 void store_report_store(struct store *s, const char *report, const char *domain,
 			store_text_cb cb, void *arg);
+
+struct store_report_stored {
+	long long id;
+	const char *message_id;
+};
+extern const struct view_type store_report_stored_view;
 
 /* An outbox row claimed for delivery (robot_outbox_next()). */
 struct store_outbox_row {
