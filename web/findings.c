@@ -1,6 +1,6 @@
 /*
  * findings.c: regressions, comparisons and series over HTTP.  The JSON
- * twins of the pages are the pages' own (web/pages/pages.c); a twin
+ * twins of the pages are the pages' own (web/pages/pages.h); a twin
  * that does more than pass the store's answer on (the comparison with
  * its runs, the history with its change points) is answered here, its
  * arguments checked by the page's ask() with the helpers here.

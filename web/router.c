@@ -3,7 +3,8 @@
  * life.
  *
  * A request is matched against the table, then against the pages
- * (web/pages/pages.c: each a public GET route and its JSON twin's); a
+ * (pages[], web/pages/pages.h: each a public GET route and its JSON
+ * twin's); a
  * route that needs a token
  * has it checked (tokens.h: a recent answer comes from memory) before
  * its handler runs.  The one variable segment of a pattern, ":id" (a

@@ -305,3 +305,27 @@ BEGIN
 	END IF;
 	RETURN array_to_json(out);
 END $$;
+
+-- A box's page (/boxes/NAME, /api/boxes/NAME): its record (its state
+-- suspect while its health says so), the facts it registered, its
+-- newest 20 runs and the lab's notes that name it; NULL when there is
+-- no such box.
+CREATE FUNCTION robot_box(p_name text) RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('name', b.name, 'tbox_group', b.tbox_group,
+		'state', CASE WHEN b.suspect IS NOT NULL THEN 'suspect'
+			ELSE b.state END,
+		'suspect', b.suspect, 'failures', b.failures,
+		'last_seen', b.last_seen, 'registered', b.registered,
+		'power_cycled', b.power_cycled, 'facts', b.facts,
+		'runs', (SELECT coalesce(json_agg(r ORDER BY r.id DESC), '[]')
+			FROM (SELECT id, state, series, commit, error, updated
+			FROM jobs WHERE box = b.name
+			ORDER BY id DESC LIMIT 20) r),
+		'notes', (SELECT coalesce(json_agg(json_build_object(
+			'series', n.series, 'message', n.message,
+			'created', n.created) ORDER BY n.id DESC), '[]')
+			FROM (SELECT * FROM lab_notes WHERE b.name = ANY (boxes)
+			ORDER BY id DESC LIMIT 5) n))
+	FROM boxes b WHERE b.name = p_name
+$$;

@@ -92,13 +92,13 @@ assert c['largest'][0] < 200 * 1024, c['largest']
 PAGES="home:/ regression:/regressions/$RID compare:/compare?series=$ESERIES&base=$(git -C "$R" rev-parse v1.0)&head=$HEAD
 history:/series/$ESERIES/history?metric=dd.write_bytes_per_sec job:/jobs/$JOB lab:/lab queue:/queue
 tree:/trees/web bisections:/bisections bisection:/bisections/$BID subscribe:/subscribe
-commit:/commits/$BAD submission:/submissions/$(sql "SELECT max(submission) FROM jobs")"
+commit:/commits/$BAD submission:/submissions/$(sql "SELECT max(submission) FROM jobs") box:/boxes/s1"
 $PY "$SRC/tests/integration/walk.py" load "$U" "$T" "$ART" $PAGES >"$T/load.out" 2>&1
 rc=$?
 sed 's/^/# /' "$T/load.out" | grep -v "^# [0-9]* pages loaded\|^# 0 problems"
 check $([ $rc = 0 ]; echo $?) "Chromium loads every page without a console message, an error or a CSP violation ($(tail -1 "$T/load.out"))"
 shots=$(ls "$ART"/*.png 2>/dev/null | wc -l)
-check $([ "$shots" = 14 ]; echo $?) "a screenshot of each page (and the regression's on a phone): $shots in $ART"
+check $([ "$shots" = 15 ]; echo $?) "a screenshot of each page (and the regression's on a phone): $shots in $ART"
 
 # 3. The key content is in the DOM.
 check $($PY - "$ART" "$RID" "$(git -C "$R" rev-parse v1.0) $shas" <<'PY'; echo $?
@@ -132,6 +132,13 @@ assert "<h3>What moved with it</h3>" in reg and "<h3>Every metric that changed</
 # the queue names its runs' series and commits by their links
 queue = open(art + "/queue.html").read()
 assert re.search(r'<td><a href="/queue\?series=[^"]+">[^<]+</a></td><td><a href="/commits/[0-9a-f]{40}">', queue), queue[:3000]
+# a box's page: its group and state, its newest runs linked, all of
+# them in the queue; the lab links each box to it
+box = open(art + "/box.html").read()
+assert "<h1>Box s1</h1>" in box and '<th scope="row">group</th><td>lab</td>' in box, box[:1500]
+assert re.search(r'<td class="num"><a href="/jobs/\d+">\d+</a></td><td>done</td>', box), box[:3000]
+assert '<a href="/queue?box=s1">All its runs</a>' in box and '<a href="/api/boxes/s1">As JSON</a>' in box
+assert '<a href="/boxes/s1">s1</a>' in open(art + "/lab.html").read()
 bis = open(art + "/bisection.html").read()
 assert re.search(r'for <a href="/regressions/\d+">regression \d+</a>', bis), bis[:2000]
 assert "<h2>Steps</h2>" in bis and 'href="/bisections/' not in bis.split("<h2>Steps</h2>")[1], bis[:2000]
@@ -432,7 +439,7 @@ assert sel("head").index(head) < sel("head").index(base), "newest first"
 PY
 ) "the compare form chooses the series' newest pair, its commits named with their subjects, newest first ($lb..$lh)"
 
-# 14. A page and its JSON twin are one entry (web/pages/pages.c): they
+# 14. A page and its JSON twin are one entry (web/pages/pages.h): they
 # take the same arguments, checked alike; a bad one is a 400 on both,
 # with the same words (a page of them, a problem document), and what the
 # twin honours the page honours (issue 54: the history page ignored
@@ -466,6 +473,15 @@ _, _, twin = get("/api/series/%s/history?metric=dd.write_bytes_per_sec&limit=2" 
 n = sum(c["n"] for c in json.loads(twin)["commits"])
 dots = page.split("<svg")[1].count("<circle")
 out.append("limit=2 %d/%d%s" % (dots, n, "" if dots == n and len(json.loads(twin)["commits"]) == 2 else " DIFFER"))
+# a box's page and its twin; a box that is not there is a 404 on both
+ps, pt, page = get("/boxes/s1")
+ts, tt, twin = get("/api/boxes/s1")
+ok = ps == ts == 200 and pt == "text/html" and json.loads(twin)["name"] == "s1" and \
+    all('<a href="/jobs/%d">' % r["id"] in page for r in json.loads(twin)["runs"])
+ns, nt, _ = get("/boxes/nosuch")
+ms, mt, _ = get("/api/boxes/nosuch")
+ok = ok and ns == ms == 404 and nt == "text/html" and mt == "application/json"
+out.append("box %d/%d, none %d/%d%s" % (ps, ts, ns, ms, "" if ok else " DIFFER"))
 # a page's route answers GET only
 s, _, _ = get("/lab")
 try:

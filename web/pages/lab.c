@@ -26,7 +26,7 @@ boxes_table(struct buf *b, const struct store_status *s)
 		const struct store_status_box *x = &s->boxes[i];
 
 		buf_adds(b, "<tr>");
-		page_cell(b, x->name);
+		page_box_cell(b, x->name);
 		page_cell(b, x->tbox_group);
 		buf_adds(b, "<td class=\"state-");
 		html_attr(b, strcmp(x->state, "broken") == 0 ||
@@ -82,7 +82,7 @@ notes_and_failures(struct buf *b, const struct store_status *s)
 
 		buf_adds(b, "<tr>");
 		page_job_cell(b, x->id);
-		page_cell(b, x->box);
+		page_box_cell(b, x->box);
 		page_cell(b, x->error);
 		page_time_cell(b, x->updated);
 		buf_adds(b, "</tr>\n");

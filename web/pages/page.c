@@ -141,6 +141,18 @@ page_job_cell(struct buf *b, long long id)
 }
 
 void
+page_box_cell(struct buf *b, const char *name)
+{
+	if (name == NULL) {
+		page_cell(b, NULL);
+		return;
+	}
+	buf_adds(b, "<td>");
+	page_link(b, "/boxes/", name, name);
+	buf_adds(b, "</td>");
+}
+
+void
 page_sha(struct buf *b, const char *sha, const char *subject)
 {
 	char s[16];

@@ -37,10 +37,11 @@ void page_query(struct buf *b, const char *s);
 void page_link(struct buf *b, const char *prefix, const char *arg,
 	       const char *text);
 /* Table cells: text ("-" for NULL); a time; a run's number linked to
- * its page. */
+ * its page; a box's name linked to its page. */
 void page_cell(struct buf *b, const char *s);
 void page_time_cell(struct buf *b, const char *s);
 void page_job_cell(struct buf *b, long long id);
+void page_box_cell(struct buf *b, const char *name);
 /* A commit: its short SHA in <code>, a link to its page (/commits/SHA),
  * and its subject (or NULL). */
 void page_sha(struct buf *b, const char *sha, const char *subject);

@@ -1,9 +1,10 @@
 /*
  * pages.h: robotd's HTML pages (DESIGN.md section 9, docs/web.md).
  * Each has a stable URL and a JSON twin in the API with the same data;
- * none needs JavaScript.  A page and its twin are one entry of pages[]
- * (pages.c): one file each, web/pages/<resource>.c, exports its struct
- * page, whose ask() checks the arguments once for both.
+ * none needs JavaScript.  A page and its twin are one entry of pages[]:
+ * one file each, web/pages/NAME.c, exports its struct page NAME_page,
+ * whose ask() checks the arguments once for both; the table is made by
+ * the build from meson.build's list of pages (scripts/pages-table).
  *
  *   /                          home: newest regressions by commit, the
  *                              queue, the lab, the trees (/api/home)
@@ -48,7 +49,7 @@ struct page {
 		    const struct web_call *call, bool twin);
 };
 
-/* Every page, NULL at the end. */
+/* Every page, NULL at the end (made by scripts/pages-table). */
 extern const struct page *const pages[];
 
 void pages_subscribe_form(struct web *w, struct http_req *req,

@@ -126,7 +126,7 @@ on_jobs(const char *text, const struct problem *p, void *arg)
 		else
 			buf_adds(&b, "-");
 		buf_adds(&b, "</td>");
-		page_cell(&b, x->box);
+		page_box_cell(&b, x->box);
 		page_time_cell(&b, x->updated);
 		buf_adds(&b, "</tr>\n");
 	}

@@ -634,4 +634,4 @@ ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 	store_job(w->d.store, strtoll(call->arg, NULL, 10), on_job, a);
 }
 
-const struct page job_page = {"/jobs/:id", "/api/jobs/:id", ask};
+const struct page run_page = {"/jobs/:id", "/api/jobs/:id", ask};

@@ -19,6 +19,50 @@ static const struct view_field box_facts_fields[] = {
 const struct view_type store_box_facts_view =
 	VIEW_TYPE("facts", struct store_box_facts, box_facts_fields);
 
+static const struct store_stmt box_page = {
+	"SELECT robot_box($1)", "s", store_read_text, false, .shared = true};
+
+void
+store_box(struct store *s, const char *name, store_text_cb cb, void *arg)
+{
+	store_call(s, &box_page, STORE_FN(cb), arg, STORE_TEXT(name));
+}
+
+#define BF(st, key, kind, field) VIEW_F(store_box##st, key, kind, field)
+static const struct view_field box_run_fields[] = {
+	BF(_run, "id", VIEW_INT, id),
+	BF(_run, "state", VIEW_STR, state),
+	BF(_run, "series", VIEW_STR, series),
+	BF(_run, "commit", VIEW_STR, commit),
+	BF(_run, "error", VIEW_STR, error),
+	BF(_run, "updated", VIEW_STR, updated),
+};
+static const struct view_type box_run =
+	VIEW_TYPE("run", struct store_box_run, box_run_fields);
+static const struct view_field box_note_fields[] = {
+	BF(_note, "series", VIEW_STR, series),
+	BF(_note, "message", VIEW_STR, message),
+	BF(_note, "created", VIEW_STR, created),
+};
+static const struct view_type box_note =
+	VIEW_TYPE("note", struct store_box_note, box_note_fields);
+static const struct view_field box_fields[] = {
+	BF(, "name", VIEW_STR, name),
+	BF(, "tbox_group", VIEW_STR, tbox_group),
+	BF(, "state", VIEW_STR, state),
+	BF(, "suspect", VIEW_STR, suspect),
+	BF(, "failures", VIEW_INT, failures),
+	BF(, "last_seen", VIEW_STR, last_seen),
+	BF(, "registered", VIEW_STR, registered),
+	BF(, "power_cycled", VIEW_STR, power_cycled),
+	VIEW_O(store_box, "facts", store_box_facts_view, facts),
+	VIEW_A(store_box, "runs", box_run, runs, nruns),
+	VIEW_A(store_box, "notes", box_note, notes, nnotes),
+};
+#undef BF
+const struct view_type store_box_view =
+	VIEW_TYPE("box", struct store_box, box_fields);
+
 static const struct store_stmt reg = {
 	"SELECT robot_register($1, $2, $3::jsonb, $4::int)", "sssi",
 	store_read_text, false};

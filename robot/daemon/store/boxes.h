@@ -23,6 +23,28 @@ struct store_box_facts {
 	size_t ndisks;
 };
 extern const struct view_type store_box_facts_view;
+/* A box's page (robot_box()): its record, facts, newest 20 runs and
+ * the lab's notes that name it; NULL when there is no such box
+ * (store_box_view). */
+void store_box(struct store *s, const char *name, store_text_cb cb, void *arg);
+struct store_box_run {
+	long long id;
+	const char *state, *series, *commit, *error, *updated;
+};
+struct store_box_note {
+	const char *series, *message, *created;
+};
+struct store_box {
+	const char *name, *tbox_group, *state; /* state: suspect too */
+	const char *suspect, *last_seen, *registered, *power_cycled;
+	long long failures;
+	struct store_box_facts facts;
+	struct store_box_run *runs; /* newest first */
+	size_t nruns;
+	struct store_box_note *notes;
+	size_t nnotes;
+};
+extern const struct view_type store_box_view;
 /* A broken or suspect box back to idle: its state. */
 void store_reset(struct store *s, const char *box, store_text_cb cb, void *arg);
 /* A reference run given to a box idle for long. */
