@@ -117,7 +117,7 @@ struct http_req {
 	/* the answer, until queued */
 	struct MHD_Response *resp;
 	int status;
-	void *data;
+	const void *data;
 	/* hang-up watch while suspended */
 	http_gone_cb gone;
 	void *gone_arg;
@@ -901,12 +901,12 @@ http_req_answered(const struct http_req *req)
 }
 
 void
-http_req_set_data(struct http_req *req, void *data)
+http_req_set_data(struct http_req *req, const void *data)
 {
 	req->data = data;
 }
 
-void *
+const void *
 http_req_data(const struct http_req *req)
 {
 	return req->data;

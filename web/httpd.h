@@ -86,7 +86,7 @@ typedef void (*http_gone_cb)(struct http_req *req, void *arg);
 void http_req_watch_gone(struct http_req *req, http_gone_cb gone, void *arg);
 
 /* Per-request state of the handler (not freed by httpd). */
-void http_req_set_data(struct http_req *req, void *data);
-void *http_req_data(const struct http_req *req);
+void http_req_set_data(struct http_req *req, const void *data);
+const void *http_req_data(const struct http_req *req);
 
 #endif

@@ -346,6 +346,7 @@ router_on_request(struct http_req *req, void *arg)
 	if (hit.page != NULL) { /* a page, or its twin: public */
 		struct web_call call = {var, NULL, NULL};
 
+		http_req_set_data(req, hit.page);
 		hit.page->ask(&r->w, req, &call, hit.twin);
 		return;
 	}

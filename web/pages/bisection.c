@@ -13,61 +13,47 @@
 #include "web/pages/pages.h"
 #include "robot/core/banned.h"
 
-static void
-on_bisection(const char *text, const struct problem *p, void *arg)
+static char *
+render(struct buf *b, const void *doc, struct http_req *req)
 {
-	struct http_req *req = arg;
-	struct view_doc d = {0};
-	struct store_bisection j;
-	struct buf b;
-	char *title, id[32], err[256];
+	const struct store_bisection *j = doc;
+	char *title, id[32];
 
-	if (p != NULL || text == NULL) {
-		page_fail(req, p, "bisection of that number");
-		return;
-	}
-	if (!view_load(&d, &store_bisection_view, text, &j, err, sizeof err)) {
-		page_broken(req, err);
-		view_release(&d);
-		return;
-	}
-	buf_init(&b);
-	buf_adds(&b, "<p>");
-	html_text(&b, j.series);
-	buf_adds(&b, ", tree ");
-	html_text(&b, j.tree);
-	buf_adds(&b, ", between ");
-	page_sha(&b, j.good, NULL);
-	buf_adds(&b, " (good) and ");
-	page_sha(&b, j.bad, NULL);
-	buf_adds(&b, " (bad)");
-	if (j.regression != 0) {
+	(void)req;
+	buf_adds(b, "<p>");
+	html_text(b, j->series);
+	buf_adds(b, ", tree ");
+	html_text(b, j->tree);
+	buf_adds(b, ", between ");
+	page_sha(b, j->good, NULL);
+	buf_adds(b, " (good) and ");
+	page_sha(b, j->bad, NULL);
+	buf_adds(b, " (bad)");
+	if (j->regression != 0) {
 		char what[48];
 
-		snprintf(id, sizeof id, "%lld", j.regression);
+		snprintf(id, sizeof id, "%lld", j->regression);
 		snprintf(what, sizeof what, "regression %s", id);
-		buf_adds(&b, ", for ");
-		page_link(&b, "/regressions/", id, what);
+		buf_adds(b, ", for ");
+		page_link(b, "/regressions/", id, what);
 	}
-	buf_adds(&b, ".</p>\n");
-	page_bisection(&b, &j, true);
-	snprintf(id, sizeof id, "%lld", j.id);
-	buf_adds(&b, "<p>");
-	page_link(&b, "/api/bisections/", id, "As JSON");
-	buf_adds(&b, "</p>");
+	buf_adds(b, ".</p>\n");
+	page_bisection(b, j, true);
+	snprintf(id, sizeof id, "%lld", j->id);
+	buf_adds(b, "<p>");
+	page_link(b, "/api/bisections/", id, "As JSON");
+	buf_adds(b, "</p>");
 	title = xasprintf("Bisection %s", id);
-	page_reply(req, 200, title, &b);
-	free(title);
-	buf_release(&b);
-	view_release(&d);
+	return title;
 }
 
 static void
 ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
 	store_bisection(w->d.store, strtoll(call->arg, NULL, 10),
-			twin ? web_on_json : on_bisection, req);
+			page_answer(twin), req);
 }
 
-const struct page bisection_page = {"/bisections/:id", "/api/bisections/:id",
-				    ask};
+const struct page bisection_page = {
+	"/bisections/:id",     "/api/bisections/:id",      ask,
+	&store_bisection_view, "bisection of that number", render};

@@ -118,42 +118,28 @@ runs(struct buf *b, const struct store_box *x)
 	buf_adds(b, "</p>\n");
 }
 
-static void
-on_box(const char *text, const struct problem *p, void *arg)
+static char *
+render(struct buf *b, const void *doc, struct http_req *req)
 {
-	struct http_req *req = arg;
-	struct view_doc d = {0};
-	struct store_box x;
-	struct buf b;
-	char *title, err[256];
+	const struct store_box *x = doc;
+	char *title;
 
-	if (p != NULL || text == NULL) {
-		page_fail(req, p, "box of that name");
-		return;
-	}
-	if (!view_load(&d, &store_box_view, text, &x, err, sizeof err)) {
-		page_broken(req, err);
-		view_release(&d);
-		return;
-	}
-	buf_init(&b);
-	record(&b, &x);
-	notes(&b, &x);
-	runs(&b, &x);
-	buf_adds(&b, "<p>");
-	page_link(&b, "/api/boxes/", x.name, "As JSON");
-	buf_adds(&b, "</p>");
-	title = xasprintf("Box %s", x.name);
-	page_reply(req, 200, title, &b);
-	free(title);
-	buf_release(&b);
-	view_release(&d);
+	(void)req;
+	record(b, x);
+	notes(b, x);
+	runs(b, x);
+	buf_adds(b, "<p>");
+	page_link(b, "/api/boxes/", x->name, "As JSON");
+	buf_adds(b, "</p>");
+	title = xasprintf("Box %s", x->name);
+	return title;
 }
 
 static void
 ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
-	store_box(w->d.store, call->arg, twin ? web_on_json : on_box, req);
+	store_box(w->d.store, call->arg, page_answer(twin), req);
 }
 
-const struct page box_page = {"/boxes/:name", "/api/boxes/:name", ask};
+const struct page box_page = {"/boxes/:name",  "/api/boxes/:name", ask,
+			      &store_box_view, "box of that name", render};

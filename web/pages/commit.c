@@ -163,42 +163,27 @@ named(struct buf *b, const struct store_commit *c)
 	}
 }
 
-static void
-on_commit(const char *text, const struct problem *p, void *arg)
+static char *
+render(struct buf *b, const void *doc, struct http_req *req)
 {
-	struct http_req *req = arg;
-	struct view_doc d = {0};
-	struct store_commit c;
-	struct buf b;
-	char *title, err[256];
+	const struct store_commit *c = doc;
+	char *title;
 
-	if (p != NULL || text == NULL) {
-		page_fail(req, p, "commit of that name");
-		return;
+	(void)req;
+	if (c->subject != NULL) {
+		buf_adds(b, "<p><strong>");
+		html_text(b, c->subject);
+		buf_adds(b, "</strong></p>\n");
 	}
-	if (!view_load(&d, &store_commit_view, text, &c, err, sizeof err)) {
-		page_broken(req, err);
-		view_release(&d);
-		return;
-	}
-	buf_init(&b);
-	if (c.subject != NULL) {
-		buf_adds(&b, "<p><strong>");
-		html_text(&b, c.subject);
-		buf_adds(&b, "</strong></p>\n");
-	}
-	record(&b, &c);
-	series(&b, &c);
-	pairs(&b, &c);
-	named(&b, &c);
-	buf_adds(&b, "<p>");
-	page_link(&b, "/api/commits/", c.sha, "As JSON");
-	buf_adds(&b, "</p>");
-	title = xasprintf("Commit %.12s", c.sha);
-	page_reply(req, 200, title, &b);
-	free(title);
-	buf_release(&b);
-	view_release(&d);
+	record(b, c);
+	series(b, c);
+	pairs(b, c);
+	named(b, c);
+	buf_adds(b, "<p>");
+	page_link(b, "/api/commits/", c->sha, "As JSON");
+	buf_adds(b, "</p>");
+	title = xasprintf("Commit %.12s", c->sha);
+	return title;
 }
 
 static void
@@ -208,8 +193,9 @@ ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 
 	if (!web_name_arg(req, "tree", 0, NAME_LABEL, &tree))
 		return;
-	store_commit(w->d.store, call->arg, tree,
-		     twin ? web_on_json : on_commit, req);
+	store_commit(w->d.store, call->arg, tree, page_answer(twin), req);
 }
 
-const struct page commit_page = {"/commits/:sha", "/api/commits/:sha", ask};
+const struct page commit_page = {
+	"/commits/:sha",    "/api/commits/:sha",   ask,
+	&store_commit_view, "commit of that name", render};

@@ -8,6 +8,7 @@
 
 #include "robot/core/num.h"
 #include "robot/core/view.h"
+#include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
 #include "web/findings.h"
 #include "web/html.h"
@@ -93,64 +94,49 @@ trees(struct buf *b, const struct store_home *h)
 	buf_adds(b, "</tbody></table>\n");
 }
 
-static void
-on_home(const char *text, const struct problem *p, void *arg)
+static char *
+render(struct buf *b, const void *doc, struct http_req *req)
 {
-	struct http_req *req = arg;
-	struct view_doc d = {0};
-	struct store_home h;
-	struct buf b;
-	char err[256];
+	const struct store_home *h = doc;
 
-	if (p != NULL) {
-		page_fail(req, p, "home page");
-		return;
-	}
-	if (!view_load(&d, &store_home_view, text, &h, err, sizeof err)) {
-		page_broken(req, err);
-		view_release(&d);
-		return;
-	}
-	buf_init(&b);
-	summary(&b, &h);
-	buf_adds(&b, "<h2>Newest findings</h2>\n");
-	if (h.ncommits == 0)
-		buf_adds(&b, "<p class=\"muted\">No regression or improvement "
-			     "found yet.</p>\n");
+	(void)req;
+	summary(b, h);
+	buf_adds(b, "<h2>Newest findings</h2>\n");
+	if (h->ncommits == 0)
+		buf_adds(b, "<p class=\"muted\">No regression or improvement "
+			    "found yet.</p>\n");
 	else
-		buf_adds(&b, "<div class=\"wide\"><table>\n<thead><tr>"
-			     "<th scope=\"col\">commit</th><th scope=\"col\">"
-			     "tree</th><th scope=\"col\">found</th></tr>"
-			     "</thead>\n<tbody>\n");
-	for (size_t i = 0; i < h.ncommits; i++) {
-		const struct store_home_commit *c = &h.commits[i];
+		buf_adds(b, "<div class=\"wide\"><table>\n<thead><tr>"
+			    "<th scope=\"col\">commit</th><th scope=\"col\">"
+			    "tree</th><th scope=\"col\">found</th></tr>"
+			    "</thead>\n<tbody>\n");
+	for (size_t i = 0; i < h->ncommits; i++) {
+		const struct store_home_commit *c = &h->commits[i];
 
-		buf_adds(&b, "<tr><td>");
-		page_blame(&b, &c->info,
+		buf_adds(b, "<tr><td>");
+		page_blame(b, &c->info,
 			   c->range_json != NULL ? &c->range.base : NULL,
 			   c->range_json != NULL ? &c->range.head : NULL,
 			   c->nfindings > 0 ? c->findings[0].head : NULL);
-		buf_adds(&b, "</td><td>");
-		html_text(&b, c->tree);
-		buf_adds(&b, "</td><td>");
-		findings(&b, c);
-		buf_adds(&b, "</td></tr>\n");
+		buf_adds(b, "</td><td>");
+		html_text(b, c->tree);
+		buf_adds(b, "</td><td>");
+		findings(b, c);
+		buf_adds(b, "</td></tr>\n");
 	}
-	if (h.ncommits > 0)
-		buf_adds(&b, "</tbody></table></div>\n");
-	trees(&b, &h);
-	buf_adds(&b, "<p><a href=\"/api/home\">As JSON</a></p>");
-	page_reply(req, 200, "robot", &b);
-	buf_release(&b);
-	view_release(&d);
+	if (h->ncommits > 0)
+		buf_adds(b, "</tbody></table></div>\n");
+	trees(b, h);
+	buf_adds(b, "<p><a href=\"/api/home\">As JSON</a></p>");
+	return xstrdup("robot");
 }
 
 static void
 ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
 	(void)call;
-	store_home(w->d.store, FINDINGS_HOME_COMMITS,
-		   twin ? web_on_json : on_home, req);
+	store_home(w->d.store, FINDINGS_HOME_COMMITS, page_answer(twin), req);
 }
 
-const struct page home_page = {"/", "/api/home", ask};
+const struct page home_page = {"/",         "/api/home", ask, &store_home_view,
+			       "home page", render};

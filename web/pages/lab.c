@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "robot/core/view.h"
+#include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
 #include "web/html.h"
 #include "web/pages/page.h"
@@ -90,42 +91,29 @@ notes_and_failures(struct buf *b, const struct store_status *s)
 	buf_adds(b, "</tbody></table></div>\n");
 }
 
-static void
-on_status(const char *text, const struct problem *p, void *arg)
+static char *
+render(struct buf *b, const void *doc, struct http_req *req)
 {
-	struct http_req *req = arg;
-	struct view_doc d = {0};
-	struct store_status s;
-	struct buf b;
-	char err[256];
+	const struct store_status *s = doc;
 
-	if (p != NULL || text == NULL) {
-		page_fail(req, p, "status");
-		return;
-	}
-	if (!view_load(&d, &store_status_view, text, &s, err, sizeof err)) {
-		page_broken(req, err);
-		view_release(&d);
-		return;
-	}
-	buf_init(&b);
-	buf_addf(&b,
+	(void)req;
+	buf_addf(b,
 		 "<p>Runs: %lld queued, %lld running, %lld done, %lld failed "
 		 "(<a href=\"/queue\">the queue</a>).</p>\n<h2>Boxes</h2>\n",
-		 s.queue.queued, s.queue.leased, s.queue.done, s.queue.failed);
-	boxes_table(&b, &s);
-	notes_and_failures(&b, &s);
-	buf_adds(&b, "<p><a href=\"/api/status\">As JSON</a></p>");
-	page_reply(req, 200, "The lab", &b);
-	buf_release(&b);
-	view_release(&d);
+		 s->queue.queued, s->queue.leased, s->queue.done,
+		 s->queue.failed);
+	boxes_table(b, s);
+	notes_and_failures(b, s);
+	buf_adds(b, "<p><a href=\"/api/status\">As JSON</a></p>");
+	return xstrdup("The lab");
 }
 
 static void
 ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
 	(void)call;
-	web_status(w, twin ? web_on_json : on_status, req);
+	web_status(w, page_answer(twin), req);
 }
 
-const struct page lab_page = {"/lab", "/api/status", ask};
+const struct page lab_page = {"/lab",   "/api/status", ask, &store_status_view,
+			      "status", render};

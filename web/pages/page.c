@@ -16,6 +16,7 @@
 #include "robot/daemon/store/bisect.h"
 #include "web/html.h"
 #include "web/pages/page.h"
+#include "web/pages/pages.h"
 #include "web/svg.h"
 #include "robot/core/banned.h"
 
@@ -618,4 +619,40 @@ page_bisection(struct buf *b, const struct store_bisection *bs, bool own)
 		buf_adds(b, "</td></tr>\n");
 	}
 	buf_adds(b, "</table>\n");
+}
+
+/* The store's answer for a page: decoded by its view, drawn by its
+ * render(). */
+static void
+page_on_answer(const char *text, const struct problem *p, void *arg)
+{
+	struct http_req *req = arg;
+	const struct page *pg = http_req_data(req);
+	struct view_doc d = {0};
+	void *doc;
+	struct buf b;
+	char *title, err[256];
+
+	if (p != NULL || text == NULL) {
+		page_fail(req, p, pg->missing);
+		return;
+	}
+	doc = xcalloc(1, pg->view->size);
+	if (!view_load(&d, pg->view, text, doc, err, sizeof err)) {
+		page_broken(req, err);
+	} else {
+		buf_init(&b);
+		title = pg->render(&b, doc, req);
+		page_reply(req, 200, title, &b);
+		free(title);
+		buf_release(&b);
+	}
+	view_release(&d);
+	free(doc);
+}
+
+store_text_cb
+page_answer(bool twin)
+{
+	return twin ? web_on_json : page_on_answer;
 }

@@ -33,21 +33,34 @@
 
 #include <stdbool.h>
 
+#include "robot/core/buf.h"
+#include "robot/core/view.h"
 #include "web/web.h"
 
 /*
  * A page and its JSON twin.  The router makes both public GET routes
- * from it.  ask() checks the request's arguments, for both alike
- * (answering a bad one itself: a page of the error on the page, JSON on
- * the twin, web_reply_error()), then asks for the document: the twin
- * answers it as it is (web_on_json()), the page draws it.
+ * from it (and makes the page the request's data, http_req_data()).
+ * ask() checks the request's arguments, for both alike (answering a bad
+ * one itself: a page of the error on the page, JSON on the twin,
+ * web_reply_error()), then asks for the document with page_answer()'s
+ * callback: the twin answers it as it is (web_on_json()), the page
+ * decodes it by view and draws it by render(), which returns its title.
+ * A page that draws in its own way (the run, the history, the compare
+ * page) has no view and answers from ask().
  */
 struct page {
 	const char *route; /* the page's path: "/commits/:sha" */
 	const char *api;   /* its twin's: "/api/commits/:sha" */
 	void (*ask)(struct web *w, struct http_req *req,
 		    const struct web_call *call, bool twin);
+	const struct view_type *view; /* the document's, or NULL */
+	const char *missing;          /* a 404's "no ...": "box of that name" */
+	char *(*render)(struct buf *b, const void *doc, struct http_req *req);
 };
+
+/* The callback of a page's store call, arg the request: the twin's
+ * (web_on_json()), or the page's (its view and render()). */
+store_text_cb page_answer(bool twin);
 
 /* Every page, NULL at the end (made by scripts/pages-table). */
 extern const struct page *const pages[];

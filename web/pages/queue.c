@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "robot/core/view.h"
+#include "robot/core/xmalloc.h"
 #include "robot/daemon/store/jobs.h"
 #include "web/html.h"
 #include "web/pages/page.h"
@@ -83,67 +84,51 @@ queue_form(struct buf *b, struct http_req *req, const char *field,
 	buf_adds(b, "<button type=\"submit\">Show</button>\n</form>\n");
 }
 
-static void
-on_jobs(const char *text, const struct problem *p, void *arg)
+static char *
+render(struct buf *b, const void *doc, struct http_req *req)
 {
-	struct http_req *req = arg;
-	struct view_doc d = {0};
-	struct store_jobs j;
-	struct buf b;
-	char err[256];
+	const struct store_jobs *j = doc;
 
-	if (p != NULL || text == NULL) {
-		page_fail(req, p, "runs");
-		return;
-	}
-	if (!view_load(&d, &store_jobs_view, text, &j, err, sizeof err)) {
-		page_broken(req, err);
-		view_release(&d);
-		return;
-	}
-	buf_init(&b);
-	queue_form(&b, req, NULL, NULL);
-	buf_adds(&b, "<p class=\"muted\">The newest 100 (older ones "
-		     "below).</p>\n"
-		     "<div class=\"wide\"><table>\n<thead><tr><th "
-		     "scope=\"col\">run</th><th scope=\"col\">state</th><th "
-		     "scope=\"col\">series</th><th scope=\"col\">commit</th>"
-		     "<th scope=\"col\">box</th><th scope=\"col\">updated</th>"
-		     "</tr></thead>\n<tbody>\n");
-	for (size_t i = 0; i < j.njobs; i++) {
-		const struct store_jobs_row *x = &j.jobs[i];
+	queue_form(b, req, NULL, NULL);
+	buf_adds(b, "<p class=\"muted\">The newest 100 (older ones "
+		    "below).</p>\n"
+		    "<div class=\"wide\"><table>\n<thead><tr><th "
+		    "scope=\"col\">run</th><th scope=\"col\">state</th><th "
+		    "scope=\"col\">series</th><th scope=\"col\">commit</th>"
+		    "<th scope=\"col\">box</th><th scope=\"col\">updated</th>"
+		    "</tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < j->njobs; i++) {
+		const struct store_jobs_row *x = &j->jobs[i];
 
-		buf_adds(&b, "<tr>");
-		page_job_cell(&b, x->id);
-		page_cell(&b, x->state);
+		buf_adds(b, "<tr>");
+		page_job_cell(b, x->id);
+		page_cell(b, x->state);
 		/* the series' runs, the commit's page */
-		buf_adds(&b, "<td>");
+		buf_adds(b, "<td>");
 		if (x->series != NULL)
-			page_link(&b, "/queue?series=", x->series, x->series);
-		buf_adds(&b, "</td><td>");
+			page_link(b, "/queue?series=", x->series, x->series);
+		buf_adds(b, "</td><td>");
 		if (x->commit != NULL)
-			page_sha(&b, x->commit, NULL);
+			page_sha(b, x->commit, NULL);
 		else
-			buf_adds(&b, "-");
-		buf_adds(&b, "</td>");
-		page_box_cell(&b, x->box);
-		page_time_cell(&b, x->updated);
-		buf_adds(&b, "</tr>\n");
+			buf_adds(b, "-");
+		buf_adds(b, "</td>");
+		page_box_cell(b, x->box);
+		page_time_cell(b, x->updated);
+		buf_adds(b, "</tr>\n");
 	}
-	buf_adds(&b, "</tbody></table></div>\n");
+	buf_adds(b, "</tbody></table></div>\n");
 	/* Paging: the next 100 below the last shown. */
-	if (j.njobs == 100) {
-		buf_addf(&b, "<p><a href=\"/queue?before=%lld", j.jobs[99].id);
-		queue_args(&b, req);
-		buf_adds(&b, "\">Older runs</a></p>\n");
+	if (j->njobs == 100) {
+		buf_addf(b, "<p><a href=\"/queue?before=%lld", j->jobs[99].id);
+		queue_args(b, req);
+		buf_adds(b, "\">Older runs</a></p>\n");
 	}
 	/* its twin, with the same filter */
-	buf_adds(&b, "<p><a href=\"/api/jobs?limit=100");
-	queue_args(&b, req);
-	buf_adds(&b, "\">As JSON</a></p>");
-	page_reply(req, 200, "The queue", &b);
-	buf_release(&b);
-	view_release(&d);
+	buf_adds(b, "<p><a href=\"/api/jobs?limit=100");
+	queue_args(b, req);
+	buf_adds(b, "\">As JSON</a></p>");
+	return xstrdup("The queue");
 }
 
 static void
@@ -156,7 +141,7 @@ ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 
 	(void)call;
 	if (why == NULL) {
-		store_jobs(w->d.store, &f, twin ? web_on_json : on_jobs, req);
+		store_jobs(w->d.store, &f, page_answer(twin), req);
 		return;
 	}
 	if (twin) {
@@ -178,4 +163,5 @@ ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 	free(why);
 }
 
-const struct page queue_page = {"/queue", "/api/jobs", ask};
+const struct page queue_page = {"/queue",         "/api/jobs", ask,
+				&store_jobs_view, "runs",      render};

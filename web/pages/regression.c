@@ -263,51 +263,37 @@ story(struct buf *b, const struct store_regression *r)
 	buf_adds(b, "</ul>\n");
 }
 
-static void
-on_regression(const char *text, const struct problem *p, void *arg)
+static char *
+render(struct buf *b, const void *doc, struct http_req *req)
 {
-	struct http_req *req = arg;
-	struct view_doc d = {0};
-	struct store_regression r;
-	struct buf b;
-	char change[NUM_PCT_MAX], *title, err[256];
+	const struct store_regression *r = doc;
+	char change[NUM_PCT_MAX], *title;
 
-	if (p != NULL || text == NULL) {
-		page_fail(req, p, "regression of that number");
-		return;
-	}
-	if (!view_load(&d, &store_regression_view, text, &r, err, sizeof err)) {
-		page_broken(req, err);
-		view_release(&d);
-		return;
-	}
-	num_pct(change, sizeof change, r.change_pct, "?");
+	(void)req;
+	num_pct(change, sizeof change, r->change_pct, "?");
 	/* The commit at fault leads once it is known; its range before. */
-	if (r.culprit.sha != NULL)
-		title = xasprintf("%.10s: %s %s %s", r.culprit.sha, r.kpi,
-				  change, r.kind);
+	if (r->culprit.sha != NULL)
+		title = xasprintf("%.10s: %s %s %s", r->culprit.sha, r->kpi,
+				  change, r->kind);
 	else
-		title = xasprintf("%.10s..%.10s: %s %s %s", r.base, r.commit,
-				  r.kpi, change, r.kind);
-	buf_init(&b);
-	record(&b, &r, change);
-	measured(&b, &r);
-	reproduce(&b, &r);
-	story(&b, &r);
-	buf_addf(&b, "<p><a href=\"/api/regressions/%lld\">As JSON</a></p>",
-		 r.id);
-	page_reply(req, 200, title, &b);
-	buf_release(&b);
-	free(title);
-	view_release(&d);
+		title = xasprintf("%.10s..%.10s: %s %s %s", r->base, r->commit,
+				  r->kpi, change, r->kind);
+	record(b, r, change);
+	measured(b, r);
+	reproduce(b, r);
+	story(b, r);
+	buf_addf(b, "<p><a href=\"/api/regressions/%lld\">As JSON</a></p>",
+		 r->id);
+	return title;
 }
 
 static void
 ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
 	store_regression(w->d.store, strtoll(call->arg, NULL, 10),
-			 twin ? web_on_json : on_regression, req);
+			 page_answer(twin), req);
 }
 
-const struct page regression_page = {"/regressions/:id", "/api/regressions/:id",
-				     ask};
+const struct page regression_page = {
+	"/regressions/:id",     "/api/regressions/:id",      ask,
+	&store_regression_view, "regression of that number", render};

@@ -103,43 +103,29 @@ pairs(struct buf *b, const struct store_submission *s)
 	buf_adds(b, "</tbody></table></div>\n");
 }
 
-static void
-on_submission(const char *text, const struct problem *p, void *arg)
+static char *
+render(struct buf *b, const void *doc, struct http_req *req)
 {
-	struct http_req *req = arg;
-	struct view_doc d = {0};
-	struct store_submission s;
-	struct buf b;
-	char *title, err[256];
+	const struct store_submission *s = doc;
+	char *title;
 
-	if (p != NULL || text == NULL) {
-		page_fail(req, p, "submission of that number");
-		return;
-	}
-	if (!view_load(&d, &store_submission_view, text, &s, err, sizeof err)) {
-		page_broken(req, err);
-		view_release(&d);
-		return;
-	}
-	buf_init(&b);
-	record(&b, &s);
-	commits(&b, &s);
-	pairs(&b, &s);
-	buf_addf(&b, "<p><a href=\"/api/submissions/%lld\">As JSON</a></p>",
-		 s.id);
-	title = xasprintf("Submission %lld", s.id);
-	page_reply(req, 200, title, &b);
-	free(title);
-	buf_release(&b);
-	view_release(&d);
+	(void)req;
+	record(b, s);
+	commits(b, s);
+	pairs(b, s);
+	buf_addf(b, "<p><a href=\"/api/submissions/%lld\">As JSON</a></p>",
+		 s->id);
+	title = xasprintf("Submission %lld", s->id);
+	return title;
 }
 
 static void
 ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
 	store_submission(w->d.store, strtoll(call->arg, NULL, 10),
-			 twin ? web_on_json : on_submission, req);
+			 page_answer(twin), req);
 }
 
-const struct page submission_page = {"/submissions/:id", "/api/submissions/:id",
-				     ask};
+const struct page submission_page = {
+	"/submissions/:id",     "/api/submissions/:id",      ask,
+	&store_submission_view, "submission of that number", render};
