@@ -12,6 +12,8 @@
 #include "jobs/sysctl.h"
 #include "jobs/template.h"
 #include "jobs/validate.h"
+#include "robot/analysis/workloads.h"
+#include "robot/core/buf.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -448,9 +450,20 @@ validate_job(const char *file, const struct node *job, struct errlist *el)
 	check_templates(&v, job);
 	nw = validate_workloads(job, &workload);
 	if (nw == 0) {
+		struct buf names;
+
+		buf_init(&names);
+		for (const struct workload_kind *k = workload_kinds; k->name;
+		     k++)
+			buf_addf(&names, "%s%s",
+				 k == workload_kinds ? ""
+				 : k[1].name == NULL ? " or "
+						     : ", ",
+				 k->name);
 		errlist_error(el, file, job->line,
-			      "the job runs no workload: add one of fsmark, "
-			      "dd or unlink");
+			      "the job runs no workload: add one of %s",
+			      names.data);
+		buf_release(&names);
 	} else if (nw > 1) {
 		errlist_error(el, file, job->line,
 			      "the job runs %zu workloads; an atomic job runs "

@@ -13,6 +13,7 @@
 #include "jobs/box/run.h"
 #include "jobs/box/provision.h"
 #include "jobs/box/runner.h"
+#include "robot/analysis/workloads.h"
 #include "jobs/jobfile.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
@@ -37,9 +38,7 @@ print_summary(json_t *doc)
 	/* The workload's own figures: the lines a maintainer looks at. */
 	json_object_foreach(stats, k, v)
 	{
-		if ((strncmp(k, "fsmark.", 7) == 0 ||
-		     strncmp(k, "dd.", 3) == 0 ||
-		     strncmp(k, "unlink.", 7) == 0) &&
+		if (workload_of_metric(k) != NULL &&
 		    strstr(k, ".time.") == NULL)
 			printf("  %-44s %16.2f\n", k, json_number_value(v));
 	}

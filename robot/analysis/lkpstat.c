@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "robot/analysis/lkpstat.h"
+#include "robot/analysis/workloads.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -24,10 +25,11 @@ static const char *const perf_prefixes[] = {
 	"iostat.", "proc-vmstat.", "vmstat.cpu.", "vmstat.io.", "vmstat.swap.",
 	"vmstat.system.", "perf-stat.", "pmeter.", "energy.", "boot-time.",
 	"boot-slabinfo.",
-	/* tests (LKP adds every performance test's prefix) */
-	"fsmark.", "dd.", "unlink.", "fxmark.", "fio.", "aim7.", "dbench.",
-	"filebench.", "will-it-scale.", "vm-scalability.", "stress-ng.",
-	"reaim.", "postmark.", "sysbench-fileio.", NULL};
+	/* tests (LKP adds every performance test's prefix; robot's own
+	 * workloads are workloads.h's) */
+	"fxmark.", "fio.", "aim7.", "dbench.", "filebench.", "will-it-scale.",
+	"vm-scalability.", "stress-ng.", "reaim.", "postmark.",
+	"sysbench-fileio.", NULL};
 
 bool
 lkpstat_is_function_stat(const char *name)
@@ -48,6 +50,8 @@ lkpstat_is_function_stat(const char *name)
 bool
 lkpstat_is_perf_metric(const char *name)
 {
+	if (workload_of_metric(name) != NULL)
+		return true;
 	for (size_t i = 0; perf_prefixes[i] != NULL; i++)
 		if (str_has_prefix(name, perf_prefixes[i]))
 			return true;

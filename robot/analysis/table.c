@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "robot/analysis/table.h"
+#include "robot/analysis/workloads.h"
 #include "robot/core/buf.h"
 #include "robot/core/num.h"
 #include "robot/core/str.h"
@@ -105,17 +106,13 @@ struct row {
 	int order; /* LKP's stat_base_map value */
 };
 
+/* Whether a stat's base is a test's: a workload's, or LKP's name of
+ * dd's testcase. */
 static bool
 is_test(const char *base, size_t len)
 {
-	static const char *const tests[] = {"fsmark", "dd", "dd-write",
-					    "unlink", NULL};
-
-	for (size_t i = 0; tests[i] != NULL; i++)
-		if (strlen(tests[i]) == len &&
-		    strncmp(tests[i], base, len) == 0)
-			return true;
-	return false;
+	return workload_named(base, len) != NULL ||
+	       (len == 8 && strncmp(base, "dd-write", len) == 0);
 }
 
 static int

@@ -16,6 +16,7 @@
 #include "robot/analysis/comparison.h"
 #include "robot/analysis/series.h"
 #include "robot/analysis/units.h"
+#include "robot/analysis/workloads.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/analysis.h"
@@ -309,23 +310,22 @@ group_of(const char *name)
 {
 	const char *first = strchr(name, '.'), *last = strrchr(name, '.');
 
-	if ((strncmp(name, "dd.", 3) == 0 ||
+	const struct workload_kind *k = workload_of_metric(name);
+
+	if (((k != NULL && k->per_device) ||
 	     strncmp(name, "iostat.", 7) == 0) &&
 	    first != NULL && last != NULL && last > first)
 		return xasprintf("%.*s.*%s", (int)(first - name), name, last);
 	return xstrdup(name);
 }
 
-/* The order of the charts: the workload's own series, then the disks',
+/* The order of the charts: the workloads' own series (each its first
+ * chart, then the rest of it, in workloads.h's order), then the disks',
  * then the rest; the most telling first. */
 static int
 rank_of(const char *group)
 {
-	static const char *const order[] = {"dd.*.write_bytes_per_sec",
-					    "dd.",
-					    "fsmark.",
-					    "unlink.",
-					    "iostat.*.wkB/s",
+	static const char *const order[] = {"iostat.*.wkB/s",
 					    "iostat.*.util",
 					    "iostat.*.w/s",
 					    "iostat.*.await",
@@ -337,9 +337,20 @@ rank_of(const char *group)
 					    "vmstat.",
 					    NULL};
 
+	int rank = 0;
+
+	for (const struct workload_kind *k = workload_kinds; k->name; k++) {
+		if (k->first_chart != NULL &&
+		    strcmp(group, k->first_chart) == 0)
+			return rank;
+		rank += k->first_chart != NULL;
+		if (strncmp(group, k->prefix, strlen(k->prefix)) == 0)
+			return rank;
+		rank++;
+	}
 	for (int i = 0; order[i] != NULL; i++)
 		if (strncmp(group, order[i], strlen(order[i])) == 0)
-			return i;
+			return rank + i;
 	return 99;
 }
 
