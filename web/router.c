@@ -212,15 +212,6 @@ route_find(const char *method, const char *path, char *buf, size_t len,
 		method = "GET";
 	allow[0] = '\0';
 	*hit = (struct route_hit){NULL, NULL, false};
-	for (const struct route *rt = routes; rt->method != NULL; rt++) {
-		if (!route_match(rt->pattern, path, buf, len, arg))
-			continue;
-		if (strcmp(rt->method, method) == 0) {
-			hit->rt = rt;
-			return true;
-		}
-		route_allow(allow, alen, rt->method);
-	}
 	for (size_t i = 0; pages[i] != NULL; i++) {
 		bool twin = route_match(pages[i]->api, path, buf, len, arg);
 
@@ -231,6 +222,15 @@ route_find(const char *method, const char *path, char *buf, size_t len,
 			return true;
 		}
 		route_allow(allow, alen, "GET");
+	}
+	for (const struct route *rt = routes; rt->method != NULL; rt++) {
+		if (!route_match(rt->pattern, path, buf, len, arg))
+			continue;
+		if (strcmp(rt->method, method) == 0) {
+			hit->rt = rt;
+			return true;
+		}
+		route_allow(allow, alen, rt->method);
 	}
 	return false;
 }
