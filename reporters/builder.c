@@ -126,7 +126,7 @@ build_start(struct drain_worker *w, void *work)
 	struct report_out out;
 	json_t *stored;
 	char *text;
-	bool ok = report_render(k->c->doc, &cfg, &out);
+	bool ok = report_render(&k->c->claim, &cfg, &out);
 
 	free(fixed);
 	free(ops);

@@ -1135,44 +1135,20 @@ render_note(const struct store_claim *claim, const struct report_config *cfg,
 	return true;
 }
 
-/* Each finding and pair of claim with its own JSON, from raw. */
-static void
-claim_own_json(struct store_claim *claim)
-{
-	for (size_t i = 0; i < claim->nfindings; i++)
-		claim->findings[i].json =
-			json_array_get(claim->findings_json, i);
-	for (size_t i = 0; i < claim->npairs; i++)
-		claim->pairs[i].json = json_array_get(claim->pairs_json, i);
-	for (size_t i = 0; i < claim->nculprit_pairs; i++)
-		claim->culprit_pairs[i].json =
-			json_array_get(claim->culprit_pairs_json, i);
-}
-
 bool
-report_render(json_t *raw, const struct report_config *cfg,
+report_render(const struct store_claim *claim, const struct report_config *cfg,
 	      struct report_out *out)
 {
-	struct view_doc d = {0};
-	struct store_claim claim;
-	const char *kind;
-	char err[256];
+	const char *kind = claim->kind;
 	bool ok = false;
 
 	memset(out, 0, sizeof *out);
-	if (!view_decode(&d, &store_claim_view, raw, &claim, err, sizeof err)) {
-		view_release(&d);
-		return false;
-	}
-	claim_own_json(&claim);
-	kind = claim.kind;
 	if (kind != NULL && strcmp(kind, "report") == 0)
-		ok = render_report(&claim, cfg, out);
+		ok = render_report(claim, cfg, out);
 	else if (kind != NULL && strcmp(kind, "followup") == 0)
-		ok = render_followup(&claim, cfg, out);
+		ok = render_followup(claim, cfg, out);
 	else if (kind != NULL && strcmp(kind, "note") == 0)
-		ok = render_note(&claim, cfg, out);
-	view_release(&d);
+		ok = render_note(claim, cfg, out);
 	if (ok && out->doc != NULL)
 		return true;
 	report_out_release(out);

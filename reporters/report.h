@@ -16,6 +16,8 @@
 
 #include <jansson.h>
 
+#include "robot/daemon/store/reports.h"
+
 #include "robot/core/buf.h"
 
 struct report_config {
@@ -36,12 +38,12 @@ struct report_out {
 };
 
 /*
- * Renders the claim (a "report", a "followup", or a "note" for the lab's
- * operators: robot_note_next()).  False, with out untouched, when the
- * claim is not one (a bug, or a newer schema).
+ * Renders the claim, decoded by the store (a "report", a "followup", or
+ * a "note" for the lab's operators: robot_note_next()).  False, with out
+ * untouched, when the claim is not one (a bug, or a newer schema).
  */
-bool report_render(json_t *claim, const struct report_config *cfg,
-		   struct report_out *out);
+bool report_render(const struct store_claim *claim,
+		   const struct report_config *cfg, struct report_out *out);
 void report_out_release(struct report_out *out);
 
 /* The subsystem of a commit subject: its prefix before ": " ("xfs",

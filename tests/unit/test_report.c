@@ -51,9 +51,13 @@ fnv(const char *s)
 static bool
 render(json_t *c, const struct report_config *conf, struct report_out *out)
 {
-	bool ok = report_render(c, conf, out);
-	char *doc, *outbox;
+	struct view_doc d = {0};
+	struct store_claim claim;
+	char *doc, *outbox, err[256];
+	bool ok = store_claim_decode(&d, c, &claim, err, sizeof err) &&
+		  report_render(&claim, conf, out);
 
+	view_release(&d);
 	if (!ok)
 		return false;
 	doc = json_dumps(out->doc, JSON_SORT_KEYS | JSON_INDENT(1));

@@ -29,53 +29,51 @@ store_report_claim_free(struct store_report_claim *c)
 	free(c->range);
 	json_decref(c->regressions);
 	json_decref(c->events);
-	json_decref(c->doc);
+	view_release(&c->view);
 	free(c);
 }
 
-/* robot_report_next()'s or robot_followup_next()'s JSON, decoded; NULL
- * when it is not one. */
+/* robot_report_next()'s, robot_followup_next()'s or robot_note_next()'s
+ * JSON, decoded; NULL when it is not one. */
 static void *
 report_claim_decode(const char *text)
 {
-	json_t *j = json_loads(text, 0, NULL), *first;
-	const char *kind = rjson_get_str(j, "kind");
-	const char *sha = rjson_get_str(json_object_get(j, "commit"), "sha");
-	bool note = kind != NULL && strcmp(kind, "note") == 0;
-	struct store_report_claim *c;
+	json_t *j = json_loads(text, 0, NULL);
+	struct store_report_claim *c = xcalloc(1, sizeof *c);
+	const struct store_claim *k = &c->claim;
+	const char *sha;
+	char err[256];
+	bool note;
 
-	if (note && json_is_integer(json_object_get(j, "id")))
-		sha = "";
-	if (j == NULL || kind == NULL || sha == NULL) {
+	if (j == NULL ||
+	    !store_claim_decode(&c->view, j, &c->claim, err, sizeof err)) {
 		json_decref(j);
+		store_report_claim_free(c);
 		return NULL;
 	}
-	c = xcalloc(1, sizeof *c);
-	c->followup = strcmp(kind, "followup") == 0;
-	c->note = note ? json_integer_value(json_object_get(j, "id")) : 0;
-	c->tree = dup_or_null(rjson_get_str(j, "tree"));
+	json_decref(j); /* the view holds it */
+	note = strcmp(k->kind, "note") == 0;
+	sha = note && k->id != 0 ? "" : k->commit.sha;
+	if (sha == NULL) {
+		store_report_claim_free(c);
+		return NULL;
+	}
+	c->followup = strcmp(k->kind, "followup") == 0;
+	c->note = note ? k->id : 0;
+	c->tree = dup_or_null(k->tree);
 	/* A report's branch and base are its first finding's. */
-	first = json_array_get(json_object_get(j, "findings"), 0);
-	c->branch = dup_or_null(rjson_get_str(first ? first : j, "branch"));
-	c->base = dup_or_null(rjson_get_str(first ? first : j, "base"));
+	c->branch = dup_or_null(k->nfindings > 0 ? k->findings[0].branch
+						 : k->branch);
+	c->base = dup_or_null(k->nfindings > 0 ? k->findings[0].base : k->base);
 	c->commit = xstrdup(sha);
-	if (json_is_object(json_object_get(j, "range")))
-		c->range = xasprintf(
-			"%s..%s",
-			rjson_get_str(
-				json_object_get(json_object_get(j, "range"),
-						"base"),
-				"sha"),
-			sha);
-	c->thread = json_integer_value(
-		json_object_get(json_object_get(j, "thread"), "id"));
-	c->regressions = json_incref(json_object_get(j, "regressions"));
-	c->events = json_incref(json_object_get(j, "events"));
-	if (c->regressions == NULL)
-		c->regressions = json_array();
-	if (c->events == NULL)
-		c->events = json_array();
-	c->doc = j;
+	if (k->range_json != NULL)
+		c->range = xasprintf("%s..%s", k->range.base.sha, sha);
+	c->thread = k->thread.id;
+	c->regressions = k->regressions_json != NULL
+				 ? json_deep_copy(k->regressions_json)
+				 : json_array();
+	c->events = k->events_json != NULL ? json_deep_copy(k->events_json)
+					   : json_array();
 	return c;
 }
 
@@ -433,12 +431,15 @@ static const struct view_field claim_tree_info_fields[] = {
 static const struct view_type claim_tree_info = VIEW_TYPE(
 	"tree_info", struct store_claim_tree_info, claim_tree_info_fields);
 static const struct view_field claim_thread_fields[] = {
+	VIEW_FO(store_claim_thread, "id", VIEW_INT, id),
 	VIEW_FO(store_claim_thread, "subject", VIEW_STR, subject),
 };
 static const struct view_type claim_thread =
 	VIEW_TYPE("thread", struct store_claim_thread, claim_thread_fields);
 static const struct view_field claim_fields[] = {
 	{"kind", VIEW_STR, offsetof(struct store_claim, kind), 0, NULL, 0},
+	VIEW_FO(store_claim, "id", VIEW_INT, id),
+	VIEW_FO(store_claim, "base", VIEW_STR, base),
 	VIEW_FO(store_claim, "tree", VIEW_STR, tree),
 	VIEW_FO(store_claim, "tree", VIEW_JSON, tree_json),
 	VIEW_FO(store_claim, "branch", VIEW_STR, branch),
@@ -452,6 +453,7 @@ static const struct view_field claim_fields[] = {
 	VIEW_FO(store_claim, "thread", VIEW_JSON, thread_json),
 	OO(store_claim, "thread", claim_thread, thread),
 	VIEW_FO(store_claim, "events", VIEW_JSON, events_json),
+	VIEW_FO(store_claim, "regressions", VIEW_JSON, regressions_json),
 	OA(store_claim, "findings", VIEW_ARRAY, &claim_finding, findings,
 	   nfindings),
 	VIEW_FO(store_claim, "findings", VIEW_JSON, findings_json),
@@ -472,3 +474,19 @@ static const struct view_field claim_fields[] = {
 #undef OA
 const struct view_type store_claim_view =
 	VIEW_TYPE("claim", struct store_claim, claim_fields);
+
+bool
+store_claim_decode(struct view_doc *d, json_t *j, struct store_claim *out,
+		   char *err, size_t len)
+{
+	if (!view_decode(d, &store_claim_view, j, out, err, len))
+		return false;
+	for (size_t i = 0; i < out->nfindings; i++)
+		out->findings[i].json = json_array_get(out->findings_json, i);
+	for (size_t i = 0; i < out->npairs; i++)
+		out->pairs[i].json = json_array_get(out->pairs_json, i);
+	for (size_t i = 0; i < out->nculprit_pairs; i++)
+		out->culprit_pairs[i].json =
+			json_array_get(out->culprit_pairs_json, i);
+	return true;
+}

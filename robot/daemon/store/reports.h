@@ -94,11 +94,13 @@ struct store_claim_tree_info {
 	bool mail_author;
 };
 struct store_claim_thread {
+	long long id;
 	const char *subject;
 };
 struct store_claim {
-	const char *kind; /* "report", "followup" or "note" */
-	const char *tree, *branch;
+	const char *kind;                 /* "report", "followup" or "note" */
+	long long id;                     /* a note's */
+	const char *tree, *branch, *base; /* branch, base: a thread's */
 	const json_t *tree_json, *branch_json;
 	struct store_claim_tree_info tree_info;
 	struct store_commit_info commit;
@@ -108,7 +110,7 @@ struct store_claim {
 	struct store_claim_range range;
 	const json_t *thread_json; /* a reply's thread, or NULL */
 	struct store_claim_thread thread;
-	const json_t *events_json;
+	const json_t *events_json, *regressions_json;
 	struct store_claim_finding *findings; /* each .json set too */
 	size_t nfindings;
 	struct store_claim_pair *pairs, *culprit_pairs; /* and theirs */
@@ -126,6 +128,11 @@ struct store_claim {
 	struct store_claim_note note;
 };
 extern const struct view_type store_claim_view;
+/* j (a claim's document) decoded by store_claim_view into *out, each
+ * finding and pair with its own JSON too; false with err as
+ * view_decode(). */
+bool store_claim_decode(struct view_doc *d, json_t *j, struct store_claim *out,
+			char *err, size_t len);
 
 /* A commit's report due, or a thread's follow-up, claimed
  * (robot_report_next(), robot_followup_next()), decoded. */
@@ -140,7 +147,8 @@ struct store_report_claim {
 	long long thread;    /* the thread's first report, or 0 */
 	json_t *regressions; /* the ids it tells of (a report's) */
 	json_t *events;      /* the ids it tells of (a follow-up's) */
-	json_t *doc;         /* all a report says: report_render() reads it */
+	struct store_claim claim; /* all it says: report_render() reads it */
+	struct view_doc view;     /* what claim points into */
 };
 /* c is the callback's to keep (store_report_claim_free()); NULL with no
  * problem when none is due. */
