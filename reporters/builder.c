@@ -175,18 +175,14 @@ static void
 build_claimed(struct builder *b, struct store_report_claim *c,
 	      const struct problem *p)
 {
-	struct build *k;
+	struct build *k = NULL;
 
-	if (p != NULL)
-		log_warnx("reports: cannot claim: %s", p->message);
-	if (c == NULL) {
-		drain_claimed(b->w, NULL, 0, p != NULL);
-		return;
+	if (c != NULL) {
+		k = xcalloc(1, sizeof *k);
+		k->b = b;
+		k->c = c;
 	}
-	k = xcalloc(1, sizeof *k);
-	k->b = b;
-	k->c = c;
-	drain_claimed(b->w, (void *const *)&k, 1, false);
+	drain_claimed_one(b->w, k, p);
 }
 
 static void

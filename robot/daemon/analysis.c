@@ -693,17 +693,13 @@ analysis_on_claimed(struct store_pair_claim *c, const struct problem *p,
 		    void *arg)
 {
 	struct analysis *a = arg;
-	struct pair_work *w;
+	struct pair_work *w = NULL;
 
-	if (p != NULL)
-		log_warnx("analysis: cannot claim a pair: %s", p->message);
-	if (c == NULL) {
-		drain_claimed(a->w, NULL, 0, p != NULL);
-		return;
+	if (c != NULL) {
+		w = pair_work_new(a);
+		w->claim = c;
 	}
-	w = pair_work_new(a);
-	w->claim = c;
-	drain_claimed(a->w, (void *const *)&w, 1, false);
+	drain_claimed_one(a->w, w, p);
 }
 
 /* The engine's: claims the next pair ready (one a claim). */

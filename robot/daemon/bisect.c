@@ -692,18 +692,14 @@ bisect_on_claimed(struct store_bisect_claim *c, const struct problem *p,
 		  void *arg)
 {
 	struct bisect *b = arg;
-	struct walk *k;
+	struct walk *k = NULL;
 
-	if (p != NULL)
-		log_warnx("bisect: cannot claim a bisection: %s", p->message);
-	if (c == NULL) {
-		drain_claimed(b->w, NULL, 0, p != NULL);
-		return;
+	if (c != NULL) {
+		k = xcalloc(1, sizeof *k);
+		k->b = b;
+		k->c = c;
 	}
-	k = xcalloc(1, sizeof *k);
-	k->b = b;
-	k->c = c;
-	drain_claimed(b->w, (void *const *)&k, 1, false);
+	drain_claimed_one(b->w, k, p);
 }
 
 static void

@@ -10,6 +10,7 @@
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/defer.h"
 #include "robot/daemon/drain.h"
+#include "robot/daemon/problem.h"
 #include "robot/daemon/store.h"
 #include "robot/core/banned.h"
 
@@ -172,6 +173,17 @@ drain_claimed(struct drain_worker *w, void *const *works, size_t got,
 	/* Started after the state is settled: a work may end at once. */
 	for (size_t i = 0; i < got; i++)
 		w->ops->start(w, works[i]);
+}
+
+void
+drain_claimed_one(struct drain_worker *w, void *work, const struct problem *p)
+{
+	if (p != NULL)
+		log_warnx("%s: cannot claim: %s", w->ops->name, p->message);
+	if (work == NULL)
+		drain_claimed(w, NULL, 0, p != NULL);
+	else
+		drain_claimed(w, (void *const *)&work, 1, false);
 }
 
 void

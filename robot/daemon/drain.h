@@ -40,6 +40,7 @@
 
 struct drain;
 struct drain_worker;
+struct problem;
 struct store;
 
 struct drain_ops {
@@ -78,6 +79,10 @@ void drain_wake(struct drain_worker *w);
  * database failed (the tick tries again). */
 void drain_claimed(struct drain_worker *w, void *const *works, size_t got,
 		   bool failed);
+/* The answer to a claim of one: work (NULL: none came), or the
+ * database's problem p, logged as "WHAT: cannot claim: ...". */
+void drain_claimed_one(struct drain_worker *w, void *work,
+		       const struct problem *p);
 /* A work in hand ended: its slot is free; it is freed after this loop
  * iteration. */
 void drain_done(struct drain_worker *w, void *work);

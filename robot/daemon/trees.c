@@ -696,18 +696,14 @@ static void
 trees_on_claimed(struct store_tree_claim *c, const struct problem *p, void *arg)
 {
 	struct trees *t = arg;
-	struct fetch *f;
+	struct fetch *f = NULL;
 
-	if (p != NULL)
-		log_warnx("trees: cannot claim a tree: %s", p->message);
-	if (c == NULL) {
-		drain_claimed(t->w, NULL, 0, p != NULL);
-		return;
+	if (c != NULL) {
+		f = xcalloc(1, sizeof *f);
+		f->t = t;
+		f->c = c;
 	}
-	f = xcalloc(1, sizeof *f);
-	f->t = t;
-	f->c = c;
-	drain_claimed(t->w, (void *const *)&f, 1, false);
+	drain_claimed_one(t->w, f, p);
 }
 
 static void

@@ -10,6 +10,7 @@
 
 #include "robot/daemon/defer.h"
 #include "robot/daemon/drain.h"
+#include "robot/daemon/problem.h"
 #include "tap.h"
 
 /* A worker whose claims the test answers by hand. */
@@ -201,6 +202,42 @@ test_one_at_a_time(void)
 	event_base_free(base);
 }
 
+/* A claim of one answered by drain_claimed_one(): the work is started;
+ * none, the worker rests; the database's problem, it rests until woken
+ * (and the problem is logged). */
+static void
+test_claimed_one(void)
+{
+	struct event_base *base = event_base_new();
+	struct drain *d = drain_new(base, NULL);
+	struct fake f = {0};
+	struct work *k;
+	struct problem *p;
+
+	f.w = drain_add(d, &one_ops, &f);
+	CHECK(drain_notify(d, ":one"));
+	CHECK_INT(f.claims, 1);
+	k = work_new(&f);
+	drain_claimed_one(f.w, k, NULL);
+	CHECK_INT(f.started, 1);
+	CHECK_INT(f.claims, 2); /* room for one more: it claims again */
+	drain_claimed_one(f.w, NULL, NULL);
+	CHECK_INT(drain_in_hand(f.w), 1);
+	done(&f, k);
+	CHECK_INT(f.claims, 3); /* look_after_each */
+	p = problem_new(PROBLEM_INTERNAL, NULL, "the database is gone");
+	drain_claimed_one(f.w, NULL, p);
+	problem_free(p);
+	CHECK_INT(f.claims, 3);
+	drain_wake(f.w);
+	CHECK_INT(f.claims, 4);
+	drain_claimed_one(f.w, NULL, NULL);
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	CHECK_INT(f.freed, 1);
+	drain_free(d);
+	event_base_free(base);
+}
+
 static int deferred;
 
 static void
@@ -259,9 +296,9 @@ int
 main(void)
 {
 	static const struct tap_case cases[] = {
-		TAP_CASE(test_batches), TAP_CASE(test_one_at_a_time),
-		TAP_CASE(test_defer),   TAP_CASE(test_defer_list),
-		{NULL, NULL},
+		TAP_CASE(test_batches),     TAP_CASE(test_one_at_a_time),
+		TAP_CASE(test_defer),       TAP_CASE(test_defer_list),
+		TAP_CASE(test_claimed_one), {NULL, NULL},
 	};
 
 	return tap_run(cases);
