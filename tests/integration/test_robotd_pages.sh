@@ -283,11 +283,18 @@ s5=$(curl -s -o "$T/sub5" -w '%{http_code}' -H "Origin: $U" --data "email=not-an
 s6=$(curl -s -o "$T/sub6" -w '%{http_code}' -H "Origin: null" -H "Sec-Fetch-Site: same-origin" --data "email=c%40robot.test" "$U/subscribe")
 s7=$(curl -s -o "$T/sub7" -w '%{http_code}' -H "Origin: null" -H "Sec-Fetch-Site: cross-site" --data "email=d%40robot.test" "$U/subscribe")
 s8=$(curl -s -o "$T/sub8" -w '%{http_code}' -H "Origin: null" --data "email=e%40robot.test" "$U/subscribe")
+# "at least" checked as the API checks it: a word is refused (it was
+# stored as 0, every change), a percentage taken
+s9=$(curl -s -o "$T/sub9" -w '%{http_code}' -H "Origin: $U" --data "email=f%40robot.test&min_change=five" "$U/subscribe")
+s10=$(curl -s -o "$T/sub10" -w '%{http_code}' -H "Origin: $U" --data "email=g%40robot.test&min_change=7.5%25" "$U/subscribe")
 check $([ "$s1" = 403 ] && [ "$s2" = 403 ] && [ "$s3" = 202 ] && [ "$s4" = 400 ] && [ "$s5" = 400 ] &&
-	[ "$s6" = 202 ] && [ "$s7" = 403 ] && [ "$s8" = 403 ] &&
+	[ "$s6" = 202 ] && [ "$s7" = 403 ] && [ "$s8" = 403 ] && [ "$s9" = 400 ] && [ "$s10" = 202 ] &&
+	grep -q "min_change is a percentage" "$T/sub9" &&
+	[ "$(sql "SELECT min_change FROM subscriptions WHERE email = 'g@robot.test'")" = 7.5 ] &&
+	sql "DELETE FROM subscriptions WHERE email = 'g@robot.test'" >/dev/null &&
 	[ "$(sql "SELECT string_agg(email || ' ' || coalesce(tree, '-') || ' ' || improvements::text, ',' ORDER BY email) FROM subscriptions")" = "b@robot.test web true,c@robot.test - false" ] &&
 	grep -q "confirmation mail" "$T/sub3"; echo $?) \
-	"the subscribe form subscribes from robotd's page only, as a browser posts it there ($s1 $s2 $s3 $s4 $s5; Origin null: $s6 $s7 $s8)"
+	"the subscribe form subscribes from robotd's page only, as a browser posts it there, its fields checked as the API checks them ($s1 $s2 $s3 $s4 $s5; Origin null: $s6 $s7 $s8; at least: $s9 $s10)"
 
 # 8. Bad page arguments get a clear page, not a crash.
 s1=$(curl -s -o /dev/null -w '%{http_code}' "$U/regressions/99999")

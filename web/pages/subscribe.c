@@ -113,12 +113,11 @@ form_subscription(const char *body, size_t len)
 			json_decref(sub);
 			return NULL;
 		}
+		/* (every other field as typed: the subscription's check,
+		 * the API's, reads "5" and "5%" as min_change, and refuses
+		 * what is not a percentage) */
 		if (strcmp(name, "improvements") == 0) {
 			json_object_set_new(sub, "improvements", json_true());
-		} else if (strcmp(name, "min_change") == 0 &&
-			   value[0] != '\0') {
-			json_object_set_new(sub, "min_change",
-					    json_real(strtod(value, NULL)));
 		} else if (value[0] != '\0') {
 			json_object_set_new(sub, name, json_string(value));
 		}
