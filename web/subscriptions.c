@@ -217,14 +217,15 @@ subscriptions_on_confirmed(const char *text, const struct problem *p, void *arg)
 			   "or was never robot's: <a href=\"/subscribe\">"
 			   "subscribe</a> again.</p>");
 	} else if (json_is_true(json_object_get(j, "already")) &&
-		   json_is_true(json_object_get(j, "opted_out"))) {
+		   (json_is_true(json_object_get(j, "opted_out")) ||
+		    strcmp(rjson_get_str(j, "state"), "unsubscribed") == 0)) {
 		buf_init(&b);
 		buf_adds(&b, "<p>This subscription of <strong>");
 		html_text(&b, rjson_get_str(j, "email"));
-		buf_adds(&b, "</strong> was confirmed already, and the "
-			     "address unsubscribed since: robot mails it "
-			     "nothing. <a href=\"/subscribe\">Subscribe</a> "
-			     "again to have reports.</p>");
+		buf_adds(&b, "</strong> was confirmed already, and "
+			     "unsubscribed since: robot mails it nothing of "
+			     "it. <a href=\"/subscribe\">Subscribe</a> again "
+			     "to have reports.</p>");
 		reply_page(l->req, 200, "Unsubscribed already", b.data);
 		buf_release(&b);
 	} else {

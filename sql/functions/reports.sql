@@ -623,9 +623,10 @@ BEGIN
 			WHERE email = s.email;
 	ELSE
 		-- The link opened again (a second click, a mail client's
-		-- preview): what it confirmed, and when.
+		-- preview, or after unsubscribing): what it confirmed, and
+		-- when.
 		SELECT * INTO s FROM subscriptions WHERE confirm_hash = p_hash
-			AND state = 'confirmed'
+			AND state IN ('confirmed', 'unsubscribed')
 			AND created > now() - interval '7 days';
 		IF NOT FOUND THEN
 			RETURN NULL;

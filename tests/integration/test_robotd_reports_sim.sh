@@ -107,9 +107,13 @@ ROBOT_SERVER=$U "$ROBOT" unsubscribe "$(unsub hank@robot.test)" >"$T/unsub.out" 
 rc=$?
 ROBOT_SERVER=$U "$ROBOT" unsubscribe "$(printf '%064d' 0)" >"$T/unsub2.out" 2>&1
 rc2=$?
+# (his confirmation link, opened again, says he unsubscribed: it said
+# the link was "older than a week, or was never robot's")
+old=$(curl -s -o "$T/oldconfirm" -w '%{http_code}' "$(confirm_link hank@robot.test)")
 check $([ $rc = 0 ] && [ $rc2 = 1 ] && grep -q "no such link" "$T/unsub2.out" &&
-	[ "$(sql "SELECT state FROM subscriptions WHERE email = 'hank@robot.test'")" = unsubscribed ]; echo $?) \
-	"robot unsubscribe follows a mail's link; an unknown one is named ($rc $rc2)"
+	[ "$(sql "SELECT state FROM subscriptions WHERE email = 'hank@robot.test'")" = unsubscribed ] &&
+	[ "$old" = 200 ] && grep -q "unsubscribed since" "$T/oldconfirm"; echo $?) \
+	"robot unsubscribe follows a mail's link; an unknown one is named; the old confirmation link says so ($rc $rc2 $old)"
 bad=$(curl -s -o /dev/null -w '%{http_code}' "$U/subscriptions/confirm?t=../../etc")
 bad2=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$U/subscriptions/unsubscribe")
 check $([ "$bad" = 404 ] && [ "$bad2" = 404 ]; echo $?) "malformed links are 404 pages ($bad $bad2)"
