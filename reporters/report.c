@@ -897,14 +897,26 @@ report_body(const struct store_claim *claim, const struct report_config *cfg,
 	}
 	free(pairs);
 	buf_adds(&b, REPORT_RULE "\n\n");
+	/* each regression it reports (url: the first's) */
 	buf_addf(&b, "Details: %s\n", url);
+	for (size_t i = 1; i < claim->nfindings; i++) {
+		char *more = regression_url(cfg, claim->findings[i].id);
+
+		buf_addf(&b, "         %s\n", more);
+		free(more);
+	}
 	if (!json_is_object(claim->range_json)) {
 		buf_adds(&b,
 			 "\nIf you fix the issue in a separate patch/commit "
 			 "(i.e. not just a new version of\nthe same "
 			 "patch/commit), kindly add following tags\n");
 		buf_addf(&b, "| Reported-by: robot <%s>\n", cfg->mail_from);
-		buf_addf(&b, "| Closes: %s\n", url);
+		for (size_t i = 0; i < claim->nfindings; i++) {
+			char *each = regression_url(cfg, claim->findings[i].id);
+
+			buf_addf(&b, "| Closes: %s\n", each);
+			free(each);
+		}
 	}
 	return buf_detach(&b);
 }

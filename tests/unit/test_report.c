@@ -199,10 +199,17 @@ test_report_text(void)
 	CHECK(strstr(out.body,
 		     "To reproduce:\n\n  # robot where "
 		     "scripts/quickstart set it up (on PATH") != NULL);
+	/* each regression it reports linked (issue 55: only the first
+	 * was) */
+	CHECK(strstr(out.body,
+		     "Details: http://robot.example.org/regressions/1\n"
+		     "         http://robot.example.org/regressions/2\n") !=
+	      NULL);
 	CHECK(strstr(out.body,
 		     "| Reported-by: robot <robot@robot.example.org>\n"
-		     "| Closes: http://robot.example.org/"
-		     "regressions/1\n") != NULL);
+		     "| Closes: http://robot.example.org/regressions/1\n"
+		     "| Closes: http://robot.example.org/regressions/2\n") !=
+	      NULL);
 	CHECK(narrow(out.body));
 	CHECK_STR(json_string_value(json_object_get(out.doc, "kind")),
 		  "report");
