@@ -10,6 +10,7 @@
 #include "robot/cli/commands.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
+#include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
@@ -69,9 +70,13 @@ print_status(json_t *j, void *ctx)
 	for (size_t i = 0; i < json_array_size(json_object_get(j, "notes"));
 	     i++) {
 		json_t *x = json_array_get(json_object_get(j, "notes"), i);
+		const char *m = rjson_get_str(x, "message");
+		/* (whole: a note names its box, its series and the runs it
+		 * would need, and was cut at 200 characters) */
+		char *msg = str_printable(m ? m : "-", m ? strlen(m) : 1, 2000);
 
-		printf("  %.19s %s\n", cli_shown(x, "created"),
-		       cli_shown(x, "message"));
+		printf("  %.19s %s\n", cli_shown(x, "created"), msg);
+		free(msg);
 	}
 	printf("\nrunning: %zu\n", json_array_size(running));
 	for (size_t i = 0; i < json_array_size(running); i++) {
