@@ -20,15 +20,13 @@
 struct workload *
 workload_new(const char *name, const struct workload_env *env)
 {
-	static const struct workload_ops *const all[] = {&fsmark_ops, &dd_ops,
-							 &unlink_ops, NULL};
 	struct workload *w;
 
-	for (size_t i = 0; all[i] != NULL; i++) {
-		if (strcmp(all[i]->name, name) != 0)
+	for (size_t i = 0; workload_all[i] != NULL; i++) {
+		if (strcmp(workload_all[i]->name, name) != 0)
 			continue;
 		w = xcalloc(1, sizeof *w);
-		w->ops = all[i];
+		w->ops = workload_all[i];
 		w->env = *env;
 		w->outputs = json_object();
 		return w;

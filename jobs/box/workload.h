@@ -88,8 +88,8 @@ char *workload_option(const struct node *job, const char *program,
 /* A count like "32t", "2dd", "50%" (of cpus), "1x"; def when absent. */
 long workload_count(const char *s, int cpus, long def);
 
-extern const struct workload_ops fsmark_ops;
-extern const struct workload_ops dd_ops;
-extern const struct workload_ops unlink_ops;
+/* Every workload's, NULL at the end (made by scripts/c-table from
+ * meson.build's list of workload files). */
+extern const struct workload_ops *const workload_all[];
 
 #endif

@@ -4,7 +4,7 @@
  * none needs JavaScript.  A page and its twin are one entry of pages[]:
  * one file each, web/pages/NAME.c, exports its struct page NAME_page,
  * whose ask() checks the arguments once for both; the table is made by
- * the build from meson.build's list of pages (scripts/pages-table).
+ * the build from meson.build's list of pages (scripts/c-table).
  *
  *   /                          home: newest regressions by commit, the
  *                              queue, the lab, the trees (/api/home)
@@ -62,7 +62,7 @@ struct page {
  * (web_on_json()), or the page's (its view and render()). */
 store_text_cb page_answer(bool twin);
 
-/* Every page, NULL at the end (made by scripts/pages-table). */
+/* Every page, NULL at the end (made by scripts/c-table). */
 extern const struct page *const pages[];
 
 void pages_subscribe_form(struct web *w, struct http_req *req,
