@@ -394,6 +394,7 @@ comparison_free(struct comparison *c)
 		free(c->notes[i]);
 	free(c->notes);
 	free(c->metrics);
+	free(c->round_runs);
 	free(c->series);
 	json_decref(c->json);
 	free(c);
@@ -641,6 +642,16 @@ comparison_json(const struct comparison *c, bool all, int indent,
 	jw_runs(&w, "head_runs", &c->head);
 	jw_member(&w, "rounds", false, 0);
 	jw_int(&w, (long long)c->rounds);
+	if (c->nround_runs > 0) {
+		jw_member(&w, "round_runs", false, 0);
+		buf_addc(out, '[');
+		for (size_t i = 0; i < c->nround_runs; i++) {
+			buf_addf(out, "%s[%lld,%s%lld]",
+				 i > 0 ? jw_sep(&w) : "", c->round_runs[i][0],
+				 indent >= 0 ? " " : "", c->round_runs[i][1]);
+		}
+		buf_addc(out, ']');
+	}
 	jw_member(&w, "compared", false, 0);
 	jw_int(&w, (long long)c->ncompared);
 	jw_member(&w, "metrics", false, 0);
@@ -778,6 +789,43 @@ metric_from_json(json_t *o, struct comparison_metric *m)
 	       side_from_json(json_object_get(o, "head"), &r->head);
 }
 
+void
+comparison_set_round_runs(struct comparison *c, const long long (*runs)[2],
+			  size_t n)
+{
+	free(c->round_runs);
+	c->round_runs =
+		n > 0 ? xreallocarray(NULL, n, sizeof *c->round_runs) : NULL;
+	if (n > 0)
+		memcpy(c->round_runs, runs, n * sizeof *c->round_runs);
+	c->nround_runs = n;
+}
+
+/* "round_runs": [[base job, head job], ...]; any other shape is none. */
+static void
+round_runs_from_json(struct comparison *c, const json_t *a)
+{
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(a, i, r)
+	{
+		if (json_array_size(r) != 2 ||
+		    !json_is_integer(json_array_get(r, 0)) ||
+		    !json_is_integer(json_array_get(r, 1)))
+			return;
+	}
+	c->nround_runs = json_array_size(a);
+	c->round_runs = c->nround_runs > 0
+				? xcalloc(c->nround_runs, sizeof *c->round_runs)
+				: NULL;
+	json_array_foreach(a, i, r)
+	{
+		c->round_runs[i][0] = json_integer_value(json_array_get(r, 0));
+		c->round_runs[i][1] = json_integer_value(json_array_get(r, 1));
+	}
+}
+
 struct comparison *
 comparison_from_json(json_t *j)
 {
@@ -816,6 +864,7 @@ comparison_from_json(json_t *j)
 		if (json_is_string(m))
 			note(c, "%s", json_string_value(m));
 	}
+	round_runs_from_json(c, json_object_get(j, "round_runs"));
 	return c;
 bad:
 	comparison_free(c);

@@ -42,6 +42,11 @@ struct comparison {
 	struct comparison_side head;
 	size_t rounds; /* compared within rounds (compare_options.paired):
 			* how many; 0 for two independent sides */
+	/* the runs compared, round by round: each round's base run and
+	 * head run (their jobs), when robotd knows them (its JSON's
+	 * "round_runs"; comparison_set_round_runs()) */
+	long long (*round_runs)[2];
+	size_t nround_runs;
 	struct comparison_metric *metrics; /* in the order of the documents */
 	size_t nmetrics;
 	size_t ncompared; /* metrics compared (comparison_from_json()'s
@@ -113,5 +118,8 @@ json_t *comparison_to_json(const struct comparison *c, bool all);
  * a reference to j.  NULL when j is not a comparison.
  */
 struct comparison *comparison_from_json(json_t *j);
+/* The runs c compared, round by round (copied). */
+void comparison_set_round_runs(struct comparison *c, const long long (*runs)[2],
+			       size_t n);
 
 #endif

@@ -394,6 +394,8 @@ pair_compare(struct pair_work *w)
 				     sizeof prefix)
 			? prefix
 			: NULL);
+	comparison_set_round_runs(c, (const long long(*)[2])in->rounds,
+				  in->nrounds);
 	decide(c, asked, w->max_runs, &d);
 	resolutions(c, w->max_runs);
 	w->verdict = decide_verdict_name(d.verdict);

@@ -212,6 +212,22 @@ def regression(b):
     p.click('a[href^="/queue?series="]')
     expect(p.eval("document.querySelectorAll('a[href^=\"/jobs/\"]').length") >= 6,
            "the series' runs, each a link: " + p.url())
+    # From "5+5" to the runs compared, round by round, and to each run
+    # (issue 55).
+    p.goto(reg)
+    p.click('main table a[href="#runs"]', navigates=False)
+    runs = p.eval("Array.from(document.querySelectorAll('#runs ~ div a[href^=\"/jobs/\"]')).map(a => a.getAttribute('href'))")
+    counts = p.text("main table").split("runs compared (base+head)")[1].split()[0]
+    nb, _, nh = counts.partition("+")
+    expect(p.url().endswith("#runs") and runs and
+           len(runs) == int(nb) + int(nh or nb),
+           "the runs compared (%s): %r" % (counts, runs))
+    for href in runs or []:
+        p.click('#runs ~ div a[href="%s"]' % href)
+        expect(p.url().endswith(href) and
+               "Run %s " % href.split("/")[-1] in p.text("h1"),
+               "the run %s: %s" % (href, p.url()))
+        p.goto(reg + "#runs")
 
 
 def history(b, series):

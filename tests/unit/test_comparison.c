@@ -244,6 +244,41 @@ test_screen_due_noted(void)
 	comparison_free(c);
 }
 
+/* The runs compared, round by round, written and read back in both
+ * forms; a malformed list is none (issue 55: a figure leads to its
+ * runs). */
+static void
+test_round_runs(void)
+{
+	static const long long runs[][2] = {{11, 12}, {14, 13}, {15, 16}};
+	struct direction_table *dt = direction_table_new();
+	struct comparison *c = sample(dt), *back;
+	json_t *j;
+
+	comparison_set_round_runs(c, runs, 3);
+	for (int indent = -1; indent <= 2; indent += 3) {
+		j = written(c, false, indent);
+		back = comparison_from_json(j);
+		CHECK(back != NULL && back->nround_runs == 3 &&
+		      back->round_runs[1][0] == 14 &&
+		      back->round_runs[1][1] == 13 &&
+		      back->round_runs[2][1] == 16);
+		comparison_free(back);
+		json_decref(j);
+	}
+	comparison_set_round_runs(c, NULL, 0);
+	j = written(c, false, -1);
+	CHECK(json_object_get(j, "round_runs") == NULL);
+	json_object_set_new(j, "round_runs", json_pack("[[i,i],[i]]", 1, 2, 3));
+	back = comparison_from_json(j);
+	CHECK(back != NULL && back->nround_runs == 0 &&
+	      back->round_runs == NULL);
+	comparison_free(back);
+	json_decref(j);
+	comparison_free(c);
+	direction_table_free(dt);
+}
+
 /* A value of kind k around level x (deterministic: rand_r). */
 static double
 draw(unsigned *seed, int k, double x)
@@ -421,6 +456,7 @@ main(void)
 		TAP_CASE(test_table_of_json_is_the_table),
 		TAP_CASE(test_rounds_dropped_noted),
 		TAP_CASE(test_screen_due_noted),
+		TAP_CASE(test_round_runs),
 		TAP_CASE(test_report_of_json_is_the_report),
 		TAP_CASE(test_profile_rows_missing_are_zero),
 		{NULL, NULL}};

@@ -139,6 +139,7 @@ on_compared(json_t *answer, const struct problem *p, void *arg)
 	page_sides_charts(&b, c.values, a->base, a->head);
 	buf_adds(&b, "<h2>The metrics (LKP's table)</h2>\n");
 	page_comparison(&b, cmp);
+	page_round_runs(&b, cmp);
 	buf_adds(&b, "<p><a href=\"");
 	page_compare_href(&b, "/api/compare", a->series, a->base, a->head);
 	buf_adds(&b, "\">As JSON</a></p>");

@@ -412,7 +412,10 @@ page_runs(struct buf *b, const struct comparison *c)
 	size_t nb = c != NULL ? c->base.runs : 0,
 	       nh = c != NULL ? c->head.runs : 0,
 	       rounds = c != NULL ? c->rounds : 0;
+	bool linked = c != NULL && c->nround_runs > 0;
 
+	if (linked)
+		buf_adds(b, "<a href=\"#runs\">");
 	if (nb == nh)
 		buf_addf(b, "%zu run%s a side", nb, nb == 1 ? "" : "s");
 	else
@@ -420,6 +423,29 @@ page_runs(struct buf *b, const struct comparison *c)
 			 nb == 1 ? "" : "s", nh, nh == 1 ? "" : "s");
 	if (rounds > 0)
 		buf_addf(b, ", in %zu round%s", rounds, rounds == 1 ? "" : "s");
+	if (linked)
+		buf_adds(b, "</a>");
+}
+
+void
+page_round_runs(struct buf *b, const struct comparison *c)
+{
+	if (c == NULL || c->nround_runs == 0)
+		return;
+	buf_adds(b, "<h3 id=\"runs\">The runs compared</h3>\n<p "
+		    "class=\"muted\">A round is a run of the base and one of "
+		    "the head, back to back on one box; the comparison reads "
+		    "the change within each round.</p>\n<div class=\"wide\">"
+		    "<table>\n<thead><tr><th scope=\"col\">round</th><th "
+		    "scope=\"col\">base run</th><th scope=\"col\">head run"
+		    "</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < c->nround_runs; i++) {
+		buf_addf(b, "<tr><td class=\"num\">%zu</td>", i + 1);
+		page_job_cell(b, c->round_runs[i][0]);
+		page_job_cell(b, c->round_runs[i][1]);
+		buf_adds(b, "</tr>\n");
+	}
+	buf_adds(b, "</tbody></table></div>\n");
 }
 
 /* Mean and population stddev of n values. */
@@ -589,6 +615,33 @@ bisection_head(struct buf *b, const struct store_bisection *bs, bool own)
 	buf_adds(b, "</p>\n");
 }
 
+/* A step's comparisons, each a link to its compare page: with the good
+ * end (a confirmation's: with the parent), and a midpoint's with the
+ * bad end. */
+static void
+step_comparisons(struct buf *b, const struct store_bisection *bs,
+		 const struct store_bisection_step *st)
+{
+	const struct store_bisection_pair *p[2] = {&st->good_pair,
+						   &st->bad_pair};
+	bool confirm = strcmp(st->kind, "confirm") == 0;
+
+	for (int i = 0; i < 2; i++) {
+		if (p[i]->base == NULL || p[i]->head == NULL)
+			continue;
+		if (i > 0)
+			buf_adds(b, "<br>");
+		buf_adds(b, "<a href=\"");
+		page_compare_href(b, "/compare", bs->series, p[i]->base,
+				  p[i]->head);
+		buf_adds(b, "\">");
+		buf_adds(b, i > 0     ? "with the bad end"
+			    : confirm ? "with its parent"
+				      : "with the good end");
+		buf_adds(b, "</a>");
+	}
+}
+
 void
 page_bisection(struct buf *b, const struct store_bisection *bs, bool own)
 {
@@ -598,7 +651,8 @@ page_bisection(struct buf *b, const struct store_bisection *bs, bool own)
 	buf_adds(b, "<table>\n<tr><th scope=\"col\">step</th>"
 		    "<th scope=\"col\">kind</th><th scope=\"col\">commit</th>"
 		    "<th scope=\"col\">ok runs</th><th scope=\"col\">verdict"
-		    "</th><th scope=\"col\">why</th></tr>\n");
+		    "</th><th scope=\"col\">why</th><th scope=\"col\">"
+		    "compared</th></tr>\n");
 	for (size_t i = 0; i < bs->nsteps; i++) {
 		const struct store_bisection_step *st = &bs->steps[i];
 
@@ -616,6 +670,8 @@ page_bisection(struct buf *b, const struct store_bisection *bs, bool own)
 		html_text(b, st->verdict != NULL ? st->verdict : "running");
 		buf_adds(b, "</td><td>");
 		html_prose(b, st->reason);
+		buf_adds(b, "</td><td>");
+		step_comparisons(b, bs, st);
 		buf_adds(b, "</td></tr>\n");
 	}
 	buf_adds(b, "</table>\n");

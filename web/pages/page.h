@@ -70,8 +70,12 @@ void page_mean_over(struct buf *b, double mean, long long points,
  * table), KPIs first, each row with its verdict. */
 void page_comparison(struct buf *b, const struct comparison *c);
 /* The runs comparison c (or NULL) compared, from its own counts: "5 runs a side,
- * in 5 rounds", or "6 base runs and 3 head runs". */
+ * in 5 rounds", or "6 base runs and 3 head runs"; a link to the runs
+ * (page_round_runs()) when c names them. */
 void page_runs(struct buf *b, const struct comparison *c);
+/* The runs c compared, round by round, each linked to its page (the
+ * section #runs), when c names them (its round_runs). */
+void page_round_runs(struct buf *b, const struct comparison *c);
 /* A chart of every run of each metric of values ({METRIC: {"base":
  * [...], "head": [...]}}, a metric without both sides' runs left out),
  * at commits base and head. */

@@ -108,7 +108,8 @@ row_commit(struct buf *b, const char *name, const struct store_commit_info *c)
 /* The record: where and what, the change, the runs, and what became of
  * it; change is the change, formatted. */
 static void
-record(struct buf *b, const struct store_regression *r, const char *change)
+record(struct buf *b, const struct store_regression *r,
+       const struct comparison *c, const char *change)
 {
 	char num[64];
 
@@ -135,7 +136,13 @@ record(struct buf *b, const struct store_regression *r, const char *change)
 			 r->head_runs);
 	else
 		snprintf(num, sizeof num, "%lld", r->runs);
-	row(b, "runs compared (base+head)", num);
+	if (c != NULL && c->nround_runs > 0) /* to the runs themselves */
+		buf_addf(b,
+			 "<tr><th scope=\"row\">runs compared (base+head)"
+			 "</th><td><a href=\"#runs\">%s</a></td></tr>\n",
+			 num);
+	else
+		row(b, "runs compared (base+head)", num);
 	still_row(b, r);
 	row(b, "fixed by", r->fixed_by);
 	row(b, "found", r->created);
@@ -156,17 +163,13 @@ record(struct buf *b, const struct store_regression *r, const char *change)
 /* Its pair's runs of each regressed KPI, LKP's table and the
  * bisection. */
 static void
-measured(struct buf *b, const struct store_regression *r)
+measured(struct buf *b, const struct store_regression *r,
+	 const struct comparison *c)
 {
 	page_sides_charts(b, r->values, r->base, r->commit);
 	buf_adds(b, "<h2>The changed metrics (LKP's table)</h2>\n");
-	{
-		struct comparison *c =
-			comparison_from_json((json_t *)r->comparison);
-
-		page_comparison(b, c);
-		comparison_free(c);
-	}
+	page_comparison(b, c);
+	page_round_runs(b, c);
 	if (json_is_object(r->bisection)) {
 		struct view_doc bd = {0};
 		struct store_bisection bs;
@@ -267,6 +270,7 @@ static char *
 render(struct buf *b, const void *doc, struct http_req *req)
 {
 	const struct store_regression *r = doc;
+	struct comparison *c;
 	char change[NUM_PCT_MAX], *title;
 
 	(void)req;
@@ -278,8 +282,10 @@ render(struct buf *b, const void *doc, struct http_req *req)
 	else
 		title = xasprintf("%.10s..%.10s: %s %s %s", r->base, r->commit,
 				  r->kpi, change, r->kind);
-	record(b, r, change);
-	measured(b, r);
+	c = comparison_from_json((json_t *)r->comparison);
+	record(b, r, c, change);
+	measured(b, r, c);
+	comparison_free(c);
 	reproduce(b, r);
 	story(b, r);
 	buf_addf(b, "<p><a href=\"/api/regressions/%lld\">As JSON</a></p>",

@@ -387,6 +387,12 @@ static const struct view_field step_runs_fields[] = {
 };
 static const struct view_type step_runs =
 	VIEW_TYPE("runs", struct step_runs, step_runs_fields);
+static const struct view_field bisection_pair_fields[] = {
+	VIEW_F(store_bisection_pair, "base", VIEW_STR, base),
+	VIEW_F(store_bisection_pair, "head", VIEW_STR, head),
+};
+static const struct view_type bisection_pair =
+	VIEW_TYPE("pair", struct store_bisection_pair, bisection_pair_fields);
 static const struct view_field bisection_step_fields[] = {
 	VIEW_F(store_bisection_step, "n", VIEW_INT, n),
 	VIEW_F(store_bisection_step, "kind", VIEW_STR, kind),
@@ -396,6 +402,8 @@ static const struct view_field bisection_step_fields[] = {
 	/* (runs: {ok, failed, waiting}; its ok in place) */
 	{"runs", VIEW_OBJECT, offsetof(struct store_bisection_step, ok), 0,
 	 &step_runs, 0},
+	VIEW_O(store_bisection_step, "good_pair", bisection_pair, good_pair),
+	VIEW_O(store_bisection_step, "bad_pair", bisection_pair, bad_pair),
 };
 static const struct view_type bisection_step =
 	VIEW_TYPE("step", struct store_bisection_step, bisection_step_fields);

@@ -122,11 +122,18 @@ extern const struct view_type store_bisections_view;
 /* One bisection with its steps, or NULL (store_bisection_view). */
 void store_bisection(struct store *s, long long id, store_text_cb cb,
 		     void *arg);
+/* A step's comparison: its pair's commits (base NULL: none). */
+struct store_bisection_pair {
+	const char *base, *head;
+};
 struct store_bisection_step {
 	long long n;
 	const char *kind, *verdict, *reason; /* verdict NULL: running */
 	struct store_commit_info commit;
 	long long ok; /* the commit's ok runs in the series */
+	/* its comparisons: with the good end (or the parent), and a
+	 * midpoint's with the bad end */
+	struct store_bisection_pair good_pair, bad_pair;
 };
 struct store_bisection {
 	long long id, regression, lead; /* 0: none */
