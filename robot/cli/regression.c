@@ -13,6 +13,43 @@
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
+/* The newest "measured" event: the pair measured again since its report,
+ * whose figures (above) stay as mailed. */
+static void
+print_measured(json_t *r)
+{
+	json_t *e, *last = NULL;
+	size_t i;
+	char buf[32];
+
+	json_array_foreach(json_object_get(r, "events"), i, e)
+	{
+		const char *kind = rjson_get_str(e, "kind");
+
+		if (kind != NULL && strcmp(kind, "measured") == 0)
+			last = e;
+	}
+	if (last == NULL)
+		return;
+	printf("measured since: %s",
+	       cli_pct(last, "change_pct", buf, sizeof buf));
+	if (json_is_number(json_object_get(last, "p_value")))
+		printf(" (p %.2g,",
+		       json_number_value(json_object_get(last, "p_value")));
+	else
+		printf(" (");
+	printf(" %lld+%lld runs",
+	       (long long)json_integer_value(
+		       json_object_get(last, "base_runs")),
+	       (long long)json_integer_value(
+		       json_object_get(last, "head_runs")));
+	if (json_integer_value(json_object_get(last, "submission")) > 0)
+		printf(", submission %lld",
+		       (long long)json_integer_value(
+			       json_object_get(last, "submission")));
+	printf("); the figures above are as mailed\n");
+}
+
 static void
 print_regression(json_t *r, void *ctx)
 {
@@ -72,8 +109,10 @@ print_regression(json_t *r, void *ctx)
 		       rjson_get_str(b, "reason") ? cli_shown(b, "reason")
 						  : "");
 	}
-	printf("noticed %.19s, updated %.19s\n\n", cli_shown(r, "created"),
+	printf("noticed %.19s, updated %.19s\n", cli_shown(r, "created"),
 	       cli_shown(r, "updated"));
+	print_measured(r);
+	printf("\n");
 	if (table != NULL)
 		fputs(table, stdout);
 }

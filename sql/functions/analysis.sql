@@ -437,7 +437,35 @@ BEGIN
 				p_value = EXCLUDED.p_value,
 				runs = EXCLUDED.runs,
 				base_runs = EXCLUDED.base_runs,
-				head_runs = EXCLUDED.head_runs, updated = now();
+				head_runs = EXCLUDED.head_runs, updated = now()
+				WHERE x.report IS NULL;
+			-- A record reported already keeps the figures its
+			-- report gave; its pair measured again (more
+			-- rounds, a reproduction's runs) is an event with
+			-- the new ones, once for each new measure.
+			IF NOT FOUND THEN
+				INSERT INTO regression_events (regression,
+					kind, head, change_pct, p_value, runs,
+					base_runs, head_runs, submission)
+				SELECT x.id, 'measured', p.head, f.change_pct,
+					f.p_value, p_runs, v_base_runs,
+					v_head_runs, (SELECT max(j.submission)
+					FROM jobs j WHERE j.series = p.series
+					AND j.commit IN (p.base, p.head)
+					AND j.state = 'done')
+				FROM regressions x WHERE x.series = p.series
+				AND x.kpi = f.kpi AND x.base = p.base
+				AND x.commit = p.head AND x.kind = f.verdict
+				AND x.report IS NOT NULL
+				AND (x.base_runs, x.head_runs, x.change_pct)
+					IS DISTINCT FROM (v_base_runs,
+					v_head_runs, f.change_pct)
+				AND NOT EXISTS (SELECT 1 FROM regression_events e
+					WHERE e.regression = x.id
+					AND e.kind = 'measured'
+					AND e.base_runs = v_base_runs
+					AND e.head_runs = v_head_runs);
+			END IF;
 		END IF;
 	END LOOP;
 	-- The pair measured again (robot_pair_again(): its box turned

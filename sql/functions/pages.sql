@@ -308,7 +308,8 @@ LANGUAGE sql STABLE AS $$
 		'events', (SELECT coalesce(json_agg(json_build_object(
 			'kind', e.kind, 'head', e.head, 'created', e.created,
 			'change_pct', e.change_pct, 'p_value', e.p_value,
-			'runs', e.runs)
+			'runs', e.runs, 'base_runs', e.base_runs,
+			'head_runs', e.head_runs, 'submission', e.submission)
 			ORDER BY e.id), '[]') FROM regression_events e
 			WHERE e.regression = r.id),
 		'bisected_to', CASE WHEN r.bisected_to IS NOT NULL THEN

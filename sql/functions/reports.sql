@@ -342,7 +342,7 @@ BEGIN
 	SELECT x.* INTO th FROM reports x WHERE x.id = (SELECT r.report
 		FROM regression_events e JOIN regressions r
 		ON r.id = e.regression WHERE e.report IS NULL
-		AND e.kind <> 'bisected'
+		AND e.kind NOT IN ('bisected', 'measured')
 		AND (e.claim IS NULL OR e.claim < now())
 		AND (e.created <= now() - make_interval(secs => p_window)
 			OR NOT EXISTS (SELECT 1 FROM pairs p
@@ -355,7 +355,7 @@ BEGIN
 	SELECT array_agg(id ORDER BY id) INTO ids FROM (SELECT e.id
 		FROM regression_events e JOIN regressions r
 		ON r.id = e.regression WHERE r.report = th.id
-		AND e.report IS NULL AND e.kind <> 'bisected'
+		AND e.report IS NULL AND e.kind NOT IN ('bisected', 'measured')
 		AND (e.claim IS NULL OR e.claim < now())
 		FOR UPDATE OF e SKIP LOCKED) x;
 	IF ids IS NULL THEN

@@ -49,7 +49,7 @@ pair() {
 		VALUES ('$1', '$2', '$3', '$4', 1) RETURNING id"
 }
 
-echo "1..9"
+echo "1..10"
 
 # 1. The last run of each side ends at once, on two boxes: each
 # transaction's check sees the other's run still leased.  The pair must
@@ -207,4 +207,30 @@ step=$(q "SELECT robot_bisect_step($L, $C, '{\"kind\": \"mid\", \"commit\": \"m9
 check $([ -n "$lead" ] && [ "$step" = '"stale"' ] &&
 	[ "$(q "SELECT count(*) FROM bisect_steps WHERE bisection = $L AND kind = 'mid'")" = 0 ]; echo $?) \
 	"a bisection made a follower while its claim ran out is no longer its old claim's to step (lead ${lead:--}, $step)"
+# 10. What was mailed stays as mailed (issue 55): a reported record's
+# pair measured again (more rounds) keeps the record's figures, and is a
+# "measured" event with the new ones, once for each new measure; no
+# follow-up is mailed for it.
+P10=$(pair s10/lab a10 b10 analysing)
+fig() { # PCT: a finding of k with that change
+	printf '[{"kpi": "k", "verdict": "regression", "change_pct": %s, "p_value": 0.001, "action": "new"}]' "$1"
+}
+side() { printf '{"base_runs": {"ok": %s}, "head_runs": {"ok": %s}}' "$1" "$1"; }
+q "SELECT robot_pair_done($P10, 1, 'regression', 'k', 3, '$(side 3)', '', 0, '[]', '$(fig -10)')" >/dev/null
+R10=$(q "INSERT INTO reports (kind, commit, message_id, subject, body, doc)
+	VALUES ('report', 'b10', '<r10@robot.test>', 's', 'b', '{}') RETURNING id")
+q "UPDATE regressions SET report = $R10, state = 'reported' WHERE pair = $P10" >/dev/null
+again10() { # ANALYSES RUNS PCT
+	q "UPDATE pairs SET state = 'analysing', analyses = $1 WHERE id = $P10" >/dev/null
+	q "SELECT robot_pair_done($P10, $1, 'regression', 'k', $2, '$(side "$2")', '', 0, '[]', '$(fig "$3")')" >/dev/null
+}
+again10 2 6 -12.5
+again10 3 6 -12.5
+again10 4 9 -11
+rec=$(q "SELECT change_pct || ' ' || base_runs || '+' || head_runs FROM regressions WHERE pair = $P10")
+evs=$(q "SELECT string_agg(e.kind || ' ' || e.change_pct || ' ' || e.base_runs || '+' || e.head_runs, ', ' ORDER BY e.id)
+	FROM regression_events e JOIN regressions r ON r.id = e.regression WHERE r.pair = $P10")
+told=$(q "SELECT robot_followup_next(0, 60) IS NULL")
+check $([ "$rec" = "-10 3+3" ] && [ "$evs" = "measured -12.5 6+6, measured -11 9+9" ] && [ "$told" = t ]; echo $?) \
+	"a reported finding measured again keeps its mailed figures; each new measure is an event, mailed to no one ($rec; $evs; none told: $told)"
 exit $((failed > 0))

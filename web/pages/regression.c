@@ -39,6 +39,52 @@ still_figures(struct buf *b, double pct, double p, long long runs)
 	buf_adds(b, ")");
 }
 
+/* A "measured" event's figures: the change, p, the runs a side (linked
+ * to the runs when they are the ones the page lists, runs_listed), and
+ * the submission whose runs it read. */
+static void
+measured_figures(struct buf *b, const struct store_regression_event *e,
+		 bool runs_listed)
+{
+	char t[NUM_PCT_MAX], id[32], what[48];
+
+	buf_addf(b, " <span class=\"nw\">%s</span>",
+		 num_pct(t, sizeof t, e->change_pct, "?"));
+	if (!isnan(e->p_value))
+		buf_addf(b, " (p %.2g)", e->p_value);
+	buf_adds(b, runs_listed ? " in <a href=\"#runs\">" : " in ");
+	buf_addf(b, "%lld+%lld runs", e->base_runs, e->head_runs);
+	buf_adds(b, runs_listed ? "</a>" : "");
+	if (e->submission > 0) {
+		snprintf(id, sizeof id, "%lld", e->submission);
+		snprintf(what, sizeof what, "submission %s", id);
+		buf_adds(b, ", the newest of ");
+		page_link(b, "/submissions/", id, what);
+	}
+}
+
+/* The newest "measured" event: the figures of the pair's latest look,
+ * beside those the report gave; NULL when there is none. */
+static const struct store_regression_event *
+latest_measure(const struct store_regression *r)
+{
+	const struct store_regression_event *last = NULL;
+
+	for (size_t i = 0; i < r->nevents; i++)
+		if (strcmp(r->events[i].kind, "measured") == 0)
+			last = &r->events[i];
+	return last;
+}
+
+/* Whether comparison c's rounds are the runs a side given. */
+static bool
+lists_runs(const struct comparison *c, long long base, long long head)
+{
+	return c != NULL && c->nround_runs > 0 &&
+	       (long long)c->nround_runs == base &&
+	       (long long)c->nround_runs == head;
+}
+
 /* How a change point of a branch's history was found: the means of
  * the segments around it (the record's history). */
 static void
@@ -111,6 +157,7 @@ static void
 record(struct buf *b, const struct store_regression *r,
        const struct comparison *c, const char *change)
 {
+	const struct store_regression_event *last;
 	char num[64];
 
 	buf_adds(b, "<p class=\"state-");
@@ -126,7 +173,7 @@ record(struct buf *b, const struct store_regression *r,
 	row(b, "series", r->series);
 	row(b, "KPI", r->kpi);
 	history_row(b, r);
-	row(b, "change", change);
+	row(b, r->report.id != 0 ? "change, as mailed" : "change", change);
 	if (!isnan(r->p_value)) {
 		snprintf(num, sizeof num, "%.2g", r->p_value);
 		row(b, "p", num);
@@ -136,13 +183,20 @@ record(struct buf *b, const struct store_regression *r,
 			 r->head_runs);
 	else
 		snprintf(num, sizeof num, "%lld", r->runs);
-	if (c != NULL && c->nround_runs > 0) /* to the runs themselves */
+	if (lists_runs(c, r->base_runs, r->head_runs)) /* to the runs */
 		buf_addf(b,
 			 "<tr><th scope=\"row\">runs compared (base+head)"
 			 "</th><td><a href=\"#runs\">%s</a></td></tr>\n",
 			 num);
 	else
 		row(b, "runs compared (base+head)", num);
+	if ((last = latest_measure(r)) != NULL) {
+		buf_adds(b, "<tr><th scope=\"row\">measured since</th><td>");
+		measured_figures(
+			b, last,
+			lists_runs(c, last->base_runs, last->head_runs));
+		buf_adds(b, "</td></tr>\n");
+	}
 	still_row(b, r);
 	row(b, "fixed by", r->fixed_by);
 	row(b, "found", r->created);
@@ -260,7 +314,10 @@ story(struct buf *b, const struct store_regression *r)
 			buf_adds(b, " ");
 			page_sha(b, e->head, NULL);
 		}
-		still_figures(b, e->change_pct, e->p_value, e->runs);
+		if (strcmp(e->kind, "measured") == 0)
+			measured_figures(b, e, false);
+		else
+			still_figures(b, e->change_pct, e->p_value, e->runs);
 		buf_adds(b, "</li>\n");
 	}
 	buf_adds(b, "</ul>\n");

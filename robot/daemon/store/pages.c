@@ -273,6 +273,9 @@ static const struct view_field regression_event_fields[] = {
 	RF(_event, "change_pct", VIEW_NUM, change_pct),
 	RF(_event, "p_value", VIEW_NUM, p_value),
 	RF(_event, "runs", VIEW_INT, runs),
+	RF(_event, "base_runs", VIEW_INT, base_runs),
+	RF(_event, "head_runs", VIEW_INT, head_runs),
+	RF(_event, "submission", VIEW_INT, submission),
 };
 static const struct view_type regression_event = VIEW_TYPE(
 	"event", struct store_regression_event, regression_event_fields);

@@ -192,6 +192,9 @@ struct store_regression_event {
 	const char *kind, *head, *created;
 	double change_pct, p_value;
 	long long runs;
+	/* a "measured" one's: its runs a side, the newest submission whose
+	 * runs it read (0: none) */
+	long long base_runs, head_runs, submission;
 };
 /* robot_regression()'s (store_regression_view). */
 struct store_regression {
