@@ -104,8 +104,9 @@ svg_range(struct svg *s, double xmin, double xmax, double ymin, double ymax)
 	}
 	if (ymin == ymax) {
 		double pad = ymin != 0 ? fabs(ymin) * 0.1 : 1;
+		bool nonneg = ymin >= 0; /* no negative ticks for it */
 
-		ymin -= pad;
+		ymin = nonneg && ymin - pad < 0 ? 0 : ymin - pad;
 		ymax += pad;
 	}
 	if (ymin > 0 && ymin <= ymax - ymin)
@@ -425,8 +426,9 @@ axes(struct svg *s, struct buf *b)
 			 14, (TOP + bottom) / 2, 14, (TOP + bottom) / 2);
 		html_text(b, s->ylabel);
 		if (s->yunit != NULL && s->yunit[0] != '\0') {
+			/* the unit of the ticks (kB/s are drawn in B/s) */
 			buf_adds(b, " (");
-			html_text(b, s->yunit);
+			html_text(b, unit_shown(s->yunit));
 			buf_adds(b, ")");
 		}
 		buf_adds(b, "</text>\n");

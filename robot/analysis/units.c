@@ -33,10 +33,18 @@ unit_of(const char *metric)
 		return "/s";
 	if (strstr(metric, "elapsed_time") != NULL)
 		return "s";
+	if (strstr(metric, "bytes") != NULL)
+		return "B";
+	/* what the kernel gives in kB (KiB): /proc/meminfo's sizes (not
+	 * its huge page counts), vmstat's memory columns */
+	if ((strncmp(metric, "meminfo.", 8) == 0 &&
+	     strncmp(metric, "meminfo.HugePages_", 18) != 0) ||
+	    strncmp(metric, "vmstat.memory.", 14) == 0)
+		return "kB";
 	/* the monitors' (iostat -x, vmstat) */
 	if (ends(metric, ".util") || strncmp(metric, "vmstat.cpu.", 11) == 0)
 		return "%";
-	if (ends(metric, "await"))
+	if (ends(metric, "await") || ends(metric, ".svctm"))
 		return "ms";
 	if (ends(metric, "kB/s"))
 		return "kB/s";
@@ -52,6 +60,7 @@ unit_si(char *buf, size_t len, double v, const char *unit)
 	static const char *const up[] = {"", "k", "M", "G", "T", "P", "E"};
 	static const char *const down[] = {"", "m", "µ", "n", "p"};
 	double a = fabs(v);
+	const char *sep;
 	int i = 0;
 
 	if (unit == NULL)
@@ -72,7 +81,12 @@ unit_si(char *buf, size_t len, double v, const char *unit)
 	} else if (strcmp(unit, "kB/s") == 0) {
 		v *= 1000;
 		unit = "B/s";
+	} else if (strcmp(unit, "kB") == 0) {
+		v *= 1024; /* the kernel's kB */
+		unit = "B";
 	}
+	/* a rate takes its "/s" attached ("69.9/s", "1.23k/s") */
+	sep = unit[0] == '/' || unit[0] == '\0' ? "" : " ";
 	a = fabs(v);
 	if (a >= 1000) {
 		while (a >= 1000 && i < 6) {
@@ -80,19 +94,37 @@ unit_si(char *buf, size_t len, double v, const char *unit)
 			v /= 1000;
 			i++;
 		}
-		snprintf(buf, len, "%.3g %s%s", v, up[i], unit);
-	} else if (a > 0 && a < 1) {
+		snprintf(buf, len, "%.3g%s%s%s", v, unit[0] == '/' ? "" : " ",
+			 up[i], unit);
+	} else if (a > 0 && a < 1 && strcmp(unit, "s") == 0) {
+		/* (a time takes milli- and micro-; a rate or a count below
+		 * 1 is written as it is: "0.2/s", not "200 m/s") */
 		while (a < 1 && i < 4) {
 			a *= 1000;
 			v *= 1000;
 			i++;
 		}
-		snprintf(buf, len, "%.3g %s%s", v, down[i], unit);
+		snprintf(buf, len, "%.3g%s%s%s", v, unit[0] == '/' ? "" : " ",
+			 down[i], unit);
 	} else {
-		snprintf(buf, len, "%.3g%s%s", v, unit[0] ? " " : "", unit);
+		snprintf(buf, len, "%.3g%s%s", v, sep, unit);
 	}
 	/* "12 " without a unit: no trailing space. */
 	len = strlen(buf);
 	if (len > 0 && buf[len - 1] == ' ')
 		buf[len - 1] = '\0';
+}
+
+const char *
+unit_shown(const char *unit)
+{
+	if (unit == NULL)
+		return "";
+	if (strcmp(unit, "kB/s") == 0)
+		return "B/s";
+	if (strcmp(unit, "ms") == 0)
+		return "s";
+	if (strcmp(unit, "kB") == 0)
+		return "B";
+	return unit;
 }

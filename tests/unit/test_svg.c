@@ -130,6 +130,34 @@ test_legend_fits(void)
 	buf_release(&b);
 }
 
+/* An all-zero rate's axis has no negative ticks ("-500 m/s"), and an
+ * axis whose values are converted (kB/s to B/s) is titled in the unit
+ * of its ticks (issue 55). */
+static void
+test_axes_zero_and_converted(void)
+{
+	struct svg *s = svg_new(400, 200, "t", "d");
+	struct buf b;
+
+	svg_range(s, 0, 10, 0, 0);
+	svg_yaxis(s, "iostat.*.rrqm/s", "/s");
+	buf_init(&b);
+	svg_finish(s, &b);
+	CHECK(strstr(b.data, ">-") == NULL);
+	CHECK(strstr(b.data, "m/s<") == NULL &&
+	      strstr(b.data, ">0.2/s<") != NULL);
+	buf_release(&b);
+	s = svg_new(400, 200, "t", "d");
+	svg_range(s, 0, 10, 0, 500000);
+	svg_yaxis(s, "iostat.*.wkB/s", "kB/s");
+	buf_init(&b);
+	svg_finish(s, &b);
+	CHECK(strstr(b.data, "iostat.*.wkB/s (B/s)") != NULL);
+	CHECK(strstr(b.data, "(kB/s)") == NULL);
+	CHECK(strstr(b.data, " MB/s<") != NULL);
+	buf_release(&b);
+}
+
 /* Prose with figures: each number kept on one line, everything escaped
  * as html_text() escapes it, words that only look like numbers left. */
 static void
@@ -179,13 +207,15 @@ test_time(void)
 int
 main(void)
 {
-	static const struct tap_case cases[] = {TAP_CASE(test_si),
-						TAP_CASE(test_chart),
-						TAP_CASE(test_many_points),
-						TAP_CASE(test_legend_fits),
-						TAP_CASE(test_prose),
-						TAP_CASE(test_time),
-						{NULL, NULL}};
+	static const struct tap_case cases[] = {
+		TAP_CASE(test_si),
+		TAP_CASE(test_chart),
+		TAP_CASE(test_many_points),
+		TAP_CASE(test_legend_fits),
+		TAP_CASE(test_axes_zero_and_converted),
+		TAP_CASE(test_prose),
+		TAP_CASE(test_time),
+		{NULL, NULL}};
 
 	return tap_run(cases);
 }

@@ -40,12 +40,17 @@ number(struct buf *b, const char *metric, json_t *v)
 	char s[64];
 	const char *unit = unit_of(metric);
 
+	double x = json_number_value(v);
+
 	if (json_is_integer(v) && unit[0] == '\0')
 		snprintf(s, sizeof s, "%lld", (long long)json_integer_value(v));
 	else if (unit[0] != '\0')
-		unit_si(s, sizeof s, json_number_value(v), unit);
+		unit_si(s, sizeof s, x, unit);
+	else if (fabs(x) >= 1e6 || (x != 0 && fabs(x) < 1e-4))
+		/* (never e-notation: "21416600", "0.0000123") */
+		snprintf(s, sizeof s, fabs(x) >= 1e6 ? "%.0f" : "%.7f", x);
 	else
-		snprintf(s, sizeof s, "%.6g", json_number_value(v));
+		snprintf(s, sizeof s, "%.6g", x);
 	html_text(b, s);
 }
 
