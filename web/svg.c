@@ -194,9 +194,27 @@ svg_legend(struct svg *s, int c, const char *name)
 	s->elements += 2;
 }
 
+static void points(struct svg *s, int c, const double *x, const double *y,
+		   size_t n, const char *const *titles,
+		   const char *const *hrefs, bool hollow);
+
 void
 svg_points(struct svg *s, int c, const double *x, const double *y, size_t n,
 	   const char *const *titles, const char *const *hrefs)
+{
+	points(s, c, x, y, n, titles, hrefs, false);
+}
+
+void
+svg_points_hollow(struct svg *s, int c, const double *x, const double *y,
+		  size_t n, const char *const *titles, const char *const *hrefs)
+{
+	points(s, c, x, y, n, titles, hrefs, true);
+}
+
+static void
+points(struct svg *s, int c, const double *x, const double *y, size_t n,
+       const char *const *titles, const char *const *hrefs, bool hollow)
 {
 	if (n > SVG_MAX_POINTS) {
 		/* One vertical range per pixel column. */
@@ -234,8 +252,14 @@ svg_points(struct svg *s, int c, const double *x, const double *y, size_t n,
 	}
 	/* One group of the colour; a link around each run of points with
 	 * the same target. */
-	buf_addf(&s->body, "<g fill=\"%s\" fill-opacity=\"0.75\">\n",
-		 colour(c));
+	if (hollow)
+		buf_addf(&s->body,
+			 "<g fill=\"none\" stroke=\"%s\" "
+			 "stroke-width=\"1.2\">\n",
+			 colour(c));
+	else
+		buf_addf(&s->body, "<g fill=\"%s\" fill-opacity=\"0.75\">\n",
+			 colour(c));
 	const char *linked = NULL;
 
 	for (size_t i = 0; i < n; i++) {

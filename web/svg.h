@@ -39,6 +39,10 @@ void svg_legend(struct svg *s, int c, const char *name);
  * (may be NULL) a link each. */
 void svg_points(struct svg *s, int c, const double *x, const double *y,
 		size_t n, const char *const *titles, const char *const *hrefs);
+/* The same drawn as rings: runs shown beside those that count. */
+void svg_points_hollow(struct svg *s, int c, const double *x, const double *y,
+		       size_t n, const char *const *titles,
+		       const char *const *hrefs);
 /* A line through (x[i], y[i]). */
 void svg_line(struct svg *s, int c, const double *x, const double *y, size_t n);
 /* A band between lo[i] and hi[i] at x[i] (a spread). */

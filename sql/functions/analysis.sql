@@ -613,13 +613,15 @@ CREATE FUNCTION robot_side_values(p_series text, p_base text, p_head text,
 	p_metrics text[]) RETURNS json
 LANGUAGE sql STABLE AS $$
 	SELECT coalesce(json_object_agg(x.metric, json_build_object(
-		'base', x.b, 'head', x.h)), '{}')
-	FROM (SELECT k.metric,
-		(SELECT vals FROM metric_values WHERE series = p_series
-			AND commit = p_base AND metric = k.metric) AS b,
-		(SELECT vals FROM metric_values WHERE series = p_series
-			AND commit = p_head AND metric = k.metric) AS h
-		FROM unnest(p_metrics) AS k(metric)) x
+		'base', x.b, 'head', x.h, 'base_jobs', x.bj,
+		'head_jobs', x.hj)), '{}')
+	FROM (SELECT k.metric, b.vals AS b, h.vals AS h, b.jobs AS bj,
+		h.jobs AS hj
+		FROM unnest(p_metrics) AS k(metric)
+		LEFT JOIN metric_values b ON b.series = p_series
+			AND b.commit = p_base AND b.metric = k.metric
+		LEFT JOIN metric_values h ON h.series = p_series
+			AND h.commit = p_head AND h.metric = k.metric) x
 $$;
 
 -- What a comparison asked for (GET /api/compare) adds: the values of

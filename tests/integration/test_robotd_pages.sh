@@ -129,6 +129,15 @@ m = re.search(r"<p>to (\d+) (recipients?), \d+ sent</p>", reg)
 assert (m and (m.group(2) == "recipient") == (m.group(1) == "1") and m.group(1) != "0") or \
     (not m and "<p>mailed to no one: no subscriber, job mail_to or author matched</p>" in reg), m and m.group(0)
 assert "<h3>What moved with it</h3>" in reg and "<h3>Every metric that changed</h3>" in reg
+# the chart's dots are the runs compared (each linked to its run),
+# rings the other runs at the two commits (issue 55)
+chart = reg[reg.index("<svg"):reg.index("</svg>")]
+listed = set(re.findall(r'/jobs/(\d+)', reg.split('id="runs"')[1].split("</table>")[0]))
+dots, rings = set(), set()
+for g in re.findall(r'<g fill="([^"]+)"[^>]*>(.*?)</g>', chart, re.S):
+    (rings if g[0] == "none" else dots).update(re.findall(r'<a href="/jobs/(\d+)">', g[1]))
+assert listed and dots == listed and not rings & listed, (sorted(listed), sorted(dots), sorted(rings))
+assert "a dot is a run compared, a ring a run at the commit" in reg
 # the queue names its runs' series and commits by their links
 queue = open(art + "/queue.html").read()
 assert re.search(r'<td><a href="/queue\?series=[^"]+">[^<]+</a></td><td><a href="/commits/[0-9a-f]{40}">', queue), queue[:3000]

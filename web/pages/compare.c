@@ -136,7 +136,7 @@ on_compared(json_t *answer, const struct problem *p, void *arg)
 	buf_adds(&b, ", ");
 	page_runs(&b, cmp);
 	buf_adds(&b, "</p>\n");
-	page_sides_charts(&b, c.values, a->base, a->head);
+	page_sides_charts(&b, c.values, a->base, a->head, cmp);
 	buf_adds(&b, "<h2>The metrics (LKP's table)</h2>\n");
 	page_comparison(&b, cmp);
 	page_round_runs(&b, cmp);

@@ -462,22 +462,44 @@ mean_sd(const double *v, size_t n, double *mean, double *sd)
 	*sd = n ? sqrt(ss / (double)n) : NAN;
 }
 
-/* Every run of a metric at the two commits: base's runs and head's. */
+/* Every run of a metric at the two commits: base's runs and head's,
+ * and each one's job (in step with them; 0 or none: not known). */
 struct sides {
 	double *v[2]; /* base, head */
 	size_t n[2];
+	long long *jobs[2];
+	size_t njobs[2];
 };
 static const struct view_field sides_fields[] = {
 	VIEW_N(sides, "base", v[0], n[0]),
 	VIEW_N(sides, "head", v[1], n[1]),
+	{"base_jobs", VIEW_INTS, offsetof(struct sides, jobs[0]), VIEW_OPT,
+	 NULL, offsetof(struct sides, njobs[0])},
+	{"head_jobs", VIEW_INTS, offsetof(struct sides, jobs[1]), VIEW_OPT,
+	 NULL, offsetof(struct sides, njobs[1])},
 };
+
+/* Whether run i of side k was one comparison c read (c names its runs,
+ * and the run's job is one of them); with no such names, every run. */
+static bool
+compared(const struct comparison *c, const struct sides *sides, int k, size_t i)
+{
+	long long job = i < sides->njobs[k] ? sides->jobs[k][i] : 0;
+
+	if (c == NULL || c->nround_runs == 0)
+		return true;
+	for (size_t r = 0; r < c->nround_runs; r++)
+		if (c->round_runs[r][k] == job && job != 0)
+			return true;
+	return false;
+}
 static const struct view_type sides_view =
 	VIEW_TYPE("runs", struct sides, sides_fields);
 
 /* One metric's chart of its sides' runs. */
 static void
 sides_chart(struct buf *b, const char *metric, const struct sides *sides,
-	    const char *base, const char *head)
+	    const char *base, const char *head, const struct comparison *c)
 {
 	const char *names[2] = {"base", "head"};
 	char bl[32], hl[32], desc[512], m0[32], m1[32];
@@ -506,43 +528,76 @@ sides_chart(struct buf *b, const char *metric, const struct sides *sides,
 		 "Every run of %s at the two commits: %zu at the base (mean "
 		 "%s), %zu at the head "
 		 "(mean %s); a bar is a mean, the band its spread (one "
-		 "standard deviation).",
-		 metric, sides->n[0], m0, sides->n[1], m1);
+		 "standard deviation)%s.",
+		 metric, sides->n[0], m0, sides->n[1], m1,
+		 c != NULL && c->nround_runs > 0
+			 ? "; a dot is a run compared, a ring a run at the "
+			   "commit that this comparison did not read"
+			 : "");
 	s = svg_new(560, 260, metric, desc);
 	svg_range(s, -0.5, 1.5, lo, hi);
 	svg_yaxis(s, metric, unit_of(metric));
 	svg_xcategories(s, cats, 2);
 	for (int k = 0; k < 2; k++) {
 		size_t n = sides->n[k];
-		double *x = xcalloc(n + 1, sizeof *x),
-		       *y = xcalloc(n + 1, sizeof *y);
-		char **t = xcalloc(n + 1, sizeof *t);
+		/* [0]: the runs compared, [1]: the others */
+		double *x[2] = {xcalloc(n + 1, sizeof(double)),
+				xcalloc(n + 1, sizeof(double))};
+		double *y[2] = {xcalloc(n + 1, sizeof(double)),
+				xcalloc(n + 1, sizeof(double))};
+		char **t[2] = {xcalloc(n + 1, sizeof(char *)),
+			       xcalloc(n + 1, sizeof(char *))};
+		char **h[2] = {xcalloc(n + 1, sizeof(char *)),
+			       xcalloc(n + 1, sizeof(char *))};
+		size_t m[2] = {0, 0};
 		double bx[2] = {k - 0.3, k + 0.3}, blo[2], bhi[2];
 
 		for (size_t i = 0; i < n; i++) {
+			int o = !compared(c, sides, k, i);
+			long long job =
+				i < sides->njobs[k] ? sides->jobs[k][i] : 0;
 			char v[32];
 
 			/* Spread across the column, so that runs with the
 			 * same value do not hide each other. */
-			x[i] = k +
-			       (n > 1 ? -0.2 + 0.4 * (double)i / (double)(n - 1)
-				      : 0);
-			y[i] = sides->v[k][i];
-			unit_si(v, sizeof v, y[i], unit_of(metric));
-			t[i] = xasprintf("%s run %zu: %s", names[k], i + 1, v);
+			x[o][m[o]] =
+				k + (n > 1 ? -0.2 + 0.4 * (double)i /
+							     (double)(n - 1)
+					   : 0);
+			y[o][m[o]] = sides->v[k][i];
+			unit_si(v, sizeof v, sides->v[k][i], unit_of(metric));
+			t[o][m[o]] =
+				job > 0 ? xasprintf("%s run %zu (run %lld)"
+						    ": %s%s",
+						    names[k], i + 1, job, v,
+						    o ? ", not compared" : "")
+					: xasprintf("%s run %zu: %s", names[k],
+						    i + 1, v);
+			h[o][m[o]] =
+				job > 0 ? xasprintf("/jobs/%lld", job) : NULL;
+			m[o]++;
 		}
 		blo[0] = blo[1] = mean[k] - sd[k];
 		bhi[0] = bhi[1] = mean[k] + sd[k];
 		svg_band(s, k, bx, blo, bhi, 2);
-		svg_points(s, k, x, y, n, (const char *const *)t, NULL);
+		svg_points(s, k, x[0], y[0], m[0], (const char *const *)t[0],
+			   (const char *const *)h[0]);
+		svg_points_hollow(s, k, x[1], y[1], m[1],
+				  (const char *const *)t[1],
+				  (const char *const *)h[1]);
 		svg_hline(s, k, k - 0.3, k + 0.3, mean[k],
 			  k == 0 ? "the base's mean" : "the head's mean");
 		svg_legend(s, k, k == 0 ? bl : hl);
-		for (size_t i = 0; i < n; i++)
-			free(t[i]);
-		free(t);
-		free(x);
-		free(y);
+		for (int o = 0; o < 2; o++) {
+			for (size_t i = 0; i < m[o]; i++) {
+				free(t[o][i]);
+				free(h[o][i]);
+			}
+			free(t[o]);
+			free(h[o]);
+			free(x[o]);
+			free(y[o]);
+		}
 	}
 	buf_adds(b, "<figure>");
 	svg_finish(s, b);
@@ -553,7 +608,7 @@ sides_chart(struct buf *b, const char *metric, const struct sides *sides,
 
 void
 page_sides_charts(struct buf *b, const json_t *values, const char *base,
-		  const char *head)
+		  const char *head, const struct comparison *c)
 {
 	const char *key;
 	json_t *v;
@@ -567,7 +622,7 @@ page_sides_charts(struct buf *b, const json_t *values, const char *base,
 		/* a metric without both sides' runs has no chart */
 		if (view_decode(&d, &sides_view, v, &sides, err, sizeof err) &&
 		    sides.v[0] != NULL && sides.v[1] != NULL)
-			sides_chart(b, key, &sides, base, head);
+			sides_chart(b, key, &sides, base, head, c);
 		view_release(&d);
 	}
 }

@@ -77,10 +77,12 @@ void page_runs(struct buf *b, const struct comparison *c);
  * section #runs), when c names them (its round_runs). */
 void page_round_runs(struct buf *b, const struct comparison *c);
 /* A chart of every run of each metric of values ({METRIC: {"base":
- * [...], "head": [...]}}, a metric without both sides' runs left out),
- * at commits base and head. */
+ * [...], "head": [...], "base_jobs": [...], "head_jobs": [...]}}, a
+ * metric without both sides' runs left out), at commits base and head:
+ * each run a dot linked to its page, a ring when comparison c (or NULL)
+ * names the runs it read and this is not one of them. */
 void page_sides_charts(struct buf *b, const json_t *values, const char *base,
-		       const char *head);
+		       const char *head, const struct comparison *c);
 
 /* A bisection: its outcome and every step; on its own page (own), its
  * steps without a link to itself. */

@@ -220,7 +220,7 @@ static void
 measured(struct buf *b, const struct store_regression *r,
 	 const struct comparison *c)
 {
-	page_sides_charts(b, r->values, r->base, r->commit);
+	page_sides_charts(b, r->values, r->base, r->commit, c);
 	buf_adds(b, "<h2>The changed metrics (LKP's table)</h2>\n");
 	page_comparison(b, c);
 	page_round_runs(b, c);
