@@ -122,9 +122,42 @@ wait_final(const char *server, const struct wait_pair *p)
 	return j;
 }
 
-/* Each pair's final verdict and its KPIs, as robot compare shows them. */
+/* Whether job is one of ids. */
+static bool
+among(long long job, const long long *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == job)
+			return true;
+	return false;
+}
+
+/* Which runs a verdict read (issue 55): its rounds, and how many of them
+ * are the submission's own runs (ids), the rest earlier runs at the
+ * same commits. */
 static void
-wait_verdicts(json_t **final, const struct wait_pair *p, size_t n)
+wait_read(const struct comparison *c, const long long *ids, size_t nids)
+{
+	size_t own = 0;
+
+	if (c->nround_runs == 0)
+		return;
+	for (size_t r = 0; r < c->nround_runs; r++)
+		own += among(c->round_runs[r][0], ids, nids) &&
+		       among(c->round_runs[r][1], ids, nids);
+	printf("  read %zu round%s: %zu of this submission's runs",
+	       c->nround_runs, c->nround_runs == 1 ? "" : "s", own);
+	if (own < c->nround_runs)
+		printf(", %zu with earlier runs at these commits",
+		       c->nround_runs - own);
+	printf("\n");
+}
+
+/* Each pair's final verdict and its KPIs, as robot compare shows them,
+ * and the runs it read (ids: the submission's). */
+static void
+wait_verdicts(json_t **final, const struct wait_pair *p, size_t n,
+	      const long long *ids, size_t nids)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct comparison *c = comparison_from_json(
@@ -132,6 +165,8 @@ wait_verdicts(json_t **final, const struct wait_pair *p, size_t n)
 
 		printf("\n%s: %.12s against %.12s: %s\n", p[i].series,
 		       p[i].head, p[i].base, cli_shown(final[i], "verdict"));
+		if (c != NULL)
+			wait_read(c, ids, nids);
 		if (c != NULL)
 			cli_print_kpis(c);
 		else if (rjson_get_str(final[i], "error") != NULL)
@@ -157,6 +192,8 @@ submit_wait(const char *server, long long submission, json_t *answer)
 	char last[256] = "";
 	int status = 0;
 	bool down = false, said = false;
+	long long *ids = NULL;
+	size_t nids = 0;
 
 	for (;;) {
 		/* robotd down: said once, and its return. */
@@ -231,6 +268,10 @@ submit_wait(const char *server, long long submission, json_t *answer)
 					  cli_shown(x, "commit"),
 					  cli_shown(x, "error"));
 			}
+			/* the submission's runs, for the verdicts' */
+			ids = xcalloc(json_array_size(jobs) + 1, sizeof *ids);
+			json_array_foreach(jobs, i, x) ids[nids++] =
+				json_integer_value(json_object_get(x, "id"));
 			json_decref(j);
 			status = n[3] > 0 ? 1 : 0;
 			break;
@@ -246,9 +287,10 @@ submit_wait(const char *server, long long submission, json_t *answer)
 		json_decref(j);
 		sleep(2);
 	}
-	wait_verdicts(final, pairs, npairs);
+	wait_verdicts(final, pairs, npairs, ids, nids);
 	for (size_t k = 0; k < npairs; k++)
 		json_decref(final[k]);
+	free(ids);
 	free(final);
 	free(pairs);
 	free(path);

@@ -311,8 +311,12 @@ assert counts[-1][0] == counts[-1][1] > 6, counts[-1]
 assert "robotd added" in out
 assert re.search(r": [0-9a-f]{12} against [0-9a-f]{12}: regression", out), out[-600:]
 assert re.search(r"dd\.write_bytes_per_sec +regression +-\d", out), out[-600:]
+# which runs the verdict read: its rounds, all of them this
+# submission's (its commits had no runs before)
+m = re.search(r"\n  read (\d+) rounds: (\d+) of this submission's runs\n", out)
+assert m and m.group(1) == m.group(2) and counts[-1][1] == 2 * int(m.group(1)), (m and m.group(0), out[-600:])
 PY
-) "robot submit --wait counts the runs robotd adds and ends with the verdict ($rc: $(grep 'runs done' "$T/wait.out" | tail -1))"
+) "robot submit --wait counts the runs robotd adds and ends with the verdict, and says which runs it read ($rc: $(grep 'runs done' "$T/wait.out" | tail -1))"
 # Runs stored before submits resolved commits can carry a short one
 # (robotd-upgrade's old data), which resolves to itself: GET
 # /api/compare of them asked robot_series_commit() again and again, and
