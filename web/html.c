@@ -137,7 +137,9 @@ html_page(const char *title, const char *body)
 		     "content=\"width=device-width, initial-scale=1\">\n"
 		     "<title>");
 	html_text(&b, title);
-	buf_adds(&b, " - robot</title>\n"
+	/* (the home page's title is "robot" alone) */
+	buf_adds(&b, strcmp(title, "robot") != 0 ? " - robot" : "");
+	buf_adds(&b, "</title>\n"
 		     "<link rel=\"stylesheet\" href=\"/style.css\">\n"
 		     "<link rel=\"icon\" href=\"/icon.svg\">\n"
 		     "</head>\n<body>\n<header><nav>"

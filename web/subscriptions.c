@@ -122,8 +122,8 @@ subscriptions_on_added(const char *text, const struct problem *p, void *arg)
 		struct buf b;
 
 		buf_init(&b);
-		buf_adds(&b, "<p>");
-		html_text(&b, msg);
+		buf_adds(&b, "<p>A"); /* a sentence on the page */
+		html_text(&b, msg + 1);
 		buf_adds(&b, ".</p>");
 		reply_page(a->req, 202, "Almost subscribed", b.data);
 		buf_release(&b);

@@ -121,11 +121,13 @@ BEGIN
 			'series', r.series, 'kpi', r.kpi,
 			'change_pct', r.change_pct,
 			'part', CASE WHEN r.culprit = s THEN 'the commit at fault'
-				WHEN r.commit = s THEN 'found at'
-				WHEN r.bisected_to = s THEN 'bisected to'
-				WHEN r.fixed_by = s THEN 'fixed by'
-				WHEN r.last_head = s THEN 'still at'
-				ELSE 'the base' END) ORDER BY r.id DESC), '[]')
+				WHEN r.commit = s THEN 'where it was found'
+				WHEN r.bisected_to = s
+				THEN 'the first bad commit its bisection found'
+				WHEN r.fixed_by = s THEN 'its fix'
+				WHEN r.last_head = s
+				THEN 'a later head that still shows it'
+				ELSE 'its base' END) ORDER BY r.id DESC), '[]')
 			FROM regressions r WHERE s IN (r.commit, r.culprit,
 				r.bisected_to, r.fixed_by, r.last_head,
 				r.base)),

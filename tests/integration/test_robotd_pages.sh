@@ -141,6 +141,17 @@ assert "a dot is a run compared, a ring a run at the commit" in reg
 # the queue names its runs' series and commits by their links
 queue = open(art + "/queue.html").read()
 assert re.search(r'<td><a href="/queue\?series=[^"]+">[^<]+</a></td><td><a href="/commits/[0-9a-f]{40}">', queue), queue[:3000]
+# titles and sentences (issue 55): the home page's title is not "robot
+# - robot"; a history's names its series; a commit's part in a finding
+# reads as a sentence; a history's dots are drawn over its lines (a
+# segment's mean took their clicks)
+assert "<title>robot</title>" in home, re.search(r"<title>.*</title>", home).group(0)
+hist = open(art + "/history.html").read()
+assert re.search(r"<title>dd\.write_bytes_per_sec of dd-write/[^<]+ - robot</title>", hist), re.search(r"<title>.*</title>", hist).group(0)
+chart = hist[hist.index("<svg"):hist.index("</svg>")]
+assert chart.rindex("<circle") > chart.rindex("<line"), "the dots under the lines"
+commit = open(art + "/commit.html").read()
+assert re.search(r"this commit is (the commit at fault|where it was found|its base)", commit), commit[:3000]
 # a box's page: its group and state, its newest runs linked, all of
 # them in the queue; the lab links each box to it
 box = open(art + "/box.html").read()
@@ -306,7 +317,7 @@ check $([ "$s1" = 403 ] && [ "$s2" = 403 ] && [ "$s3" = 202 ] && [ "$s4" = 400 ]
 	[ "$(sql "SELECT min_change FROM subscriptions WHERE email = 'g@robot.test'")" = 7.5 ] &&
 	sql "DELETE FROM subscriptions WHERE email = 'g@robot.test'" >/dev/null &&
 	[ "$(sql "SELECT string_agg(email || ' ' || coalesce(tree, '-') || ' ' || improvements::text, ',' ORDER BY email) FROM subscriptions")" = "b@robot.test web true,c@robot.test - false" ] &&
-	grep -q "confirmation mail" "$T/sub3"; echo $?) \
+	grep -q "<p>A confirmation mail is on its way" "$T/sub3"; echo $?) \
 	"the subscribe form subscribes from robotd's page only, as a browser posts it there, its fields checked as the API checks them ($s1 $s2 $s3 $s4 $s5; Origin null: $s6 $s7 $s8; at least: $s9 $s10)"
 
 # 8. Bad page arguments get a clear page, not a crash.

@@ -269,10 +269,12 @@ chart(struct buf *b, struct ask *a, const struct drawn *d)
 	svg_xcategories(s, cats, n);
 	svg_band(s, 0, mx, lo, hi, n);
 	svg_line(s, 0, mx, mean, n);
-	svg_points(s, 0, o.x, o.y, o.n, (const char *const *)o.titles,
-		   (const char *const *)o.hrefs);
 	mark_regressions(s, h);
 	mark_changes(s, a, d);
+	/* the dots last, over the lines: each a link (a segment's mean
+	 * drawn over them took their clicks) */
+	svg_points(s, 0, o.x, o.y, o.n, (const char *const *)o.titles,
+		   (const char *const *)o.hrefs);
 	svg_legend(s, 0, "runs, mean and spread");
 	svg_legend(s, 1, "regression");
 	svg_legend(s, 2, "fix");
@@ -387,13 +389,15 @@ static void
 pick_metric(struct ask *a, const struct store_history *h)
 {
 	struct buf b;
+	char *title = xasprintf("History of %s", a->series);
 
 	buf_init(&b);
 	buf_adds(&b, "<p>");
 	html_text(&b, a->series);
 	buf_adds(&b, ": which metric's history?</p>\n");
 	metric_form(&b, a->series, h, NULL);
-	page_reply(a->req, 200, "History", &b);
+	page_reply(a->req, 200, title, &b);
+	free(title);
 	buf_release(&b);
 }
 
@@ -407,7 +411,7 @@ on_history(const char *text, const struct problem *p, void *arg)
 	struct history hist;
 	struct drawn d = {&h, &hist, NULL, 0};
 	struct buf b;
-	char err[256] = "";
+	char err[256] = "", *title;
 	bool ok = p == NULL && j != NULL &&
 		  view_decode(&vd, &store_history_view, j, &h, err, sizeof err);
 
@@ -442,7 +446,10 @@ on_history(const char *text, const struct problem *p, void *arg)
 	buf_adds(&b, "/history?metric=");
 	page_query(&b, a->metric);
 	buf_adds(&b, "\">As JSON</a></p>");
-	page_reply(a->req, 200, a->metric, &b);
+	title = a->metric != NULL ? xasprintf("%s of %s", a->metric, a->series)
+				  : xasprintf("History of %s", a->series);
+	page_reply(a->req, 200, title, &b);
+	free(title);
 	buf_release(&b);
 out:
 	view_release(&vd);
