@@ -188,6 +188,10 @@ queue /queue
 queue.json /api/jobs
 tree /trees/bench
 tree.json /api/trees/bench
+box /boxes/box7
+box.json /api/boxes/box7
+submission /submissions/1
+submission.json /api/submissions/1
 bisections /bisections
 subscribe /subscribe
 P
