@@ -122,6 +122,23 @@ wait_final(const char *server, const struct wait_pair *p)
 	return j;
 }
 
+/* The ids of the runs jobs lists (their number in *n). */
+static long long *
+job_ids(const json_t *jobs, size_t *n)
+{
+	long long *ids = xcalloc(json_array_size(jobs) + 1, sizeof *ids);
+	const json_t *x;
+	size_t i;
+
+	*n = 0;
+	json_array_foreach(jobs, i, x)
+	{
+		ids[*n] = json_integer_value(json_object_get(x, "id"));
+		(*n)++;
+	}
+	return ids;
+}
+
 /* Whether job is one of ids. */
 static bool
 among(long long job, const long long *ids, size_t n)
@@ -268,10 +285,7 @@ submit_wait(const char *server, long long submission, json_t *answer)
 					  cli_shown(x, "commit"),
 					  cli_shown(x, "error"));
 			}
-			/* the submission's runs, for the verdicts' */
-			ids = xcalloc(json_array_size(jobs) + 1, sizeof *ids);
-			json_array_foreach(jobs, i, x) ids[nids++] =
-				json_integer_value(json_object_get(x, "id"));
+			ids = job_ids(jobs, &nids); /* for the verdicts' */
 			json_decref(j);
 			status = n[3] > 0 ? 1 : 0;
 			break;

@@ -496,12 +496,65 @@ compared(const struct comparison *c, const struct sides *sides, int k, size_t i)
 static const struct view_type sides_view =
 	VIEW_TYPE("runs", struct sides, sides_fields);
 
+/* Side k's runs of a chart: those comparison c read as dots, the others
+ * as rings, each spread across its column and linked to its run. */
+static void
+side_dots(struct svg *s, const char *metric, const struct sides *sides, int k,
+	  const struct comparison *c)
+{
+	static const char *const names[2] = {"base", "head"};
+	size_t n = sides->n[k], m[2] = {0, 0};
+	/* [0]: the runs compared, [1]: the others */
+	double *x[2] = {xcalloc(n + 1, sizeof(double)),
+			xcalloc(n + 1, sizeof(double))};
+	double *y[2] = {xcalloc(n + 1, sizeof(double)),
+			xcalloc(n + 1, sizeof(double))};
+	char **t[2] = {xcalloc(n + 1, sizeof(char *)),
+		       xcalloc(n + 1, sizeof(char *))};
+	char **h[2] = {xcalloc(n + 1, sizeof(char *)),
+		       xcalloc(n + 1, sizeof(char *))};
+
+	for (size_t i = 0; i < n; i++) {
+		int o = !compared(c, sides, k, i);
+		long long job = i < sides->njobs[k] ? sides->jobs[k][i] : 0;
+		char v[32];
+
+		/* Spread across the column, so that runs with the same value
+		 * do not hide each other. */
+		x[o][m[o]] =
+			k +
+			(n > 1 ? -0.2 + 0.4 * (double)i / (double)(n - 1) : 0);
+		y[o][m[o]] = sides->v[k][i];
+		unit_si(v, sizeof v, sides->v[k][i], unit_of(metric));
+		t[o][m[o]] = job > 0 ? xasprintf("%s run %zu (run %lld): %s%s",
+						 names[k], i + 1, job, v,
+						 o ? ", not compared" : "")
+				     : xasprintf("%s run %zu: %s", names[k],
+						 i + 1, v);
+		h[o][m[o]] = job > 0 ? xasprintf("/jobs/%lld", job) : NULL;
+		m[o]++;
+	}
+	svg_points(s, k, x[0], y[0], m[0], (const char *const *)t[0],
+		   (const char *const *)h[0]);
+	svg_points_hollow(s, k, x[1], y[1], m[1], (const char *const *)t[1],
+			  (const char *const *)h[1]);
+	for (int o = 0; o < 2; o++) {
+		for (size_t i = 0; i < m[o]; i++) {
+			free(t[o][i]);
+			free(h[o][i]);
+		}
+		free(t[o]);
+		free(h[o]);
+		free(x[o]);
+		free(y[o]);
+	}
+}
+
 /* One metric's chart of its sides' runs. */
 static void
 sides_chart(struct buf *b, const char *metric, const struct sides *sides,
 	    const char *base, const char *head, const struct comparison *c)
 {
-	const char *names[2] = {"base", "head"};
 	char bl[32], hl[32], desc[512], m0[32], m1[32];
 	const char *cats[2] = {bl, hl};
 	double lo = INFINITY, hi = -INFINITY, mean[2], sd[2];
@@ -539,65 +592,15 @@ sides_chart(struct buf *b, const char *metric, const struct sides *sides,
 	svg_yaxis(s, metric, unit_of(metric));
 	svg_xcategories(s, cats, 2);
 	for (int k = 0; k < 2; k++) {
-		size_t n = sides->n[k];
-		/* [0]: the runs compared, [1]: the others */
-		double *x[2] = {xcalloc(n + 1, sizeof(double)),
-				xcalloc(n + 1, sizeof(double))};
-		double *y[2] = {xcalloc(n + 1, sizeof(double)),
-				xcalloc(n + 1, sizeof(double))};
-		char **t[2] = {xcalloc(n + 1, sizeof(char *)),
-			       xcalloc(n + 1, sizeof(char *))};
-		char **h[2] = {xcalloc(n + 1, sizeof(char *)),
-			       xcalloc(n + 1, sizeof(char *))};
-		size_t m[2] = {0, 0};
 		double bx[2] = {k - 0.3, k + 0.3}, blo[2], bhi[2];
 
-		for (size_t i = 0; i < n; i++) {
-			int o = !compared(c, sides, k, i);
-			long long job =
-				i < sides->njobs[k] ? sides->jobs[k][i] : 0;
-			char v[32];
-
-			/* Spread across the column, so that runs with the
-			 * same value do not hide each other. */
-			x[o][m[o]] =
-				k + (n > 1 ? -0.2 + 0.4 * (double)i /
-							     (double)(n - 1)
-					   : 0);
-			y[o][m[o]] = sides->v[k][i];
-			unit_si(v, sizeof v, sides->v[k][i], unit_of(metric));
-			t[o][m[o]] =
-				job > 0 ? xasprintf("%s run %zu (run %lld)"
-						    ": %s%s",
-						    names[k], i + 1, job, v,
-						    o ? ", not compared" : "")
-					: xasprintf("%s run %zu: %s", names[k],
-						    i + 1, v);
-			h[o][m[o]] =
-				job > 0 ? xasprintf("/jobs/%lld", job) : NULL;
-			m[o]++;
-		}
 		blo[0] = blo[1] = mean[k] - sd[k];
 		bhi[0] = bhi[1] = mean[k] + sd[k];
 		svg_band(s, k, bx, blo, bhi, 2);
-		svg_points(s, k, x[0], y[0], m[0], (const char *const *)t[0],
-			   (const char *const *)h[0]);
-		svg_points_hollow(s, k, x[1], y[1], m[1],
-				  (const char *const *)t[1],
-				  (const char *const *)h[1]);
+		side_dots(s, metric, sides, k, c);
 		svg_hline(s, k, k - 0.3, k + 0.3, mean[k],
 			  k == 0 ? "the base's mean" : "the head's mean");
 		svg_legend(s, k, k == 0 ? bl : hl);
-		for (int o = 0; o < 2; o++) {
-			for (size_t i = 0; i < m[o]; i++) {
-				free(t[o][i]);
-				free(h[o][i]);
-			}
-			free(t[o]);
-			free(h[o]);
-			free(x[o]);
-			free(y[o]);
-		}
 	}
 	buf_adds(b, "<figure>");
 	svg_finish(s, b);
