@@ -268,6 +268,10 @@ def compare(b, series, short, branch):
     text = p.text("main")
     expect(re.search(r"runs? a side", text) and "verdict" in text,
            "%s and %s compared: %r" % (short, branch, text[:300]))
+    # the commits they named, each linked to its page (issue 55)
+    shas = p.eval("Array.from(document.querySelectorAll('main p a[href^=\"/commits/\"]')).map(a => a.getAttribute('href'))")
+    expect(len(shas or []) >= 2 and all(re.fullmatch(r"/commits/[0-9a-f]{40}", h) for h in shas[:2]),
+           "the commits %s and %s name: %r" % (short, branch, shas))
 
 
 def tally():

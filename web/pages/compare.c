@@ -126,6 +126,15 @@ on_compared(json_t *answer, const struct problem *p, void *arg)
 	cmp = comparison_from_json((json_t *)c.comparison);
 	buf_init(&b);
 	form(&b, a->series, a->base, a->head, NULL);
+	/* the commits a tag, a branch or a short SHA named */
+	if (cmp != NULL && cmp->base.commit != NULL &&
+	    cmp->head.commit != NULL) {
+		buf_adds(&b, "<p>base ");
+		page_sha(&b, cmp->base.commit, NULL);
+		buf_adds(&b, ", head ");
+		page_sha(&b, cmp->head.commit, NULL);
+		buf_adds(&b, "</p>\n");
+	}
 	buf_adds(&b, "<p>verdict <strong>");
 	html_text(&b, c.verdict);
 	buf_adds(&b, "</strong>");
