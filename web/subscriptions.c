@@ -292,29 +292,61 @@ subscriptions_confirm(struct web *w, struct http_req *req,
 	subscribe_confirm(w->d.store, t, subscriptions_on_confirmed, l);
 }
 
+/* The unsubscribe link's page: the address it names, and a button that
+ * unsubscribes (a link opened, or fetched by a mail scanner, changes
+ * nothing); or that it is unsubscribed already. */
+static void
+subscriptions_on_look(const char *text, const struct problem *p, void *arg)
+{
+	struct http_req *req = arg;
+	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	const char *email = rjson_get_str(j, "email");
+	struct buf b;
+
+	if (p != NULL) {
+		reply_page(req, 503, "Not now",
+			   "<p>robot cannot reach its database: try the link "
+			   "again in a minute.</p>");
+	} else if (email == NULL) {
+		reply_page(req, 404, "Not a valid link",
+			   "<p>robot knows no such address.</p>");
+	} else if (json_is_true(json_object_get(j, "opted_out"))) {
+		buf_init(&b);
+		buf_adds(&b, "<p><strong>");
+		html_text(&b, email);
+		buf_adds(&b, "</strong> is unsubscribed already: robot mails "
+			     "it nothing. <a href=\"/subscribe\">Subscribe"
+			     "</a> again to have reports.</p>");
+		reply_page(req, 200, "Unsubscribed already", b.data);
+		buf_release(&b);
+	} else {
+		buf_init(&b);
+		buf_adds(&b, "<p>No more mail from robot to <strong>");
+		html_text(&b, email);
+		buf_adds(&b, "</strong>: no reports, no follow-ups.</p>\n"
+			     "<form method=\"post\" "
+			     "action=\"/subscriptions/unsubscribe?t=");
+		html_attr(&b, http_req_arg(req, "t", 0));
+		buf_adds(&b, "\">\n<input type=\"hidden\" "
+			     "name=\"List-Unsubscribe\" value=\"One-Click\">\n"
+			     "<button type=\"submit\">Unsubscribe</button>\n"
+			     "</form>");
+		reply_page(req, 200, "Unsubscribe", b.data);
+		buf_release(&b);
+	}
+	json_decref(j);
+}
+
 void
 subscriptions_unsubscribe_page(struct web *w, struct http_req *req,
 			       const struct web_call *call)
 {
 	const char *t = token_arg(req);
-	struct buf b;
 
-	(void)w;
 	(void)call;
-	if (t == NULL)
-		return;
-	/* A link opened (or fetched by a mail scanner) changes nothing: the
-	 * button posts. */
-	buf_init(&b);
-	buf_adds(&b, "<p>No more mail from robot to this address: no "
-		     "reports, no follow-ups.</p>\n<form method=\"post\" "
-		     "action=\"/subscriptions/unsubscribe?t=");
-	html_attr(&b, t);
-	buf_adds(&b, "\">\n<input type=\"hidden\" name=\"List-Unsubscribe\" "
-		     "value=\"One-Click\">\n<button type=\"submit\">"
-		     "Unsubscribe</button>\n</form>");
-	reply_page(req, 200, "Unsubscribe", b.data);
-	buf_release(&b);
+	if (t != NULL)
+		store_unsubscribe_look(w->d.store, t, subscriptions_on_look,
+				       req);
 }
 
 static void

@@ -666,6 +666,16 @@ BEGIN
 	RETURN json_build_object('email', a.email, 'subscriptions', n);
 END $$;
 
+-- The address an unsubscribe link names, and whether it opted out
+-- already (its page, which changes nothing): {email, opted_out}; NULL
+-- for no such token.
+CREATE FUNCTION robot_unsubscribe_look(p_token text) RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('email', a.email,
+		'opted_out', a.opted_out IS NOT NULL)
+	FROM mail_addresses a WHERE a.token = p_token
+$$;
+
 -- Every subscription, for an admin.
 CREATE FUNCTION robot_subscriptions() RETURNS json
 LANGUAGE sql STABLE AS $$

@@ -103,8 +103,11 @@ simbox_stop s2
 unsub() { mails "
 u = [m for m in reports if m['To'] == '$1'][0]['List-Unsubscribe'].strip('<>')
 print('$U/subscriptions/' + u.split('/subscriptions/')[1])"; }
+# (the link's page names the address, and after unsubscribing says so)
+curl -s -o "$T/unsubpage1" "$(unsub hank@robot.test)"
 ROBOT_SERVER=$U "$ROBOT" unsubscribe "$(unsub hank@robot.test)" >"$T/unsub.out" 2>&1
 rc=$?
+curl -s -o "$T/unsubpage2" "$(unsub hank@robot.test)"
 ROBOT_SERVER=$U "$ROBOT" unsubscribe "$(printf '%064d' 0)" >"$T/unsub2.out" 2>&1
 rc2=$?
 # (his confirmation link, opened again, says he unsubscribed: it said
@@ -112,7 +115,11 @@ rc2=$?
 old=$(curl -s -o "$T/oldconfirm" -w '%{http_code}' "$(confirm_link hank@robot.test)")
 check $([ $rc = 0 ] && [ $rc2 = 1 ] && grep -q "no such link" "$T/unsub2.out" &&
 	[ "$(sql "SELECT state FROM subscriptions WHERE email = 'hank@robot.test'")" = unsubscribed ] &&
-	[ "$old" = 200 ] && grep -q "unsubscribed since" "$T/oldconfirm"; echo $?) \
+	[ "$old" = 200 ] && grep -q "unsubscribed since" "$T/oldconfirm" &&
+	grep -q "No more mail from robot to <strong>hank@robot.test</strong>" "$T/unsubpage1" &&
+	grep -q '<form method="post"' "$T/unsubpage1" &&
+	grep -q "<strong>hank@robot.test</strong> is unsubscribed already" "$T/unsubpage2" &&
+	! grep -q '<form method="post"' "$T/unsubpage2"; echo $?) \
 	"robot unsubscribe follows a mail's link; an unknown one is named; the old confirmation link says so ($rc $rc2 $old)"
 bad=$(curl -s -o /dev/null -w '%{http_code}' "$U/subscriptions/confirm?t=../../etc")
 bad2=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$U/subscriptions/unsubscribe")

@@ -258,6 +258,16 @@ store_unsubscribe(struct store *s, const char *token, store_text_cb cb,
 	store_call(s, &unsubscribe, STORE_FN(cb), arg, STORE_TEXT(token));
 }
 
+static const struct store_stmt unsubscribe_look = {
+	"SELECT robot_unsubscribe_look($1)", "s", store_read_text, false};
+
+void
+store_unsubscribe_look(struct store *s, const char *token, store_text_cb cb,
+		       void *arg)
+{
+	store_call(s, &unsubscribe_look, STORE_FN(cb), arg, STORE_TEXT(token));
+}
+
 static const struct store_stmt subscriptions = {"SELECT robot_subscriptions()",
 						"", store_read_text, false};
 

@@ -233,6 +233,10 @@ void store_subscription_confirm(struct store *s, const char *hash,
 /* {email, subscriptions}: the address opted out; NULL for no such token. */
 void store_unsubscribe(struct store *s, const char *token, store_text_cb cb,
 		       void *arg);
+/* {email, opted_out}: the address an unsubscribe link names (nothing
+ * changed); NULL for no such token. */
+void store_unsubscribe_look(struct store *s, const char *token,
+			    store_text_cb cb, void *arg);
 /* {"subscriptions": [...]}. */
 void store_subscriptions(struct store *s, store_text_cb cb, void *arg);
 
