@@ -95,6 +95,14 @@ def widths(b, pages):
             expect(not broken, "%s at %d px breaks %s" % (name, w, broken[:4]))
             expect(not p.overflows(), "%s at %d px is wider than the window "
                    "(%s)" % (name, w, p.widest()))
+            # a chart's text stays readable on a phone: drawn at least
+            # 8 px tall (the history's, squeezed to 390 px, was 4-5 px;
+            # a wide chart scrolls in itself)
+            small = p.eval("Math.min(...Array.from(document.querySelectorAll("
+                           "'svg.chart text')).map(t => t.getBoundingClientRect().height)"
+                           ".filter(h => h > 0), 99)")
+            expect(small >= 8, "%s at %d px draws chart text %.1f px tall"
+                   % (name, w, small))
     print("%d pages at 390 and 1280 px" % len(pages))
 
 

@@ -280,7 +280,7 @@ chart(struct buf *b, struct ask *a, const struct drawn *d)
 	svg_legend(s, 2, "fix");
 	if (d->ncp > 0)
 		svg_legend(s, 3, "change point, segment means");
-	buf_adds(b, "<figure>");
+	buf_adds(b, "<figure class=\"chart\">");
 	svg_finish(s, b);
 	buf_adds(b, "<figcaption>");
 	html_text(b, desc);

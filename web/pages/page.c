@@ -602,7 +602,7 @@ sides_chart(struct buf *b, const char *metric, const struct sides *sides,
 			  k == 0 ? "the base's mean" : "the head's mean");
 		svg_legend(s, k, k == 0 ? bl : hl);
 	}
-	buf_adds(b, "<figure>");
+	buf_adds(b, "<figure class=\"chart\">");
 	svg_finish(s, b);
 	buf_adds(b, "<figcaption>");
 	html_text(b, desc);

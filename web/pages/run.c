@@ -292,7 +292,7 @@ series_chart(struct buf *b, const char *title, json_t *series, json_t *stats,
 			free(key);
 		}
 	}
-	buf_adds(b, "<figure>");
+	buf_adds(b, "<figure class=\"chart\">");
 	svg_finish(s, b);
 	buf_adds(b, "<figcaption>");
 	html_text(b, desc);
