@@ -484,7 +484,8 @@ END $$;
 -- its KPI p_kpi varies, and the runs it would need): the pair says so in
 -- words naming the boxes that ran it, and a note for the lab's operators
 -- is due (robot_note_next()), unless one of the same series and boxes
--- was made in the last day: the operators hear of a box once a day.
+-- was made in the last day (the operators hear of a box once a day), or
+-- the pair is a bisection's step.
 CREATE FUNCTION robot_pair_noisy(p pairs, p_kpi text, p_note text)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -500,6 +501,12 @@ BEGIN
 		CASE WHEN cardinality(bx) = 0 THEN '?'
 			ELSE array_to_string(bx, ', ') END, p.series, p_note);
 	UPDATE pairs SET note = msg WHERE id = p.id;
+	-- (a bisection's step pair gets more rounds from its bisection,
+	-- up to the bisection's cap: the operators hear of the box from
+	-- the heads' pairs, whose cap is the one the note names)
+	IF p.bisection IS NOT NULL THEN
+		RETURN;
+	END IF;
 	PERFORM 1 FROM lab_notes WHERE kind = 'noisy' AND series = p.series
 		AND boxes = bx AND created > now() - interval '1 day';
 	IF FOUND THEN
