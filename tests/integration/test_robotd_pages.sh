@@ -162,6 +162,9 @@ assert '<a href="/boxes/s1">s1</a>' in open(art + "/lab.html").read()
 bis = open(art + "/bisection.html").read()
 assert re.search(r'for <a href="/regressions/\d+">regression \d+</a>', bis), bis[:2000]
 assert "<h2>Steps</h2>" in bis and 'href="/bisections/' not in bis.split("<h2>Steps</h2>")[1], bis[:2000]
+# the bisections' list links each KPI to its history in the series
+bl = open(art + "/bisections.html").read()
+assert re.search(r'<a href="/series/[^"]+/history\?metric=dd\.write_bytes_per_sec">dd\.write_bytes_per_sec</a>', bl), bl[:3000]
 # each step links to its comparisons (issue 55)
 steps = bis.split("<h2>Steps</h2>")[1]
 assert re.search(r'<a href="/compare\?series=[^"]+&amp;base=[0-9a-f]{40}&amp;head=[0-9a-f]{40}">with the good end</a>', steps), steps[:3000]

@@ -38,8 +38,18 @@ render(struct buf *b, const void *doc, struct http_req *req)
 		buf_addf(b, "<td class=\"num\">%lld</td><td>", x->steps);
 		if (x->first_bad.sha != NULL)
 			page_sha(b, x->first_bad.sha, x->first_bad.subject);
+		/* the KPI's history in the series (a bisection named before
+		 * its ends were measured has no KPI yet) */
 		buf_adds(b, "</td><td>");
-		html_text(b, x->kpi);
+		if (x->kpi != NULL) {
+			buf_adds(b, "<a href=\"/series/");
+			html_attr(b, x->series);
+			buf_adds(b, "/history?metric=");
+			page_query(b, x->kpi);
+			buf_adds(b, "\">");
+			html_text(b, x->kpi);
+			buf_adds(b, "</a>");
+		}
 		buf_adds(b, " <span class=\"muted\">");
 		html_text(b, x->series);
 		buf_adds(b, "</span></td></tr>\n");
