@@ -373,6 +373,18 @@ $$;
 -- there is no such submission.
 CREATE FUNCTION robot_submission(p_id bigint) RETURNS json
 LANGUAGE sql STABLE AS $$
+	-- (at most 200 commits and 200 pairs listed, with their totals: a
+	-- submission of 100,000 runs made a page of 2.4 MB in 1.4 s)
+	WITH c AS (SELECT j.series, j.commit,
+			count(*) FILTER (WHERE j.state = 'done') AS ok,
+			count(*) FILTER (WHERE j.state = 'failed') AS failed,
+			count(*) FILTER (WHERE j.state IN ('queued',
+				'leased')) AS to_come,
+			min(j.id) AS first
+		FROM jobs j WHERE j.submission = p_id
+		GROUP BY j.series, j.commit),
+	p AS (SELECT x.* FROM pairs x WHERE x.id IN (SELECT j.pair
+		FROM jobs j WHERE j.submission = p_id))
 	SELECT json_build_object('id', s.id, 'submitter', s.submitter,
 		'file', s.file_name, 'created', s.created,
 		'max_runs', s.max_runs,
@@ -385,20 +397,13 @@ LANGUAGE sql STABLE AS $$
 				j.state = 'cancelled'))
 			FROM jobs j WHERE j.submission = s.id),
 		'commits', (SELECT coalesce(json_agg(x ORDER BY x.first), '[]')
-			FROM (SELECT j.series, j.commit,
-				count(*) FILTER (WHERE j.state = 'done') AS ok,
-				count(*) FILTER (WHERE j.state = 'failed')
-					AS failed,
-				count(*) FILTER (WHERE j.state IN ('queued',
-					'leased')) AS to_come,
-				min(j.id) AS first
-				FROM jobs j WHERE j.submission = s.id
-				GROUP BY j.series, j.commit) x),
+			FROM (SELECT * FROM c ORDER BY first LIMIT 200) x),
+		'commits_total', (SELECT count(*) FROM c),
 		'pairs', (SELECT coalesce(json_agg(json_build_object(
-			'id', p.id, 'series', p.series, 'base', p.base,
-			'head', p.head, 'state', p.state,
-			'verdict', p.verdict, 'kpi', p.kpi) ORDER BY p.id),
-			'[]') FROM pairs p WHERE p.id IN (SELECT j.pair
-				FROM jobs j WHERE j.submission = s.id)))
+			'id', x.id, 'series', x.series, 'base', x.base,
+			'head', x.head, 'state', x.state,
+			'verdict', x.verdict, 'kpi', x.kpi) ORDER BY x.id),
+			'[]') FROM (SELECT * FROM p ORDER BY id LIMIT 200) x),
+		'pairs_total', (SELECT count(*) FROM p))
 	FROM submissions s WHERE s.id = p_id
 $$;

@@ -51,6 +51,23 @@ record(struct buf *b, const struct store_submission *s)
 	buf_adds(b, ")</td></tr>\n</table>\n");
 }
 
+/* "and N more" under a list cut at its first 200, where the queue
+ * filtered to the submission has all its runs. */
+static void
+more(struct buf *b, const struct store_submission *s, long long shown,
+     long long total)
+{
+	char id[32];
+
+	if (total <= shown)
+		return;
+	snprintf(id, sizeof id, "%lld", s->id);
+	buf_addf(b, "<p class=\"muted\">The first %lld of %lld (", shown,
+		 total);
+	page_link(b, "/queue?submission=", id, "every run");
+	buf_adds(b, ").</p>\n");
+}
+
 /* Each series' commits, with their runs. */
 static void
 commits(struct buf *b, const struct store_submission *s)
@@ -76,6 +93,7 @@ commits(struct buf *b, const struct store_submission *s)
 			 c->ok, c->failed, c->to_come);
 	}
 	buf_adds(b, "</tbody></table></div>\n");
+	more(b, s, (long long)s->ncommits, s->commits_total);
 }
 
 /* The pairs its runs are in: each a comparison, with its verdict. */
@@ -101,6 +119,7 @@ pairs(struct buf *b, const struct store_submission *s)
 		buf_adds(b, "</td></tr>\n");
 	}
 	buf_adds(b, "</tbody></table></div>\n");
+	more(b, s, (long long)s->npairs, s->pairs_total);
 }
 
 static char *

@@ -568,6 +568,8 @@ static const struct view_field submission_fields[] = {
 	VIEW_A(store_submission, "commits", submission_commit, commits,
 	       ncommits),
 	VIEW_A(store_submission, "pairs", submission_pair, pairs, npairs),
+	UF(, "commits_total", VIEW_INT, commits_total),
+	UF(, "pairs_total", VIEW_INT, pairs_total),
 };
 #undef UF
 const struct view_type store_submission_view =

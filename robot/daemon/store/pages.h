@@ -275,10 +275,12 @@ struct store_submission {
 	long long id, max_runs; /* max_runs 0: robotd's */
 	const char *submitter, *file, *created;
 	struct store_submission_runs runs;
-	struct store_submission_commit *commits; /* in the order queued */
-	size_t ncommits;
-	struct store_submission_pair *pairs;
+	struct store_submission_commit *commits; /* in the order queued, */
+	size_t ncommits;                         /* at most 200 of */
+	long long commits_total;
+	struct store_submission_pair *pairs; /* at most 200 of */
 	size_t npairs;
+	long long pairs_total;
 };
 extern const struct view_type store_submission_view;
 
