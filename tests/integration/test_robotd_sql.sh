@@ -252,7 +252,9 @@ S12=$(q "INSERT INTO submissions (submitter, body) VALUES ('sql', '') RETURNING 
 q "INSERT INTO jobs (submission, key, tbox_group, series, commit, job, state, pair)
 	SELECT $S12, 's12', 'lab', 's12/lab', 'c' || c, '{}', 'done', 0
 	FROM generate_series(1, 205) c" >/dev/null
+q "UPDATE jobs SET state = 'cancelled' WHERE submission = $S12 AND commit = 'c7'" >/dev/null
 got=$(q "SELECT json_array_length(x->'commits') || ' of ' || (x->>'commits_total') || ', pairs ' || (x->>'pairs_total')
+	|| ', runs ' || (x->'runs'->>'done') || ' done ' || (x->'runs'->>'cancelled') || ' cancelled'
 	FROM robot_submission($S12) x")
-check $([ "$got" = "200 of 205, pairs 0" ]; echo $?) "a submission's page lists 200 of its commits, and says how many ($got)"
+check $([ "$got" = "200 of 205, pairs 0, runs 204 done 1 cancelled" ]; echo $?) "a submission's page lists 200 of its commits, and says how many ($got)"
 exit $((failed > 0))
