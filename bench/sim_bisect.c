@@ -27,7 +27,10 @@
  * Usage: sim_bisect [steps | confirms | bisect N] [--count C] [--seed S]
  *                   [--noise PCT] [--change PCT] [--outliers P:F]
  *                   [--drift PCT] [--prior DF] [--first R] [--max R]
- *                   [--between X]
+ *                   [--between X] [--noisier K]
+ *
+ * --noisier K: the midpoint's runs (the tested commit's) are K times as
+ * noisy as the ends' (a commit that makes the job noisier).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -40,20 +43,22 @@
 
 struct lab {
 	double noise, change, out_p, out_f, drift, between;
+	double noisier; /* the midpoint's noise, times the ends' */
 	int prior, first, max;
 	bool confirm; /* steps: confirm steps instead of midpoints */
 	double runs;  /* the box's runs so far (its drift) */
 	struct rng rng;
 };
 
-/* One run of a commit that is bad (1), good (0), or in between. */
+/* One run of a commit that is bad (1), good (0), or in between, with
+ * its noise times k. */
 static double
-run(struct lab *l, double badness)
+run(struct lab *l, double badness, double k)
 {
 	double v = 100 * (1 - l->change * badness) * pow(1 + l->drift, l->runs);
 
 	l->runs++;
-	v *= exp(l->noise * rng_gauss(&l->rng));
+	v *= exp(k * l->noise * rng_gauss(&l->rng));
 	if (rng_uniform(&l->rng) < l->out_p)
 		v *= l->out_f;
 	return v;
@@ -75,7 +80,8 @@ round_of(struct lab *l, double g, double m, double b)
 	}
 	for (int i = 0; i < 3; i++)
 		if (isfinite(in[order[i]]))
-			out[order[i]] = run(l, in[order[i]]);
+			out[order[i]] = run(l, in[order[i]],
+					    order[i] == 1 ? l->noisier : 1);
 	return (struct bisect_round){out[0], out[1], out[2]};
 }
 
@@ -208,7 +214,7 @@ bisections(struct lab *l, long count, int commits)
 int
 main(int argc, char **argv)
 {
-	struct lab l = {0.04, 0.08, 0, 1, 0, -1, 30, 1, 14, false, 0, {{0}}};
+	struct lab l = {0.04, 0.08, 0, 1, 0, -1, 1, 30, 1, 14, false, 0, {{0}}};
 	long count = 20000, seed = 1;
 	int commits = 0, i = 1;
 
@@ -241,6 +247,8 @@ main(int argc, char **argv)
 			l.first = atoi(v);
 		else if (strcmp(o, "--max") == 0)
 			l.max = atoi(v);
+		else if (strcmp(o, "--noisier") == 0)
+			l.noisier = atof(v);
 		else if (strcmp(o, "--between") == 0)
 			l.between = atof(v);
 		else if (strcmp(o, "--outliers") == 0 &&
@@ -251,17 +259,17 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (count < 1 || l.first < 1 || l.max < l.first || l.max > 250 ||
-	    (commits != 0 && (commits < 2 || commits > 1000))) {
+	if (count < 1 || l.first < 1 || !(l.noisier > 0) || l.max < l.first ||
+	    l.max > 250 || (commits != 0 && (commits < 2 || commits > 1000))) {
 		fprintf(stderr, "sim_bisect: bad figures\n");
 		return 2;
 	}
 	rng_seed(&l.rng, (uint64_t)seed);
 	printf("%.1f%% noise, a %.1f%% change, outliers %.1f%% x%.2f, drift "
 	       "%.2f%% a run; history of %d degrees of freedom; rounds from "
-	       "%d to %d\n",
+	       "%d to %d; the tested commit's noise x%.1f\n",
 	       100 * l.noise, 100 * l.change, 100 * l.out_p, l.out_f,
-	       100 * l.drift, l.prior, l.first, l.max);
+	       100 * l.drift, l.prior, l.first, l.max, l.noisier);
 	if (commits > 0)
 		bisections(&l, count, commits);
 	else
