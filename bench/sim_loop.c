@@ -40,8 +40,10 @@
  * (Pocock's way: the same at every look, its level over all of them
  * found by running this; not a budget spent as robotd spends it).
  * Prints one line per way, and for rounds the runs a side a lab pays
- * over 1,000 innocent and 300 slower pairs ("lab"), as a lab sees them;
- * run it with and without the lab's faults.
+ * over 1,000 innocent and 300 slower pairs ("lab"), as a lab sees them,
+ * and how the slower pairs it missed ended (at the cap, or stopped as
+ * futile, and by which of decide_futile()'s rules); run it with and
+ * without the lab's faults.
  */
 #include <math.h>
 #include <stdio.h>
@@ -54,6 +56,19 @@
 #include "robot/analysis/noise.h"
 
 enum way { WAY_ROUNDS, WAY_SIDES, WAY_BEFORE };
+
+/* How a pair ended: with a verdict before the cap, inconclusive at the
+ * cap, or stopped as futile (decide_futile()): its change below the
+ * floor, on its own noise where the guard fired or on the history's,
+ * or shown below the pair's resolution. */
+enum end {
+	END_VERDICT,
+	END_CAP,
+	END_FLOOR_GUARD,
+	END_FLOOR,
+	END_RESOLUTION,
+	END_N
+};
 
 struct lab {
 	double noise, offset, drift, step;
@@ -153,10 +168,22 @@ take(struct lab *l, enum way w, double shift, double *base, double *head,
 	}
 }
 
+/* Why decide_futile() stopped r (see there). */
+static enum end
+futile_end(const struct compare_result *r, int max)
+{
+	if (r->within_floor && !isfinite(decide_resolution_pct(r, max)))
+		return r->history == COMPARE_HISTORY_NOISIER ? END_FLOOR_GUARD
+							     : END_FLOOR;
+	if (r->within_floor && (r->runs_if_none < 0 || r->runs_if_none > max))
+		return END_FLOOR;
+	return END_RESOLUTION;
+}
+
 /* One pair to its verdict: the verdict and the runs a side; robotd's
  * way decides as decide() does (decide.h). */
 static enum compare_verdict
-pair(struct lab *l, enum way w, double shift, int *runs)
+pair(struct lab *l, enum way w, double shift, int *runs, enum end *end)
 {
 	static const struct direction up = {1, 0, 0, "up"};
 	double base[1024], head[1024];
@@ -210,6 +237,8 @@ pair(struct lab *l, enum way w, double shift, int *runs)
 							  : DECIDE_ALPHA);
 		compare_metric("dd.write_bytes_per_sec", base, (size_t)asked,
 			       head, (size_t)asked, &opt, &up, &r);
+		*end = r.verdict != COMPARE_INCONCLUSIVE ? END_VERDICT
+							 : END_CAP;
 		if (r.verdict != COMPARE_INCONCLUSIVE || asked >= l->max)
 			break;
 		before = asked;
@@ -222,8 +251,10 @@ pair(struct lab *l, enum way w, double shift, int *runs)
 		} else {
 			m.r = r;
 			decide(&c, asked, l->max, &d);
-			if (d.outcome == DECIDE_FINAL)
+			if (d.outcome == DECIDE_FINAL) {
+				*end = futile_end(&r, l->max);
 				break;
+			}
 			asked = d.runs;
 		}
 		take(l, w, shift, base, head, before, asked);
@@ -347,18 +378,20 @@ main(int argc, char **argv)
 	}
 	for (int w = WAY_ROUNDS; w <= WAY_BEFORE; w++) {
 		long fa = 0, found = 0, rn = 0, rs = 0, nz = 0, fz = 0;
+		long missed[END_N] = {0};
 
 		xs[0] = (unsigned short)seed;
 		xs[1] = (unsigned short)(seed >> 16);
 		xs[2] = 0x330e;
 		for (long p = 0; p < pairs; p++) {
 			bool noisy = uniform() < l.noisy;
+			enum end end = END_VERDICT;
 			int n, v;
 
 			lab_reset(&l);
 			l.pair_noise = l.noise * (noisy ? l.mult : 1);
 			v = compare_verdict_is_change(
-				pair(&l, (enum way)w, 0, &n));
+				pair(&l, (enum way)w, 0, &n, &end));
 			fa += v;
 			nz += noisy;
 			fz += noisy && v;
@@ -366,8 +399,11 @@ main(int argc, char **argv)
 			noisy = uniform() < l.noisy;
 			lab_reset(&l);
 			l.pair_noise = l.noise * (noisy ? l.mult : 1);
-			found += pair(&l, (enum way)w, shift, &n) ==
-				 COMPARE_REGRESSION;
+			if (pair(&l, (enum way)w, shift, &n, &end) ==
+			    COMPARE_REGRESSION)
+				found++;
+			else
+				missed[end]++;
 			rs += n;
 		}
 		printf("%-8s %13.2f%% %10.2f %17.1f%% %10.2f", names[w],
@@ -381,6 +417,18 @@ main(int argc, char **argv)
 			printf("   noisy pairs: %.2f%% false alarms",
 			       100.0 * fz / nz);
 		printf("\n");
+		if (w == WAY_ROUNDS)
+			printf("         missed: %.1f%% at the cap; stopped as "
+			       "futile: %.1f%% below the floor on their own "
+			       "noise (the guard fired), %.1f%% below the "
+			       "floor, "
+			       "%.1f%% below the resolution; %.1f%% another "
+			       "verdict\n",
+			       100.0 * missed[END_CAP] / pairs,
+			       100.0 * missed[END_FLOOR_GUARD] / pairs,
+			       100.0 * missed[END_FLOOR] / pairs,
+			       100.0 * missed[END_RESOLUTION] / pairs,
+			       100.0 * missed[END_VERDICT] / pairs);
 	}
 	free(l.box_offset);
 	free(l.box_runs);
