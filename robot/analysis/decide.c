@@ -222,17 +222,15 @@ decide_noise_note(const struct comparison *c, const struct decision *d,
 	n = ceil(2 * sd * sd * z * z / (effect * effect));
 	if (n > 1000)
 		snprintf(buf, len,
-			 "%s varies by \xc2\xb1%.0f%% between identical runs; "
-			 "a %g%% "
-			 "change would need more than 1000 runs a side (the "
-			 "cap is %d)",
+			 "%s varied by \xc2\xb1%.0f%% between this pair's "
+			 "runs of one commit; a %g%% change would need more "
+			 "than 1000 runs a side (this pair's cap is %d)",
 			 d->kpi, cv, opt->min_effect_pct, max_runs);
 	else
 		snprintf(buf, len,
-			 "%s varies by \xc2\xb1%.0f%% between identical runs; "
-			 "a %g%% "
-			 "change would need about %.0f runs a side (the cap is "
-			 "%d)",
+			 "%s varied by \xc2\xb1%.0f%% between this pair's "
+			 "runs of one commit; a %g%% change would need about "
+			 "%.0f runs a side (this pair's cap is %d)",
 			 d->kpi, cv, opt->min_effect_pct, n < 2 ? 2 : n,
 			 max_runs);
 	return true;

@@ -265,14 +265,14 @@ test_noise_note(void)
 	tap_diag("%s", note);
 	/* The pattern's population stddev is about 0.65 of the noise: the
 	 * noisier side, 8% of 950, is +-6%. */
-	CHECK(strstr(note,
-		     "fsmark.files_per_sec varies by ±6% between "
-		     "identical runs; a 2% change would need about ") == note);
-	CHECK(strstr(note, " runs a side (the cap is 10)") != NULL);
+	CHECK(strstr(note, "fsmark.files_per_sec varied by ±6% between this "
+			   "pair's runs of one commit; a 2% change would need "
+			   "about ") == note);
+	CHECK(strstr(note, " runs a side (this pair's cap is 10)") != NULL);
 	/* 2 * (z(0.9985) + z(0.8))^2 * ln(1.06)^2 / ln(1.02)^2: about 240. */
-	CHECK(atoi(note + strlen("fsmark.files_per_sec varies by ±6% between "
-				 "identical runs; a 2% change would need "
-				 "about ")) > 200);
+	CHECK(atoi(note + strlen("fsmark.files_per_sec varied by ±6% between "
+				 "this pair's runs of one commit; a 2% "
+				 "change would need about ")) > 200);
 	comparison_free(c);
 	c = compare(-0.10, 0.01, 5, 0);
 	decide(c, 5, 10, &d);
