@@ -152,7 +152,10 @@ html_page(const char *title, const char *body)
 	html_text(&b, title);
 	buf_adds(&b, "</h1>\n");
 	buf_adds(&b, body);
-	buf_adds(&b, "\n</main>\n<footer><a href=\"/api/status\">API</a>"
-		     "</footer>\n</body>\n</html>\n");
+	buf_adds(&b, "\n</main>\n<footer><p>robot " ROBOT_VERSION
+		     " &middot; each page's data as JSON: its \u201cAs JSON"
+		     "\u201d link, and <a href=\"/api/status\">/api/status"
+		     "</a> &middot; <a href=\"/metrics\">/metrics</a> for "
+		     "Prometheus</p></footer>\n</body>\n</html>\n");
 	return buf_detach(&b);
 }

@@ -103,10 +103,10 @@ def widths(b, pages):
                            ".filter(h => h > 0), 99)")
             expect(small >= 8, "%s at %d px draws chart text %.1f px tall"
                    % (name, w, small))
-            # the footer's link lines up with the page's heading (it sat
+            # the footer lines up with the page's heading (its link sat
             # some 58 px to the right: its width in its own, smaller em)
             edges = p.eval("[document.querySelector('main h1'), "
-                           "document.querySelector('footer a')].map(e => e ? "
+                           "document.querySelector('footer p')].map(e => e ? "
                            "Math.round(e.getBoundingClientRect().left) : null)")
             expect(None in edges or abs(edges[0] - edges[1]) <= 1,
                    "%s at %d px: heading at %s px, footer at %s px"
