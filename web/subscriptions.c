@@ -216,6 +216,15 @@ subscriptions_on_confirmed(const char *text, const struct problem *p, void *arg)
 			   "<p>This confirmation link is older than a week, "
 			   "or was never robot's: <a href=\"/subscribe\">"
 			   "subscribe</a> again.</p>");
+	} else if (json_is_true(json_object_get(j, "replaced"))) {
+		buf_init(&b);
+		buf_adds(&b, "<p>This subscription of <strong>");
+		html_text(&b, rjson_get_str(j, "email"));
+		buf_adds(&b, "</strong> was asked for again since, and a newer "
+			     "confirmation mailed: follow the link in the "
+			     "newest mail. This one confirms nothing.</p>");
+		reply_page(l->req, 410, "Asked for again", b.data);
+		buf_release(&b);
 	} else if (json_is_true(json_object_get(j, "already")) &&
 		   (json_is_true(json_object_get(j, "opted_out")) ||
 		    strcmp(rjson_get_str(j, "state"), "unsubscribed") == 0)) {

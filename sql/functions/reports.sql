@@ -569,7 +569,7 @@ BEGIN
 	-- request) 10 from one address, 100 from all of them.
 	PERFORM pg_advisory_xact_lock(hashtext('robot_subscribe'));
 	IF (SELECT count(*) FROM subscriptions WHERE email = em
-		AND state = 'unconfirmed'
+		AND state IN ('unconfirmed', 'replaced')
 		AND created > now() - interval '1 hour') >= 3 THEN
 		RAISE EXCEPTION 'three confirmations were sent to % in the last hour: follow the link in one of them',
 			em USING ERRCODE = 'RB429';
@@ -588,6 +588,18 @@ BEGIN
 	END IF;
 	INSERT INTO mail_addresses (email, token)
 		VALUES (em, robot_random_token()) ON CONFLICT DO NOTHING;
+	-- The same subscription asked again before it was confirmed: this
+	-- one replaces it (its link says so), so that one is confirmed.
+	UPDATE subscriptions x SET state = 'replaced', updated = now()
+		WHERE x.email = em AND x.state = 'unconfirmed'
+		AND x.tree IS NOT DISTINCT FROM p->>'tree'
+		AND x.branch IS NOT DISTINCT FROM p->>'branch'
+		AND x.testcase IS NOT DISTINCT FROM p->>'testcase'
+		AND x.metric IS NOT DISTINCT FROM p->>'metric'
+		AND x.min_change = coalesce((p->>'min_change')::float8, 0)
+		AND x.regressions = coalesce((p->>'regressions')::boolean, true)
+		AND x.improvements =
+			coalesce((p->>'improvements')::boolean, false);
 	INSERT INTO subscriptions (email, tree, branch, testcase, metric,
 		min_change, regressions, improvements, confirm_hash, client)
 	VALUES (em, p->>'tree', p->>'branch', p->>'testcase', p->>'metric',
@@ -605,8 +617,9 @@ END $$;
 
 -- The link of a confirmation: the subscription confirmed (and its
 -- address back in, if it had opted out); opened again, what it confirmed
--- ('already', and whether the address opted out since).  NULL for a link
--- unknown or older than a week.
+-- ('already', and whether the address opted out since); the link of a
+-- request asked again since, that it was ('replaced', and the address).
+-- NULL for a link unknown or older than a week.
 CREATE FUNCTION robot_subscription_confirm(p_hash text) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -626,10 +639,13 @@ BEGIN
 		-- preview, or after unsubscribing): what it confirmed, and
 		-- when.
 		SELECT * INTO s FROM subscriptions WHERE confirm_hash = p_hash
-			AND state IN ('confirmed', 'unsubscribed')
+			AND state IN ('confirmed', 'unsubscribed', 'replaced')
 			AND created > now() - interval '7 days';
 		IF NOT FOUND THEN
 			RETURN NULL;
+		ELSIF s.state = 'replaced' THEN
+			RETURN json_build_object('id', s.id, 'email', s.email,
+				'replaced', true);
 		END IF;
 		already := true;
 	END IF;

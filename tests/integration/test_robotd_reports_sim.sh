@@ -19,7 +19,7 @@ mail_from: robot@robot.test
 report_window: 0
 report_claim: 20"
 SUB=$(token submit alice)
-echo "1..10"
+echo "1..11"
 
 # head_is TREE SHA: the head robotd knows of branch main of TREE.
 head_is() { [ "$(sql "SELECT sha FROM tree_heads WHERE tree = '$1' AND branch = 'main'")" = "$2" ]; }
@@ -140,6 +140,21 @@ s2=$(api GET "$U/api/reports" "")
 check $([ "$s" = 403 ] && [ "$s2" = 401 ]; echo $?) "the outbox and the subscriptions are for admins ($s $s2)"
 check $(grep -q "Subject: \[robot\] confirm" "$T/mail/new/"* && ! grep -l "evil@robot.test" "$T/mail/new/"* | xargs grep -l "^To: evil" >/dev/null 2>&1 &&
 	[ "$(sql "SELECT count(*) FROM outbox WHERE recipient LIKE 'evil%'")" = 0 ]; echo $?) "nothing was ever sent to an address from a subject"
+# 3. The same subscription asked twice before it was confirmed (issue
+# 55: two unconfirmed rows, and two subscriptions once both links were
+# followed): the newer replaces the older, whose link says so.
+robot subscribe ivy@robot.test --tree hostile >/dev/null 2>&1
+wait_for 20 mail_to ivy@robot.test
+robot subscribe ivy@robot.test --tree hostile >/dev/null 2>&1
+two_links() { [ "$(confirm_link ivy@robot.test | wc -l)" = 2 ]; }
+wait_for 20 two_links
+c1=$(curl -s -o "$T/ivy1" -w '%{http_code}' "$(confirm_link ivy@robot.test | sed -n 1p)")
+c2=$(curl -s -o "$T/ivy2" -w '%{http_code}' "$(confirm_link ivy@robot.test | sed -n 2p)")
+states=$(sql "SELECT string_agg(state, ' ' ORDER BY id) FROM subscriptions WHERE email = 'ivy@robot.test'")
+check $([ "$c1" = 410 ] && grep -q "was asked for again since" "$T/ivy1" && [ "$c2" = 200 ] &&
+	grep -q "Reports will be mailed to <strong>ivy@robot.test</strong>" "$T/ivy2" &&
+	[ "$states" = "replaced confirmed" ]; echo $?) \
+	"the same subscription asked twice before it was confirmed: the newer replaces the older, whose link says so ($c1 $c2: $states)"
 stop "$PID_d"
 sanitizer_clean
 exit $((failed > 0))
