@@ -9,8 +9,9 @@
  * has it checked (tokens.h: a recent answer comes from memory) before
  * its handler runs.  The one variable segment of a pattern, ":id" (a
  * number), ":name" (a name) or ":series" (a series: it holds '/', and
- * runs to the pattern's literal rest), is the handler's argument.  GET routes
- * answer HEAD.
+ * runs to the pattern's literal rest), is the handler's argument; a
+ * pattern that ends in its series gives way to one that goes on after
+ * it.  GET routes answer HEAD.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -202,14 +203,30 @@ route_allow(char *allow, size_t alen, const char *method)
 		 allow[0] ? " or " : "", method);
 }
 
-/* The route or page of method and path (false if none); *allow lists
- * the methods of the path's other routes when there is none. */
+/* Whether pattern ends in a series ("/series/:series"): it matches the
+ * paths of the patterns that go on after it too ("/series/:series/
+ * history"), which win over it. */
+static bool
+route_greedy(const char *pattern)
+{
+	size_t n = strlen(pattern);
+
+	return n >= 8 && strcmp(pattern + n - 8, "/:series") == 0;
+}
+
+/* The route or page of method and path (false if none), a pattern that
+ * goes on after its series before one that ends in it; *allow lists the
+ * methods of the path's other routes when there is none. */
 static bool
 route_find(const char *method, const char *path, char *buf, size_t len,
 	   const char **arg, char *allow, size_t alen, struct route_hit *hit)
 {
+	struct route_hit greedy = {NULL, NULL, false};
+	bool get;
+
 	if (strcmp(method, "HEAD") == 0)
 		method = "GET";
+	get = strcmp(method, "GET") == 0;
 	allow[0] = '\0';
 	*hit = (struct route_hit){NULL, NULL, false};
 	for (size_t i = 0; pages[i] != NULL; i++) {
@@ -217,22 +234,40 @@ route_find(const char *method, const char *path, char *buf, size_t len,
 
 		if (!twin && !route_match(pages[i]->route, path, buf, len, arg))
 			continue;
-		if (strcmp(method, "GET") == 0) {
+		if (!get) {
+			route_allow(allow, alen, "GET");
+		} else if (route_greedy(twin ? pages[i]->api
+					     : pages[i]->route)) {
+			if (greedy.page == NULL)
+				greedy = (struct route_hit){NULL, pages[i],
+							    twin};
+		} else {
 			*hit = (struct route_hit){NULL, pages[i], twin};
 			return true;
 		}
-		route_allow(allow, alen, "GET");
 	}
 	for (const struct route *rt = routes; rt->method != NULL; rt++) {
 		if (!route_match(rt->pattern, path, buf, len, arg))
 			continue;
-		if (strcmp(rt->method, method) == 0) {
+		if (strcmp(rt->method, method) != 0) {
+			route_allow(allow, alen, rt->method);
+		} else if (route_greedy(rt->pattern)) {
+			if (greedy.rt == NULL && greedy.page == NULL)
+				greedy.rt = rt;
+		} else {
 			hit->rt = rt;
 			return true;
 		}
-		route_allow(allow, alen, rt->method);
 	}
-	return false;
+	if (greedy.rt == NULL && greedy.page == NULL)
+		return false;
+	/* (its argument again: the patterns tried since wrote over it) */
+	*hit = greedy;
+	route_match(greedy.rt != NULL ? greedy.rt->pattern
+		    : greedy.twin     ? greedy.page->api
+				      : greedy.page->route,
+		    path, buf, len, arg);
+	return true;
 }
 
 /* Whether the token's kind may use the route; answers 403 if not. */

@@ -412,3 +412,63 @@ LANGUAGE sql STABLE AS $$
 		'pairs_total', (SELECT count(*) FROM p))
 	FROM submissions s WHERE s.id = p_id
 $$;
+
+-- A series' page (/series/S): its runs by state and by box, its commits
+-- and trees, the job its newest run ran, its KPIs as its newest pair
+-- left them, its newest pairs (not a bisection's) and findings, and the
+-- lab's notes of it; NULL when it has no run.  One scan of its runs
+-- (jobs_series), the rest by their indexes, at most 20 of each list.
+CREATE FUNCTION robot_series_page(p_series text) RETURNS json
+LANGUAGE sql STABLE AS $$
+	WITH r AS (SELECT state, box, tree, count(*) AS n,
+			min(created) AS first, max(updated) AS last
+		FROM jobs WHERE series = p_series GROUP BY state, box, tree),
+	np AS (SELECT * FROM pairs WHERE series = p_series
+		AND bisection IS NULL ORDER BY id DESC LIMIT 20)
+	SELECT CASE WHEN EXISTS (SELECT 1 FROM r) THEN json_build_object(
+		'series', p_series,
+		'tbox_group', (SELECT tbox_group FROM jobs
+			WHERE series = p_series ORDER BY id DESC LIMIT 1),
+		'first', (SELECT min(first) FROM r),
+		'last', (SELECT max(last) FROM r),
+		'queued', (SELECT coalesce(sum(n), 0) FROM r
+			WHERE state = 'queued'),
+		'leased', (SELECT coalesce(sum(n), 0) FROM r
+			WHERE state = 'leased'),
+		'done', (SELECT coalesce(sum(n), 0) FROM r WHERE state = 'done'),
+		'failed', (SELECT coalesce(sum(n), 0) FROM r
+			WHERE state = 'failed'),
+		'commits', (SELECT count(DISTINCT commit) FROM jobs
+			WHERE series = p_series),
+		'trees', (SELECT coalesce(json_agg(DISTINCT tree), '[]')
+			FROM r WHERE tree IS NOT NULL),
+		'boxes', (SELECT coalesce(json_agg(b ORDER BY b.box), '[]')
+			FROM (SELECT box, sum(n) AS runs,
+				coalesce(sum(n) FILTER (WHERE state = 'failed'),
+					0) AS failed, max(last) AS last
+			FROM r WHERE box IS NOT NULL GROUP BY box) b),
+		'job', (SELECT job FROM jobs WHERE series = p_series
+			ORDER BY id DESC LIMIT 1),
+		'kpis', coalesce((SELECT kpis FROM pairs
+			WHERE series = p_series AND bisection IS NULL
+			AND state = 'final' AND kpis IS NOT NULL
+			ORDER BY id DESC LIMIT 1), '[]'),
+		'pairs', (SELECT coalesce(json_agg(json_build_object(
+			'id', p.id, 'tree', p.tree, 'branch', p.branch,
+			'base', p.base, 'head', p.head, 'state', p.state,
+			'verdict', p.verdict, 'kpi', p.kpi, 'runs', p.runs,
+			'updated', p.updated) ORDER BY p.id DESC), '[]')
+			FROM np p),
+		'findings', (SELECT coalesce(json_agg(json_build_object(
+			'id', x.id, 'kind', x.kind, 'state', x.state,
+			'kpi', x.kpi, 'change_pct', x.change_pct,
+			'commit', x.commit, 'created', x.created)
+			ORDER BY x.id DESC), '[]')
+			FROM (SELECT * FROM regressions
+			WHERE series = p_series ORDER BY id DESC LIMIT 20) x),
+		'notes', (SELECT coalesce(json_agg(json_build_object(
+			'message', n.message, 'boxes', n.boxes,
+			'created', n.created) ORDER BY n.id DESC), '[]')
+			FROM (SELECT * FROM lab_notes WHERE series = p_series
+			ORDER BY id DESC LIMIT 5) n)) END
+$$;

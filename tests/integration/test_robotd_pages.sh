@@ -92,13 +92,14 @@ assert c['largest'][0] < 200 * 1024, c['largest']
 PAGES="home:/ regression:/regressions/$RID compare:/compare?series=$ESERIES&base=$(git -C "$R" rev-parse v1.0)&head=$HEAD
 history:/series/$ESERIES/history?metric=dd.write_bytes_per_sec job:/jobs/$JOB lab:/lab queue:/queue
 tree:/trees/web bisections:/bisections bisection:/bisections/$BID subscribe:/subscribe
-commit:/commits/$BAD submission:/submissions/$(sql "SELECT max(submission) FROM jobs") box:/boxes/s1"
+commit:/commits/$BAD submission:/submissions/$(sql "SELECT max(submission) FROM jobs") box:/boxes/s1
+series:/series/$ESERIES"
 $PY "$SRC/tests/integration/walk.py" load "$U" "$T" "$ART" $PAGES >"$T/load.out" 2>&1
 rc=$?
 sed 's/^/# /' "$T/load.out" | grep -v "^# [0-9]* pages loaded\|^# 0 problems"
 check $([ $rc = 0 ]; echo $?) "Chromium loads every page without a console message, an error or a CSP violation ($(tail -1 "$T/load.out"))"
 shots=$(ls "$ART"/*.png 2>/dev/null | wc -l)
-check $([ "$shots" = 15 ]; echo $?) "a screenshot of each page (and the regression's on a phone): $shots in $ART"
+check $([ "$shots" = 16 ]; echo $?) "a screenshot of each page (and the regression's on a phone): $shots in $ART"
 
 # 3. The key content is in the DOM.
 check $($PY - "$ART" "$RID" "$(git -C "$R" rev-parse v1.0) $shas" <<'PY'; echo $?
@@ -117,6 +118,11 @@ assert reg.index('<table id="moved">') < reg.index('<table class="lkp">')
 assert "<td>other</td>" in moved and "alert(2)" in moved and "<script" not in moved, moved
 assert "proc-vmstat.m" not in moved and "dd.write_bytes_per_sec" not in moved, moved
 assert re.search(r"<td>changed</td>", moved), moved
+# the recipes: where it was found, and the commit at fault against its
+# parent, as the report's recipe has it (issue 55: the two differed)
+shas = sys.argv[3].split()
+assert re.search(r'<pre id="reproduce">robot submit job.json --tbox-group lab --tree web --commit %s --commit [0-9a-f]{40} --repeat 3</pre>' % shas[0], reg), reg[reg.find("To reproduce"):][:800]
+assert '<pre id="reproduce-fault">robot submit job.json --tbox-group lab --tree web --commit %s --commit %s --repeat 3</pre>' % (shas[3], shas[4]) in reg, reg[reg.find("To reproduce"):][:800]
 home = open(art + "/home.html").read()
 assert '/regressions/%s"' % sys.argv[2] in home
 # Words a newcomer reads: one box is a box; the runs the regression
@@ -140,7 +146,7 @@ assert listed and dots == listed and not rings & listed, (sorted(listed), sorted
 assert "a dot is a run compared, a ring a run at the commit" in reg
 # the queue names its runs' series and commits by their links
 queue = open(art + "/queue.html").read()
-assert re.search(r'<td><a href="/queue\?series=[^"]+">[^<]+</a></td><td><a href="/commits/[0-9a-f]{40}">', queue), queue[:3000]
+assert re.search(r'<td><a href="/series/[^"]+">[^<]+</a></td><td><a href="/commits/[0-9a-f]{40}">', queue), queue[:3000]
 # titles and sentences (issue 55): the home page's title is not "robot
 # - robot"; a history's names its series; a commit's part in a finding
 # reads as a sentence; a history's dots are drawn over its lines (a
@@ -159,6 +165,20 @@ assert "<h1>Box s1</h1>" in box and '<th scope="row">group</th><td>lab</td>' in 
 assert re.search(r'<td class="num"><a href="/jobs/\d+">\d+</a></td><td>done</td>', box), box[:3000]
 assert '<a href="/queue?box=s1">All its runs</a>' in box and '<a href="/api/boxes/s1">As JSON</a>' in box
 assert '<a href="/boxes/s1">s1</a>' in open(art + "/lab.html").read()
+# a series' page (issue 55): its runs in the queue, each KPI linked to
+# its history, its findings, pairs and boxes linked; every page that
+# names the series links to it
+ser = open(art + "/series.html").read()
+sl = '<a href="/series/dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab">dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab</a>'
+assert "<h1>Series dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab</h1>" in ser, ser[:1500]
+assert re.search(r'<th scope="row">runs</th><td>0 queued, 0 running, \d+ done, 0 failed \(<a href="/queue\?series=dd-write%2F1M-1LOOP_64M-ext4-1dd-1s%2Flab">each run</a>\)', ser), ser[:2000]
+assert '<a href="/trees/web">web</a>' in ser and '<a href="/boxes/s1">s1</a>' in ser, ser[:3000]
+assert '<a href="/series/dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab/history?metric=dd.write_bytes_per_sec">dd.write_bytes_per_sec</a>' in ser, ser[:3000]
+assert re.search(r'<a href="/regressions/%s">regression</a> %s' % (sys.argv[2], sys.argv[2]), ser), ser[:4000]
+assert re.search(r'<a href="/compare\?series=[^"]+&amp;base=[0-9a-f]{40}&amp;head=[0-9a-f]{40}">', ser), ser[:4000]
+assert "<h2>Its job</h2>" in ser and '<a href="/api/series/dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab">As JSON</a>' in ser
+for name in ("regression", "box", "queue", "bisection", "commit", "submission"):
+    assert sl in open(art + "/%s.html" % name).read(), name
 bis = open(art + "/bisection.html").read()
 assert re.search(r'for <a href="/regressions/\d+">regression \d+</a>', bis), bis[:2000]
 assert "<h2>Steps</h2>" in bis and 'href="/bisections/' not in bis.split("<h2>Steps</h2>")[1], bis[:2000]
@@ -479,7 +499,7 @@ PY
 # twin honours the page honours (issue 54: the history page ignored
 # limit, the bisections page limit, the compare page method).
 pt=$($PY - "$U" "$ESERIES" "$(git -C "$R" rev-parse v1.0)" "$HEAD" <<'PY'
-import html, json, sys, urllib.error, urllib.request
+import html, json, sys, urllib.error, urllib.parse, urllib.request
 u, series, base, head = sys.argv[1:5]
 def get(path):
     try:
@@ -516,6 +536,22 @@ ns, nt, _ = get("/boxes/nosuch")
 ms, mt, _ = get("/api/boxes/nosuch")
 ok = ok and ns == ms == 404 and nt == "text/html" and mt == "application/json"
 out.append("box %d/%d, none %d/%d%s" % (ps, ts, ns, ms, "" if ok else " DIFFER"))
+# a series' page and its twin, beside the routes that go on after the
+# series (its history, commits, changes): each answers its own; a series
+# without runs is a 404 on both
+ps, pt, page = get("/series/%s" % series)
+ts, tt, twin = get("/api/series/%s" % series)
+hs, _, hist = get("/series/%s/history?metric=dd.write_bytes_per_sec" % series)
+cs, _, coms = get("/api/series/%s/commits" % series)
+gs, _, chg = get("/api/series/%s/changes?metric=dd.write_bytes_per_sec" % series)
+j = json.loads(twin)
+ok = ps == ts == hs == cs == gs == 200 and pt == "text/html" and j["series"] == urllib.parse.unquote(series) and \
+    j["done"] > 0 and j["boxes"][0]["box"] == "s1" and "<h1>Series " in page and \
+    "<svg" in hist and "commits" in json.loads(coms) and "changes" in json.loads(chg)
+ns, nt, _ = get("/series/nosuch/x")
+ms, mt, _ = get("/api/series/nosuch/x")
+ok = ok and ns == ms == 404 and nt == "text/html" and mt == "application/json"
+out.append("series %d/%d, history %d, commits %d, changes %d, none %d/%d%s" % (ps, ts, hs, cs, gs, ns, ms, "" if ok else " DIFFER"))
 # a page's route answers GET only
 s, _, _ = get("/lab")
 try:

@@ -136,12 +136,31 @@ test_comparison_sparse(void)
 	json_decref(j);
 }
 
+/* A series' link: its '/' kept in the path, what a path cannot hold
+ * escaped ('%' of a matrix value such as "dirty_ratio=10%", ':', '='),
+ * its name as text. */
+static void
+test_series_link(void)
+{
+	struct buf b;
+
+	char *s;
+
+	buf_init(&b);
+	page_series(&b, "dd-write/1M-10%-x:y=z/lab");
+	s = buf_detach(&b);
+	CHECK_STR(s, "<a href=\"/series/dd-write/1M-10%25-x%3Ay%3Dz/lab\">"
+		     "dd-write/1M-10%-x:y=z/lab</a>");
+	free(s);
+}
+
 int
 main(void)
 {
 	static const struct tap_case cases[] = {
 		TAP_CASE(test_comparison_markup),
 		TAP_CASE(test_comparison_sparse),
+		TAP_CASE(test_series_link),
 		{NULL, NULL},
 	};
 

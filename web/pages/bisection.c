@@ -21,7 +21,7 @@ render(struct buf *b, const void *doc, struct http_req *req)
 
 	(void)req;
 	buf_adds(b, "<p>");
-	html_text(b, j->series);
+	page_series(b, j->series);
 	buf_adds(b, ", tree ");
 	html_text(b, j->tree);
 	buf_adds(b, ", between ");

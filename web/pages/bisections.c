@@ -43,7 +43,7 @@ render(struct buf *b, const void *doc, struct http_req *req)
 		buf_adds(b, "</td><td>");
 		if (x->kpi != NULL) {
 			buf_adds(b, "<a href=\"/series/");
-			html_attr(b, x->series);
+			page_series_path(b, x->series);
 			buf_adds(b, "/history?metric=");
 			page_query(b, x->kpi);
 			buf_adds(b, "\">");
@@ -51,7 +51,7 @@ render(struct buf *b, const void *doc, struct http_req *req)
 			buf_adds(b, "</a>");
 		}
 		buf_adds(b, " <span class=\"muted\">");
-		html_text(b, x->series);
+		page_series(b, x->series);
 		buf_adds(b, "</span></td></tr>\n");
 	}
 	buf_adds(b, "</tbody></table></div>\n<p><a href=\"/api/bisections\">"

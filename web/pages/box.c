@@ -102,7 +102,9 @@ runs(struct buf *b, const struct store_box *x)
 		buf_adds(b, "<tr>");
 		page_job_cell(b, r->id);
 		page_cell(b, r->state);
-		page_cell(b, r->series);
+		buf_adds(b, "<td>");
+		page_series(b, r->series);
+		buf_adds(b, "</td>");
 		buf_adds(b, "<td>");
 		if (r->commit != NULL)
 			page_sha(b, r->commit, NULL);

@@ -71,13 +71,13 @@ series(struct buf *b, const struct store_commit *c)
 		const struct store_commit_series *s = &c->series[i];
 
 		buf_adds(b, "<tr><td>");
-		html_text(b, s->series);
+		page_series(b, s->series);
 		buf_addf(b,
 			 "</td><td class=\"num\">%lld</td><td class=\"num\">"
 			 "%lld</td><td class=\"num\">%lld</td><td>",
 			 s->ok, s->failed, s->to_come);
 		buf_adds(b, "<a href=\"/series/");
-		html_attr(b, s->series);
+		page_series_path(b, s->series);
 		buf_adds(b, "/history\">history</a>");
 		if (parent != NULL && s->ok > 0 && s->parent_ok > 0) {
 			buf_adds(b, " &middot; <a href=\"");

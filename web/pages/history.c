@@ -300,7 +300,7 @@ metric_form(struct buf *b, const char *series, const struct store_history *h,
 	    const char *chosen)
 {
 	buf_adds(b, "<form method=\"get\" action=\"/series/");
-	html_attr(b, series);
+	page_series_path(b, series);
 	buf_adds(b, "/history\">\n<label>metric <select name=\"metric\">");
 	for (size_t i = 0; i < h->nmetrics; i++) {
 		const char *name = h->metrics[i];
@@ -393,7 +393,7 @@ pick_metric(struct ask *a, const struct store_history *h)
 
 	buf_init(&b);
 	buf_adds(&b, "<p>");
-	html_text(&b, a->series);
+	page_series(&b, a->series);
 	buf_adds(&b, ": which metric's history?</p>\n");
 	metric_form(&b, a->series, h, NULL);
 	page_reply(a->req, 200, title, &b);
@@ -431,7 +431,7 @@ on_history(const char *text, const struct problem *p, void *arg)
 	}
 	buf_init(&b);
 	buf_adds(&b, "<p>");
-	html_text(&b, a->series);
+	page_series(&b, a->series);
 	buf_adds(&b, "</p>\n");
 	metric_form(&b, a->series, &h, a->metric);
 	d.ncp = findings_history_find(j, &hist, &d.cp);
@@ -442,7 +442,7 @@ on_history(const char *text, const struct problem *p, void *arg)
 	compare_form(&b, a, &h);
 	commits_table(&b, a, &h);
 	buf_adds(&b, "<p><a href=\"/api/series/");
-	html_attr(&b, a->series);
+	page_series_path(&b, a->series);
 	buf_adds(&b, "/history?metric=");
 	page_query(&b, a->metric);
 	buf_adds(&b, "\">As JSON</a></p>");

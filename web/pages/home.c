@@ -57,7 +57,7 @@ findings(struct buf *b, const struct store_home_commit *c)
 		buf_adds(b, "\">");
 		html_text(b, f->state);
 		buf_adds(b, "</span> <span class=\"muted\">");
-		html_text(b, f->series);
+		page_series(b, f->series);
 		buf_adds(b, "</span></li>");
 	}
 	buf_adds(b, "</ul>");

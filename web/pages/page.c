@@ -1,6 +1,7 @@
 /*
  * page.c: what the pages share.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,32 @@ page_query(struct buf *b, const char *s)
 
 	buf_adds(b, e);
 	free(e);
+}
+
+void
+page_series_path(struct buf *b, const char *series)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (const unsigned char *p = (const unsigned char *)series;
+	     p != NULL && *p != '\0'; p++)
+		if (isalnum(*p) || strchr("-._~/", *p) != NULL) {
+			buf_addc(b, (char)*p);
+		} else {
+			buf_addc(b, '%');
+			buf_addc(b, hex[*p >> 4]);
+			buf_addc(b, hex[*p & 15]);
+		}
+}
+
+void
+page_series(struct buf *b, const char *series)
+{
+	buf_adds(b, "<a href=\"/series/");
+	page_series_path(b, series);
+	buf_adds(b, "\">");
+	html_text(b, series);
+	buf_adds(b, "</a>");
 }
 
 void
@@ -216,7 +243,7 @@ page_pair_row(struct buf *b, const char *series, const char *base,
 	      const char *head, const char *verdict)
 {
 	buf_adds(b, "<tr><td>");
-	html_text(b, series);
+	page_series(b, series);
 	buf_adds(b, "</td><td>");
 	page_sha(b, base, NULL);
 	buf_adds(b, "</td><td>");

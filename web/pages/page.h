@@ -36,6 +36,11 @@ void page_query(struct buf *b, const char *s);
 /* <a href="PATH">TEXT</a>: path is a fixed prefix, then arg escaped. */
 void page_link(struct buf *b, const char *prefix, const char *arg,
 	       const char *text);
+/* Appends series escaped for a URL's path (its '/' kept), for
+ * "/series/SERIES/..." links. */
+void page_series_path(struct buf *b, const char *series);
+/* <a href="/series/SERIES">SERIES</a>: the series' page. */
+void page_series(struct buf *b, const char *series);
 /* Table cells: text ("-" for NULL); a time; a run's number linked to
  * its page; a box's name linked to its page. */
 void page_cell(struct buf *b, const char *s);

@@ -106,7 +106,7 @@ render(struct buf *b, const void *doc, struct http_req *req)
 		/* the series' runs, the commit's page */
 		buf_adds(b, "<td>");
 		if (x->series != NULL)
-			page_link(b, "/queue?series=", x->series, x->series);
+			page_series(b, x->series);
 		buf_adds(b, "</td><td>");
 		if (x->commit != NULL)
 			page_sha(b, x->commit, NULL);

@@ -170,7 +170,9 @@ record(struct buf *b, const struct store_regression *r,
 	row_commit(b, "commit at fault", &r->culprit);
 	row_commit(b, "found at", &r->commit_info);
 	row_commit(b, "base", &r->base_info);
-	row(b, "series", r->series);
+	buf_adds(b, "<tr><th scope=\"row\">series</th><td>");
+	page_series(b, r->series);
+	buf_adds(b, "</td></tr>\n");
 	row(b, "KPI", r->kpi);
 	history_row(b, r);
 	row(b, r->report.id != 0 ? "change, as mailed" : "change", change);
@@ -205,7 +207,7 @@ record(struct buf *b, const struct store_regression *r,
 	buf_adds(b, "<a href=\"");
 	page_compare_href(b, "/compare", r->series, r->base, r->commit);
 	buf_adds(b, "\">Compare these commits</a> &middot; <a href=\"/series/");
-	html_attr(b, r->series);
+	page_series_path(b, r->series);
 	buf_adds(b, "/history?metric=");
 	page_query(b, r->kpi);
 	buf_adds(b, "\">the KPI's history</a> &middot; <a "
@@ -215,34 +217,68 @@ record(struct buf *b, const struct store_regression *r,
 }
 
 /* Its pair's runs of each regressed KPI, LKP's table and the
- * bisection. */
+ * bisection (bs, or NULL). */
 static void
 measured(struct buf *b, const struct store_regression *r,
-	 const struct comparison *c)
+	 const struct comparison *c, const struct store_bisection *bs)
 {
 	page_sides_charts(b, r->values, r->base, r->commit, c);
 	buf_adds(b, "<h2>The changed metrics (LKP's table)</h2>\n");
 	page_comparison(b, c);
 	page_round_runs(b, c);
-	if (json_is_object(r->bisection)) {
-		struct view_doc bd = {0};
-		struct store_bisection bs;
-		char err[256];
+	if (bs != NULL)
+		page_bisection(b, bs, false);
+}
 
-		if (view_decode(&bd, &store_bisection_view,
-				(json_t *)r->bisection, &bs, err, sizeof err))
-			page_bisection(b, &bs, false);
-		else
-			log_warnx("regression page: %s", err);
-		view_release(&bd);
+/* The pair bs (or NULL) confirmed the first bad commit on: it against
+ * its parent (NULL: none). */
+static const struct store_bisection_pair *
+confirmed(const struct store_bisection *bs)
+{
+	for (size_t i = 0; bs != NULL && i < bs->nsteps; i++) {
+		const struct store_bisection_step *s = &bs->steps[i];
+
+		if (strcmp(s->kind, "confirm") == 0 && s->verdict != NULL &&
+		    strcmp(s->verdict, "confirmed") == 0 &&
+		    s->good_pair.base != NULL && s->good_pair.head != NULL)
+			return &s->good_pair;
 	}
+	return NULL;
+}
+
+/* robot submit's command for the job at base and head. */
+static void
+submit_command(struct buf *b, const struct store_regression *r, const char *id,
+	       const char *base, const char *head)
+{
+	buf_addf(b, "<pre id=\"%s\">robot submit job.json", id);
+	if (r->tbox_group != NULL) {
+		buf_adds(b, " --tbox-group ");
+		html_text(b, r->tbox_group);
+	}
+	if (r->tree != NULL) {
+		buf_adds(b, " --tree ");
+		html_text(b, r->tree);
+	}
+	buf_adds(b, " --commit ");
+	html_text(b, base);
+	buf_adds(b, " --commit ");
+	html_text(b, head);
+	if (r->repeat > 0)
+		buf_addf(b, " --repeat %lld", r->repeat);
+	buf_adds(b, "</pre>\n");
 }
 
 /* The atomic job as a job file robot submit takes (its runs in the
- * command, not the file's repeat), and how to reproduce it. */
+ * command, not the file's repeat), and how to reproduce it: where it
+ * was found, and once bisected the commit at fault against its parent,
+ * as the report's recipe has it. */
 static void
-reproduce(struct buf *b, const struct store_regression *r)
+reproduce(struct buf *b, const struct store_regression *r,
+	  const struct store_bisection *bs)
 {
+	const struct store_bisection_pair *fault = confirmed(bs);
+
 	json_t *job = json_object_get(r->job, "job"), *file;
 	char *text;
 
@@ -259,23 +295,15 @@ reproduce(struct buf *b, const struct store_regression *r)
 		    "up (<code>scripts/quickstart</code> puts "
 		    "<code>robot</code> on PATH, and this robotd with a "
 		    "submit token in <code>~/.config/robot/config</code>; "
-		    "elsewhere add <code>--server URL --token T</code>):"
-		    "</p>\n<pre id=\"reproduce\">robot submit job.json");
-	if (r->tbox_group != NULL) {
-		buf_adds(b, " --tbox-group ");
-		html_text(b, r->tbox_group);
+		    "elsewhere add <code>--server URL --token T</code>), "
+		    "its base and the head it was found at:</p>\n");
+	submit_command(b, r, "reproduce", r->base, r->commit);
+	if (fault != NULL) {
+		buf_adds(b, "<p>or the commit at fault against its parent, "
+			    "as the report's recipe has it:</p>\n");
+		submit_command(b, r, "reproduce-fault", fault->base,
+			       fault->head);
 	}
-	if (r->tree != NULL) {
-		buf_adds(b, " --tree ");
-		html_text(b, r->tree);
-	}
-	buf_adds(b, " --commit ");
-	html_text(b, r->base);
-	buf_adds(b, " --commit ");
-	html_text(b, r->commit);
-	if (r->repeat > 0)
-		buf_addf(b, " --repeat %lld", r->repeat);
-	buf_adds(b, "</pre>\n");
 	free(text);
 }
 
@@ -327,6 +355,9 @@ static char *
 render(struct buf *b, const void *doc, struct http_req *req)
 {
 	const struct store_regression *r = doc;
+	const struct store_bisection *bsp = NULL;
+	struct store_bisection bs;
+	struct view_doc bd = {0};
 	struct comparison *c;
 	char change[NUM_PCT_MAX], *title;
 
@@ -340,11 +371,23 @@ render(struct buf *b, const void *doc, struct http_req *req)
 		title = xasprintf("%.10s..%.10s: %s %s %s", r->base, r->commit,
 				  r->kpi, change, r->kind);
 	c = comparison_from_json((json_t *)r->comparison);
+	if (json_is_object(r->bisection)) {
+		char err[256];
+
+		bsp = &bs;
+		if (!view_decode(&bd, &store_bisection_view,
+				 (json_t *)r->bisection, &bs, err,
+				 sizeof err)) {
+			log_warnx("regression page: %s", err);
+			bsp = NULL;
+		}
+	}
 	record(b, r, c, change);
-	measured(b, r, c);
+	measured(b, r, c, bsp);
 	comparison_free(c);
-	reproduce(b, r);
+	reproduce(b, r, bsp);
 	story(b, r);
+	view_release(&bd);
 	buf_addf(b, "<p><a href=\"/api/regressions/%lld\">As JSON</a></p>",
 		 r->id);
 	return title;

@@ -527,9 +527,11 @@ record(struct buf *b, const struct store_job *j)
 		 j->run, j->runs, j->attempts);
 	buf_adds(b, "</table>\n");
 	if (j->series != NULL) {
-		buf_adds(b, "<p>");
-		page_link(b, "/queue?series=", j->series, "the series' runs");
-		buf_adds(b, "</p>\n");
+		buf_adds(b, "<p>Its series: ");
+		page_series(b, j->series);
+		buf_adds(b, " (");
+		page_link(b, "/queue?series=", j->series, "its runs");
+		buf_adds(b, ")</p>\n");
 	}
 }
 

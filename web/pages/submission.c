@@ -81,7 +81,7 @@ commits(struct buf *b, const struct store_submission *s)
 		const struct store_submission_commit *c = &s->commits[i];
 
 		buf_adds(b, "<tr><td>");
-		html_text(b, c->series);
+		page_series(b, c->series);
 		buf_adds(b, "</td><td>");
 		if (c->commit != NULL)
 			page_sha(b, c->commit, NULL);

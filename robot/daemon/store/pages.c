@@ -574,3 +574,85 @@ static const struct view_field submission_fields[] = {
 #undef UF
 const struct view_type store_submission_view =
 	VIEW_TYPE("submission", struct store_submission, submission_fields);
+
+static const struct store_stmt series_page = {"SELECT robot_series_page($1)",
+					      "s", store_read_text, false,
+					      .shared = true};
+
+void
+store_series_page(struct store *s, const char *name, store_text_cb cb,
+		  void *arg)
+{
+	store_call(s, &series_page, STORE_FN(cb), arg, STORE_TEXT(name));
+}
+
+#define SF(st, key, kind, field) VIEW_F(store_series##st, key, kind, field)
+static const struct view_field series_box_fields[] = {
+	SF(_box, "box", VIEW_STR, box),
+	SF(_box, "runs", VIEW_INT, runs),
+	SF(_box, "failed", VIEW_INT, failed),
+	SF(_box, "last", VIEW_STR, last),
+};
+static const struct view_type series_box =
+	VIEW_TYPE("box", struct store_series_box, series_box_fields);
+static const struct view_field series_kpi_fields[] = {
+	SF(_kpi, "kpi", VIEW_STR, kpi),
+	VIEW_FO(store_series_kpi, "verdict", VIEW_STR, verdict),
+	VIEW_FO(store_series_kpi, "change_pct", VIEW_NUM, change_pct),
+};
+static const struct view_type series_kpi =
+	VIEW_TYPE("kpi", struct store_series_kpi, series_kpi_fields);
+static const struct view_field series_pair_fields[] = {
+	SF(_pair, "id", VIEW_INT, id),
+	SF(_pair, "tree", VIEW_STR, tree),
+	SF(_pair, "branch", VIEW_STR, branch),
+	SF(_pair, "base", VIEW_STR, base),
+	SF(_pair, "head", VIEW_STR, head),
+	SF(_pair, "state", VIEW_STR, state),
+	SF(_pair, "verdict", VIEW_STR, verdict),
+	SF(_pair, "kpi", VIEW_STR, kpi),
+	SF(_pair, "runs", VIEW_INT, runs),
+	SF(_pair, "updated", VIEW_STR, updated),
+};
+static const struct view_type series_pair =
+	VIEW_TYPE("pair", struct store_series_pair, series_pair_fields);
+static const struct view_field series_finding_fields[] = {
+	SF(_finding, "id", VIEW_INT, id),
+	SF(_finding, "kind", VIEW_STR, kind),
+	SF(_finding, "state", VIEW_STR, state),
+	SF(_finding, "kpi", VIEW_STR, kpi),
+	SF(_finding, "change_pct", VIEW_NUM, change_pct),
+	SF(_finding, "commit", VIEW_STR, commit),
+	SF(_finding, "created", VIEW_STR, created),
+};
+static const struct view_type series_finding = VIEW_TYPE(
+	"finding", struct store_series_finding, series_finding_fields);
+static const struct view_field series_note_fields[] = {
+	SF(_note, "message", VIEW_STR, message),
+	SF(_note, "created", VIEW_STR, created),
+	VIEW_S(store_series_note, "boxes", boxes, nboxes),
+};
+static const struct view_type series_note =
+	VIEW_TYPE("note", struct store_series_note, series_note_fields);
+static const struct view_field series_page_fields[] = {
+	SF(_page, "series", VIEW_STR, series),
+	SF(_page, "tbox_group", VIEW_STR, tbox_group),
+	SF(_page, "first", VIEW_STR, first),
+	SF(_page, "last", VIEW_STR, last),
+	SF(_page, "queued", VIEW_INT, queued),
+	SF(_page, "leased", VIEW_INT, leased),
+	SF(_page, "done", VIEW_INT, done),
+	SF(_page, "failed", VIEW_INT, failed),
+	SF(_page, "commits", VIEW_INT, commits),
+	VIEW_S(store_series_page, "trees", trees, ntrees),
+	VIEW_A(store_series_page, "boxes", series_box, boxes, nboxes),
+	SF(_page, "job", VIEW_JSON, job),
+	VIEW_A(store_series_page, "kpis", series_kpi, kpis, nkpis),
+	VIEW_A(store_series_page, "pairs", series_pair, pairs, npairs),
+	VIEW_A(store_series_page, "findings", series_finding, findings,
+	       nfindings),
+	VIEW_A(store_series_page, "notes", series_note, notes, nnotes),
+};
+#undef SF
+const struct view_type store_series_page_view =
+	VIEW_TYPE("series", struct store_series_page, series_page_fields);

@@ -284,4 +284,51 @@ struct store_submission {
 };
 extern const struct view_type store_submission_view;
 
+/* A series (robot_series_page()): its runs by state and box, its
+ * commits and trees, its newest job, KPIs, pairs, findings and lab
+ * notes; NULL when it has no run (store_series_page_view). */
+void store_series_page(struct store *s, const char *series, store_text_cb cb,
+		       void *arg);
+struct store_series_box {
+	const char *box, *last;
+	long long runs, failed;
+};
+struct store_series_kpi {
+	const char *kpi, *verdict;
+	double change_pct; /* NAN: none */
+};
+struct store_series_pair {
+	long long id, runs; /* runs: a side, when compared */
+	const char *tree, *branch, *base, *head, *state, *verdict, *kpi;
+	const char *updated;
+};
+struct store_series_finding {
+	long long id;
+	const char *kind, *state, *kpi, *commit, *created;
+	double change_pct;
+};
+struct store_series_note {
+	const char *message, *created;
+	const char **boxes;
+	size_t nboxes;
+};
+struct store_series_page {
+	const char *series, *tbox_group, *first, *last;
+	long long queued, leased, done, failed, commits;
+	const char **trees;
+	size_t ntrees;
+	struct store_series_box *boxes;
+	size_t nboxes;
+	const json_t *job;             /* the newest run's */
+	struct store_series_kpi *kpis; /* the newest final pair's */
+	size_t nkpis;
+	struct store_series_pair *pairs; /* newest first, at most 20 */
+	size_t npairs;
+	struct store_series_finding *findings; /* newest first, at most 20 */
+	size_t nfindings;
+	struct store_series_note *notes; /* newest first, at most 5 */
+	size_t nnotes;
+};
+extern const struct view_type store_series_page_view;
+
 #endif
