@@ -8,6 +8,7 @@
 #     ready) to its stored verdict (p50, p99, max) over the 59 pairs of a 60-commit submission run by 4
 #     simulated boxes (tests/integration/simbox.py)
 set -eu
+export ROBOTD_ALLOW_ROOT=1 # robotd as root, as the tests run it
 build=${1:-build}
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "analysis_bench: run as root" >&2; exit 1; }

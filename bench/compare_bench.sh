@@ -20,6 +20,7 @@
 # kept here (nor Ruby installed), so the ratios are to those figures:
 # LKP_S=seconds to use another.
 set -eu
+export ROBOTD_ALLOW_ROOT=1 # robotd as root, as the tests run it
 build=${1:-build}
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}

@@ -17,6 +17,7 @@
 # 429, 413, ...) and robotd's peak RSS (VmHWM) and RSS after, and while
 # READERS (16) clients read /bisections.
 set -eu
+export ROBOTD_ALLOW_ROOT=1 # robotd as root, as the tests run it
 build=${1:-build}
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "compare_load_bench: run as root" >&2; exit 1; }

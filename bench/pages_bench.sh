@@ -11,6 +11,7 @@
 # what the pages read).  Then the time Chromium takes to load and render
 # each page.  As root (robotd's embedded PostgreSQL).  Prints figures.
 set -eu
+export ROBOTD_ALLOW_ROOT=1 # robotd as root, as the tests run it
 cd "$(dirname "$0")/.."
 CLIENTS=${1:-16}
 SECS=${2:-5}

@@ -8,6 +8,7 @@
 #     simulated boxes (p50, p99, max)
 #   - mails delivered per second from a full outbox of 1,000 reports
 set -eu
+export ROBOTD_ALLOW_ROOT=1 # robotd as root, as the tests run it
 build=${1:-build}
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "reports_bench: run as root" >&2; exit 1; }

@@ -11,6 +11,7 @@
 # Everything runs on this machine: robotd, its embedded PostgreSQL and the
 # simulated boxes (bench/boxsim.c) share its cores.
 set -eu
+export ROBOTD_ALLOW_ROOT=1 # robotd as root, as the tests run it
 build=${1:-build}
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "robotd_bench: run as root" >&2; exit 1; }

@@ -9,6 +9,7 @@
 #     children's, per poll (from /proc: utime+stime and cutime+cstime),
 #     over 6 polls; robotd's idle CPU over as long is printed beside it
 set -eu
+export ROBOTD_ALLOW_ROOT=1 # robotd as root, as the tests run it
 N=${1:-100000}
 build=${2:-build}
 cd "$(dirname "$0")/.."

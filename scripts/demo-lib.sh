@@ -44,11 +44,13 @@ YAML
 		server=http://127.0.0.1:$port
 		sed -i "s|^public_url: .*|public_url: $server|" "$state/robotd.yaml"
 	fi
-	echo "== robotd on $server (embedded PostgreSQL in $state/pg)" >&2
+	echo "== robotd on $server (embedded PostgreSQL in $state/pg; as root, --allow-root, for a demo: docs/deploy.md runs it as a service, as its own user)" >&2
 	if ! running robotd; then
 		echo "$port" >"$state/port"
 		# A session of its own: a Ctrl-C here does not stop it.
-		setsid "$build/robotd" --config "$state/robotd.yaml" --listen "127.0.0.1:$port" \
+		# (as root, a demo on one machine: a service runs it as its own
+		# user, docs/deploy.md)
+		setsid "$build/robotd" --allow-root --config "$state/robotd.yaml" --listen "127.0.0.1:$port" \
 			>>"$state/robotd.log" 2>&1 &
 		echo $! >"$state/robotd.pid"
 		i=0
@@ -66,7 +68,7 @@ YAML
 	chmod 700 "$state/tokens"
 	for kind in submit box admin; do
 		[ -s "$state/tokens/$kind" ] ||
-			(umask 077 && "$build/robotd" --state-dir "$state" token create --kind "$kind" \
+			(umask 077 && "$build/robotd" --allow-root --state-dir "$state" token create --kind "$kind" \
 				--name "$([ $kind = box ] && echo "$2" || echo "$1-$kind")" \
 				>"$state/tokens/$kind" 2>>"$state/robotd.log")
 	done

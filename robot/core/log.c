@@ -14,6 +14,7 @@
 static const char *log_progname = "robot";
 static enum log_level log_level = LOG_LEVEL_INFO;
 static bool log_timestamps;
+static bool log_priorities;
 
 void
 log_init(const char *progname, enum log_level level)
@@ -28,19 +29,28 @@ log_set_timestamps(bool on)
 	log_timestamps = on;
 }
 
+void
+log_set_priorities(bool on)
+{
+	log_priorities = on;
+}
+
 enum log_level
 log_get_level(void)
 {
 	return log_level;
 }
 
-static void __attribute__((format(printf, 2, 0)))
-log_vwrite(const char *tag, const char *fmt, va_list ap, int errnum)
+static void __attribute__((format(printf, 3, 0)))
+log_vwrite(int priority, const char *tag, const char *fmt, va_list ap,
+	   int errnum)
 {
 	char stamp[32] = "";
 	char msg[2048];
 
-	if (log_timestamps) {
+	if (log_priorities) {
+		snprintf(stamp, sizeof stamp, "<%d>", priority);
+	} else if (log_timestamps) {
 		struct timespec ts;
 		struct tm tm;
 
@@ -63,7 +73,7 @@ log_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vwrite("", fmt, ap, errnum);
+	log_vwrite(4, "", fmt, ap, errnum);
 	va_end(ap);
 	errno = errnum;
 }
@@ -74,7 +84,7 @@ log_warnx(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vwrite("", fmt, ap, 0);
+	log_vwrite(4, "", fmt, ap, 0);
 	va_end(ap);
 }
 
@@ -86,7 +96,7 @@ log_info(const char *fmt, ...)
 	if (log_level < LOG_LEVEL_INFO)
 		return;
 	va_start(ap, fmt);
-	log_vwrite("", fmt, ap, 0);
+	log_vwrite(6, "", fmt, ap, 0);
 	va_end(ap);
 }
 
@@ -98,7 +108,7 @@ log_debug(const char *fmt, ...)
 	if (log_level < LOG_LEVEL_DEBUG)
 		return;
 	va_start(ap, fmt);
-	log_vwrite("debug: ", fmt, ap, 0);
+	log_vwrite(7, "debug: ", fmt, ap, 0);
 	va_end(ap);
 }
 
@@ -109,7 +119,7 @@ fatal(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vwrite("fatal: ", fmt, ap, errnum);
+	log_vwrite(2, "fatal: ", fmt, ap, errnum);
 	va_end(ap);
 	exit(1);
 }
@@ -120,7 +130,7 @@ fatalx(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vwrite("fatal: ", fmt, ap, 0);
+	log_vwrite(2, "fatal: ", fmt, ap, 0);
 	va_end(ap);
 	exit(1);
 }

@@ -19,6 +19,10 @@ enum log_level {
 void log_init(const char *progname, enum log_level level);
 /* Prefixes each line with an ISO 8601 UTC time stamp (for daemons). */
 void log_set_timestamps(bool on);
+/* Prefixes each line with its syslog priority ("<4>" a warning, "<6>"
+ * progress, "<7>" debug, "<2>" fatal), as the journal reads a service's
+ * stderr (sd-daemon(3)); with them the journal's time stamps stand. */
+void log_set_priorities(bool on);
 enum log_level log_get_level(void);
 
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -194,7 +194,10 @@ unreachable(const char *dir)
  * Starts the server of the cluster in data, its socket in sock, its log
  * in logf; pg_ctl's status (0: it runs).  Commits are durable: the
  * server runs with PostgreSQL's defaults for fsync and
- * synchronous_commit (docs/robotd.md has the cost).
+ * synchronous_commit (docs/robotd.md has the cost).  Without JIT: its
+ * compiled code is memory both written and run, which robotd's unit
+ * forbids (MemoryDenyWriteExecute, dist/systemd/robotd.service), and
+ * robotd's queries are too small to gain from it.
  */
 static int
 start_server(const char *bin, const char *data, const char *sock,
@@ -202,7 +205,8 @@ start_server(const char *bin, const char *data, const char *sock,
 {
 	char *pgctl = xasprintf("%s/pg_ctl", bin);
 	char *opts = xasprintf("-k %s -c listen_addresses='' "
-			       "-c max_connections=200 -c shared_buffers=128MB",
+			       "-c max_connections=200 -c shared_buffers=128MB "
+			       "-c jit=off",
 			       sock);
 	char *argv[] = {pgctl,        "start", "-w",         "-t", "60", "-D",
 			(char *)data, "-l",    (char *)logf, "-o", opts, NULL};

@@ -39,6 +39,7 @@
 #include "robot/daemon/drain.h"
 #include "robot/daemon/health.h"
 #include "robot/daemon/power.h"
+#include "robot/daemon/sdnotify.h"
 #include "robot/daemon/janitor.h"
 #include "robot/daemon/lab.h"
 #include "robot/daemon/pgembed.h"
@@ -88,6 +89,7 @@ struct robotd {
 	struct pgwatch *pgwatch; /* the embedded database's supervisor */
 	struct router *router;
 	struct event *sigterm, *sigint, *sighup, *stopper;
+	struct event *watchdog; /* WATCHDOG=1 to systemd, or NULL */
 	struct timespec stop_started;
 };
 
@@ -96,10 +98,11 @@ usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: robotd [--config FILE] [--state-dir DIR | --db DSN]\n"
-		"              [--listen ADDR:PORT] [--debug]\n"
+		"              [--listen ADDR:PORT] [--debug] [--allow-root]\n"
 		"       robotd [--config FILE] [--state-dir DIR | --db DSN] "
 		"token create\n"
 		"              --kind submit|box|admin --name NAME\n"
+		"       robotd [--config FILE] --check-config\n"
 		"\n"
 		"The robot's server: the HTTP API, the job queue and the lab's "
 		"leases.\n"
@@ -113,6 +116,11 @@ usage(FILE *fp)
 		"conninfo)\n"
 		"  --listen ADDR:PORT the API's address (127.0.0.1:8420)\n"
 		"  --debug            log every step\n"
+		"  --allow-root       serve as root (else refused: run it as "
+		"its own user;\n"
+		"                     ROBOTD_ALLOW_ROOT=1 does the same)\n"
+		"  --check-config     check FILE and exit: 0, or 2 with each "
+		"bad line\n"
 		"token create prints a new token once; only its hash is "
 		"stored.\n");
 }
@@ -172,6 +180,7 @@ robotd_on_stop(evutil_socket_t sig, short what, void *arg)
 	}
 	log_info("signal %d: stopping (%zu requests in flight)", (int)sig,
 		 router_in_flight(d->router));
+	sdnotify("STOPPING=1");
 	FSM_SET(&robotd_fsm, d->state, ROBOTD_STOPPING, "robotd");
 	clock_gettime(CLOCK_MONOTONIC, &d->stop_started);
 	router_quiesce(d->router);
@@ -195,6 +204,7 @@ robotd_on_hup(evutil_socket_t sig, short what, void *arg)
 		log_info("SIGHUP: no configuration file to reload");
 		return;
 	}
+	sdnotify("RELOADING=1");
 	settings_defaults(&fresh);
 	errlist_init(&el);
 	if (!settings_load(d->set.path, &fresh, &el)) {
@@ -204,6 +214,8 @@ robotd_on_hup(evutil_socket_t sig, short what, void *arg)
 		errlist_print(&el, stderr);
 		errlist_release(&el);
 		settings_release(&fresh);
+		sdnotify("READY=1\nSTATUS=serving; the configuration file "
+			 "has errors: the running one kept");
 		return;
 	}
 	errlist_release(&el);
@@ -214,6 +226,17 @@ robotd_on_hup(evutil_socket_t sig, short what, void *arg)
 	}
 	log_info("SIGHUP: reloaded '%s'", d->set.path);
 	settings_release(&fresh);
+	sdnotify("READY=1\nSTATUS=serving");
+}
+
+/* WATCHDOG=1 from the loop: a loop that hangs stops saying it. */
+static void
+robotd_on_watchdog(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	sdnotify("WATCHDOG=1");
 }
 
 /* Thousands of idle boxes are thousands of descriptors. */
@@ -226,6 +249,29 @@ raise_nofile(void)
 		rl.rlim_cur = rl.rlim_max;
 		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
 			log_warn("setrlimit RLIMIT_NOFILE");
+	}
+}
+
+/* Tells systemd (a Type=notify unit) that robotd serves, and pings its
+ * watchdog from the loop at half its interval. */
+static void
+robotd_notify_ready(struct robotd *d)
+{
+	uint64_t usec = sdnotify_watchdog_usec();
+	char *state = xasprintf("READY=1\nSTATUS=serving on %s:%d\nMAINPID=%ld",
+				d->set.listen_addr, router_port(d->router),
+				(long)getpid());
+
+	sdnotify(state);
+	free(state);
+	if (usec > 0) {
+		struct timeval tv = {(time_t)(usec / 2 / 1000000),
+				     (suseconds_t)(usec / 2 % 1000000)};
+
+		d->watchdog = event_new(d->base, -1, EV_PERSIST,
+					robotd_on_watchdog, d);
+		event_add(d->watchdog, &tv);
+		sdnotify("WATCHDOG=1");
 	}
 }
 
@@ -283,6 +329,7 @@ robotd_serve(struct robotd *d)
 	log_info("listening on http://%s:%d (lease %d s, %s database)",
 		 d->set.listen_addr, router_port(d->router),
 		 d->set.lease_seconds, d->embedded ? "embedded" : "external");
+	robotd_notify_ready(d);
 	event_base_dispatch(d->base);
 	/* Unanswered requests get 503 from the failed queries and from the
 	 * lab, then the loop runs a little so that libmicrohttpd sends
@@ -324,6 +371,8 @@ robotd_serve(struct robotd *d)
 	event_free(d->sighup);
 	if (d->stopper != NULL)
 		event_free(d->stopper);
+	if (d->watchdog != NULL)
+		event_free(d->watchdog);
 	/* What was deferred (defer()) runs before the loop goes. */
 	for (int i = 0; i < 4; i++)
 		event_base_loop(d->base, EVLOOP_NONBLOCK);
@@ -513,11 +562,67 @@ robotd_database(struct robotd *d, bool migrate, bool *started, int *version)
 	return false;
 }
 
+/* Whether stderr is the journal's stream ($JOURNAL_STREAM names its
+ * device and inode): then lines carry their priority, not a time. */
+static bool
+robotd_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return js != NULL && sscanf(js, "%llu:%llu", &dev, &ino) == 2 &&
+	       fstat(STDERR_FILENO, &st) == 0 &&
+	       (unsigned long long)st.st_dev == dev &&
+	       (unsigned long long)st.st_ino == ino;
+}
+
+/* Whether robotd may run as it is: not as root, unless told. */
+static bool
+robotd_user_ok(bool allow_root)
+{
+	const char *env = getenv("ROBOTD_ALLOW_ROOT");
+
+	if (geteuid() != 0 || allow_root ||
+	    (env != NULL && strcmp(env, "1") == 0))
+		return true;
+	log_warnx("refusing to run as root: run robotd as its own user (the "
+		  "robot package's robotd.service runs it as 'robot'), or "
+		  "give --allow-root");
+	return false;
+}
+
+/* --check-config: the file's settings checked, each bad line said;
+ * 0 or 2. */
+static int
+robotd_check_config(const char *config)
+{
+	struct settings set;
+	struct errlist el;
+	bool ok;
+
+	if (config == NULL) {
+		log_warnx("--check-config needs --config FILE");
+		return 2;
+	}
+	settings_defaults(&set);
+	errlist_init(&el);
+	ok = settings_load(config, &set, &el);
+	errlist_print(&el, stderr);
+	errlist_release(&el);
+	settings_release(&set);
+	if (ok)
+		printf("%s: ok\n", config);
+	return ok ? 0 : 2;
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
+		{"allow-root", no_argument, NULL, 'R'},
+		{"check-config", no_argument, NULL, 'C'},
 		{"state-dir", required_argument, NULL, 's'},
 		{"db", required_argument, NULL, 'D'},
 		{"listen", required_argument, NULL, 'l'},
@@ -534,11 +639,13 @@ main(int argc, char **argv)
 	const char *config = NULL;
 	struct robotd d;
 	struct token_args ta = {NULL, NULL};
-	bool debug = false, started = false, command;
+	bool debug = false, started = false, command, allow_root = false;
+	bool check = false;
 	int c, version, rc;
 
 	memset(&d, 0, sizeof d);
 	log_init("robotd", LOG_LEVEL_INFO);
+	sdnotify_init();
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -551,6 +658,12 @@ main(int argc, char **argv)
 			break;
 		case 'd':
 			debug = true;
+			break;
+		case 'R':
+			allow_root = true;
+			break;
+		case 'C':
+			check = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -568,14 +681,21 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (check)
+		return robotd_check_config(config);
 	command = optind < argc;
 	if (command &&
 	    (rc = robotd_token_args(argc - optind, argv + optind, &ta)) != -1)
 		return rc;
+	if (!robotd_user_ok(allow_root))
+		return 1;
 	if (!robotd_settings(&d, config, flags, 3))
 		return 2;
 	log_init("robotd", debug ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
-	log_set_timestamps(!command);
+	if (robotd_journal())
+		log_set_priorities(true);
+	else
+		log_set_timestamps(!command);
 	/* The embedded database is the state directory's: one robotd
 	 * serves it.  With --db, several robotd share a database (and may
 	 * share a state directory). */

@@ -21,7 +21,7 @@ SUB=$(token submit alice)
 B1=$(token box b1)
 B2=$(token box b2)
 ADM=$(token admin root)
-echo "1..52"
+echo "1..55"
 
 dd_job "$T/dd.yaml"
 
@@ -338,8 +338,57 @@ check $([ $rc = 1 ] && grep -q "another robotd (pid $PID_d) serves $T/state" "$T
 	runuser -u postgres -- "$PGCTL" status -D "$T/state/pg/data" >/dev/null 2>&1; echo $?) \
 	"a second robotd on one state directory refuses, naming the first; the first serves on ($rc: $(head -1 "$T/second.log"))"
 
+# As root robotd refuses to run unless told (a service runs it as its
+# own user, docs/deploy.md); --check-config says each bad line and
+# exits 2, or says ok.
+env -u ROBOTD_ALLOW_ROOT "$ROBOTD" --config "$T/second.yaml" --listen 127.0.0.1:0 >"$T/root.log" 2>&1
+rc=$?
+env -u ROBOTD_ALLOW_ROOT "$ROBOTD" --state-dir "$T/state" token create --kind admin --name r >"$T/root2.log" 2>&1
+rc2=$?
+check $([ $rc = 1 ] && [ $rc2 = 1 ] && grep -q "refusing to run as root: run robotd as its own user" "$T/root.log" &&
+	grep -q "give --allow-root" "$T/root2.log"; echo $?) \
+	"as root robotd refuses to serve or make a token unless told ($rc $rc2: $(head -1 "$T/root.log"))"
+printf 'listen: 127.0.0.1:8420\nlease_seconds: soon\ncolour: blue\n' >"$T/bad.yaml"
+"$ROBOTD" --config "$T/bad.yaml" --check-config >"$T/chk1.out" 2>&1
+rc=$?
+"$ROBOTD" --config "$T/second.yaml" --check-config >"$T/chk2.out" 2>&1
+rc2=$?
+check $([ $rc = 2 ] && grep -q "^$T/bad.yaml:2: lease_seconds: a whole number" "$T/chk1.out" &&
+	grep -q "^$T/bad.yaml:3: unknown key 'colour'" "$T/chk1.out" && [ $rc2 = 0 ] &&
+	[ "$(cat "$T/chk2.out")" = "$T/second.yaml: ok" ]; echo $?) \
+	"robotd --check-config: each bad line and exit 2, or ok ($rc $rc2)"
+
 stop "$PID_d"
 check $(grep -q "stopped the embedded database" "$T/d.log"; echo $?) "SIGTERM stops robotd and its embedded database"
+
+# Started by a Type=notify unit: robotd tells systemd it serves
+# (READY=1) once it listens, pings the watchdog from its loop, says
+# RELOADING=1 and READY=1 around a SIGHUP, and STOPPING=1; its stderr
+# is the journal's stream, so each line carries its priority instead of
+# a time (sd-daemon(3)).
+/usr/bin/python3 "$SRC/tests/integration/notifysink.py" "$T/notify.sock" "$T/notify.out" &
+NS=$!
+PIDS="$PIDS $NS"
+wait_for 10 test -S "$T/notify.sock"
+: >"$T/journal.log"
+js=$(stat -c '%d:%i' "$T/journal.log")
+NOTIFY_SOCKET="$T/notify.sock" WATCHDOG_USEC=400000 JOURNAL_STREAM="$js" \
+	"$ROBOTD" --config "$T/second.yaml" --listen 127.0.0.1:0 2>>"$T/journal.log" &
+PID_n=$!
+PIDS="$PIDS $PID_n"
+wait_for 60 grep -q "^READY=1|STATUS=serving on" "$T/notify.out"
+wait_for 10 grep -q "^WATCHDOG=1" "$T/notify.out"
+sleep 1
+pings=$(grep -c "^WATCHDOG=1" "$T/notify.out")
+kill -HUP "$PID_n"
+wait_for 10 grep -q "^RELOADING=1" "$T/notify.out"
+stop "$PID_n"
+check $(grep -q "^READY=1|STATUS=serving on 127.0.0.1:[0-9]*|MAINPID=$PID_n\$" "$T/notify.out" && [ "$pings" -ge 3 ] &&
+	[ "$(grep -c "^READY=1\$" "$T/notify.out")" = 0 ] &&
+	[ "$(grep -A1 "^RELOADING=1" "$T/notify.out" | tail -1 | cut -c1-8)" = "READY=1|" ] &&
+	grep -q "^STOPPING=1" "$T/notify.out" && grep -q "^<6>robotd: listening on " "$T/journal.log" &&
+	! grep -v "^<[0-7]>" "$T/journal.log" | grep -q .; echo $?) \
+	"for systemd: READY=1 once it serves (and none from its PostgreSQL), the watchdog pinged from the loop ($pings in about 1 s at 0.4 s), RELOADING=1 and READY=1 around SIGHUP, STOPPING=1; each journal line with its priority ($(tr '\n' ' ' <"$T/notify.out" | cut -c1-200))"
 
 # robot submit --wait while robotd restarts (on the same port): robotd
 # down is said once, and its return; the wait ends with the run.
