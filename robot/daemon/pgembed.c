@@ -217,6 +217,77 @@ start_server(const char *bin, const char *data, const char *sock,
 	return rc;
 }
 
+int
+pgembed_tool(const char *tool, char *const args[], char **out)
+{
+	char *bin = pg_bindir(), *path, **argv;
+	size_t n = 0, len = 0, cap = 0;
+	int fds[2] = {-1, -1}, status;
+	pid_t pid;
+
+	if (bin == NULL) {
+		log_warnx("cannot run %s: PostgreSQL is not installed (initdb "
+			  "not found; scripts/deps installs it)",
+			  tool);
+		return -1;
+	}
+	path = xasprintf("%s/%s", bin, tool);
+	free(bin);
+	while (args[n] != NULL)
+		n++;
+	argv = xcalloc(n + 2, sizeof *argv);
+	argv[0] = path;
+	memcpy(argv + 1, args, n * sizeof *argv);
+	if (out != NULL && pipe(fds) == -1) {
+		log_warn("cannot run %s: pipe", tool);
+		free(argv);
+		free(path);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (fds[1] != -1) {
+			dup2(fds[1], 1);
+			close(fds[0]);
+			close(fds[1]);
+		}
+		execv(path, argv);
+		_exit(127);
+	}
+	if (fds[1] != -1)
+		close(fds[1]);
+	if (pid != -1 && out != NULL) {
+		char *buf = NULL;
+		ssize_t r;
+
+		for (;;) {
+			if (cap - len < 4096) {
+				cap = cap ? cap * 2 : 8192;
+				buf = xreallocarray(buf, cap, 1);
+			}
+			r = read(fds[0], buf + len, cap - len - 1);
+			if (r == -1 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			len += (size_t)r;
+		}
+		buf[len] = '\0';
+		*out = buf;
+	}
+	if (fds[0] != -1)
+		close(fds[0]);
+	free(argv);
+	free(path);
+	if (pid == -1) {
+		log_warn("cannot run %s: fork", tool);
+		return -1;
+	}
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 char *
 pgembed_start(const char *state_dir, bool *started, char **err)
 {

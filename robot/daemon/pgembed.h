@@ -21,6 +21,12 @@ void pgembed_stop(const char *state_dir);
 /* Whether the cluster's postmaster runs (its postmaster.pid names a live
  * process). */
 bool pgembed_alive(const char *state_dir);
+/* Runs PostgreSQL's client program tool (pg_dump, pg_restore: the
+ * installed server's, found as initdb is) with args (NULL-ended, without
+ * the program), as this user; its stdout into *out when out is not NULL
+ * (a string the caller frees), its stderr to robotd's.  Its exit status,
+ * or -1 when it could not run (said). */
+int pgembed_tool(const char *tool, char *const args[], char **out);
 /* Starts the cluster again in a child process, which exits 0 once the
  * server takes connections and 1 when it cannot start; its PID, or -1.
  * The caller reaps it (pgwatch.c, without blocking the loop). */

@@ -103,6 +103,8 @@ usage(FILE *fp)
 		"token create\n"
 		"              --kind submit|box|admin --name NAME\n"
 		"       robotd [--config FILE] --check-config\n"
+		"       robotd [--config FILE] [--state-dir DIR | --db DSN] "
+		"backup|restore FILE\n"
 		"\n"
 		"The robot's server: the HTTP API, the job queue and the lab's "
 		"leases.\n"
@@ -122,7 +124,11 @@ usage(FILE *fp)
 		"  --check-config     check FILE and exit: 0, or 2 with each "
 		"bad line\n"
 		"token create prints a new token once; only its hash is "
-		"stored.\n");
+		"stored.\n"
+		"backup writes the database to FILE (pg_dump's custom format) "
+		"while robotd\nserves; restore loads FILE into it while no "
+		"robotd serves, refusing a dump\nof a newer schema than this "
+		"robotd knows (docs/deploy.md).\n");
 }
 
 static void
@@ -453,6 +459,91 @@ robotd_token(struct robotd *d, const struct token_args *ta)
 	return 0;
 }
 
+/* `robotd backup FILE`: the database, as pg_dump's custom format. */
+static int
+robotd_backup(const struct robotd *d, const char *file)
+{
+	char *args[] = {"--format=custom", "--file",    (char *)file,
+			"--dbname",        d->conninfo, NULL};
+	int rc;
+
+	umask(077); /* (tokens' hashes, subscribers' addresses) */
+	rc = pgembed_tool("pg_dump", args, NULL);
+	if (rc != 0) {
+		log_warnx("backup to '%s' failed (pg_dump exited %d)", file,
+			  rc);
+		return 1;
+	}
+	log_info("backed up the database to '%s'", file);
+	return 0;
+}
+
+/* The newest schema version a dump's robot_schema records (its COPY's
+ * first column), 0 when it has none. */
+static int
+dump_schema_version(const char *file, bool *ok)
+{
+	char *args[] = {"--data-only", "--table=robot_schema", "--file=-",
+			(char *)file, NULL};
+	char *out = NULL, *line, *save = NULL;
+	bool rows = false;
+	int v = 0;
+
+	*ok = pgembed_tool("pg_restore", args, &out) == 0;
+	for (line = out ? strtok_r(out, "\n", &save) : NULL; line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "COPY ", 5) == 0) {
+			rows = true;
+		} else if (rows && strcmp(line, "\\.") == 0) {
+			rows = false;
+		} else if (rows) {
+			int x = (int)strtol(line, NULL, 10);
+
+			v = x > v ? x : v;
+		}
+	}
+	free(out);
+	return v;
+}
+
+/* `robotd restore FILE`: FILE's objects into the database (each
+ * dropped first), when its schema is not newer than this robotd's;
+ * robotd migrates the rest at its next start. */
+static int
+robotd_restore(const struct robotd *d, const char *file)
+{
+	char *args[] = {
+		"--clean",  "--if-exists", "--no-owner", "--single-transaction",
+		"--dbname", d->conninfo,   (char *)file, NULL};
+	bool ok;
+	int v = dump_schema_version(file, &ok), rc;
+
+	if (!ok) {
+		log_warnx("cannot read '%s' as a backup (pg_dump's custom "
+			  "format)",
+			  file);
+		return 1;
+	}
+	if (v > store_schema_latest()) {
+		log_warnx(
+			"'%s' holds schema version %d, newer than this robotd "
+			"knows (%d): restore it with that robotd's version",
+			file, v, store_schema_latest());
+		return 1;
+	}
+	rc = pgembed_tool("pg_restore", args, NULL);
+	if (rc != 0) {
+		log_warnx("restore of '%s' failed (pg_restore exited %d); the "
+			  "database is as it was",
+			  file, rc);
+		return 1;
+	}
+	log_info("restored '%s' (schema version %d); robotd migrates it at "
+		 "its next start",
+		 file, v);
+	return 0;
+}
+
 /* The flags that set a setting, over the configuration file. */
 struct robotd_flag {
 	const char *setting;
@@ -640,7 +731,8 @@ main(int argc, char **argv)
 	struct robotd d;
 	struct token_args ta = {NULL, NULL};
 	bool debug = false, started = false, command, allow_root = false;
-	bool check = false;
+	bool check = false, restore = false;
+	const char *dump = NULL;
 	int c, version, rc;
 
 	memset(&d, 0, sizeof d);
@@ -676,7 +768,9 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc && strcmp(argv[optind], "token") != 0) {
+	if (optind < argc && strcmp(argv[optind], "token") != 0 &&
+	    strcmp(argv[optind], "backup") != 0 &&
+	    strcmp(argv[optind], "restore") != 0) {
 		log_warnx("unknown command '%s'", argv[optind]);
 		usage(stderr);
 		return 2;
@@ -684,9 +778,19 @@ main(int argc, char **argv)
 	if (check)
 		return robotd_check_config(config);
 	command = optind < argc;
-	if (command &&
-	    (rc = robotd_token_args(argc - optind, argv + optind, &ta)) != -1)
+	if (command && strcmp(argv[optind], "token") != 0) {
+		if (optind + 2 != argc) {
+			log_warnx("%s needs one FILE", argv[optind]);
+			usage(stderr);
+			return 2;
+		}
+		dump = argv[optind + 1];
+		restore = strcmp(argv[optind], "restore") == 0;
+	} else if (command &&
+		   (rc = robotd_token_args(argc - optind, argv + optind,
+					   &ta)) != -1) {
 		return rc;
+	}
 	if (!robotd_user_ok(allow_root))
 		return 1;
 	if (!robotd_settings(&d, config, flags, 3))
@@ -697,15 +801,21 @@ main(int argc, char **argv)
 	else
 		log_set_timestamps(!command);
 	/* The embedded database is the state directory's: one robotd
-	 * serves it.  With --db, several robotd share a database (and may
-	 * share a state directory). */
-	if (!command && d.set.db == NULL && !robotd_lock(&d)) {
+	 * serves it (and a restore is loaded while none does).  With --db,
+	 * several robotd share a database (and may share a state
+	 * directory). */
+	if ((!command || restore) && d.set.db == NULL && !robotd_lock(&d)) {
 		settings_release(&d.set);
 		return 1;
 	}
 	/* (`token create` brings the database up on its own connection) */
 	if (!robotd_database(&d, !command, &started, &version)) {
 		rc = 1;
+	} else if (dump != NULL) {
+		rc = restore ? robotd_restore(&d, dump)
+			     : robotd_backup(&d, dump);
+		if (!started)
+			d.embedded = false;
 	} else if (command) {
 		rc = robotd_token(&d, &ta);
 		/* A database started for this command alone stops again. */

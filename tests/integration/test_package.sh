@@ -5,8 +5,9 @@
 # its installed unit says (its ExecStartPre, ExecStart, User,
 # environment and StateDirectory, and a notification socket for
 # Type=notify: these machines have no systemd as PID 1), a box token is
-# made, the box runs as its unit says, and a dd job goes through it to
-# its result; then remove keeps the state, purge removes it.  The units
+# made, the box runs as its unit says, a dd job goes through it to its
+# result, and robotd backup writes the database as the unit's user;
+# then remove keeps the state, purge removes it.  The units
 # pass systemd-analyze verify, and their exposure is printed.  TAP.
 #
 # It runs in a mount namespace of its own whose /var/lib/robot,
@@ -170,8 +171,11 @@ kpi=$(curl -s "$U/api/jobs/$job" | /usr/bin/python3 -c "
 import json, sys
 j = json.load(sys.stdin)
 print(j['result']['stats']['dd.write_bytes_per_sec'])" 2>/dev/null)
-check $([ -n "$job" ] && done_ && [ -n "$kpi" ]; echo $?) \
-	"a box enrolled with a token robotd made, run as its unit says, runs a dd job to its result (job ${job:-none}, dd.write_bytes_per_sec ${kpi:-none}; $(tail -1 "$T/box.log"))"
+# and a backup, as the unit's user, while it serves (docs/deploy.md)
+(as_unit /usr/sbin/robotd --config /etc/robot/robotd.yaml backup /var/lib/robot/backup.dump) >"$T/backup.log" 2>&1
+bk=$(stat -c '%U %a' /var/lib/robot/backup.dump 2>/dev/null)
+check $([ -n "$job" ] && done_ && [ -n "$kpi" ] && [ "$bk" = "$user 600" ]; echo $?) \
+	"a box enrolled with a token robotd made, run as its unit says, runs a dd job to its result; a backup as the unit's user (job ${job:-none}, dd.write_bytes_per_sec ${kpi:-none}; backup ${bk:-none}; $(tail -1 "$T/box.log"))"
 kill -TERM "$RD"
 wait_for 30 sh -c "! kill -0 $RD 2>/dev/null"
 grep -q "^STOPPING=1" "$T/notify.out"

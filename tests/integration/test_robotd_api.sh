@@ -21,7 +21,7 @@ SUB=$(token submit alice)
 B1=$(token box b1)
 B2=$(token box b2)
 ADM=$(token admin root)
-echo "1..55"
+echo "1..57"
 
 dd_job "$T/dd.yaml"
 
@@ -338,6 +338,20 @@ check $([ $rc = 1 ] && grep -q "another robotd (pid $PID_d) serves $T/state" "$T
 	runuser -u postgres -- "$PGCTL" status -D "$T/state/pg/data" >/dev/null 2>&1; echo $?) \
 	"a second robotd on one state directory refuses, naming the first; the first serves on ($rc: $(head -1 "$T/second.log"))"
 
+# robotd backup writes the database while robotd serves (pg_dump's
+# custom format, readable by its user alone); restore is refused while
+# one serves.
+"$ROBOTD" --config "$T/second.yaml" backup "$T/b.dump" >"$T/bk.log" 2>&1
+rc=$?
+"$ROBOTD" --config "$T/second.yaml" restore "$T/b.dump" >"$T/rs.log" 2>&1
+rc2=$?
+sql "INSERT INTO robot_schema (version, name) VALUES (999, '999_future.sql')"
+"$ROBOTD" --config "$T/second.yaml" backup "$T/future.dump" >/dev/null 2>&1
+sql "DELETE FROM robot_schema WHERE version = 999"
+check $([ $rc = 0 ] && [ -s "$T/b.dump" ] && [ "$(stat -c %a "$T/b.dump")" = 600 ] && [ $rc2 = 1 ] &&
+	grep -q "another robotd (pid $PID_d) serves" "$T/rs.log"; echo $?) \
+	"robotd backup while robotd serves, its file its user's alone; restore refused while one serves ($rc $rc2)"
+
 # As root robotd refuses to run unless told (a service runs it as its
 # own user, docs/deploy.md); --check-config says each bad line and
 # exits 2, or says ok.
@@ -360,6 +374,20 @@ check $([ $rc = 2 ] && grep -q "^$T/bad.yaml:2: lease_seconds: a whole number" "
 
 stop "$PID_d"
 check $(grep -q "stopped the embedded database" "$T/d.log"; echo $?) "SIGTERM stops robotd and its embedded database"
+
+# Restored while no robotd serves: a dump of a newer schema is refused,
+# the database left as it was; the backup's is loaded, and what came
+# after it (a token) is gone.
+"$ROBOTD" --state-dir "$T/state" token create --kind submit --name after-backup >/dev/null 2>&1
+"$ROBOTD" --config "$T/second.yaml" restore "$T/future.dump" >"$T/rs2.log" 2>&1
+rc=$?
+"$ROBOTD" --config "$T/second.yaml" restore "$T/b.dump" >"$T/rs3.log" 2>&1
+rc2=$?
+"$ROBOTD" --config "$T/second.yaml" backup "$T/c.dump" >/dev/null 2>&1
+after=$(pg_restore --data-only --table=tokens --file=- "$T/c.dump" 2>/dev/null | grep -c after-backup)
+check $([ $rc = 1 ] && grep -q "holds schema version 999, newer than this robotd knows" "$T/rs2.log" &&
+	[ $rc2 = 0 ] && [ "$after" = 0 ]; echo $?) \
+	"robotd restore refuses a newer schema's dump, and loads the backup: what came after it is gone ($rc $rc2 $after)"
 
 # Started by a Type=notify unit: robotd tells systemd it serves
 # (READY=1) once it listens, pings the watchdog from its loop, says
