@@ -48,6 +48,7 @@
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/defer.h"
 #include "web/httpd.h"
+#include "web/tls.h"
 #include "web/uri.h"
 #include "robot/core/banned.h"
 
@@ -143,6 +144,7 @@ struct httpd {
 	struct event *sweep;   /* once a second: slow requests */
 	int request_timeout;
 	int header_timeout;
+	char *tls_cert, *tls_key; /* NULL: plain HTTP */
 };
 
 static void httpd_run(struct httpd *h);
@@ -653,6 +655,11 @@ httpd_new(struct event_base *base, const struct httpd_options *opt,
 	struct httpd *h = xcalloc(1, sizeof *h);
 	struct sockaddr_in sa;
 	const union MHD_DaemonInfo *info;
+	struct MHD_OptionItem tls_opts[3] = {
+		{MHD_OPTION_END, 0, NULL},
+		{MHD_OPTION_END, 0, NULL},
+		{MHD_OPTION_END, 0, NULL},
+	};
 
 	memset(&sa, 0, sizeof sa);
 	sa.sin_family = AF_INET;
@@ -673,11 +680,34 @@ httpd_new(struct event_base *base, const struct httpd_options *opt,
 				    : HTTPD_HEADER_TIMEOUT;
 	h->max_connections = (size_t)opt->max_connections;
 	TAILQ_INIT(&h->conns);
+	if (opt->tls_cert != NULL) {
+		if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+			*err = xstrdup("this libmicrohttpd has no TLS: robotd "
+				       "cannot serve HTTPS");
+			free(h);
+			return NULL;
+		}
+		if (!tls_load(opt->tls_cert, opt->tls_key, err)) {
+			free(h);
+			return NULL;
+		}
+		h->tls_cert = xstrdup(opt->tls_cert);
+		h->tls_key = xstrdup(opt->tls_key);
+		tls_opts[0] =
+			(struct MHD_OptionItem){MHD_OPTION_HTTPS_CERT_CALLBACK,
+						0, (void *)tls_retrieve};
+		/* TLS 1.2 and 1.3 only */
+		tls_opts[1] = (struct MHD_OptionItem){
+			MHD_OPTION_HTTPS_PRIORITIES, 0,
+			"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"};
+	}
 	h->mhd = MHD_start_daemon(
-		MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, (uint16_t)opt->port,
-		NULL, NULL, on_access, h, MHD_OPTION_SOCK_ADDR,
-		(struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED,
-		on_completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+		MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+			(h->tls_cert != NULL ? MHD_USE_TLS : 0),
+		(uint16_t)opt->port, NULL, NULL, on_access, h, MHD_OPTION_ARRAY,
+		tls_opts, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
 		MHD_OPTION_CONNECTION_LIMIT,
 		(unsigned int)opt->max_connections + HTTPD_CAP_ROOM,
@@ -691,6 +721,8 @@ httpd_new(struct event_base *base, const struct httpd_options *opt,
 	if (h->mhd == NULL) {
 		*err = xasprintf("cannot listen on %s:%d (in use?)", opt->addr,
 				 opt->port);
+		free(h->tls_cert);
+		free(h->tls_key);
 		free(h);
 		return NULL;
 	}
@@ -712,6 +744,18 @@ httpd_new(struct event_base *base, const struct httpd_options *opt,
 	return h;
 }
 
+bool
+httpd_tls_reload(struct httpd *h, char **err)
+{
+	return h->tls_cert == NULL || tls_load(h->tls_cert, h->tls_key, err);
+}
+
+bool
+httpd_tls(const struct httpd *h)
+{
+	return h->tls_cert != NULL;
+}
+
 void
 httpd_quiesce(struct httpd *h)
 {
@@ -731,6 +775,10 @@ httpd_free(struct httpd *h)
 	event_free(h->ev);
 	event_free(h->timer);
 	event_free(h->sweep);
+	if (h->tls_cert != NULL)
+		tls_free();
+	free(h->tls_cert);
+	free(h->tls_key);
 	free(h);
 }
 

@@ -39,11 +39,19 @@ struct httpd_options {
 	size_t per_client;        /* connections at once from one address */
 	int request_timeout;      /* seconds a request may take to arrive */
 	size_t connection_memory; /* bytes of buffer per connection */
+	const char *tls_cert;     /* HTTPS with this chain (PEM), or NULL */
+	const char *tls_key;      /* and its key (PEM) */
 };
 
 struct httpd *httpd_new(struct event_base *base,
 			const struct httpd_options *opt, httpd_handler handler,
 			httpd_limit limit, void *arg, char **err);
+/* Reads the certificate's files again (a renewed certificate): the
+ * handshakes after it get it; false with *err, the old one kept.  True
+ * at once without TLS. */
+bool httpd_tls_reload(struct httpd *h, char **err);
+/* Whether it serves HTTPS. */
+bool httpd_tls(const struct httpd *h);
 /* Stops listening; requests in flight go on. */
 void httpd_quiesce(struct httpd *h);
 void httpd_free(struct httpd *h);

@@ -438,7 +438,9 @@ router_new(const struct web_deps *d, char **err)
 				   (size_t)d->set->max_connections,
 				   (size_t)d->set->max_connections_per_client,
 				   d->set->request_timeout,
-				   ROUTER_CONNECTION_MEMORY};
+				   ROUTER_CONNECTION_MEMORY,
+				   d->set->tls_cert,
+				   d->set->tls_key};
 
 	r->w.d = *d;
 	r->w.writer = worker_new(d->base);
@@ -473,6 +475,18 @@ int
 router_port(const struct router *r)
 {
 	return httpd_port(r->httpd);
+}
+
+bool
+router_tls_reload(struct router *r, char **err)
+{
+	return httpd_tls_reload(r->httpd, err);
+}
+
+const char *
+router_scheme(const struct router *r)
+{
+	return httpd_tls(r->httpd) ? "https" : "http";
 }
 
 size_t

@@ -22,6 +22,11 @@ struct router *router_new(const struct web_deps *d, char **err);
 void router_quiesce(struct router *r);
 void router_free(struct router *r);
 int router_port(const struct router *r);
+/* Reads the TLS certificate's files again (SIGHUP: a renewed one); false
+ * with *err, the old one kept. */
+bool router_tls_reload(struct router *r, char **err);
+/* "https" when it serves TLS, else "http". */
+const char *router_scheme(const struct router *r);
 /* Requests whose answer is not sent yet. */
 size_t router_in_flight(const struct router *r);
 

@@ -587,6 +587,12 @@ serve_usage(FILE *fp)
 		"  --name NAME    the box's name (else the configuration's, "
 		"else the host name)\n"
 		"  --config FILE  the box configuration (docs/box.md)\n"
+		"  --ca-file FILE the CA of robotd's certificate (else "
+		"$ROBOT_CA_FILE,\n"
+		"                 else ca_file: in the config; else the "
+		"system's)\n"
+		"  --insecure-http  allow plain http to another machine (the "
+		"token in clear)\n"
 		"  --once         exit after one job\n");
 }
 
@@ -731,10 +737,13 @@ serve_main(int argc, char **argv)
 		{"name", required_argument, NULL, 'n'},
 		{"config", required_argument, NULL, 'c'},
 		{"once", no_argument, NULL, '1'},
+		{"ca-file", required_argument, NULL, 'A'},
+		{"insecure-http", no_argument, NULL, 'I'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *config = NULL, *name = NULL;
+	const char *config = NULL, *name = NULL, *ca_file = NULL;
+	bool insecure = false;
 	struct serve s;
 	int c, rc;
 
@@ -764,6 +773,12 @@ serve_main(int argc, char **argv)
 		case '1':
 			s.once = true;
 			break;
+		case 'A':
+			ca_file = optarg;
+			break;
+		case 'I':
+			insecure = true;
+			break;
 		case 'h':
 			serve_usage(stdout);
 			return 0;
@@ -773,6 +788,7 @@ serve_main(int argc, char **argv)
 		}
 	}
 	client_defaults(&s.server, &s.token);
+	client_set_tls(ca_file, insecure);
 	if (s.server == NULL || s.token == NULL || optind != argc) {
 		log_warnx("serve needs --server URL and --token T (or "
 			  "ROBOT_SERVER and ROBOT_TOKEN)");
@@ -784,6 +800,18 @@ serve_main(int argc, char **argv)
 	s.server[strcspn(s.server, "\n")] = '\0';
 	while (s.server[0] != '\0' && s.server[strlen(s.server) - 1] == '/')
 		s.server[strlen(s.server) - 1] = '\0';
+	{
+		/* (before anything: its token must not go in clear) */
+		char *why = client_refused(s.server);
+
+		if (why != NULL) {
+			log_warnx("%s", why);
+			free(why);
+			free(s.server);
+			free(s.token);
+			return 2;
+		}
+	}
 	if (!box_load_config(config, &s.bc)) {
 		free(s.server);
 		free(s.token);

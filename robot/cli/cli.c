@@ -304,6 +304,13 @@ cli_options(int argc, char **argv, const struct cli_command *cmd, void *ctx,
 		{"token", required_argument, NULL, 't'},
 		{"json", no_argument, NULL, 'j'},
 	};
+	/* (with --server: how robotd is reached; vals beyond a char's) */
+	static const struct option tls[] = {
+		{"ca-file", required_argument, NULL, CLI_OPT_CA_FILE},
+		{"insecure-http", no_argument, NULL, CLI_OPT_INSECURE},
+	};
+	char *ca_file = NULL;
+	bool insecure = false, tls_given = false;
 	const struct option *own = cmd->own;
 	struct option opts[32];
 	char shorts[32];
@@ -314,6 +321,10 @@ cli_options(int argc, char **argv, const struct cli_command *cmd, void *ctx,
 	for (size_t i = 0; i < 3; i++)
 		if (cmd->shared & (1u << i))
 			opts[n++] = shared[i];
+	if (cmd->shared & CLI_SERVER) {
+		opts[n++] = tls[0];
+		opts[n++] = tls[1];
+	}
 	for (size_t i = 0; own != NULL && own[i].name != NULL && n < 30; i++)
 		opts[n++] = own[i];
 	opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
@@ -332,16 +343,30 @@ cli_options(int argc, char **argv, const struct cli_command *cmd, void *ctx,
 		case 'j':
 			a->json = true;
 			break;
+		case CLI_OPT_CA_FILE:
+			cli_opt_set(&ca_file);
+			tls_given = true;
+			break;
+		case CLI_OPT_INSECURE:
+			insecure = tls_given = true;
+			break;
 		case 'h':
+			free(ca_file);
 			fputs(cmd->usage, stdout);
 			return 0;
 		case '?':
+			free(ca_file);
 			return cli_usage_error(cmd);
 		default:
-			if (cmd->on == NULL || !cmd->on(c, optarg, ctx))
+			if (cmd->on == NULL || !cmd->on(c, optarg, ctx)) {
+				free(ca_file);
 				return 2;
+			}
 		}
 	}
+	if (tls_given)
+		client_set_tls(ca_file, insecure);
+	free(ca_file);
 	return -1;
 }
 

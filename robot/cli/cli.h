@@ -19,10 +19,19 @@
 
 #define CLI_HELP_SERVER                                                        \
 	"  --server URL   robotd (else $ROBOT_SERVER, else server: in "        \
-	"~/.config/robot/config)\n"
+	"~/.config/robot/config)\n"                                            \
+	"  --ca-file FILE the CA of robotd's certificate (else "               \
+	"$ROBOT_CA_FILE,\n"                                                    \
+	"                 else ca_file: in the config; else the system's)\n"   \
+	"  --insecure-http  allow plain http to another machine (the token "   \
+	"in clear)\n"
 #define CLI_HELP_TOKEN                                                         \
 	"  --token T      a token (else $ROBOT_TOKEN, else token: in "         \
 	"~/.config/robot/config)\n"
+
+/* The vals of --ca-file and --insecure-http, which come with --server. */
+#define CLI_OPT_CA_FILE  0x100
+#define CLI_OPT_INSECURE 0x101
 
 /* The options a command shares with others (cli_options()). */
 enum {

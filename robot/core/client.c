@@ -114,6 +114,11 @@ client_on_data(char *data, size_t size, size_t n, void *arg)
 	return size * n;
 }
 
+/* The TLS policy (client_set_tls()). */
+static char *client_ca_file;
+static bool client_insecure;
+static bool client_tls_set; /* else the environment's and config's */
+
 bool
 client_request(const char *method, const char *url, const char *token,
 	       const char *body, size_t len, double timeout,
@@ -126,6 +131,10 @@ client_request(const char *method, const char *url, const char *token,
 	CURLcode rc;
 
 	memset(r, 0, sizeof *r);
+	if (!client_tls_set)
+		client_set_tls(NULL, false);
+	if ((r->error = client_refused(url)) != NULL)
+		return false;
 	if (!client_load(&r->error))
 		return false;
 	buf_init(&b);
@@ -152,6 +161,8 @@ client_request(const char *method, const char *url, const char *token,
 	lc.easy_setopt(c, CURLOPT_WRITEDATA, &b);
 	lc.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 	lc.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (client_ca_file != NULL)
+		lc.easy_setopt(c, CURLOPT_CAINFO, client_ca_file);
 	if (client_cancel != NULL) {
 		/* libcurl calls it about once a second, also while idle. */
 		lc.easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
@@ -240,21 +251,20 @@ client_escape(const char *s)
 	return buf_detach(&b);
 }
 
-void
-client_defaults(char **server, char **token)
+/* The user's config file's server, token, ca_file and insecure_http,
+ * each where its pointer is not NULL and nothing set it yet. */
+static void
+client_config(char **server, char **token, char **ca_file, bool *insecure)
 {
-	static const char *const known[] = {"server", "token", NULL};
+	static const char *const known[] = {"server", "token", "ca_file",
+					    "insecure_http", NULL};
 	const char *home = getenv("HOME");
 	const struct node *map;
 	struct node *docs;
 	struct errlist el;
 	char *path;
 
-	if (*server == NULL && getenv("ROBOT_SERVER") != NULL)
-		*server = xstrdup(getenv("ROBOT_SERVER"));
-	if (*token == NULL && getenv("ROBOT_TOKEN") != NULL)
-		*token = xstrdup(getenv("ROBOT_TOKEN"));
-	if ((*server != NULL && *token != NULL) || home == NULL)
+	if (home == NULL)
 		return;
 	path = xasprintf("%s/.config/robot/config", home);
 	errlist_init(&el);
@@ -263,15 +273,88 @@ client_defaults(char **server, char **token)
 	if (docs != NULL && map != NULL) {
 		const struct node *s = node_get(map, "server");
 		const struct node *t = node_get(map, "token");
+		const struct node *c = node_get(map, "ca_file");
+		const struct node *i = node_get(map, "insecure_http");
 
-		if (*server == NULL && s != NULL && s->kind == NODE_SCALAR)
+		if (server != NULL && *server == NULL && s != NULL &&
+		    s->kind == NODE_SCALAR)
 			*server = node_to_s(s);
-		if (*token == NULL && t != NULL && t->kind == NODE_SCALAR)
+		if (token != NULL && *token == NULL && t != NULL &&
+		    t->kind == NODE_SCALAR)
 			*token = node_to_s(t);
+		if (ca_file != NULL && *ca_file == NULL && c != NULL &&
+		    c->kind == NODE_SCALAR)
+			*ca_file = node_to_s(c);
+		if (insecure != NULL && i != NULL && i->kind == NODE_SCALAR) {
+			char *v = node_to_s(i);
+
+			*insecure = *insecure || strcmp(v, "yes") == 0 ||
+				    strcmp(v, "true") == 0;
+			free(v);
+		}
 	}
 	if (el.nerrors > 0)
 		errlist_print(&el, stderr);
 	node_free(docs);
 	errlist_release(&el);
 	free(path);
+}
+
+void
+client_defaults(char **server, char **token)
+{
+	if (*server == NULL && getenv("ROBOT_SERVER") != NULL)
+		*server = xstrdup(getenv("ROBOT_SERVER"));
+	if (*token == NULL && getenv("ROBOT_TOKEN") != NULL)
+		*token = xstrdup(getenv("ROBOT_TOKEN"));
+	if (*server == NULL || *token == NULL)
+		client_config(server, token, NULL, NULL);
+}
+
+void
+client_set_tls(const char *ca_file, bool insecure_http)
+{
+	const char *env = getenv("ROBOT_INSECURE_HTTP");
+
+	client_tls_set = true;
+	free(client_ca_file);
+	client_ca_file = NULL;
+	client_insecure =
+		insecure_http || (env != NULL && strcmp(env, "1") == 0);
+	if (ca_file == NULL)
+		ca_file = getenv("ROBOT_CA_FILE");
+	if (ca_file != NULL)
+		client_ca_file = xstrdup(ca_file);
+	client_config(NULL, NULL, &client_ca_file, &client_insecure);
+}
+
+/* Whether host (of a URL, without brackets) is this machine. */
+static bool
+loopback(const char *host, size_t n)
+{
+	return (n == 9 && strncmp(host, "localhost", 9) == 0) ||
+	       (n >= 4 && strncmp(host, "127.", 4) == 0) ||
+	       (n == 3 && strncmp(host, "::1", 3) == 0);
+}
+
+char *
+client_refused(const char *url)
+{
+	const char *h, *end;
+
+	if (client_insecure || strncmp(url, "http://", 7) != 0)
+		return NULL;
+	h = url + 7;
+	if (*h == '[') {
+		end = strchr(++h, ']');
+	} else {
+		end = h + strcspn(h, ":/?#");
+	}
+	if (end != NULL && loopback(h, (size_t)(end - h)))
+		return NULL;
+	return xasprintf("refusing plain http to %.*s: a token would cross "
+			 "the network in clear; give robotd a certificate "
+			 "and use https:// (docs/deploy.md), or allow it with "
+			 "--insecure-http (ROBOT_INSECURE_HTTP=1)",
+			 end != NULL ? (int)(end - h) : 64, h);
 }

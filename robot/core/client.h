@@ -6,6 +6,12 @@
  * Where the server and the token come from, first found wins: the
  * command's flags, the environment (ROBOT_SERVER, ROBOT_TOKEN), then
  * ~/.config/robot/config ("server: URL", "token: T").
+ *
+ * An https:// server is verified against the system's CAs, or the CA
+ * file given (--ca-file, ROBOT_CA_FILE, "ca_file:"); plain http:// to an
+ * address that is not this machine's is refused unless told
+ * (--insecure-http, ROBOT_INSECURE_HTTP=1, "insecure_http: yes"): a
+ * token would cross the network in clear (docs/deploy.md).
  */
 #ifndef ROBOT_CLIENT_H
 #define ROBOT_CLIENT_H
@@ -47,5 +53,13 @@ char *client_escape(const char *s);
  * results are the caller's to free.
  */
 void client_defaults(char **server, char **token);
+/* The TLS policy of every request after it: ca_file (NULL: the
+ * system's CAs, or the environment's and the config file's), and
+ * whether plain http to another machine is allowed (or the
+ * environment's and the config file's say so). */
+void client_set_tls(const char *ca_file, bool insecure_http);
+/* Why url may not be asked (plain http to another machine, not
+ * allowed: a message the caller frees), or NULL. */
+char *client_refused(const char *url);
 
 #endif

@@ -202,7 +202,7 @@ robotd_on_hup(evutil_socket_t sig, short what, void *arg)
 	struct robotd *d = arg;
 	struct settings fresh;
 	struct errlist el;
-	char *names;
+	char *names, *err;
 
 	(void)sig;
 	(void)what;
@@ -232,6 +232,14 @@ robotd_on_hup(evutil_socket_t sig, short what, void *arg)
 	}
 	log_info("SIGHUP: reloaded '%s'", d->set.path);
 	settings_release(&fresh);
+	/* (a renewed certificate, in the same files) */
+	if (!router_tls_reload(d->router, &err)) {
+		log_warnx("SIGHUP: %s; keeping the certificate before", err);
+		free(err);
+	} else if (d->set.tls_cert != NULL) {
+		log_info("SIGHUP: read the certificate '%s' again",
+			 d->set.tls_cert);
+	}
 	sdnotify("READY=1\nSTATUS=serving");
 }
 
@@ -317,8 +325,8 @@ robotd_serve(struct robotd *d)
 		free(err);
 		return 1;
 	}
-	url = xasprintf("http://%s:%d", d->set.listen_addr,
-			router_port(d->router));
+	url = xasprintf("%s://%s:%d", router_scheme(d->router),
+			d->set.listen_addr, router_port(d->router));
 	reporters_set_url(d->reporters, url);
 	free(url);
 	/* Every worker looks once the loop runs (robotd listens, its URL
@@ -332,9 +340,10 @@ robotd_serve(struct robotd *d)
 	event_add(d->sigterm, NULL);
 	event_add(d->sigint, NULL);
 	event_add(d->sighup, NULL);
-	log_info("listening on http://%s:%d (lease %d s, %s database)",
-		 d->set.listen_addr, router_port(d->router),
-		 d->set.lease_seconds, d->embedded ? "embedded" : "external");
+	log_info("listening on %s://%s:%d (lease %d s, %s database)",
+		 router_scheme(d->router), d->set.listen_addr,
+		 router_port(d->router), d->set.lease_seconds,
+		 d->embedded ? "embedded" : "external");
 	robotd_notify_ready(d);
 	event_base_dispatch(d->base);
 	/* Unanswered requests get 503 from the failed queries and from the

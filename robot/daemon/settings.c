@@ -68,6 +68,8 @@ static const struct setting table[] = {
 	{"mail_from", SETTING_STRING, "robot@localhost", 0, 0, true,
 	 AT(mail_from)},
 	{"public_url", SETTING_STRING, NULL, 0, 0, true, AT(public_url)},
+	{"tls_cert", SETTING_PATH, NULL, 0, 0, false, AT(tls_cert)},
+	{"tls_key", SETTING_PATH, NULL, 0, 0, false, AT(tls_key)},
 	{"report_window", SETTING_INT, "600", 0, 86400, true,
 	 AT(report_window)},
 	{"report_bisect_wait", SETTING_INT, "21600", 0, 30 * 86400, true,
@@ -244,6 +246,17 @@ settings_load(const char *path, struct settings *s, struct errlist *el)
 				      why);
 			free(why);
 		}
+	}
+	/* HTTPS wants both files */
+	if (map != NULL && (s->tls_cert == NULL) != (s->tls_key == NULL)) {
+		const struct node_pair *p = node_get_pair(
+			map, s->tls_cert != NULL ? "tls_cert" : "tls_key");
+
+		errlist_error(el, path, p != NULL ? p->line : 0,
+			      "%s without %s: HTTPS needs the certificate "
+			      "and its key",
+			      s->tls_cert != NULL ? "tls_cert" : "tls_key",
+			      s->tls_cert != NULL ? "tls_key" : "tls_cert");
 	}
 	node_free(docs);
 	return el->nerrors == before;

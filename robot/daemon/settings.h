@@ -27,6 +27,8 @@
  *   mail_from: robot@localhost   # the reports' sender
  *   public_url: https://robot.example.org   # links in mails (else
  *                            # http://LISTEN)
+ *   tls_cert: /etc/robot/tls/robotd.pem   # HTTPS: the chain, with
+ *   tls_key: /etc/robot/tls/robotd.key    # its key (SIGHUP rereads)
  *   report_window: 600       # seconds a report waits for the rest of
  *                            # its commit's analyses
  *   report_bisect_wait: 21600   # seconds a report waits for its
@@ -83,7 +85,9 @@ struct settings {
 	char *smtp_password;
 	int smtp_starttls; /* STARTTLS required */
 	char *mail_from;
-	char *public_url;       /* NULL: http://LISTEN */
+	char *public_url;       /* NULL: http://LISTEN (https with TLS) */
+	char *tls_cert;         /* HTTPS: the certificate chain (PEM), with */
+	char *tls_key;          /* its key; NULL: plain HTTP */
 	int report_window;      /* seconds a report waits for its commit */
 	int report_bisect_wait; /* seconds a report waits for its bisection */
 	int report_claim;       /* seconds a claimed report or mail is ours */

@@ -240,7 +240,7 @@ start_robotd() {
 		sed 's/^/# /' "$T/$name.log"
 		return 1
 	fi
-	url=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$T/$name.log" | tail -1)
+	url=$(sed -n 's/.*listening on \(https\{0,1\}:[^ ]*\).*/\1/p' "$T/$name.log" | tail -1)
 	eval "URL_$name=$url"
 	sql_open # (robotd may have started the database anew)
 }
