@@ -295,6 +295,7 @@ robotd_serve(struct robotd *d)
 	struct web_deps wd;
 	struct timeval tv = {0, 10000};
 	char *err = NULL, *url;
+	int rc = 0;
 
 	raise_nofile();
 	signal(SIGPIPE, SIG_IGN);
@@ -321,9 +322,11 @@ robotd_serve(struct robotd *d)
 			       d->analysis, d->bisect, d->reporters, &d->set};
 	d->router = router_new(&wd, &err);
 	if (d->router == NULL) {
+		/* (what was made for it goes as at a stop) */
 		log_warnx("%s", err);
 		free(err);
-		return 1;
+		rc = 1;
+		goto stop;
 	}
 	url = xasprintf("%s://%s:%d", router_scheme(d->router),
 			d->set.listen_addr, router_port(d->router));
@@ -346,6 +349,7 @@ robotd_serve(struct robotd *d)
 		 d->embedded ? "embedded" : "external");
 	robotd_notify_ready(d);
 	event_base_dispatch(d->base);
+stop:
 	/* Unanswered requests get 503 from the failed queries and from the
 	 * lab, then the loop runs a little so that libmicrohttpd sends
 	 * those answers.  The worker stops first: what it finishes may still
@@ -368,7 +372,9 @@ robotd_serve(struct robotd *d)
 	d->reporters = NULL;
 	worker_free(d->worker);
 	d->worker = NULL;
-	for (int i = 0; i < 20 && router_in_flight(d->router) > 0; i++) {
+	for (int i = 0;
+	     i < 20 && d->router != NULL && router_in_flight(d->router) > 0;
+	     i++) {
 		event_base_loopexit(d->base, &tv);
 		event_base_dispatch(d->base);
 	}
@@ -381,9 +387,11 @@ robotd_serve(struct robotd *d)
 	pgwatch_free(d->pgwatch);
 	tokens_free(d->tokens);
 	store_free(d->store);
-	event_free(d->sigterm);
-	event_free(d->sigint);
-	event_free(d->sighup);
+	if (d->sigterm != NULL) {
+		event_free(d->sigterm);
+		event_free(d->sigint);
+		event_free(d->sighup);
+	}
 	if (d->stopper != NULL)
 		event_free(d->stopper);
 	if (d->watchdog != NULL)
@@ -393,7 +401,7 @@ robotd_serve(struct robotd *d)
 		event_base_loop(d->base, EVLOOP_NONBLOCK);
 	event_base_free(d->base);
 	log_info("stopped");
-	return 0;
+	return rc;
 }
 
 /* What `robotd token create` makes. */
