@@ -119,7 +119,9 @@ PY
 subscribe() {
 	if [ "$(curl -sf -H "Authorization: Bearer $admin" "$server/api/subscriptions" | grep -c "\"$inbox\".*confirmed")" = 0 ]; then
 		echo "== $inbox subscribes to robotd's reports (robot subscribe)" >&2
-		"$build/robot" subscribe "$inbox" >&2
+		# (this robotd's admin: a config file of the user's own may
+		# name another robotd's token)
+		"$build/robot" subscribe "$inbox" --server "$server" --token "$admin" >&2
 		i=0
 		until f=$(mail_to "$inbox" "[robot] confirm") && [ -n "$f" ]; do
 			i=$((i + 1))
