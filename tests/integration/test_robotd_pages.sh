@@ -179,6 +179,9 @@ assert re.search(r'<a href="/compare\?series=[^"]+&amp;base=[0-9a-f]{40}&amp;hea
 assert "<h2>Its job</h2>" in ser and '<a href="/api/series/dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab">As JSON</a>' in ser
 for name in ("regression", "box", "queue", "bisection", "commit", "submission"):
     assert sl in open(art + "/%s.html" % name).read(), name
+# and every page that names the tree links to it
+for name in ("regression", "bisection", "home", "series"):
+    assert '<a href="/trees/web">web</a>' in open(art + "/%s.html" % name).read(), name
 bis = open(art + "/bisection.html").read()
 assert re.search(r'for <a href="/regressions/\d+">regression \d+</a>', bis), bis[:2000]
 assert "<h2>Steps</h2>" in bis and 'href="/bisections/' not in bis.split("<h2>Steps</h2>")[1], bis[:2000]

@@ -22,8 +22,10 @@ render(struct buf *b, const void *doc, struct http_req *req)
 	(void)req;
 	buf_adds(b, "<p>");
 	page_series(b, j->series);
-	buf_adds(b, ", tree ");
-	html_text(b, j->tree);
+	if (j->tree != NULL) {
+		buf_adds(b, ", tree ");
+		page_link(b, "/trees/", j->tree, j->tree);
+	}
 	buf_adds(b, ", between ");
 	page_sha(b, j->good, NULL);
 	buf_adds(b, " (good) and ");

@@ -119,7 +119,8 @@ render(struct buf *b, const void *doc, struct http_req *req)
 			   c->range_json != NULL ? &c->range.head : NULL,
 			   c->nfindings > 0 ? c->findings[0].head : NULL);
 		buf_adds(b, "</td><td>");
-		html_text(b, c->tree);
+		if (c->tree != NULL)
+			page_link(b, "/trees/", c->tree, c->tree);
 		buf_adds(b, "</td><td>");
 		findings(b, c);
 		buf_adds(b, "</td></tr>\n");

@@ -165,7 +165,11 @@ record(struct buf *b, const struct store_regression *r,
 	buf_adds(b, "\">");
 	html_text(b, r->state);
 	buf_adds(b, "</p>\n<table>\n");
-	row(b, "tree", r->tree);
+	if (r->tree != NULL) {
+		buf_adds(b, "<tr><th scope=\"row\">tree</th><td>");
+		page_link(b, "/trees/", r->tree, r->tree);
+		buf_adds(b, "</td></tr>\n");
+	}
 	row(b, "branch", r->branch);
 	row_commit(b, "commit at fault", &r->culprit);
 	row_commit(b, "found at", &r->commit_info);

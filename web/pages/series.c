@@ -140,7 +140,7 @@ pairs(struct buf *b, const struct store_series_page *s)
 				 p->runs);
 		if (p->tree != NULL) {
 			buf_adds(b, ", tree ");
-			html_text(b, p->tree);
+			page_link(b, "/trees/", p->tree, p->tree);
 			if (p->branch != NULL) {
 				buf_adds(b, " ");
 				html_text(b, p->branch);
