@@ -239,6 +239,15 @@ page_compare_href(struct buf *b, const char *path, const char *series,
 }
 
 void
+page_pairs_open(struct buf *b)
+{
+	buf_adds(b, "<h2>Compared</h2>\n<div class=\"wide\"><table>\n<thead>"
+		    "<tr><th scope=\"col\">series</th><th scope=\"col\">base"
+		    "</th><th scope=\"col\">head</th><th scope=\"col\">"
+		    "verdict</th></tr></thead>\n<tbody>\n");
+}
+
+void
 page_pair_row(struct buf *b, const char *series, const char *base,
 	      const char *head, const char *verdict)
 {

@@ -55,6 +55,9 @@ void page_sha(struct buf *b, const char *sha, const char *subject);
  * attribute. */
 void page_compare_href(struct buf *b, const char *path, const char *series,
 		       const char *base, const char *head);
+/* "Compared" and the head of a table of pairs' rows (page_pair_row()),
+ * its body left open for them. */
+void page_pairs_open(struct buf *b);
 /* A pair's row: its series, base and head, and its verdict linked to
  * their comparison, the last cell left open for the caller to close
  * ("</td></tr>"). */

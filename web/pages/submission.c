@@ -102,10 +102,7 @@ pairs(struct buf *b, const struct store_submission *s)
 {
 	if (s->npairs == 0)
 		return;
-	buf_adds(b, "<h2>Compared</h2>\n<div class=\"wide\"><table>\n<thead>"
-		    "<tr><th scope=\"col\">series</th><th scope=\"col\">base"
-		    "</th><th scope=\"col\">head</th><th scope=\"col\">"
-		    "verdict</th></tr></thead>\n<tbody>\n");
+	page_pairs_open(b);
 	for (size_t i = 0; i < s->npairs; i++) {
 		const struct store_submission_pair *p = &s->pairs[i];
 
