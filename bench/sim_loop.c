@@ -168,16 +168,15 @@ take(struct lab *l, enum way w, double shift, double *base, double *head,
 	}
 }
 
-/* Why decide_futile() stopped r (see there). */
+/* Why decide_futile() stopped r: its rule, and for the floor's whether
+ * the guard had fired (the pair decided on its own noise). */
 static enum end
 futile_end(const struct compare_result *r, int max)
 {
-	if (r->within_floor && !isfinite(decide_resolution_pct(r, max)))
-		return r->history == COMPARE_HISTORY_NOISIER ? END_FLOOR_GUARD
-							     : END_FLOOR;
-	if (r->within_floor && (r->runs_if_none < 0 || r->runs_if_none > max))
-		return END_FLOOR;
-	return END_RESOLUTION;
+	if (decide_futility(r, max) == DECIDE_FUTILE_RESOLUTION)
+		return END_RESOLUTION;
+	return r->history == COMPARE_HISTORY_NOISIER ? END_FLOOR_GUARD
+						     : END_FLOOR;
 }
 
 /* One pair to its verdict: the verdict and the runs a side; robotd's

@@ -132,25 +132,34 @@ decide_resolution_pct(const struct compare_result *r, int max_runs)
 	return 100 * expm1(z * r->se * sqrt((double)r->base.n / max_runs));
 }
 
-bool
-decide_futile(const struct compare_result *r, int max_runs)
+enum decide_futility
+decide_futility(const struct compare_result *r, int max_runs)
 {
 	double res;
 
 	if (r->verdict != COMPARE_INCONCLUSIVE)
-		return false;
+		return DECIDE_NOT_FUTILE;
 	/* One round's outlier run is most of a few rounds' noise: the
 	 * rounds the screen needs are worth more than stopping on it. */
 	if (r->screen_due)
-		return false;
+		return DECIDE_NOT_FUTILE;
 	if (r->within_floor &&
 	    (r->runs_if_none < 0 || r->runs_if_none > max_runs))
-		return true;
+		return DECIDE_FUTILE_FLOOR;
 	/* (on the log scale, where the test is) */
 	res = decide_resolution_pct(r, max_runs);
 	return isfinite(res) && r->effect_pct > -100 &&
-	       fabs(log1p(r->effect_pct / 100)) + DECIDE_FUTILE_Z * r->se <
-		       log1p(res / 100);
+			       fabs(log1p(r->effect_pct / 100)) +
+					       DECIDE_FUTILE_Z * r->se <
+				       log1p(res / 100)
+		       ? DECIDE_FUTILE_RESOLUTION
+		       : DECIDE_NOT_FUTILE;
+}
+
+bool
+decide_futile(const struct compare_result *r, int max_runs)
+{
+	return decide_futility(r, max_runs) != DECIDE_NOT_FUTILE;
 }
 
 bool

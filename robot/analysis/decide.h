@@ -94,6 +94,14 @@ double decide_look_alpha(int runs, int before, int max_runs, double alpha);
  * history, its change is shown below the pair's resolution at max_runs
  * (DECIDE_FUTILE_Z): no runs are worth asking for. */
 bool decide_futile(const struct compare_result *r, int max_runs);
+/* Which of decide_futile()'s rules holds of r. */
+enum decide_futility {
+	DECIDE_NOT_FUTILE,
+	DECIDE_FUTILE_FLOOR,      /* below the floor, too noisy to show it */
+	DECIDE_FUTILE_RESOLUTION, /* shown below the pair's resolution */
+};
+enum decide_futility decide_futility(const struct compare_result *r,
+				     int max_runs);
 /* The pair's resolution (see DECIDE_FUTILE_Z) of r at max_runs rounds,
  * in percent of the base; NAN when r's noise is not known from its
  * history. */

@@ -54,18 +54,7 @@ finish() {
 trap finish EXIT
 trap 'exit 1' INT TERM
 
-failed=0
-n=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-diag() { echo "# $*"; }
+. "$SRC/tests/integration/tap.sh"
 # wait_for SECONDS COMMAND...: until COMMAND succeeds (false at the end).
 wait_for() {
 	_w=$(($1 * 10))
