@@ -27,6 +27,7 @@
 #include "web/findings.h"
 #include "web/pages/pages.h"
 #include "web/subscriptions.h"
+#include "web/tokens.h"
 #include "web/trees.h"
 #include "web/router.h"
 #include "robot/core/banned.h"
@@ -71,6 +72,13 @@ static const struct route routes[] = {
 	 "box calls need a box token", boxes_lease},
 	{"POST", "/api/boxes/:name/reset", ROUTE_ADMIN, 0,
 	 "resetting a box needs an admin token", boxes_reset},
+	{"POST", "/api/boxes/:name/revoke", ROUTE_ADMIN, 0,
+	 "revoking a box needs an admin token", boxes_revoke},
+	{"POST", "/api/enroll", ROUTE_PUBLIC, 1024, NULL, boxes_enroll},
+	{"GET", "/api/tokens", ROUTE_ADMIN, 0,
+	 "listing tokens needs an admin token", tokens_list},
+	{"POST", "/api/tokens/:id/revoke", ROUTE_ADMIN, 0,
+	 "revoking a token needs an admin token", tokens_revoke},
 	{"POST", "/api/leases/:id/heartbeat", ROUTE_BOX, 0,
 	 "box calls need a box token", boxes_heartbeat},
 	{"POST", "/api/leases/:id/result", ROUTE_BOX, RESULT_MAX_BYTES,
@@ -307,9 +315,31 @@ route_allows(const struct route_call *c, const char *kind, const char *name)
 	return ok;
 }
 
+/* The 401 of a revoked token: when, and what its holder can do. */
 static void
-router_on_token(const char *kind, const char *name, const struct problem *p,
-		void *arg)
+router_revoked(struct http_req *req, const char *kind, const char *name,
+	       const char *when)
+{
+	char *msg;
+
+	if (strcmp(kind, "box") == 0)
+		msg = xasprintf("box %s's token was revoked (%s): enroll the "
+				"box again (robotd box enroll %s on robotd's "
+				"host, then robot-box enroll URL CODE on the "
+				"box)",
+				name, when, name);
+	else
+		msg = xasprintf("this %s token (%s) was revoked (%s): ask "
+				"robotd's operator for a new one (robotd token "
+				"create --kind %s --name NAME)",
+				kind, name, when, kind);
+	http_req_reply_error(req, 401, msg, NULL);
+	free(msg);
+}
+
+static void
+router_on_token(const char *kind, const char *name, const char *revoked,
+		const struct problem *p, void *arg)
 {
 	struct route_call *c = arg;
 
@@ -317,6 +347,8 @@ router_on_token(const char *kind, const char *name, const struct problem *p,
 		web_reply_problem(c->req, p);
 	else if (kind == NULL)
 		http_req_reply_error(c->req, 401, "unknown token", NULL);
+	else if (revoked != NULL)
+		router_revoked(c->req, kind, name, revoked);
 	else if (route_allows(c, kind, name)) {
 		struct web_call call = {c->arg, kind, name};
 

@@ -12,6 +12,7 @@
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
 #include "web/html.h"
+#include "robot/daemon/tokens.h"
 #include "web/web.h"
 #include "robot/core/banned.h"
 
@@ -231,6 +232,32 @@ web_on_json(const char *text, const struct problem *p, void *arg)
 	else
 		http_req_reply(req, 200, "application/json", text,
 			       strlen(text));
+}
+
+struct web_revoke {
+	struct web *w;
+	struct http_req *req;
+};
+
+void *
+web_revoking(struct web *w, struct http_req *req)
+{
+	struct web_revoke *r = xcalloc(1, sizeof *r);
+
+	r->w = w;
+	r->req = req;
+	return r;
+}
+
+void
+web_on_revoked(const char *text, const struct problem *p, void *arg)
+{
+	struct web_revoke *r = arg;
+
+	if (p == NULL)
+		tokens_forget(r->w->d.tokens);
+	web_on_json(text, p, r->req);
+	free(r);
 }
 
 char *

@@ -71,6 +71,11 @@ struct web_call {
 /* A store call's JSON text answered as it is: 200, 404 for NULL, or
  * the problem. */
 void web_on_json(const char *text, const struct problem *p, void *arg);
+/* For a revocation: web_on_json(), after this robotd forgot the tokens
+ * it cached (the revoked one's next request must find it revoked; the
+ * other robotd hear NOTIFY).  arg: web_revoking(w, req). */
+void web_on_revoked(const char *text, const struct problem *p, void *arg);
+void *web_revoking(struct web *w, struct http_req *req);
 /*
  * robotd's status (store_status()) for cb: callers that come while one
  * status query is in flight share its answer, so that many clients of

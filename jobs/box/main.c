@@ -2,6 +2,7 @@
  * main.c: robot-box, the test-box side of the robot.
  *
  *   robot-box serve --server URL ...  work for robotd: lease, run, upload
+ *   robot-box enroll URL CODE         join robotd's lab (its own token)
  *   robot-box run [options] JOBFILE   run a job file's atomic jobs here
  *   robot-box parse PROGRAM [FILE]    LKP's parsers of tool output
  *   robot-box cleanup                 remove what a killed run left
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "jobs/box/box.h"
+#include "jobs/box/enroll.h"
 #include "jobs/box/run.h"
 #include "jobs/box/serve.h"
 #include "jobs/box/toolparse.h"
@@ -113,6 +115,7 @@ usage(FILE *fp)
 		"usage: robot-box COMMAND [ARGS]\n\n"
 		"commands:\n"
 		"  serve      work for a robotd: lease jobs, run them, upload\n"
+		"  enroll     join a robotd's lab with the code it printed\n"
 		"  run        run a job file's atomic jobs on this box\n"
 		"  cleanup    remove what a killed run left behind\n"
 		"  parse      LKP's parsers of tool output (fsmark, vmstat, "
@@ -144,6 +147,8 @@ main(int argc, char **argv)
 		return run_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "serve") == 0)
 		return serve_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "enroll") == 0)
+		return enroll_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "cleanup") == 0)
 		return cmd_cleanup(argc - 1, argv + 1);
 	log_warnx("unknown command '%s'", argv[1]);

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "jobs/box/box.h"
+#include "jobs/box/enroll.h"
 #include "jobs/box/boxconf.h"
 #include "jobs/box/cgroup.h"
 #include "jobs/box/child.h"
@@ -582,8 +583,11 @@ serve_usage(FILE *fp)
 		"0600: not\n"
 		"                 readable by others, and not in ps as "
 		"--token is)\n"
-		"  --token T      this box's token (else $ROBOT_TOKEN or the "
-		"config)\n"
+		"  --token T      this box's token (else $ROBOT_TOKEN, the "
+		"config, or\n"
+		"                 the one robot-box enroll kept, with the "
+		"name, group\n"
+		"                 and URL robotd enrolled it with)\n"
 		"  --name NAME    the box's name (else the configuration's, "
 		"else the host name)\n"
 		"  --config FILE  the box configuration (docs/box.md)\n"
@@ -727,6 +731,56 @@ serve_token_file(const char *path)
 	return t;
 }
 
+static void
+serve_release(struct serve *s)
+{
+	free(s->server);
+	free(s->token);
+	free(s->outbox);
+	free(s->refused);
+	free(s->inhand);
+	boxconf_release(&s->bc);
+}
+
+/*
+ * What an enrollment left (enroll.h), for what the flags and the
+ * environment did not say (before ~/.config/robot/config, which is the
+ * robot command's): the token, and with it the box's name and group as
+ * robotd enrolled them (unless --name), and robotd's URL.  False after
+ * saying why it cannot be read.
+ */
+static bool
+serve_enrolled(struct serve *s, const char **name)
+{
+	struct enrolled e;
+	bool bad = false;
+
+	if (s->token != NULL || getenv("ROBOT_TOKEN") != NULL ||
+	    !enroll_read(&s->bc, &e, &bad))
+		return !bad;
+	if ((s->token = serve_token_file(e.token_file)) == NULL) {
+		enroll_release(&e);
+		return false;
+	}
+	if (*name == NULL) {
+		if (s->bc.path != NULL &&
+		    (strcmp(s->bc.name, e.name) != 0 ||
+		     strcmp(s->bc.tbox_group, e.tbox_group) != 0))
+			log_info("box %s of group %s, as enrolled (%s says "
+				 "%s of %s)",
+				 e.name, e.tbox_group, s->bc.path, s->bc.name,
+				 s->bc.tbox_group);
+		free(s->bc.name);
+		free(s->bc.tbox_group);
+		s->bc.name = xstrdup(e.name);
+		s->bc.tbox_group = xstrdup(e.tbox_group);
+	}
+	if (s->server == NULL && getenv("ROBOT_SERVER") == NULL)
+		s->server = xstrdup(e.server);
+	enroll_release(&e);
+	return true;
+}
+
 int
 serve_main(int argc, char **argv)
 {
@@ -787,14 +841,25 @@ serve_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	client_defaults(&s.server, &s.token);
 	client_set_tls(ca_file, insecure);
-	if (s.server == NULL || s.token == NULL || optind != argc) {
-		log_warnx("serve needs --server URL and --token T (or "
-			  "ROBOT_SERVER and ROBOT_TOKEN)");
-		serve_usage(stderr);
+	if (optind != argc || !box_load_config(config, &s.bc)) {
+		if (optind != argc)
+			serve_usage(stderr);
 		free(s.server);
 		free(s.token);
+		return 2;
+	}
+	if (!serve_enrolled(&s, &name)) {
+		serve_release(&s);
+		return 2;
+	}
+	client_defaults(&s.server, &s.token);
+	if (s.server == NULL || s.token == NULL) {
+		log_warnx("serve needs --server URL and --token T (or "
+			  "ROBOT_SERVER and ROBOT_TOKEN), or an enrolled box "
+			  "(robot-box enroll URL CODE)");
+		serve_usage(stderr);
+		serve_release(&s);
 		return 2;
 	}
 	s.server[strcspn(s.server, "\n")] = '\0';
@@ -807,15 +872,9 @@ serve_main(int argc, char **argv)
 		if (why != NULL) {
 			log_warnx("%s", why);
 			free(why);
-			free(s.server);
-			free(s.token);
+			serve_release(&s);
 			return 2;
 		}
-	}
-	if (!box_load_config(config, &s.bc)) {
-		free(s.server);
-		free(s.token);
-		return 2;
 	}
 	if (name != NULL) {
 		bool same = strcmp(s.bc.tbox_group, s.bc.name) == 0;
@@ -842,11 +901,6 @@ serve_main(int argc, char **argv)
 			rc = serve_loop(&s);
 		}
 	}
-	free(s.server);
-	free(s.token);
-	free(s.outbox);
-	free(s.refused);
-	free(s.inhand);
-	boxconf_release(&s.bc);
+	serve_release(&s);
 	return rc;
 }

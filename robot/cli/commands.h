@@ -21,6 +21,7 @@ int cmd_bisections(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
 int cmd_box(int argc, char **argv);
+int cmd_token(int argc, char **argv);
 int cmd_subscribe(int argc, char **argv);
 int cmd_unsubscribe(int argc, char **argv);
 int cmd_subscriptions(int argc, char **argv);

@@ -30,8 +30,6 @@
 #include "robot/core/errlist.h"
 #include "robot/core/fsm.h"
 #include "robot/core/log.h"
-#include "robot/core/name.h"
-#include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/analysis.h"
 #include "robot/daemon/bisect.h"
@@ -47,7 +45,7 @@
 #include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
 #include "robot/daemon/store/schema.h"
-#include "robot/daemon/store/tokens.h"
+#include "robot/daemon/credentials.h"
 #include "robot/daemon/tokens.h"
 #include "robot/daemon/trees.h"
 #include "robot/daemon/worker.h"
@@ -102,6 +100,9 @@ usage(FILE *fp)
 		"       robotd [--config FILE] [--state-dir DIR | --db DSN] "
 		"token create\n"
 		"              --kind submit|box|admin --name NAME\n"
+		"       robotd [--config FILE] [--state-dir DIR | --db DSN] "
+		"box enroll NAME\n"
+		"              [--group G] [--expires 1h]\n"
 		"       robotd [--config FILE] --check-config\n"
 		"       robotd [--config FILE] [--state-dir DIR | --db DSN] "
 		"backup|restore FILE\n"
@@ -125,6 +126,9 @@ usage(FILE *fp)
 		"bad line\n"
 		"token create prints a new token once; only its hash is "
 		"stored.\n"
+		"box enroll prints a one-time code that the box trades for "
+		"its own token\n(robot-box enroll URL CODE), before it "
+		"expires (an hour; at most 7d).\n"
 		"backup writes the database to FILE (pg_dump's custom format) "
 		"while robotd\nserves; restore loads FILE into it while no "
 		"robotd serves, refusing a dump\nof a newer schema than this "
@@ -138,7 +142,14 @@ robotd_on_notify(const char *payload, void *arg)
 
 	/* A worker's topic (":analysis", ":reports", ...: the engine's
 	 * table) wakes it; anything else is a box group with work for
-	 * the lab.  NULL (a reconnect) is news for all. */
+	 * the lab.  NULL (a reconnect) is news for all.  ":tokens": a
+	 * token was revoked, here or by another robotd. */
+	if (d->tokens != NULL &&
+	    (payload == NULL || strcmp(payload, ":tokens") == 0)) {
+		tokens_forget(d->tokens);
+		if (payload != NULL)
+			return;
+	}
 	if (d->drain != NULL && drain_notify(d->drain, payload) &&
 	    payload != NULL)
 		return;
@@ -402,78 +413,6 @@ stop:
 	event_base_free(d->base);
 	log_info("stopped");
 	return rc;
-}
-
-/* What `robotd token create` makes. */
-struct token_args {
-	const char *kind;
-	const char *name;
-};
-
-/* Reads `token create --kind K --name N` (before any database starts):
- * -1 when they are good, or the exit status (0 after --help). */
-static int
-robotd_token_args(int argc, char **argv, struct token_args *ta)
-{
-	static const struct option opts[] = {
-		{"kind", required_argument, NULL, 'k'},
-		{"name", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
-
-	if (argc < 2 || strcmp(argv[1], "create") != 0) {
-		usage(stderr);
-		return 2;
-	}
-	optind = 1;
-	while ((c = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
-		if (c == 'k') {
-			ta->kind = optarg;
-		} else if (c == 'n') {
-			ta->name = optarg;
-		} else if (c == 'h') {
-			usage(stdout);
-			return 0;
-		} else {
-			return 2;
-		}
-	}
-	if (ta->kind == NULL || ta->name == NULL ||
-	    (strcmp(ta->kind, "submit") != 0 && strcmp(ta->kind, "box") != 0 &&
-	     strcmp(ta->kind, "admin") != 0)) {
-		log_warnx("token create wants --kind submit|box|admin and "
-			  "--name NAME");
-		return 2;
-	}
-	if (!name_ok(NAME_LABEL, ta->name)) {
-		char *q = str_printable(ta->name, strlen(ta->name), 60);
-
-		log_warnx("--name '%s': the name %s (letters, digits, '.', "
-			  "'_', '+' and '-', at most %d)",
-			  q, name_check(NAME_LABEL, ta->name, strlen(ta->name)),
-			  NAME_LABEL_MAX);
-		free(q);
-		return 2;
-	}
-	return -1;
-}
-
-static int
-robotd_token(struct robotd *d, const struct token_args *ta)
-{
-	char *err, *token = store_token_create(d->conninfo, ta->kind, ta->name,
-					       &err);
-
-	if (token == NULL) {
-		log_warnx("cannot make a token: %s", err);
-		free(err);
-		return 1;
-	}
-	printf("%s\n", token);
-	free(token);
-	return 0;
 }
 
 /* `robotd backup FILE`: the database, as pg_dump's custom format. */
@@ -746,7 +685,7 @@ main(int argc, char **argv)
 	};
 	const char *config = NULL;
 	struct robotd d;
-	struct token_args ta = {NULL, NULL};
+	struct credentials_args ca;
 	bool debug = false, started = false, command, allow_root = false;
 	bool check = false, restore = false;
 	const char *dump = NULL;
@@ -785,7 +724,7 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc && strcmp(argv[optind], "token") != 0 &&
+	if (optind < argc && !credentials_is_command(argv[optind]) &&
 	    strcmp(argv[optind], "backup") != 0 &&
 	    strcmp(argv[optind], "restore") != 0) {
 		log_warnx("unknown command '%s'", argv[optind]);
@@ -795,7 +734,7 @@ main(int argc, char **argv)
 	if (check)
 		return robotd_check_config(config);
 	command = optind < argc;
-	if (command && strcmp(argv[optind], "token") != 0) {
+	if (command && !credentials_is_command(argv[optind])) {
 		if (optind + 2 != argc) {
 			log_warnx("%s needs one FILE", argv[optind]);
 			usage(stderr);
@@ -804,8 +743,8 @@ main(int argc, char **argv)
 		dump = argv[optind + 1];
 		restore = strcmp(argv[optind], "restore") == 0;
 	} else if (command &&
-		   (rc = robotd_token_args(argc - optind, argv + optind,
-					   &ta)) != -1) {
+		   (rc = credentials_args(argc - optind, argv + optind, &ca,
+					  usage)) != -1) {
 		return rc;
 	}
 	if (!robotd_user_ok(allow_root))
@@ -825,7 +764,8 @@ main(int argc, char **argv)
 		settings_release(&d.set);
 		return 1;
 	}
-	/* (`token create` brings the database up on its own connection) */
+	/* (`token create` and `box enroll` bring the database up on their
+	 * own connection) */
 	if (!robotd_database(&d, !command, &started, &version)) {
 		rc = 1;
 	} else if (dump != NULL) {
@@ -834,7 +774,7 @@ main(int argc, char **argv)
 		if (!started)
 			d.embedded = false;
 	} else if (command) {
-		rc = robotd_token(&d, &ta);
+		rc = credentials_run(d.conninfo, &ca);
 		/* A database started for this command alone stops again. */
 		if (!started)
 			d.embedded = false;

@@ -19,6 +19,7 @@ struct token_entry {
 	char *token;
 	char *kind; /* NULL: revoked since cached */
 	char *name;
+	char *revoked; /* when, if it was */
 	time_t checked;
 };
 
@@ -60,20 +61,32 @@ tokens_free(struct tokens *t)
 {
 	if (t == NULL)
 		return;
+	tokens_forget(t);
+	strmap_free(t->map);
+	free(t);
+}
+
+void
+tokens_forget(struct tokens *t)
+{
 	for (size_t i = 0; i < t->n; i++) {
 		explicit_bzero(t->v[i].token, strlen(t->v[i].token));
 		free(t->v[i].token);
 		free(t->v[i].kind);
 		free(t->v[i].name);
+		free(t->v[i].revoked);
 	}
 	free(t->v);
+	t->v = NULL;
+	t->n = 0;
+	/* (the map borrowed the keys just freed) */
 	strmap_free(t->map);
-	free(t);
+	t->map = strmap_new(64);
 }
 
 static void
 tokens_remember(struct tokens *t, const char *token, const char *kind,
-		const char *name)
+		const char *name, const char *revoked)
 {
 	size_t i;
 	struct token_entry *e;
@@ -93,20 +106,22 @@ tokens_remember(struct tokens *t, const char *token, const char *kind,
 	}
 	free(e->kind);
 	free(e->name);
+	free(e->revoked);
 	e->kind = kind ? xstrdup(kind) : NULL;
 	e->name = kind ? xstrdup(name) : NULL;
+	e->revoked = kind && revoked ? xstrdup(revoked) : NULL;
 	e->checked = now_mono();
 }
 
 static void
-tokens_on_row(const char *kind, const char *name, const struct problem *p,
-	      void *arg)
+tokens_on_row(const char *kind, const char *name, const char *revoked,
+	      const struct problem *p, void *arg)
 {
 	struct token_check *c = arg;
 
 	if (p == NULL)
-		tokens_remember(c->t, c->token, kind, name);
-	c->cb(kind, name, p, c->arg);
+		tokens_remember(c->t, c->token, kind, name, revoked);
+	c->cb(kind, name, revoked, p, c->arg);
 	explicit_bzero(c->token, strlen(c->token));
 	free(c->token);
 	free(c);
@@ -120,7 +135,7 @@ tokens_check(struct tokens *t, const char *token, tokens_cb cb, void *arg)
 
 	if (strmap_get(t->map, token, &i) &&
 	    now_mono() - t->v[i].checked < TOKENS_TTL) {
-		cb(t->v[i].kind, t->v[i].name, NULL, arg);
+		cb(t->v[i].kind, t->v[i].name, t->v[i].revoked, NULL, arg);
 		return;
 	}
 	c = xcalloc(1, sizeof *c);

@@ -11,6 +11,11 @@ DECLARE
 	st text;
 	lost int := 0;
 BEGIN
+	IF EXISTS (SELECT 1 FROM boxes WHERE name = p_box
+		AND revoked IS NOT NULL) THEN
+		RAISE EXCEPTION 'box % was revoked: enroll it again (robotd box enroll %, then robot-box enroll URL CODE)',
+			p_box, p_box USING ERRCODE = 'RB401';
+	END IF;
 	INSERT INTO boxes (name, tbox_group, facts)
 		VALUES (p_box, p_group, p_facts)
 	ON CONFLICT (name) DO UPDATE
@@ -37,6 +42,57 @@ BEGIN
 			WHERE name = p_box RETURNING state INTO st;
 	END IF;
 	RETURN st;
+END $$;
+
+-- An operator takes a box out of the lab (p_by: who): its tokens are
+-- revoked, its leases end as 'revoked' and their runs go back to the
+-- queue at once (the attempt not counted: the box did not fail), and the
+-- rounds pinned to it are measured again elsewhere.  Every robotd
+-- forgets what it cached of tokens (NOTIFY ':tokens').  {box, tokens,
+-- leases}: how many of each it ended; RB404 for a box robotd never knew.
+CREATE FUNCTION robot_box_revoke(p_box text, p_by text) RETURNS json
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+	r record;
+	ntok int;
+	nlease int := 0;
+	grp text;
+	rnd bigint;
+BEGIN
+	UPDATE tokens SET revoked = now(), revoked_by = p_by
+		WHERE kind = 'box' AND name = p_box AND revoked IS NULL;
+	GET DIAGNOSTICS ntok = ROW_COUNT;
+	UPDATE boxes SET revoked = coalesce(revoked, now()),
+		state = CASE WHEN state = 'busy' THEN 'idle' ELSE state END
+		WHERE name = p_box;
+	IF NOT FOUND AND ntok = 0 AND NOT EXISTS (SELECT 1 FROM tokens
+		WHERE kind = 'box' AND name = p_box) THEN
+		RAISE EXCEPTION 'no box %', p_box USING ERRCODE = 'RB404';
+	END IF;
+	FOR r IN UPDATE leases SET state = 'revoked'
+		WHERE box = p_box AND state = 'active' RETURNING job LOOP
+		UPDATE jobs SET state = 'queued',
+			attempts = greatest(attempts - 1, 0), box = NULL,
+			updated = now()
+			WHERE id = r.job AND state = 'leased'
+			RETURNING tbox_group, round INTO grp, rnd;
+		PERFORM robot_round_again(rnd, true);
+		IF grp IS NOT NULL THEN
+			PERFORM pg_notify('robot_jobs', grp);
+		END IF;
+		nlease := nlease + 1;
+	END LOOP;
+	UPDATE jobs SET state = 'cancelled', updated = now(),
+		error = format('%s was revoked', p_box)
+		WHERE state = 'queued' AND box = p_box AND round IS NULL;
+	FOR r IN SELECT DISTINCT round FROM jobs WHERE state = 'queued'
+		AND box = p_box AND round IS NOT NULL LOOP
+		PERFORM robot_round_again(r.round, true);
+	END LOOP;
+	PERFORM pg_notify('robot_jobs', ':tokens');
+	RETURN json_build_object('box', p_box, 'tokens', ntok,
+		'leases', nlease);
 END $$;
 
 -- An operator puts a broken or suspect box back to work; the noise its
@@ -313,9 +369,10 @@ END $$;
 CREATE FUNCTION robot_box(p_name text) RETURNS json
 LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('name', b.name, 'tbox_group', b.tbox_group,
-		'state', CASE WHEN b.suspect IS NOT NULL THEN 'suspect'
+		'state', CASE WHEN b.revoked IS NOT NULL THEN 'revoked'
+			WHEN b.suspect IS NOT NULL THEN 'suspect'
 			ELSE b.state END,
-		'suspect', b.suspect, 'failures', b.failures,
+		'suspect', b.suspect, 'revoked', b.revoked, 'failures', b.failures,
 		'last_seen', b.last_seen, 'registered', b.registered,
 		'power_cycled', b.power_cycled, 'facts', b.facts,
 		'runs', (SELECT coalesce(json_agg(r ORDER BY r.id DESC), '[]')

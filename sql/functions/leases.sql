@@ -22,6 +22,10 @@ BEGIN
 		RAISE EXCEPTION 'box % is not registered', p_box
 			USING ERRCODE = 'RB404';
 	END IF;
+	IF b.revoked IS NOT NULL THEN
+		RAISE EXCEPTION 'box % was revoked: enroll it again (robotd box enroll %, then robot-box enroll URL CODE)',
+			p_box, p_box USING ERRCODE = 'RB401';
+	END IF;
 	IF b.state = 'broken' THEN
 		RAISE EXCEPTION 'box % is broken after % failed jobs in a row; an operator must reset it',
 			p_box, b.failures USING ERRCODE = 'RB409';

@@ -347,7 +347,8 @@ LANGUAGE sql STABLE AS $$
 			ORDER BY updated DESC LIMIT 5) f),
 		'boxes', (SELECT coalesce(json_agg(json_build_object(
 			'name', b.name, 'tbox_group', b.tbox_group,
-			'state', CASE WHEN b.suspect IS NOT NULL
+			'state', CASE WHEN b.revoked IS NOT NULL THEN 'revoked'
+				WHEN b.suspect IS NOT NULL
 				THEN 'suspect' ELSE b.state END,
 			'suspect', b.suspect, 'failures', b.failures,
 			'last_seen', b.last_seen, 'facts', b.facts)

@@ -36,19 +36,18 @@ static void
 record(struct buf *b, const struct store_box *x)
 {
 	const struct store_box_facts *f = &x->facts;
-	bool bad = strcmp(x->state, "broken") == 0 ||
-		   strcmp(x->state, "suspect") == 0;
 
 	buf_adds(b, "<table>\n");
 	row(b, "group", x->tbox_group, false);
-	buf_addf(b, "<tr><th scope=\"row\">state</th><td class=\"state-%s\">",
-		 bad ? "new" : "ok");
+	buf_addf(b, "<tr><th scope=\"row\">state</th><td class=\"%s\">",
+		 page_box_state_class(x->state));
 	html_text(b, x->state);
 	buf_addf(b,
 		 "</td></tr>\n<tr><th scope=\"row\">failed runs in a row"
 		 "</th><td>%lld</td></tr>\n",
 		 x->failures);
 	row(b, "suspect since", x->suspect, true);
+	row(b, "revoked", x->revoked, true);
 	row(b, "power-cycled", x->power_cycled, true);
 	row(b, "last seen", x->last_seen, true);
 	row(b, "registered", x->registered, true);

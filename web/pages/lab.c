@@ -29,12 +29,8 @@ boxes_table(struct buf *b, const struct store_status *s)
 		buf_adds(b, "<tr>");
 		page_box_cell(b, x->name);
 		page_cell(b, x->tbox_group);
-		buf_adds(b, "<td class=\"state-");
-		html_attr(b, strcmp(x->state, "broken") == 0 ||
-					     strcmp(x->state, "suspect") == 0
-				     ? "new"
-				     : "ok");
-		buf_adds(b, "\">");
+		buf_addf(b, "<td class=\"%s\">",
+			 page_box_state_class(x->state));
 		html_text(b, x->state);
 		buf_addf(b, "</td><td class=\"num\">%lld</td>", x->failures);
 		page_time_cell(b, x->last_seen);

@@ -180,6 +180,15 @@ page_box_cell(struct buf *b, const char *name)
 	buf_adds(b, "</td>");
 }
 
+const char *
+page_box_state_class(const char *state)
+{
+	return strcmp(state, "broken") == 0 || strcmp(state, "suspect") == 0 ||
+			       strcmp(state, "revoked") == 0
+		       ? "state-new"
+		       : "state-ok";
+}
+
 void
 page_sha(struct buf *b, const char *sha, const char *subject)
 {

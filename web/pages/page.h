@@ -47,6 +47,9 @@ void page_cell(struct buf *b, const char *s);
 void page_time_cell(struct buf *b, const char *s);
 void page_job_cell(struct buf *b, long long id);
 void page_box_cell(struct buf *b, const char *name);
+/* The class of a box's state, "state-new" where it takes no work
+ * (broken, suspect, revoked), else "state-ok". */
+const char *page_box_state_class(const char *state);
 /* A commit: its short SHA in <code>, a link to its page (/commits/SHA),
  * and its subject (or NULL). */
 void page_sha(struct buf *b, const char *sha, const char *subject);

@@ -51,6 +51,7 @@ static const struct view_field box_fields[] = {
 	BF(, "tbox_group", VIEW_STR, tbox_group),
 	BF(, "state", VIEW_STR, state),
 	BF(, "suspect", VIEW_STR, suspect),
+	BF(, "revoked", VIEW_STR, revoked),
 	BF(, "failures", VIEW_INT, failures),
 	BF(, "last_seen", VIEW_STR, last_seen),
 	BF(, "registered", VIEW_STR, registered),
@@ -83,6 +84,17 @@ void
 store_reset(struct store *s, const char *box, store_text_cb cb, void *arg)
 {
 	store_call(s, &reset, STORE_FN(cb), arg, STORE_TEXT(box));
+}
+
+static const struct store_stmt box_revoke = {"SELECT robot_box_revoke($1, $2)",
+					     "ss", store_read_text, false};
+
+void
+store_box_revoke(struct store *s, const char *box, const char *by,
+		 store_text_cb cb, void *arg)
+{
+	store_call(s, &box_revoke, STORE_FN(cb), arg, STORE_TEXT(box),
+		   STORE_TEXT(by));
 }
 
 static const struct view_field reference_run_fields[] = {

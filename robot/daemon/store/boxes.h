@@ -35,8 +35,8 @@ struct store_box_note {
 	const char *series, *message, *created;
 };
 struct store_box {
-	const char *name, *tbox_group, *state; /* state: suspect too */
-	const char *suspect, *last_seen, *registered, *power_cycled;
+	const char *name, *tbox_group, *state; /* state: suspect, revoked */
+	const char *suspect, *revoked, *last_seen, *registered, *power_cycled;
 	long long failures;
 	struct store_box_facts facts;
 	struct store_box_run *runs; /* newest first */
@@ -47,6 +47,10 @@ struct store_box {
 extern const struct view_type store_box_view;
 /* A broken or suspect box back to idle: its state. */
 void store_reset(struct store *s, const char *box, store_text_cb cb, void *arg);
+/* A box out of the lab, by whom (robot_box_revoke()): {box, tokens,
+ * leases}; 404 for a box robotd never knew. */
+void store_box_revoke(struct store *s, const char *box, const char *by,
+		      store_text_cb cb, void *arg);
 /* A reference run given to a box idle for long. */
 struct store_reference_run {
 	const char *box, *series, *commit;
