@@ -812,6 +812,34 @@ http_req_header(const struct http_req *req, const char *name)
 	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
+/* A header's last occurrence (http_req_header_last()). */
+struct header_last {
+	const char *name;
+	const char *value;
+};
+
+static enum MHD_Result
+on_header_last(void *arg, enum MHD_ValueKind kind, const char *key,
+	       const char *value)
+{
+	struct header_last *h = arg;
+
+	(void)kind;
+	if (key != NULL && strcasecmp(key, h->name) == 0)
+		h->value = value;
+	return MHD_YES;
+}
+
+const char *
+http_req_header_last(const struct http_req *req, const char *name)
+{
+	struct header_last h = {name, NULL};
+
+	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, on_header_last,
+				  &h);
+	return h.value;
+}
+
 const char *
 http_req_arg(const struct http_req *req, const char *name, size_t nth)
 {

@@ -69,6 +69,9 @@ const char *http_req_arg(const struct http_req *req, const char *name,
 const char *http_req_body(const struct http_req *req, size_t *len);
 /* The client's IPv4 address ("127.0.0.1"); "" once it hung up. */
 const char *http_req_client(const struct http_req *req);
+/* The last of a header's occurrences (where a proxy appends its own
+ * after what the client sent), or NULL. */
+const char *http_req_header_last(const struct http_req *req, const char *name);
 
 /* Answers; the body is copied.  Once per request. */
 void http_req_reply(struct http_req *req, int status, const char *content_type,

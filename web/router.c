@@ -465,14 +465,16 @@ struct router *
 router_new(const struct web_deps *d, char **err)
 {
 	struct router *r = xcalloc(1, sizeof *r);
-	struct httpd_options ho = {d->set->listen_addr,
-				   d->set->listen_port,
-				   (size_t)d->set->max_connections,
-				   (size_t)d->set->max_connections_per_client,
-				   d->set->request_timeout,
-				   ROUTER_CONNECTION_MEMORY,
-				   d->set->tls_cert,
-				   d->set->tls_key};
+	struct httpd_options ho = {
+		d->set->listen_addr, d->set->listen_port,
+		(size_t)d->set->max_connections,
+		/* (a proxy's clients are all the proxy:
+				    * it holds each to its own limits) */
+		(size_t)(d->set->trusted_proxy != NULL
+				 ? d->set->max_connections
+				 : d->set->max_connections_per_client),
+		d->set->request_timeout, ROUTER_CONNECTION_MEMORY,
+		d->set->tls_cert, d->set->tls_key};
 
 	r->w.d = *d;
 	r->w.writer = worker_new(d->base);

@@ -2,6 +2,7 @@
  * subscriptions.c: subscriptions and the outbox over HTTP
  * (subscriptions.h).
  */
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,12 +144,13 @@ subscriptions_ask(struct web *w, struct http_req *req, json_t *sub, bool html,
 {
 	struct asked *a = xcalloc(1, sizeof *a);
 	const char *email;
+	char client[INET6_ADDRSTRLEN + 1];
 
 	a->req = req;
 	a->html = html;
 	subscribe_ask(w->d.base, w->d.store, w->d.set,
 		      reporters_link_url(w->d.reporters), sub,
-		      token ? NULL : http_req_client(req),
+		      token ? NULL : web_client(w, req, client, sizeof client),
 		      subscriptions_on_added, a);
 	/* After the check, which writes it in lowercase. */
 	email = rjson_get_str(sub, "email");

@@ -2,6 +2,7 @@
  * web.c: the answers the handlers give, and their checks of query
  * arguments.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -232,6 +233,31 @@ web_on_json(const char *text, const struct problem *p, void *arg)
 	else
 		http_req_reply(req, 200, "application/json", text,
 			       strlen(text));
+}
+
+const char *
+web_client(const struct web *w, const struct http_req *req, char *buf,
+	   size_t len)
+{
+	const char *peer = http_req_client(req), *xff, *last;
+	unsigned char bin[sizeof(struct in6_addr)];
+	size_t n;
+
+	if (!settings_proxy_is(w->d.set, peer) ||
+	    (xff = http_req_header_last(req, "X-Forwarded-For")) == NULL)
+		return peer;
+	last = strrchr(xff, ',');
+	last = last != NULL ? last + 1 : xff;
+	last += strspn(last, " \t");
+	n = strcspn(last, " \t");
+	if (n == 0 || n >= len)
+		return peer;
+	memcpy(buf, last, n);
+	buf[n] = '\0';
+	if (inet_pton(AF_INET, buf, bin) != 1 &&
+	    inet_pton(AF_INET6, buf, bin) != 1)
+		return peer;
+	return buf;
 }
 
 struct web_revoke {

@@ -82,6 +82,14 @@ void *web_revoking(struct web *w, struct http_req *req);
  * the lab page or /api/status cost one query at a time.
  */
 void web_status(struct web *w, store_text_cb cb, void *arg);
+/*
+ * The request's client, for per-client limits: the connection's peer,
+ * or, when the peer is a trusted_proxy, the address that proxy appended
+ * last to X-Forwarded-For (what the client itself wrote there is not
+ * believed); in buf.
+ */
+const char *web_client(const struct web *w, const struct http_req *req,
+		       char *buf, size_t len);
 /* Answers a problem: its kind is the HTTP status. */
 void web_reply_problem(struct http_req *req, const struct problem *p);
 /* Whether req asks for a page (a GET or HEAD outside /api/ and

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,7 @@ static const struct setting table[] = {
 	{"mail_from", SETTING_STRING, "robot@localhost", 0, 0, true,
 	 AT(mail_from)},
 	{"public_url", SETTING_STRING, NULL, 0, 0, true, AT(public_url)},
+	{"trusted_proxy", SETTING_STRING, NULL, 0, 0, false, AT(trusted_proxy)},
 	{"tls_cert", SETTING_PATH, NULL, 0, 0, false, AT(tls_cert)},
 	{"tls_key", SETTING_PATH, NULL, 0, 0, false, AT(tls_key)},
 	{"report_window", SETTING_INT, "600", 0, 86400, true,
@@ -247,6 +249,19 @@ settings_load(const char *path, struct settings *s, struct errlist *el)
 			free(why);
 		}
 	}
+	/* a proxy's addresses, each one */
+	if (map != NULL && s->trusted_proxy != NULL) {
+		const struct node_pair *p = node_get_pair(map, "trusted_proxy");
+		const char *bad = settings_proxy_bad(s->trusted_proxy);
+
+		if (bad != NULL)
+			errlist_error(
+				el, path, p != NULL ? p->line : 0,
+				"trusted_proxy: '%.*s' is not an IP "
+				"address (addresses, with spaces or commas "
+				"between them)",
+				(int)strcspn(bad, " ,"), bad);
+	}
 	/* HTTPS wants both files */
 	if (map != NULL && (s->tls_cert == NULL) != (s->tls_key == NULL)) {
 		const struct node_pair *p = node_get_pair(
@@ -260,6 +275,46 @@ settings_load(const char *path, struct settings *s, struct errlist *el)
 	}
 	node_free(docs);
 	return el->nerrors == before;
+}
+
+const char *
+settings_proxy_bad(const char *list)
+{
+	const char *p = list;
+
+	while (*(p += strspn(p, " ,")) != '\0') {
+		char one[INET6_ADDRSTRLEN + 1];
+		unsigned char bin[sizeof(struct in6_addr)];
+		size_t n = strcspn(p, " ,");
+
+		if (n >= sizeof one)
+			return p;
+		memcpy(one, p, n);
+		one[n] = '\0';
+		if (inet_pton(AF_INET, one, bin) != 1 &&
+		    inet_pton(AF_INET6, one, bin) != 1)
+			return p;
+		p += n;
+	}
+	return NULL;
+}
+
+bool
+settings_proxy_is(const struct settings *s, const char *addr)
+{
+	const char *p = s->trusted_proxy;
+	size_t len = strlen(addr);
+
+	if (p == NULL || len == 0)
+		return false;
+	while (*(p += strspn(p, " ,")) != '\0') {
+		size_t n = strcspn(p, " ,");
+
+		if (n == len && strncmp(p, addr, n) == 0)
+			return true;
+		p += n;
+	}
+	return false;
 }
 
 /* Whether a setting has the same value in a and b. */

@@ -27,6 +27,10 @@
  *   mail_from: robot@localhost   # the reports' sender
  *   public_url: https://robot.example.org   # links in mails (else
  *                            # http://LISTEN)
+ *   trusted_proxy: 127.0.0.1 # a reverse proxy in front (docs/deploy.md):
+ *                            # its requests name their client in
+ *                            # X-Forwarded-For, and it is not held to
+ *                            # max_connections_per_client
  *   tls_cert: /etc/robot/tls/robotd.pem   # HTTPS: the chain, with
  *   tls_key: /etc/robot/tls/robotd.key    # its key (SIGHUP rereads)
  *   report_window: 600       # seconds a report waits for the rest of
@@ -86,6 +90,7 @@ struct settings {
 	int smtp_starttls; /* STARTTLS required */
 	char *mail_from;
 	char *public_url;       /* NULL: http://LISTEN (https with TLS) */
+	char *trusted_proxy;    /* addresses of a reverse proxy, or NULL */
 	char *tls_cert;         /* HTTPS: the certificate chain (PEM), with */
 	char *tls_key;          /* its key; NULL: plain HTTP */
 	int report_window;      /* seconds a report waits for its commit */
@@ -121,5 +126,11 @@ size_t settings_reload(struct settings *live, const struct settings *fresh,
 		       char **names);
 /* The path of tree name's bare mirror: STATE-DIR/trees/NAME.git. */
 char *settings_mirror(const struct settings *s, const char *name);
+
+/* The first of list's addresses that is not an IP address, or NULL. */
+const char *settings_proxy_bad(const char *list);
+/* Whether addr (as the connection's peer is written) is one of
+ * trusted_proxy's. */
+bool settings_proxy_is(const struct settings *s, const char *addr);
 
 #endif
