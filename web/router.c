@@ -27,6 +27,7 @@
 #include "web/findings.h"
 #include "web/pages/pages.h"
 #include "web/subscriptions.h"
+#include "robot/core/protocol.h"
 #include "web/tokens.h"
 #include "web/trees.h"
 #include "web/router.h"
@@ -358,6 +359,45 @@ router_on_token(const char *kind, const char *name, const char *revoked,
 	free(c);
 }
 
+/* Whether robotd speaks the box protocol of the box's call
+ * (ROBOT_BOX_PROTOCOL_HEADER, none: version 1); answers 426 (or 400)
+ * with what to upgrade if not. */
+static bool
+router_box_protocol(struct http_req *req)
+{
+	const char *v = http_req_header(req, ROBOT_BOX_PROTOCOL_HEADER);
+	char *end, *msg;
+	long n;
+
+	if (v == NULL)
+		return true;
+	n = strtol(v, &end, 10);
+	if (end == v || *end != '\0' || n < 0 || n > 1000000) {
+		msg = xasprintf("%s: '%.20s' is not a version",
+				ROBOT_BOX_PROTOCOL_HEADER, v);
+		http_req_reply_error(req, 400, msg, NULL);
+	} else if (n > ROBOT_BOX_PROTOCOL) {
+		msg = xasprintf("this robot-box speaks box protocol %ld, newer "
+				"than this robotd serves (%d to %d): upgrade "
+				"robotd, or run the robot-box of its release "
+				"(%s)",
+				n, ROBOT_BOX_PROTOCOL_MIN, ROBOT_BOX_PROTOCOL,
+				ROBOT_VERSION);
+		http_req_reply_error(req, 426, msg, NULL);
+	} else if (n < ROBOT_BOX_PROTOCOL_MIN) {
+		msg = xasprintf("this robot-box speaks box protocol %ld, older "
+				"than this robotd serves (%d to %d): upgrade "
+				"robot-box to robotd's release (%s)",
+				n, ROBOT_BOX_PROTOCOL_MIN, ROBOT_BOX_PROTOCOL,
+				ROBOT_VERSION);
+		http_req_reply_error(req, 426, msg, NULL);
+	} else {
+		return true;
+	}
+	free(msg);
+	return false;
+}
+
 /* Whether a token could be one of ours (rbt_ and hex; the database is
  * not asked about anything else). */
 static bool
@@ -418,6 +458,9 @@ router_on_request(struct http_req *req, void *arg)
 		return;
 	}
 	rt = hit.rt;
+	if ((rt->auth == ROUTE_BOX || rt->fn == boxes_enroll) &&
+	    !router_box_protocol(req))
+		return;
 	h = http_req_header(req, "Authorization");
 	if (rt->auth == ROUTE_PUBLIC ||
 	    (rt->auth == ROUTE_ANYONE && no_token(h))) {

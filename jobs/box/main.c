@@ -19,7 +19,9 @@
 #include "jobs/box/run.h"
 #include "jobs/box/serve.h"
 #include "jobs/box/toolparse.h"
+#include "robot/core/client.h"
 #include "robot/core/log.h"
+#include "robot/core/protocol.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
@@ -140,6 +142,14 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("robot-box %s\n", ROBOT_VERSION);
 		return 0;
+	}
+	/* Every call to robotd says which box protocol it speaks. */
+	{
+		char h[64];
+
+		snprintf(h, sizeof h, "%s: %d", ROBOT_BOX_PROTOCOL_HEADER,
+			 ROBOT_BOX_PROTOCOL);
+		client_set_header(h);
 	}
 	if (strcmp(argv[1], "parse") == 0)
 		return cmd_parse(argc - 1, argv + 1);

@@ -6,6 +6,7 @@
  * does not either (docs/analysis.md, "Comparison speed").
  */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -119,6 +120,15 @@ static char *client_ca_file;
 static bool client_insecure;
 static bool client_tls_set; /* else the environment's and config's */
 
+/* One more header for every request (client_set_header()). */
+static char client_header[128];
+
+void
+client_set_header(const char *line)
+{
+	snprintf(client_header, sizeof client_header, "%s", line ? line : "");
+}
+
 bool
 client_request(const char *method, const char *url, const char *token,
 	       const char *body, size_t len, double timeout,
@@ -151,6 +161,8 @@ client_request(const char *method, const char *url, const char *token,
 	}
 	hdrs = lc.slist_append(hdrs, "Content-Type: application/json");
 	hdrs = lc.slist_append(hdrs, "Expect:");
+	if (client_header[0] != '\0')
+		hdrs = lc.slist_append(hdrs, client_header);
 	lc.easy_setopt(c, CURLOPT_URL, url);
 	lc.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	lc.easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);

@@ -40,6 +40,9 @@ void client_resp_release(struct client_resp *r);
 /* While set, requests are given up (status 0) as soon as cancel() is
  * true: it is asked about once a second.  NULL: never. */
 void client_set_cancel(bool (*cancel)(void));
+/* A header line sent with every request from now on ("Name: value"),
+ * or NULL for none. */
+void client_set_header(const char *line);
 /* The answer as JSON, or NULL. */
 json_t *client_resp_json(const struct client_resp *r);
 /* A one-line account of a failed answer: the error and its details. */

@@ -53,6 +53,9 @@
 #include "robot/core/banned.h"
 
 #define ROBOTD_STOP_SECONDS 10
+/* Seconds between checks that no newer robotd upgraded the database
+ * under this one (besides its NOTIFY): robotd_check_functions(). */
+#define ROBOTD_FUNCTIONS_CHECK 30
 
 enum robotd_state {
 	ROBOTD_RUNNING,
@@ -88,7 +91,9 @@ struct robotd {
 	struct router *router;
 	struct event *sigterm, *sigint, *sighup, *stopper;
 	struct event *watchdog; /* WATCHDOG=1 to systemd, or NULL */
+	struct event *versions; /* robotd_check_functions(), now and then */
 	struct timespec stop_started;
+	int exit_code; /* robotd_serve()'s, once it stopped */
 };
 
 static void
@@ -135,6 +140,8 @@ usage(FILE *fp)
 		"robotd knows (docs/deploy.md).\n");
 }
 
+static void robotd_check_functions(struct robotd *d);
+
 static void
 robotd_on_notify(const char *payload, void *arg)
 {
@@ -143,7 +150,13 @@ robotd_on_notify(const char *payload, void *arg)
 	/* A worker's topic (":analysis", ":reports", ...: the engine's
 	 * table) wakes it; anything else is a box group with work for
 	 * the lab.  NULL (a reconnect) is news for all.  ":tokens": a
-	 * token was revoked, here or by another robotd. */
+	 * token was revoked, here or by another robotd; ":functions": a
+	 * robotd loaded its functions (a newer one stops this one). */
+	if (payload == NULL || strcmp(payload, ":functions") == 0) {
+		robotd_check_functions(d);
+		if (payload != NULL)
+			return;
+	}
 	if (d->tokens != NULL &&
 	    (payload == NULL || strcmp(payload, ":tokens") == 0)) {
 		tokens_forget(d->tokens);
@@ -183,11 +196,26 @@ robotd_on_stopper(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* Stops serving: requests in flight are answered (at most
+ * ROBOTD_STOP_SECONDS), then the loop ends. */
+static void
+robotd_begin_stop(struct robotd *d)
+{
+	struct timeval tv = {0, 50000};
+
+	sdnotify("STOPPING=1");
+	FSM_SET(&robotd_fsm, d->state, ROBOTD_STOPPING, "robotd");
+	clock_gettime(CLOCK_MONOTONIC, &d->stop_started);
+	router_quiesce(d->router);
+	lab_quiesce(d->lab);
+	d->stopper = event_new(d->base, -1, EV_PERSIST, robotd_on_stopper, d);
+	event_add(d->stopper, &tv);
+}
+
 static void
 robotd_on_stop(evutil_socket_t sig, short what, void *arg)
 {
 	struct robotd *d = arg;
-	struct timeval tv = {0, 50000};
 
 	(void)what;
 	if (d->state == ROBOTD_STOPPING) {
@@ -197,13 +225,46 @@ robotd_on_stop(evutil_socket_t sig, short what, void *arg)
 	}
 	log_info("signal %d: stopping (%zu requests in flight)", (int)sig,
 		 router_in_flight(d->router));
-	sdnotify("STOPPING=1");
-	FSM_SET(&robotd_fsm, d->state, ROBOTD_STOPPING, "robotd");
-	clock_gettime(CLOCK_MONOTONIC, &d->stop_started);
-	router_quiesce(d->router);
-	lab_quiesce(d->lab);
-	d->stopper = event_new(d->base, -1, EV_PERSIST, robotd_on_stopper, d);
-	event_add(d->stopper, &tv);
+	robotd_begin_stop(d);
+}
+
+/*
+ * A newer robotd on the same database (an upgrade across the lab) has
+ * loaded functions this one does not know: its calls would run them
+ * with an older one's understanding.  It stops, saying so, and takes no
+ * more work; started again it refuses the database until it is upgraded
+ * (store_migrate()).
+ */
+static void
+robotd_on_functions(const char *text, const struct problem *p, void *arg)
+{
+	struct robotd *d = arg;
+	int v = text != NULL ? atoi(text) : 0;
+
+	if (p != NULL || v <= store_functions_version() ||
+	    d->state != ROBOTD_RUNNING)
+		return;
+	log_warnx("the database's functions are version %d, newer than this "
+		  "robotd's (%d, robot %s): a newer robotd upgraded it, so "
+		  "this one stops and takes no more work; upgrade it",
+		  v, store_functions_version(), ROBOT_VERSION);
+	d->exit_code = 1;
+	robotd_begin_stop(d);
+}
+
+static void
+robotd_check_functions(struct robotd *d)
+{
+	if (d->store != NULL && d->state == ROBOTD_RUNNING)
+		store_functions_loaded(d->store, robotd_on_functions, d);
+}
+
+static void
+robotd_on_versions(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	robotd_check_functions(arg);
 }
 
 /* SIGHUP: reread the file; what needs a restart keeps its value. */
@@ -359,6 +420,14 @@ robotd_serve(struct robotd *d)
 		 router_port(d->router), d->set.lease_seconds,
 		 d->embedded ? "embedded" : "external");
 	robotd_notify_ready(d);
+	{
+		/* (a NOTIFY missed while the database was away) */
+		struct timeval every = {ROBOTD_FUNCTIONS_CHECK, 0};
+
+		d->versions = event_new(d->base, -1, EV_PERSIST,
+					robotd_on_versions, d);
+		event_add(d->versions, &every);
+	}
 	event_base_dispatch(d->base);
 stop:
 	/* Unanswered requests get 503 from the failed queries and from the
@@ -407,12 +476,14 @@ stop:
 		event_free(d->stopper);
 	if (d->watchdog != NULL)
 		event_free(d->watchdog);
+	if (d->versions != NULL)
+		event_free(d->versions);
 	/* What was deferred (defer()) runs before the loop goes. */
 	for (int i = 0; i < 4; i++)
 		event_base_loop(d->base, EVLOOP_NONBLOCK);
 	event_base_free(d->base);
 	log_info("stopped");
-	return rc;
+	return rc != 0 ? rc : d->exit_code;
 }
 
 /* `robotd backup FILE`: the database, as pg_dump's custom format. */

@@ -14,7 +14,7 @@
 set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
-echo "1..17"
+echo "1..18"
 
 robotd_up ""
 enroll() { "$ROBOTD" --config "$T/robotd.yaml" box enroll "$@"; }
@@ -217,7 +217,42 @@ check $([ $r1 = 2 ] && grep -q "'abc' is not a token's id" "$T/t1.out" &&
 	[ $r3 = 1 ] && grep -q "listing tokens needs an admin token" "$T/t3.out"; echo $?) \
 	"robot token revoke: not an id exits 2, no such token 1 (404), and listing needs an admin ($r1 $r2 $r3)"
 
-# 16. A second robotd on the database forgets a token revoked by the
+# 17. The box protocol: robot-box says which it speaks; robotd takes a
+# box that says none (an older robot-box), and answers one it does not
+# serve with 426 and what to upgrade.
+/usr/bin/python3 -c "
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        print(self.headers.get('Robot-Box-Protocol'), flush=True)
+        self.send_response(401); self.end_headers()
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(('127.0.0.1', 0), H)
+print(s.server_address[1], flush=True)
+s.handle_request()
+" >"$T/hdr.out" 2>/dev/null &
+PIDS="$PIDS $!"
+wait_for 10 test -s "$T/hdr.out"
+"$BOX" enroll "http://127.0.0.1:$(head -1 "$T/hdr.out")" rbe_00 --config "$T/b3.yaml" >/dev/null 2>&1
+wait_for 10 sh -c "[ \$(wc -l <$T/hdr.out) -ge 2 ]"
+TOK3=$(token box b4)
+printf '{"tbox_group": "lab"}' >"$T/f4.json"
+reg() { curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOK3" ${1:+-H "Robot-Box-Protocol: $1"} \
+	--data-binary @"$T/f4.json" "$U/api/boxes/b4/register"; }
+s1=$(reg 99)
+m1=$(cat "$T/body")
+s2=$(reg 0)
+m2=$(cat "$T/body")
+s3=$(reg abc)
+s4=$(reg "")
+s5=$(reg 1)
+check $([ "$(sed -n 2p "$T/hdr.out")" = 1 ] &&
+	[ "$s1" = 426 ] && echo "$m1" | grep -q "this robot-box speaks box protocol 99, newer than this robotd serves (1 to 1): upgrade robotd" &&
+	[ "$s2" = 426 ] && echo "$m2" | grep -q "speaks box protocol 0, older than this robotd serves (1 to 1): upgrade robot-box" &&
+	[ "$s3" = 400 ] && [ "$s4" = 200 ] && [ "$s5" = 200 ]; echo $?) \
+	"robot-box sends its box protocol (1); robotd serves a box that sends none, and answers 99 and 0 with 426 saying what to upgrade ($s1 $s2 $s3 $s4 $s5)"
+
+# 18. A second robotd on the database forgets a token revoked by the
 # first (NOTIFY), though it had just cached it.
 printf 'state_dir: %s/state-e\n' "$T" >"$T/robotd-e.yaml"
 start_robotd e --db "host=$T/state/pg/run user=robot dbname=postgres" --config "$T/robotd-e.yaml" ||

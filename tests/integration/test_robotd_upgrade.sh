@@ -76,7 +76,7 @@ rows() {
 	q "$1" "SELECT line FROM ($query) z ORDER BY i"
 }
 
-echo "1..30"
+echo "1..32"
 
 # A fresh install.
 q postgres "CREATE DATABASE fresh" >/dev/null
@@ -215,4 +215,39 @@ check $([ $r1 = 0 ] && [ $r2 = 0 ] &&
 	"two robotd starting at once on a new database both start; each migration applied once"
 functions twice | cmp -s - "$T/fresh.functions"
 check $? "and its functions are one fresh set"
+
+# Across the lab: a newer robotd starts beside one that serves and
+# loads its functions (what it leaves in the database: a newer version,
+# and its NOTIFY).  The older one stops, saying why, and takes no more
+# work; started again it refuses the database.  One that missed the
+# NOTIFY finds out within ROBOTD_FUNCTIONS_CHECK (30 s).
+serve_old() { # serve_old LOG: a robotd serving database twice; its PID in OLD
+	"$ROBOTD" --db "$(dsn twice)" --state-dir "$T/state-o" --listen 127.0.0.1:0 >"$T/$1" 2>&1 &
+	OLD=$!
+	PIDS="$PIDS $OLD"
+	wait_for 30 grep -q "listening on" "$T/$1"
+}
+serve_old old.log
+t0=$(date +%s)
+q twice "BEGIN; UPDATE robot_functions_loaded SET version = version + 1;
+	SELECT pg_notify('robot_jobs', ':functions'); COMMIT" >/dev/null
+wait "$OLD"
+rc=$?
+t=$(($(date +%s) - t0))
+"$ROBOTD" --db "$(dsn twice)" --state-dir "$T/state-o" --listen 127.0.0.1:0 >"$T/old2.log" 2>&1
+rc2=$?
+check $([ $rc = 1 ] && [ $t -lt 20 ] &&
+	grep -q "the database's functions are version [0-9]*, newer than this robotd's ([0-9]*, robot .*): a newer robotd upgraded it, so this one stops and takes no more work; upgrade it" "$T/old.log" &&
+	grep -q "stopped" "$T/old.log" &&
+	[ $rc2 = 1 ] && grep -q "newer than this robotd's ([0-9]*): run a newer robotd" "$T/old2.log"; echo $?) \
+	"a robotd whose database a newer one upgraded stops at its NOTIFY, saying why (exit $rc after $t s), and is refused when started again (exit $rc2)"
+q twice "UPDATE robot_functions_loaded SET version = version - 1" >/dev/null
+serve_old old3.log
+t0=$(date +%s)
+q twice "UPDATE robot_functions_loaded SET version = version + 1" >/dev/null
+wait "$OLD"
+rc=$?
+t=$(($(date +%s) - t0))
+check $([ $rc = 1 ] && [ $t -le 45 ] && grep -q "a newer robotd upgraded it" "$T/old3.log"; echo $?) \
+	"without the NOTIFY, it finds out within 30 s and stops (exit $rc after $t s)"
 exit $((failed > 0))

@@ -268,7 +268,11 @@ functions_load(struct db_conn *c, char **err)
 		}
 	}
 	snprintf(vbuf, sizeof vbuf, "%d", functions_version);
+	/* (at the commit: a robotd of older functions beside this one
+	 * stops, store_functions_loaded()) */
 	return store_exec(c, "SET LOCAL search_path = public", 0, NULL, err) &&
+	       store_exec(c, "SELECT pg_notify('robot_jobs', ':functions')", 0,
+			  NULL, err) &&
 	       store_exec(c, "DELETE FROM robot_functions_loaded", 0, NULL,
 			  err) &&
 	       store_exec(
@@ -315,4 +319,14 @@ store_migrate(const char *conninfo, int *version, char **err)
 	ok = store_migrate_on(c, version, err);
 	db_disconnect(c);
 	return ok;
+}
+
+static const struct store_stmt functions_loaded = {
+	"SELECT max(version)::text FROM public.robot_functions_loaded", "",
+	store_read_text, false};
+
+void
+store_functions_loaded(struct store *s, store_text_cb cb, void *arg)
+{
+	store_call(s, &functions_loaded, STORE_FN(cb), arg);
 }

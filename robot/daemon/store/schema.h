@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 
+#include "robot/daemon/store.h"
+
 /*
  * Brings the database at conninfo up to the newest schema this robotd
  * knows and makes its functions anew, inside one transaction under an
@@ -27,5 +29,11 @@ bool store_migrate_on(struct db_conn *c, int *version, char **err)
 int store_schema_latest(void);
 /* The version of its functions (sql/functions/versions). */
 int store_functions_version(void);
+/*
+ * From the loop: the version of the functions the database has now
+ * (text), which a newer robotd may have loaded since this one started
+ * (it NOTIFYs ':functions' when it does).
+ */
+void store_functions_loaded(struct store *s, store_text_cb cb, void *arg);
 
 #endif
