@@ -325,11 +325,23 @@ dbc_on_notice(void *arg, const char *message)
 static PGconn *
 db_start(const char *conninfo, bool blocking)
 {
-	static const char *const keys[] = {"dbname", "options", NULL};
+	/* Over TCP, a database cut off (a partition: no RST, no FIN) is
+	 * found out within seconds, not at the kernel's 15 minutes of
+	 * retransmissions: unless conninfo says otherwise, a connection
+	 * with data unacknowledged for 10 s is given up, an idle one is
+	 * probed after 10 s, and a connect waits 10 s.  (docs/deploy.md
+	 * has what the lab measured.) */
+	static const char *const tcp[][2] = {
+		{"tcp_user_timeout", "10000"}, {"keepalives_idle", "10"},
+		{"keepalives_interval", "3"},  {"keepalives_count", "3"},
+		{"connect_timeout", "10"},
+	};
+	const char *keys[3 + sizeof tcp / sizeof tcp[0]];
+	const char *values[3 + sizeof tcp / sizeof tcp[0]];
 	PQconninfoOption *opts = PQconninfoParse(conninfo, NULL);
 	const char *given = NULL;
-	const char *values[3];
 	char *options;
+	size_t n = 0;
 	PGconn *c;
 
 	for (PQconninfoOption *o = opts; o != NULL && o->keyword != NULL; o++)
@@ -337,9 +349,25 @@ db_start(const char *conninfo, bool blocking)
 			given = o->val;
 	options = xasprintf("%s%s-c search_path=%s,public", given ? given : "",
 			    given ? " " : "", DB_FUNCTIONS_SCHEMA);
-	values[0] = conninfo;
-	values[1] = options;
-	values[2] = NULL;
+	keys[n] = "dbname";
+	values[n++] = conninfo;
+	keys[n] = "options";
+	values[n++] = options;
+	for (size_t i = 0; i < sizeof tcp / sizeof tcp[0]; i++) {
+		bool set = false;
+
+		for (PQconninfoOption *o = opts;
+		     o != NULL && o->keyword != NULL; o++)
+			if (strcmp(o->keyword, tcp[i][0]) == 0 &&
+			    o->val != NULL)
+				set = true;
+		if (!set) {
+			keys[n] = tcp[i][0];
+			values[n++] = tcp[i][1];
+		}
+	}
+	keys[n] = NULL;
+	values[n] = NULL;
 	c = blocking ? PQconnectdbParams(keys, values, 1)
 		     : PQconnectStartParams(keys, values, 1);
 	PQconninfoFree(opts);
