@@ -3,7 +3,7 @@
 #           [COMMIT=fail ...] [--noise=PCT] [--seed=N] [--delay=S]
 #           [--offset=PCT] [--drift=PCT] [--step=N:PCT]
 #           [--outliers=P:FACTOR] [--tails=DF] [--uploads=N] [--hold=N]
-#           [--series=1] [--profile=1]:
+#           [--series=1] [--profile=1] [--resilient=1 [--heartbeat=S]]:
 # a simulated test box for the daemon's decisions.  It registers, leases
 # runs and uploads for each a result document whose KPI
 # (dd.write_bytes_per_sec, 100 MB/s) is moved by SHIFT percent at COMMIT
@@ -59,17 +59,41 @@ rng = random.Random(int(opts.get("seed", "1")))
 u = urllib.parse.urlparse(URL)
 
 
+# --resilient=1: a box on a network that drops and partitions (tests/lab/):
+# a call that gets no answer is 0 and is tried again, the lease is kept
+# by heartbeats (--heartbeat=S) while a run lasts, and an upload robotd
+# refuses (its lease ended while the box was cut off) is logged and let
+# go, as robot-box does.  An https URL is verified against the system's
+# CAs or SSL_CERT_FILE.
+RESILIENT = opts.get("resilient") == "1"
+
+
 def call(method, path, body=None):
-    c = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
-    c.request(method, path, body, {"Authorization": "Bearer " + TOKEN})
-    r = c.getresponse()
-    data = r.read()
-    c.close()
+    conn = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
+    try:
+        c = conn(u.hostname, u.port, timeout=float(opts.get("timeout", "60")))
+        c.request(method, path, body, {"Authorization": "Bearer " + TOKEN})
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+    except (OSError, http.client.HTTPException) as e:
+        if not RESILIENT:
+            raise
+        print("%s: %s %s: %s" % (BOX, method, path, e), file=sys.stderr, flush=True)
+        return 0, b""
     return r.status, data
 
 
-st, _ = call("POST", "/api/boxes/%s/register" % BOX, json.dumps(
-    {"tbox_group": GROUP, "ram_disk_limit": 1 << 40, "fs": ["ext4", "xfs", "btrfs"]}))
+def log(msg):
+    print("%s %s: %s" % (time.strftime("%H:%M:%S"), BOX, msg), file=sys.stderr, flush=True)
+
+
+while True:
+    st, _ = call("POST", "/api/boxes/%s/register" % BOX, json.dumps(
+        {"tbox_group": GROUP, "ram_disk_limit": 1 << 40, "fs": ["ext4", "xfs", "btrfs"]}))
+    if st == 200 or not RESILIENT or os.path.exists(STOP):
+        break
+    time.sleep(1)
 assert st == 200, st
 OFFSET = float(opts.get("offset", "0")) / 100
 DRIFT = float(opts.get("drift", "0")) / 100
@@ -106,11 +130,31 @@ while not os.path.exists(STOP):
         break
     st, data = call("POST", "/api/boxes/%s/lease?wait=1" % BOX)
     if st != 200:
+        if st == 0 or st >= 500:
+            time.sleep(1)
+        elif st in (401, 404, 409) and RESILIENT:
+            log("lease: %d %s" % (st, data[:200]))
+            if st == 401:
+                break
+            time.sleep(1)
+            if st == 404:  # robotd lost the box: register again
+                call("POST", "/api/boxes/%s/register" % BOX, json.dumps(
+                    {"tbox_group": GROUP, "ram_disk_limit": 1 << 40,
+                     "fs": ["ext4", "xfs", "btrfs"]}))
         continue
     lease = json.loads(data)
+    if RESILIENT:
+        log("lease %d: job %d" % (lease["lease"], lease["job_id"]))
     if runs == HOLD:
         break  # dies holding the lease
-    time.sleep(float(opts.get("delay", "0")))
+    end = time.monotonic() + float(opts.get("delay", "0"))
+    beat = float(opts.get("heartbeat", "0"))
+    while beat > 0 and time.monotonic() + beat < end:
+        time.sleep(beat)
+        st, _ = call("POST", "/api/leases/%d/heartbeat" % lease["lease"])
+        if st != 200:
+            log("lease %d: heartbeat %d" % (lease["lease"], st))
+    time.sleep(max(0, end - time.monotonic()))
     commit = lease["commit"]
     k = seen[commit] = seen.get(commit, -1) + 1
     first = FIRST.get(commit, [])
@@ -147,6 +191,14 @@ while not os.path.exists(STOP):
         doc.update(status="failed", fault="job", stats={},
                    error="cannot provision %s: the build failed" % commit[:12])
     st, data = call("POST", "/api/leases/%d/result" % lease["lease"], json.dumps(doc))
+    while RESILIENT and (st == 0 or st >= 500) and not os.path.exists(STOP):
+        time.sleep(1)
+        st, data = call("POST", "/api/leases/%d/result" % lease["lease"], json.dumps(doc))
+    if RESILIENT and st != 200:
+        log("lease %d: upload refused: %d %s" % (lease["lease"], st, data[:200]))
+        continue
+    if RESILIENT:
+        log("lease %d: uploaded" % lease["lease"])
     assert st == 200, (st, data)
     runs += 1
 print("%s: %d runs" % (BOX, runs), file=sys.stderr)

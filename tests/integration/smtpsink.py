@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-# smtpsink.py PORTFILE MAILDIR [PORT]: a real SMTP server (aiosmtpd,
+# smtpsink.py PORTFILE MAILDIR [PORT [HOST]]: a real SMTP server (aiosmtpd,
 # Debian's python3-aiosmtpd) that stores every mail it takes in MAILDIR
-# (new/), as the peer of robotd's mail.  It listens on 127.0.0.1:PORT
-# (else a free port) and writes the port to PORTFILE once it listens.
+# (new/), as the peer of robotd's mail.  It listens on HOST:PORT
+# (127.0.0.1, else a free port) and writes the port to PORTFILE once it
+# listens.
 # A recipient whose local part starts with "refused" gets 550 at RCPT TO;
 # one that starts with "later" gets 451 (try again later); a mail to one
 # that starts with "slow" is stored, then MAILDIR.holding is made and the
@@ -20,9 +21,10 @@ from aiosmtpd.controller import Controller
 
 portfile, maildir = sys.argv[1], sys.argv[2]
 port = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+host = sys.argv[4] if len(sys.argv) > 4 else "127.0.0.1"
 if port == 0:
     s = socket.socket()
-    s.bind(("127.0.0.1", 0))
+    s.bind((host, 0))
     port = s.getsockname()[1]
     s.close()
 box = mailbox.Maildir(maildir, create=True)
@@ -46,7 +48,7 @@ class Handler:
         return "250 OK stored"
 
 
-c = Controller(Handler(), hostname="127.0.0.1", port=port)
+c = Controller(Handler(), hostname=host, port=port)
 c.start()
 with open(portfile + ".tmp", "w") as f:
     f.write("%d\n" % port)
