@@ -53,8 +53,7 @@ psql -h "$T/sock" -U postgres -d postgres -Xqc "CREATE ROLE robot LOGIN" -c "CRE
 pgq() { psql -h "$T/sock" -U postgres -d robot -XAtqc "$1" 2>/dev/null; }
 
 # The SMTP peer on host px.
-on px /usr/bin/python3 "$SRC/tests/integration/smtpsink.py" "$T/smtp.port" "$T/mail" 0 10.77.0.6 2>"$T/smtp.err" &
-PIDS="$PIDS $!"
+on_bg px /usr/bin/python3 "$SRC/tests/integration/smtpsink.py" "$T/smtp.port" "$T/mail" 0 10.77.0.6 2>"$T/smtp.err"
 wait_for 20 test -s "$T/smtp.port"
 
 # Three robotd on the one database.
@@ -75,8 +74,7 @@ YAML
 	mkdir -p "$T/r$i"
 done
 start_r() { # start_r I: robotd rI on its host
-	on "r$1" "$ROBOTD" --config "$T/r$1.yaml" >>"$T/r$1.log" 2>&1 &
-	PIDS="$PIDS $!"
+	on_bg "r$1" "$ROBOTD" --config "$T/r$1.yaml" >>"$T/r$1.log" 2>&1
 	eval "RPID_$1=$!"
 }
 for i in 1 2 3; do start_r $i; done
@@ -101,8 +99,7 @@ sed -e "s|bind :8443 ssl crt /etc/haproxy/robotd.pem|bind 10.77.0.6:8443 ssl crt
 	server r2 10.77.0.4:8420\\
 	server r3 10.77.0.5:8420|" \
 	"$SRC/dist/haproxy/robotd.cfg" >"$T/haproxy.cfg"
-on px "$HAPROXY" -db -f "$T/haproxy.cfg" >"$T/haproxy.log" 2>&1 &
-PIDS="$PIDS $!"
+on_bg px "$HAPROXY" -db -f "$T/haproxy.cfg" >"$T/haproxy.log" 2>&1
 P=https://10.77.0.6:8443
 export SSL_CERT_FILE="$C/ca.pem" CURL_CA_BUNDLE="$C/ca.pem"
 ok_status() { [ "$(on cl curl -s -o /dev/null -w '%{http_code}' "$P/api/status")" = 200 ]; }
@@ -134,13 +131,13 @@ SLOW="$BAD=-20 $P3=-20 $P4=-20"
 
 # The clients: four boxes, the stream of submits, the status poller.
 for b in 1 2 3 4; do
+	_t=$(tok box "s$b")
 	# shellcheck disable=SC2086
-	on cl /usr/bin/python3 "$SRC/tests/integration/simbox.py" "$P" "$(tok box "s$b")" "s$b" lab "$T/stop" \
-		$SLOW --noise=1 --delay=1 --resilient=1 --heartbeat=3 --timeout=20 --seed="$b" >>"$T/s$b.log" 2>&1 &
-	PIDS="$PIDS $!"
+	on_bg cl /usr/bin/python3 "$SRC/tests/integration/simbox.py" "$P" "$_t" "s$b" lab "$T/stop" \
+		$SLOW --noise=1 --delay=1 --resilient=1 --heartbeat=3 --timeout=20 --seed="$b" >>"$T/s$b.log" 2>&1
 done
 dd_job "$T/one.yaml"
-on cl sh -c "
+on_bg cl sh -c "
 	n=0
 	while [ ! -e '$T/stop' ] && [ ! -e '$T/stop-stream' ]; do
 		n=\$((n + 1))
@@ -151,14 +148,12 @@ on cl sh -c "
 		*) echo \"\$(date +%s) \${out##* }\" >>'$T/refused' ;;
 		esac
 		sleep 2
-	done" 2>>"$T/stream.err" &
-PIDS="$PIDS $!"
-on cl sh -c "
+	done" 2>>"$T/stream.err"
+on_bg cl sh -c "
 	while [ ! -e '$T/stop' ] && [ ! -e '$T/stop-stream' ]; do
 		curl -s -o /dev/null -w '%{http_code} %{time_total}\n' --max-time 30 '$P/api/status' >>'$T/status.times'
 		sleep 0.2
-	done" 2>/dev/null &
-PIDS="$PIDS $!"
+	done" 2>/dev/null
 
 printf 'suite: dd-write\ntestcase: dd-write\ndisk: 1LOOP_64M\nfs: ext4\nnr_threads: 1dd\nruntime: 1s\ndd:\n  bs: 1M\nmail_to: maint@chaos.test\n' >"$T/tree.yaml"
 crobot tree add chaos --url "$R" --branch main --base v1.0 --job "$T/tree.yaml" \

@@ -64,9 +64,7 @@ tls_key: $C/rd.key
 max_runs: 6
 YAML
 mkdir -p "$T/state"
-on rd "$ROBOTD" --config "$T/robotd.yaml" >"$T/d.log" 2>&1 &
-RPID=$!
-PIDS="$PIDS $RPID"
+on_bg rd "$ROBOTD" --config "$T/robotd.yaml" >"$T/d.log" 2>&1
 wait_for 60 grep -q "listening on https://10.77.0.3:8420" "$T/d.log"
 U=https://10.77.0.3:8420
 tok() { on rd "$ROBOTD" --config "$T/robotd.yaml" token create --kind "$1" --name "$2" 2>/dev/null; }
@@ -86,11 +84,11 @@ sim() { # sim NAME [WRAPPER...]: simulated box NAME on its host, group lab
 	_n=$1
 	shift
 	eval "_u=\$URL_$_n"
-	on "$_n" env SSL_CERT_FILE="$C/ca.pem" "$@" /usr/bin/python3 "$SRC/tests/integration/simbox.py" \
-		"$_u" "$(tok box "$_n")" "$_n" lab "$T/stop-sim" "$C1=-10" "$C2=-10" \
+	_t=$(tok box "$_n")
+	on_bg "$_n" env SSL_CERT_FILE="$C/ca.pem" "$@" /usr/bin/python3 "$SRC/tests/integration/simbox.py" \
+		"$_u" "$_t" "$_n" lab "$T/stop-sim" "$C1=-10" "$C2=-10" \
 		--noise=1 --delay=4 --resilient=1 --heartbeat=3 --timeout=20 --seed="${_n#b}" \
-		>>"$T/$_n.log" 2>&1 &
-	PIDS="$PIDS $!"
+		>>"$T/$_n.log" 2>&1
 	eval "SIM_$_n=$!"
 }
 C0=$(sha c0) C1=$(sha c1) C2=$(sha c2)
@@ -102,8 +100,7 @@ CODE=$(on rd "$ROBOTD" --config "$T/robotd.yaml" box enroll real1 --group real 2
 box_config real1
 sed -i 's/^tbox_group: lab$/tbox_group: real/' "$T/real1.yaml"
 on b4 "$BOX" enroll "$URL_b4" "$CODE" --config "$T/real1.yaml" --ca-file "$C/ca.pem" >"$T/en.out" 2>&1
-on b4 "$BOX" serve --config "$T/real1.yaml" --ca-file "$C/ca.pem" >>"$T/real1.log" 2>&1 &
-PIDS="$PIDS $!"
+on_bg b4 "$BOX" serve --config "$T/real1.yaml" --ca-file "$C/ca.pem" >>"$T/real1.log" 2>&1
 wait_for 60 sh -c "[ \$(psql -h $T/sock -U postgres -d robot -XAtqc 'SELECT count(*) FROM boxes') = 4 ]"
 check $([ "$(pgq "SELECT string_agg(name || ':' || tbox_group, ' ' ORDER BY name) FROM boxes")" = "b1:lab b2:lab b3:lab real1:real" ]; echo $?) \
 	"three simulated boxes and one real robot-box (enrolled) register through their slow, lossy links"

@@ -9,6 +9,10 @@
 #   netlab_up                 the switch
 #   netlab_host NAME N        host NAME at 10.77.0.N; ns NAME: its namespace
 #   on NAME CMD...            CMD in host NAME's namespace
+#   on_bg NAME CMD...         the same in the background: $! is CMD's own
+#                             PID (ip netns exec execs it), added to PIDS;
+#                             never "on ... &", whose $! is a subshell's
+#                             that leaves CMD running when it is killed
 #   netlab_loss NAME PCT      NAME drops PCT% of the packets it sends and
 #                             of those it receives (nftables: numgen)
 #   netlab_cut NAME N         NAME's traffic with 10.77.0.N dropped, both
@@ -31,6 +35,12 @@ on() {
 	_on_ns=$(ns "$1")
 	shift
 	ip netns exec "$_on_ns" "$@"
+}
+on_bg() {
+	_on_ns=$(ns "$1")
+	shift
+	ip netns exec "$_on_ns" "$@" &
+	PIDS="$PIDS $!"
 }
 netlab_host() {
 	ip netns add "$(ns "$1")" &&
@@ -64,9 +74,8 @@ netlab_heal() {
 }
 netlab_relay() {
 	rm -f "$T/relay-$1.port"
-	on "$1" /usr/bin/python3 "$SRC/tests/lab/relay.py" 0 "10.77.0.$2" "$3" "$4" "$5" \
-		"$T/relay-$1.port" 2>>"$T/relay-$1.log" &
-	PIDS="$PIDS $!"
+	on_bg "$1" /usr/bin/python3 "$SRC/tests/lab/relay.py" 0 "10.77.0.$2" "$3" "$4" "$5" \
+		"$T/relay-$1.port" 2>>"$T/relay-$1.log"
 	wait_for 10 test -s "$T/relay-$1.port"
 	RELAY_PORT=$(cat "$T/relay-$1.port")
 }
