@@ -9,7 +9,9 @@
 # HAProxy.  A watched tree gets an innocent head, then a push whose
 # second commit is 20% slower, which is bisected and mailed.
 # Meanwhile, for CHAOS_SECONDS (120; bench/chaos.sh runs 600): every 30 s
-# one robotd is killed with -9 and started again 3 s later; PostgreSQL is
+# one robotd is killed with -9 and started again 3 s later (one that
+# exits on its own is started again 5 s later, as systemd's Restart=
+# would); PostgreSQL is
 # restarted once (fast shutdown); one robotd is cut off from the
 # database for 30 s.  Then the lab finishes its work, and the test checks:
 # no acknowledged submit lost, every pair final, no round of two boxes,
@@ -77,6 +79,8 @@ start_r() { # start_r I: robotd rI on its host
 	on_bg "r$1" "$ROBOTD" --config "$T/r$1.yaml" >>"$T/r$1.log" 2>&1
 	eval "RPID_$1=$!"
 }
+# alive PID: it runs (a zombie, which exited but was not waited for, not)
+alive() { [ -e "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 for i in 1 2 3; do start_r $i; done
 for i in 1 2 3; do wait_for 60 grep -q "listening on http://10.77.0.$((i + 2)):8420" "$T/r$i.log"; done
 tok() { on r1 "$ROBOTD" --config "$T/r1.yaml" token create --kind "$1" --name "$2" 2>/dev/null; }
@@ -192,8 +196,7 @@ while :; do
 	fi
 	if [ "$el" -ge "$next_kill" ]; then
 		i=$((killed % 3 + 1))
-		# (one started while it could not reach the database has
-		# exited already, as robotd does: it is started again here)
+		# (one that exited on its own is gone already: see below)
 		eval "kill -9 \$RPID_$i" 2>/dev/null
 		eval "wait \$RPID_$i" 2>/dev/null
 		echo "$(now) r$i" >>"$T/kills"
@@ -202,6 +205,22 @@ while :; do
 		start_r $i
 		next_kill=$((next_kill + 30))
 	fi
+	# A robotd that exited on its own (one started while it could not
+	# reach the database stops, as at any start) is started again 5 s
+	# later, as robotd.service's Restart=on-failure and RestartSec=5 do.
+	for i in 1 2 3; do
+		eval "p=\$RPID_$i gone=\${GONE_$i:-}"
+		if alive "$p"; then
+			continue
+		elif [ -z "$gone" ]; then
+			wait "$p" 2>/dev/null
+			eval "GONE_$i=$(date +%s)"
+			echo "$(now) r$i" >>"$T/exited"
+		elif [ $(($(date +%s) - gone)) -ge 5 ]; then
+			eval "GONE_$i="
+			start_r $i
+		fi
+	done
 	if [ -z "$cut_done" ] && [ "$el" -ge $((SECONDS_CHAOS / 4)) ]; then
 		netlab_cut r2 2
 		echo "$(now)" >"$T/cut"
@@ -299,6 +318,11 @@ for l in open(T + "/haproxy.log"):
             break
 print("r2 answered again %.1f s after its partition from PostgreSQL ended" % (first - healed) if first
       else "r2 did not answer through HAProxy after its partition")
+if os.path.exists(T + "/exited"):
+    for l in open(T + "/exited"):
+        at, r = l.split()
+        print("%s exited on its own at %+.0f s (it could not reach the database at its start) and was started again 5 s later"
+              % (r, float(at) - t0))
 pg = float(open(T + "/pg_back").read())
 nxt = q("SELECT extract(epoch FROM min(created)) FROM leases WHERE created > to_timestamp(%s)" % pg)
 if nxt:
