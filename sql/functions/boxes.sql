@@ -1,7 +1,9 @@
 -- boxes.sql: the boxes: registration and reset.
 
 -- A box (re)registers.  Leases it held go back to the queue at once, and
--- each run lost so counts as a failure of the box.
+-- each run lost so counts as a failure of the box; a round it was in is
+-- measured again, all of it (robot_round_again()), as when a lease
+-- expires: its runs done on this box are not finished on another.
 CREATE FUNCTION robot_register(p_box text, p_group text, p_facts jsonb,
 	p_broken_after int)
 RETURNS text LANGUAGE plpgsql AS $$
@@ -9,6 +11,8 @@ RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
 	r record;
 	st text;
+	jst text;
+	rnd bigint;
 	lost int := 0;
 BEGIN
 	IF EXISTS (SELECT 1 FROM boxes WHERE name = p_box
@@ -31,7 +35,11 @@ BEGIN
 			THEN format('%s restarted during its attempt %s', p_box,
 				attempts) ELSE error END,
 			box = NULL, updated = now()
-			WHERE id = r.job AND state = 'leased';
+			WHERE id = r.job AND state = 'leased'
+			RETURNING round, state INTO rnd, jst;
+		IF jst IS NOT NULL THEN
+			PERFORM robot_round_again(rnd, jst = 'queued');
+		END IF;
 		PERFORM pg_notify('robot_jobs', p_group);
 		lost := lost + 1;
 	END LOOP;

@@ -15,7 +15,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 SUB=$(token submit alice)
-echo "1..8"
+echo "1..9"
 
 echo '{"tbox_group": "lab", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts"
 for b in b1 b2 b3; do
@@ -125,5 +125,30 @@ else
 	check 1 "cannot mount a tmpfs for the full-disk check"
 	check 1 "cannot mount a tmpfs for the full-disk check"
 fi
+
+# 9. A box that registers again mid-round (it was restarted): its lease
+# ends, and the round is measured again, all of it, on whichever box
+# takes it: never a run of it on one box and the rest on another.
+echo '{"tbox_group": "lab3", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts3"
+TOK_x1=$(token box x1)
+TOK_x2=$(token box x2)
+api POST "$U/api/boxes/x1/register" "$TOK_x1" "$T/facts3" >/dev/null
+api POST "$U/api/boxes/x2/register" "$TOK_x2" "$T/facts3" >/dev/null
+s=$(api POST "$U/api/jobs?tbox_group=lab3&repeat=1&commit=$(sha r1)&commit=$(sha r2)" "$SUB" "$T/dd.yaml")
+api POST "$U/api/boxes/x1/lease?wait=0" "$TOK_x1" >/dev/null
+L1=$(py "json.dump({'version': 1, 'key': j['key'], 'tbox_group': 'lab3', 'box': 'x1', 'commit': j['commit'],
+	'status': 'ok', 'error': None, 'job': j['job']['job'], 'stats': {'dd.write_bytes_per_sec': 1e8}},
+	open('$T/doc1.json', 'w')); print(j['lease'])" 2>/dev/null)
+s1=$(api POST "$U/api/leases/${L1:-0}/result" "$TOK_x1" "$T/doc1.json")
+api POST "$U/api/boxes/x1/lease?wait=0" "$TOK_x1" >/dev/null
+L2=$(py "print(j['lease'])" 2>/dev/null)
+api POST "$U/api/boxes/x1/register" "$TOK_x1" "$T/facts3" >/dev/null
+s2=$(api POST "$U/api/boxes/x2/lease?wait=0" "$TOK_x2")
+J3=$(py "print(j['job_id'])" 2>/dev/null)
+mixed=$(sql "SELECT count(*) FROM jobs a JOIN jobs b ON b.round = a.round AND b.id <> a.id
+	WHERE a.id = ${J3:-0} AND b.state = 'done' AND b.box <> 'x2'")
+check $([ "$s" = 201 ] && [ "$s1" = 200 ] && [ "$s2" = 200 ] &&
+	[ "$(sql "SELECT state FROM leases WHERE id = ${L2:-0}")" = expired ] && [ "$mixed" = 0 ]; echo $?) \
+	"a box restarted mid-round: its round is measured again, not finished on another box ($s $s1 $s2; mixed: $mixed)"
 
 sanitizer_clean

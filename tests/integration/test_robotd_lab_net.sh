@@ -154,11 +154,13 @@ pairs_final() { [ "$(pgq "SELECT count(*) FROM pairs WHERE state <> 'final'")" =
 	[ "$(pgq "SELECT count(*) FROM pairs")" -ge 6 ]; }
 wait_for 240 pairs_final
 check $? "no pair lost: all $(pgq "SELECT count(*) FROM pairs") pairs final ($(pgq "SELECT string_agg(verdict, ' ') FROM pairs"))"
-check $([ "$(pgq "SELECT count(*) FROM (SELECT job FROM results GROUP BY job HAVING count(*) > 1) x")" = 0 ] &&
-	[ "$(pgq "SELECT count(*) FROM (SELECT round FROM jobs WHERE state = 'done' AND round IS NOT NULL
-		GROUP BY round HAVING count(DISTINCT box) > 1) x")" = 0 ] &&
-	[ "$(pgq "SELECT count(*) FROM jobs WHERE id = ${CUTJOB:-0} AND state IN ('done', 'queued', 'leased')")" = 1 ]; echo $?) \
-	"no run counted twice, no round of two boxes"
+twice=$(pgq "SELECT count(*) FROM (SELECT job FROM results GROUP BY job HAVING count(*) > 1) x")
+mixed=$(pgq "SELECT coalesce(string_agg(round || ':' || boxes, ' '), '') FROM (SELECT round,
+	string_agg(DISTINCT box, ',') AS boxes FROM jobs WHERE state = 'done' AND round IS NOT NULL
+	GROUP BY round HAVING count(DISTINCT box) > 1) x")
+cut=$(pgq "SELECT state FROM jobs WHERE id = ${CUTJOB:-0}")
+check $([ "$twice" = 0 ] && [ -z "$mixed" ] && [ "$cut" = done ]; echo $?) \
+	"no run counted twice ($twice), no round of two boxes (${mixed:-none}), the cut-off box's run done once ($cut)"
 check $([ "$(pgq "SELECT count(*) FROM results r JOIN jobs j ON j.id = r.job WHERE j.box = 'b2' AND r.status = 'ok'")" -gt 0 ] &&
 	[ "$(pgq "SELECT count(*) FROM results r JOIN jobs j ON j.id = r.job WHERE j.box = 'real1' AND r.status = 'ok'")" = 1 ]; echo $?) \
 	"the box an hour ahead and the real robot-box had their runs counted"
