@@ -74,8 +74,8 @@ $$;
 -- A run of round p_round went back to the queue, or failed for good:
 -- none of the round stays pinned to its box.  When it went back
 -- (p_again), the round is measured again, all of it, wherever it is
--- taken: its runs that ended leave it (they stay, for history) and
--- copies of them are queued in their places.
+-- taken: its runs that ended or still run leave it (they stay, for
+-- history) and copies of them are queued in their places.
 CREATE FUNCTION robot_round_again(p_round bigint, p_again boolean)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -86,7 +86,8 @@ BEGIN
 	END IF;
 	IF p_again THEN
 		FOR j IN SELECT * FROM jobs WHERE round = p_round
-			AND state IN ('done', 'failed') ORDER BY id FOR UPDATE
+			AND state IN ('done', 'failed', 'leased') ORDER BY id
+			FOR UPDATE
 		LOOP
 			UPDATE jobs SET round = NULL, round_pos = NULL
 				WHERE id = j.id;

@@ -30,6 +30,11 @@ BEGIN
 		RAISE EXCEPTION 'box % is broken after % failed jobs in a row; an operator must reset it',
 			p_box, b.failures USING ERRCODE = 'RB409';
 	END IF;
+	-- A box runs one job at a time: a lease it holds and asks past was
+	-- never its to run (robotd's answer was lost on the way), and goes
+	-- back now, its round with it, rather than when its deadline comes.
+	PERFORM robot_release(x.id) FROM leases x
+		WHERE x.box = p_box AND x.state = 'active';
 	-- The rest of a round the box began comes first, in its order; a
 	-- suspect box (robot_box_suspect()) takes nothing.
 	SELECT * INTO j FROM jobs WHERE state = 'queued' AND box = p_box
@@ -226,8 +231,9 @@ BEGIN
 			ELSE 'idle' END
 		WHERE name = p_box RETURNING state INTO st;
 	IF st = 'broken' THEN
-		-- A broken box takes no more runs: its rounds are not its.
-		PERFORM robot_round_again(x.round, false) FROM (SELECT DISTINCT
+		-- A broken box takes no more runs: its rounds are measured
+		-- again elsewhere.
+		PERFORM robot_round_again(x.round, true) FROM (SELECT DISTINCT
 			round FROM jobs WHERE state = 'queued'
 			AND box = p_box) x;
 	END IF;

@@ -15,7 +15,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 SUB=$(token submit alice)
-echo "1..9"
+echo "1..10"
 
 echo '{"tbox_group": "lab", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts"
 for b in b1 b2 b3; do
@@ -150,5 +150,45 @@ mixed=$(sql "SELECT count(*) FROM jobs a JOIN jobs b ON b.round = a.round AND b.
 check $([ "$s" = 201 ] && [ "$s1" = 200 ] && [ "$s2" = 200 ] &&
 	[ "$(sql "SELECT state FROM leases WHERE id = ${L2:-0}")" = expired ] && [ "$mixed" = 0 ]; echo $?) \
 	"a box restarted mid-round: its round is measured again, not finished on another box ($s $s1 $s2; mixed: $mixed)"
+
+# 10. A lease whose answer never reached its box (robotd's connection to
+# the box or to PostgreSQL broke after the claim committed): the box asks
+# again.  A box runs one job at a time, so the lease it does not know of
+# ends then; else the box held two runs of its round, and when the lost
+# one expired another box began the round while this one finished its
+# run in it: a round of two boxes.
+echo '{"tbox_group": "lab4", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts4"
+TOK_y1=$(token box y1)
+TOK_y2=$(token box y2)
+api POST "$U/api/boxes/y1/register" "$TOK_y1" "$T/facts4" >/dev/null
+api POST "$U/api/boxes/y2/register" "$TOK_y2" "$T/facts4" >/dev/null
+s=$(api POST "$U/api/jobs?tbox_group=lab4&repeat=1&commit=$(sha q1)&commit=$(sha q2)&commit=$(sha q3)" "$SUB" "$T/dd.yaml")
+api POST "$U/api/boxes/y1/lease?wait=0" "$TOK_y1" >/dev/null
+LOST=$(py "print(j['lease'])" 2>/dev/null)
+# y1 never saw it, and asks again.
+upload() { # BOX TOKEN: the box's lease in $T/body, run and uploaded
+	py "json.dump({'version': 1, 'key': j['key'], 'tbox_group': 'lab4', 'box': '$1', 'commit': j['commit'],
+		'status': 'ok', 'error': None, 'job': j['job']['job'], 'stats': {'dd.write_bytes_per_sec': 1e8}},
+		open('$T/doc.$1', 'w')); print(j['lease'])" >"$T/lease.$1" 2>/dev/null || return 1
+	api POST "$U/api/leases/$(cat "$T/lease.$1")/result" "$2" "$T/doc.$1" >/dev/null
+}
+s1=$(api POST "$U/api/boxes/y1/lease?wait=0" "$TOK_y1")
+cp "$T/body" "$T/held.y1"
+held=$(sql "SELECT count(*) FROM leases WHERE box = 'y1' AND state = 'active'")
+# The lost lease runs out (as robotd's janitor would find it).
+sql "UPDATE leases SET deadline = now() - interval '1 second' WHERE id = ${LOST:-0} AND state = 'active'" >/dev/null
+sql "SELECT robot_expire()" >/dev/null
+# y2 asks; then each box runs what it holds, until the queue is empty.
+api POST "$U/api/boxes/y2/lease?wait=0" "$TOK_y2" >/dev/null && upload y2 "$TOK_y2"
+cp "$T/held.y1" "$T/body" && upload y1 "$TOK_y1"
+for i in 1 2 3 4 5 6; do
+	[ "$(api POST "$U/api/boxes/y1/lease?wait=0" "$TOK_y1")" = 200 ] && upload y1 "$TOK_y1"
+	[ "$(api POST "$U/api/boxes/y2/lease?wait=0" "$TOK_y2")" = 200 ] && upload y2 "$TOK_y2"
+done
+mixed=$(sql "SELECT count(*) FROM (SELECT round FROM jobs WHERE tbox_group = 'lab4'
+	AND state = 'done' AND round IS NOT NULL GROUP BY round HAVING count(DISTINCT box) > 1) x")
+whole=$(sql "SELECT count(*) FROM jobs WHERE tbox_group = 'lab4' AND round IS NOT NULL AND state = 'done'")
+check $([ "$s" = 201 ] && [ "$s1" = 200 ] && [ "$held" = 1 ] && [ "$mixed" = 0 ] && [ "$whole" -ge 3 ]; echo $?) \
+	"a box that asks again holds one lease, and its round stays on one box ($s $s1; active: $held; mixed: $mixed; done in the round: $whole)"
 
 sanitizer_clean
