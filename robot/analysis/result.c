@@ -123,7 +123,11 @@ get_name(const char *where, json_t *doc, const char *key, bool required,
 	return s;
 }
 
-static bool
+/* A value: 0 with a number in *out, NUMBER_NOT when it is not a finite
+ * number, NUMBER_HUGE when it is beyond +-RESULT_MAX_VALUE. */
+enum { NUMBER_OK, NUMBER_NOT, NUMBER_HUGE };
+
+static int
 number_of(json_t *v, double *out)
 {
 	if (json_is_integer(v))
@@ -131,8 +135,10 @@ number_of(json_t *v, double *out)
 	else if (json_is_real(v))
 		*out = json_real_value(v);
 	else
-		return false;
-	return isfinite(*out);
+		return NUMBER_NOT;
+	if (!isfinite(*out))
+		return NUMBER_NOT;
+	return fabs(*out) > RESULT_MAX_VALUE ? NUMBER_HUGE : NUMBER_OK;
 }
 
 /* The run's status, and its error when it failed. */
@@ -195,14 +201,23 @@ parse_stats(const char *where, json_t *doc, struct result *r,
 	json_object_foreach(stats, name, v)
 	{
 		double d;
+		int k;
 
 		if (!metric_name_ok(where, "stats", name, el))
 			continue;
-		if (!number_of(v, &d)) {
+		if ((k = number_of(v, &d)) != NUMBER_OK) {
 			char *q = str_quote(name);
 
-			errlist_error(el, where, 0,
-				      "stats '%s' is not a finite number", q);
+			if (k == NUMBER_HUGE)
+				errlist_error(el, where, 0,
+					      "stats '%s' is beyond +-%g, more "
+					      "than its summaries can hold",
+					      q, RESULT_MAX_VALUE);
+			else
+				errlist_error(el, where, 0,
+					      "stats '%s' is not a finite "
+					      "number",
+					      q);
 			free(q);
 			continue;
 		}
@@ -227,18 +242,31 @@ check_series(const char *where, json_t *doc, struct errlist *el)
 	{
 		size_t i;
 		double d;
-		bool ok = json_is_array(v);
+		int k = json_is_array(v) ? NUMBER_OK : NUMBER_NOT;
 
 		if (!metric_name_ok(where, "series", name, el))
 			continue;
-		json_array_foreach(v, i, x) ok = ok && number_of(x, &d);
-		if (!ok) {
+		json_array_foreach(v, i, x)
+		{
+			if (k != NUMBER_OK)
+				break;
+			k = number_of(x, &d);
+		}
+		if (k != NUMBER_OK) {
 			char *q = str_quote(name);
 
-			errlist_error(el, where, 0,
-				      "series '%s' is not an array of finite "
-				      "numbers",
-				      q);
+			if (k == NUMBER_HUGE)
+				errlist_error(
+					el, where, 0,
+					"series '%s' holds a value beyond "
+					"+-%g, more than its summaries "
+					"can hold",
+					q, RESULT_MAX_VALUE);
+			else
+				errlist_error(el, where, 0,
+					      "series '%s' is not an array of "
+					      "finite numbers",
+					      q);
 			free(q);
 		}
 	}

@@ -8,8 +8,8 @@
  * The checks are complete and collect every problem in an errlist; a
  * document that passes has finite numbers only, a known status, the
  * strings the series identity needs, names that pass robot/core/name.h
- * (key, group, box, tree, commit, every metric), and at most
- * RESULT_MAX_METRICS metrics.
+ * (key, group, box, tree, commit, every metric), at most
+ * RESULT_MAX_METRICS metrics, and no value beyond +-RESULT_MAX_VALUE.
  */
 #ifndef ROBOT_RESULT_H
 #define ROBOT_RESULT_H
@@ -26,6 +26,12 @@
 #define RESULT_MAX_BYTES (16 * 1024 * 1024)
 /* The most metrics (stats and series together) a document may hold. */
 #define RESULT_MAX_METRICS 100000
+/* The largest magnitude of a value: the squares of a million of them
+ * still sum within a double, so every summary of a metric (its mean, the
+ * store's stddev_pop) can be made.  A finite value beyond it is refused:
+ * one 1e200 once overflowed a commit's stddev and made every later run
+ * there unstorable. */
+#define RESULT_MAX_VALUE 1e100
 
 enum result_status {
 	RESULT_OK,         /* the workload ran; stats hold its numbers */

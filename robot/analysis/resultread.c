@@ -499,7 +499,21 @@ stat_value(struct reader *rd, const struct name_entry *e, double *d)
 		else if (!isfinite(*d))
 			syntax_error(rd, rd->p, "real number overflow");
 		rd->p = after;
-		return !rd->broken;
+		if (rd->broken)
+			return false;
+		if (fabs(*d) > RESULT_MAX_VALUE) {
+			if (e != NULL) {
+				char *q = str_quote(e->s);
+
+				errlist_error(rd->el, rd->doc, 0,
+					      "stats '%s' is beyond +-%g, more "
+					      "than its summaries can hold",
+					      q, RESULT_MAX_VALUE);
+				free(q);
+			}
+			return false;
+		}
+		return true;
 	}
 	if ((v = read_value(rd)) == NULL)
 		return false;

@@ -186,6 +186,12 @@ test_bad_documents(void)
 	CHECK(refused("stats", "{\"\": 1}", "is empty"));
 	CHECK(refused("stats", "{\"a\": 1, \"b\": null, \"c d\": 2}",
 		      "stats 'b' is not a finite number"));
+	CHECK(refused("stats", "{\"a\": 1e200}", "'a' is beyond +-1e+100"));
+	CHECK(refused("stats", "{\"a\": -1.5e100}", "'a' is beyond +-1e+100"));
+	CHECK(refused("series", "{\"s\": [1, 1e155]}",
+		      "'s' holds a value beyond +-1e+100"));
+	CHECK(accepted("stats",
+		       "{\"a\": 1e100, \"b\": -1e100, \"c\": 1e-300}"));
 	CHECK(accepted("stats", "{\"a\\u002eb\": 1, \"c\\/d\": -0}"));
 	CHECK(accepted("stats", "{}"));
 	CHECK(accepted("series", NULL));
@@ -240,6 +246,8 @@ test_read_malformed(void)
 			   1));
 	CHECK(read_refused(DOC_HEAD "\"stats\":\n{\"x\": 1e999}}",
 			   "real number overflow", 2));
+	CHECK(read_refused(DOC_HEAD "\"stats\": {\"x\": -1e200}}",
+			   "'x' is beyond +-1e+100", -1));
 	CHECK(read_refused(DOC_HEAD
 			   "\"stats\": {\"x\": 123456789012345678901}}",
 			   "too big integer", 1));
