@@ -108,8 +108,7 @@ static void
 enroll_on_traded(const char *text, const struct problem *p, void *arg)
 {
 	struct enrolling *e = arg;
-	json_t *j =
-		p == NULL && text != NULL ? json_loads(text, 0, NULL) : NULL;
+	json_t *j = p == NULL && text != NULL ? rjson_loads(text, NULL) : NULL;
 
 	if (j != NULL) {
 		log_info("box %s enrolled (group %s)", rjson_get_str(j, "name"),

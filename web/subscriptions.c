@@ -129,7 +129,7 @@ subscriptions_on_added(const char *text, const struct problem *p, void *arg)
 		reply_page(a->req, 202, "Almost subscribed", b.data);
 		buf_release(&b);
 	} else {
-		j = text ? json_loads(text, 0, NULL) : json_object();
+		j = text ? rjson_loads(text, NULL) : json_object();
 		json_object_set_new(j, "message", json_string(msg));
 		http_req_reply_json(a->req, 202, j);
 	}
@@ -206,7 +206,7 @@ static void
 subscriptions_on_confirmed(const char *text, const struct problem *p, void *arg)
 {
 	struct linked *l = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	json_t *j = text ? rjson_loads(text, NULL) : NULL;
 	struct buf b;
 
 	if (p != NULL) {
@@ -310,7 +310,7 @@ static void
 subscriptions_on_look(const char *text, const struct problem *p, void *arg)
 {
 	struct http_req *req = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	json_t *j = text ? rjson_loads(text, NULL) : NULL;
 	const char *email = rjson_get_str(j, "email");
 	struct buf b;
 
@@ -365,7 +365,7 @@ subscriptions_on_unsubscribed(const char *text, const struct problem *p,
 			      void *arg)
 {
 	struct linked *l = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	json_t *j = text ? rjson_loads(text, NULL) : NULL;
 	struct buf b;
 
 	if (p != NULL) {

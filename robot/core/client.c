@@ -212,7 +212,7 @@ client_resp_release(struct client_resp *r)
 json_t *
 client_resp_json(const struct client_resp *r)
 {
-	return r->body != NULL ? json_loadb(r->body, r->len, 0, NULL) : NULL;
+	return r->body != NULL ? rjson_loadb(r->body, r->len, NULL) : NULL;
 }
 
 char *

@@ -11,6 +11,90 @@
 #include "robot/core/str.h"
 #include "robot/core/banned.h"
 
+/* Whether c may be in a JSON number after its first character. */
+static bool
+number_char(char c)
+{
+	return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' ||
+	       c == '+' || c == '-';
+}
+
+/* Whether the integer at s, of that many digits, is beyond int64. */
+static bool
+beyond_int64(const char *s, size_t digits)
+{
+	bool minus = *s == '-';
+
+	if (digits != 19)
+		return digits > 19;
+	return strncmp(s + minus,
+		       minus ? "9223372036854775808" : "9223372036854775807",
+		       19) > 0;
+}
+
+json_t *
+rjson_loadb(const char *buf, size_t len, json_error_t *err)
+{
+	json_error_t e;
+	json_t *j;
+	struct buf b;
+	bool in_string = false;
+	size_t i = 0;
+
+	if (err == NULL)
+		err = &e;
+	j = json_loadb(buf, len, 0, err);
+	if (j != NULL || json_error_code(err) != json_error_numeric_overflow)
+		return j;
+	/* Again, with every integer beyond int64 made a real. */
+	buf_init(&b);
+	while (i < len) {
+		char c = buf[i];
+		size_t k = i + 1, digits = 0;
+		bool integer = true;
+
+		if (in_string) {
+			if (c == '\\' && i + 1 < len) {
+				buf_add(&b, buf + i, 2);
+				i += 2;
+				continue;
+			}
+			in_string = c != '"';
+			buf_addc(&b, c);
+			i++;
+			continue;
+		}
+		if (c == '"')
+			in_string = true;
+		if (c != '-' && (c < '0' || c > '9')) {
+			buf_addc(&b, c);
+			i++;
+			continue;
+		}
+		digits = c != '-';
+		while (k < len && number_char(buf[k])) {
+			if (buf[k] >= '0' && buf[k] <= '9')
+				digits++;
+			else if (buf[k] != '-')
+				integer = false;
+			k++;
+		}
+		buf_add(&b, buf + i, k - i);
+		if (integer && beyond_int64(buf + i, digits))
+			buf_adds(&b, ".0");
+		i = k;
+	}
+	j = json_loadb(b.data, b.len, 0, err);
+	buf_release(&b);
+	return j;
+}
+
+json_t *
+rjson_loads(const char *text, json_error_t *err)
+{
+	return rjson_loadb(text, strlen(text), err);
+}
+
 json_t *
 rjson_string_lossy(const char *s, size_t len)
 {

@@ -12,6 +12,14 @@
 
 #include <jansson.h>
 
+/* json_loadb() (flags 0) that also reads an integer beyond jansson's
+ * int64 as a real, as PostgreSQL's jsonb prints one: 1e300 comes back as
+ * 301 digits and no exponent, and one such number in a batch of rows
+ * once made all of them unreadable.  For JSON from the database and from
+ * robotd; err may be NULL. */
+json_t *rjson_loadb(const char *buf, size_t len, json_error_t *err);
+/* rjson_loadb() of a string. */
+json_t *rjson_loads(const char *text, json_error_t *err);
 /* A JSON string of s; invalid UTF-8 becomes U+FFFD.  Never NULL. */
 json_t *rjson_string_lossy(const char *s, size_t len);
 /* json_dumps() that never returns NULL; the caller frees the result. */

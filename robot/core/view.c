@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "robot/core/rjson.h"
 #include "robot/core/view.h"
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
@@ -202,7 +203,7 @@ view_load(struct view_doc *d, const struct view_type *t, const char *text,
 		snprintf(err, len, "%s: no document", t->name);
 		return false;
 	}
-	j = json_loads(text, 0, &e);
+	j = rjson_loads(text, &e);
 	if (j == NULL) {
 		snprintf(err, len, "%s: not JSON: %s", t->name, e.text);
 		return false;

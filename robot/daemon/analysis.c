@@ -853,7 +853,7 @@ ask_compare_work(void *arg)
 	w->values = NULL;
 	if (w->verdict == NULL || strcmp(w->verdict, "failed") == 0)
 		return;
-	cj = json_loads(w->comparison, 0, NULL);
+	cj = rjson_loads(w->comparison, NULL);
 	free(w->comparison);
 	w->comparison = NULL;
 	k->answer = json_pack(
@@ -950,7 +950,7 @@ ask_on_stored(const char *text, const struct problem *p, void *arg)
 		ask_finish(k, NULL, p);
 		return;
 	}
-	if (text != NULL && (j = json_loads(text, 0, NULL)) != NULL) {
+	if (text != NULL && (j = rjson_loads(text, NULL)) != NULL) {
 		json_object_set_new(j, "series", json_string(k->series));
 		json_object_set_new(j, "base", json_string(k->base));
 		json_object_set_new(j, "head", json_string(k->head));

@@ -184,7 +184,7 @@ waiter_on_claim(const struct store_claim *c, const struct problem *p, void *arg)
 		w->group = xstrdup(c->group);
 	if (c->lease != 0) {
 		json_error_t jerr;
-		json_t *lease = json_loads(c->json, 0, &jerr);
+		json_t *lease = rjson_loads(c->json, &jerr);
 
 		if (lease == NULL)
 			fatalx("robot_claim gave a lease that is not JSON: %s",

@@ -186,7 +186,7 @@ submit_on_queued(const char *text, const struct problem *p, void *arg)
 	if (p != NULL)
 		s->fail = problem_new(p->kind, json_deep_copy(p->details), "%s",
 				      p->message);
-	else if ((s->answer = json_loads(text, 0, &jerr)) == NULL)
+	else if ((s->answer = rjson_loads(text, &jerr)) == NULL)
 		fatalx("robot_submit gave an answer that is not JSON: %s",
 		       jerr.text);
 	submit_drive(s);
@@ -432,7 +432,7 @@ submit_on_tree(const char *text, const struct problem *p, void *arg)
 		s->fail = problem_new(p->kind, json_deep_copy(p->details), "%s",
 				      p->message);
 	} else {
-		tree = text != NULL ? json_loads(text, 0, NULL) : NULL;
+		tree = text != NULL ? rjson_loads(text, NULL) : NULL;
 		s->mirror = settings_mirror(s->set, s->named);
 		if (!json_is_string(json_object_get(tree, "fetched")) ||
 		    stat(s->mirror, &st) != 0) {

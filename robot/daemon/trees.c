@@ -575,7 +575,7 @@ static void
 fetch_on_failed(const char *text, const struct problem *p, void *arg)
 {
 	struct fetch *f = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	json_t *j = text ? rjson_loads(text, NULL) : NULL;
 
 	if (j != NULL)
 		log_warnx("tree %s: %s; next try in %lld s", f->c->name,

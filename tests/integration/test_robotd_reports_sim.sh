@@ -19,7 +19,7 @@ mail_from: robot@robot.test
 report_window: 0
 report_claim: 20"
 SUB=$(token submit alice)
-echo "1..11"
+echo "1..12"
 
 # head_is TREE SHA: the head robotd knows of branch main of TREE.
 head_is() { [ "$(sql "SELECT sha FROM tree_heads WHERE tree = '$1' AND branch = 'main'")" = "$2" ]; }
@@ -155,6 +155,17 @@ check $([ "$c1" = 410 ] && grep -q "was asked for again since" "$T/ivy1" && [ "$
 	grep -q "Reports will be mailed to <strong>ivy@robot.test</strong>" "$T/ivy2" &&
 	[ "$states" = "replaced confirmed" ]; echo $?) \
 	"the same subscription asked twice before it was confirmed: the newer replaces the older, whose link says so ($c1 $c2: $states)"
+# 4. A message whose document holds a number jsonb prints as 301 digits
+# (1e300: jansson alone refuses it), claimed in one batch with another:
+# both are delivered (issue 61: the whole batch was dropped, unlogged,
+# every 300 s).
+sql "INSERT INTO outbox (channel, recipient, subject, message, doc) VALUES
+	('mail', 'big@robot.test', 'big', 'a value of 1e300', '{\"v\": 1e300, \"w\": -1e20, \"n\": 3}'),
+	('mail', 'jill@robot.test', 'small', 'beside it', NULL)" >/dev/null
+sql "SELECT pg_notify('robot_jobs', ':outbox')" >/dev/null
+both() { grep -qs "^To: big@robot.test" "$T"/mail/new/* && grep -qs "^To: jill@robot.test" "$T"/mail/new/*; }
+wait_for 30 both
+check $? "a message holding 1e300 and the one claimed beside it are both delivered ($(sql "SELECT string_agg(state, ' ' ORDER BY id) FROM outbox WHERE recipient IN ('big@robot.test', 'jill@robot.test')"))"
 stop "$PID_d"
 sanitizer_clean
 exit $((failed > 0))

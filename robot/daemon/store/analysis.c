@@ -76,7 +76,7 @@ store_pair_claim_free(struct store_pair_claim *c)
 static void *
 pair_claim_decode(const char *text)
 {
-	json_t *j = json_loads(text, 0, NULL), *open, *o;
+	json_t *j = rjson_loads(text, NULL), *open, *o;
 	struct store_pair_claim *c;
 	size_t i;
 
@@ -400,7 +400,7 @@ side_runs(json_t *j, struct store_side_runs *r)
 static struct store_pair_head *
 pair_head_decode(const char *text, size_t len)
 {
-	json_t *j = json_loadb(text, len, 0, NULL), *rounds, *r;
+	json_t *j = rjson_loadb(text, len, NULL), *rounds, *r;
 	struct store_pair_head *h;
 	size_t i;
 

@@ -158,7 +158,7 @@ rounds_decode(json_t *a, size_t width, size_t *n)
 static void *
 bisect_claim_decode(const char *text)
 {
-	json_t *j = json_loads(text, 0, NULL);
+	json_t *j = rjson_loads(text, NULL);
 	json_t *step = json_object_get(j, "step");
 	struct store_bisect_claim *c;
 
@@ -240,7 +240,7 @@ read_marked(const struct db_result *r, const struct problem *p, store_fn cb,
 	struct mark_call *mc = arg;
 	const char *text =
 		p == NULL && db_rows(r) > 0 ? db_value(r, 0, 0) : NULL;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	json_t *j = text ? rjson_loads(text, NULL) : NULL;
 	struct store_bisect_marked m = {true, false, NULL, NULL};
 	struct store_bisect_claim *c = mc->c;
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/call.h"
@@ -38,7 +39,7 @@ store_report_claim_free(struct store_report_claim *c)
 static void *
 report_claim_decode(const char *text)
 {
-	json_t *j = json_loads(text, 0, NULL);
+	json_t *j = rjson_loads(text, NULL);
 	struct store_report_claim *c = xcalloc(1, sizeof *c);
 	const struct store_claim *k = &c->claim;
 	const char *sha;
@@ -160,10 +161,16 @@ read_outbox_rows(const struct db_result *r, const struct problem *p,
 {
 	const char *text =
 		p == NULL && db_rows(r) > 0 ? db_value(r, 0, 0) : NULL;
-	json_t *rows = text ? json_loads(text, 0, NULL) : NULL, *row;
+	json_error_t e;
+	json_t *rows = text ? rjson_loads(text, &e) : NULL, *row;
 	struct store_outbox_row *v =
 		xcalloc(json_array_size(rows) + 1, sizeof *v);
 	size_t i, n = 0;
+
+	if (text != NULL && rows == NULL)
+		log_warnx("the outbox's claimed rows cannot be read (%s); they "
+			  "wait out their claim",
+			  e.text);
 
 	json_array_foreach(rows, i, row)
 	{

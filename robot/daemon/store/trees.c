@@ -45,7 +45,7 @@ store_tree_claim_head(const struct store_tree_claim *c, const char *branch)
 static void *
 tree_claim_decode(const char *text)
 {
-	json_t *j = json_loads(text, 0, NULL), *branches, *heads, *v;
+	json_t *j = rjson_loads(text, NULL), *branches, *heads, *v;
 	struct store_tree_claim *c;
 	const char *key;
 	size_t i;
@@ -143,7 +143,7 @@ store_tree_fetched_free(struct store_tree_fetched *f)
 static struct store_tree_fetched *
 tree_fetched_decode(const char *text)
 {
-	json_t *j = json_loads(text, 0, NULL), *a, *v;
+	json_t *j = rjson_loads(text, NULL), *a, *v;
 	struct store_tree_fetched *f = xcalloc(1, sizeof *f);
 	size_t i;
 
