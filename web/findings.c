@@ -151,7 +151,7 @@ static void
 findings_on_values(const char *text, const struct problem *p, void *arg)
 {
 	struct compared *c = arg;
-	json_t *v = text ? json_loads(text, 0, NULL) : NULL, *answer;
+	json_t *v = text ? rjson_loads(text, NULL) : NULL, *answer;
 
 	if (p != NULL) {
 		c->cb(NULL, p, c->arg);
@@ -211,7 +211,7 @@ static void
 findings_on_resolved(const char *text, const struct problem *p, void *arg)
 {
 	struct compared *c = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+	json_t *j = text ? rjson_loads(text, NULL) : NULL;
 	const char *sha = rjson_get_str(j, "sha");
 
 	if (p != NULL || sha == NULL) {
@@ -390,39 +390,80 @@ findings_history_changes(const json_t *h, size_t *points, size_t *runs)
 	return list;
 }
 
-/* A history's asker: the request, and whether it wants the change
- * points alone (/changes) or the history with them (/history). */
+/* A history asked for (/changes, /history): the request, whether it
+ * wants the change points alone (/changes) or the history with them,
+ * the store's text and, made from it on the writer's thread, the
+ * answer. */
 struct history_ask {
+	struct web *w;
 	struct http_req *req;
 	bool changes_only;
+	char *text;
+	char *answer; /* JSON, or NULL when the text did not parse */
 };
+
+/* On the writer's thread: the text parsed, its change points found, the
+ * answer written. */
+static void
+history_work(void *arg)
+{
+	struct history_ask *a = arg;
+	json_t *h = rjson_loads(a->text, NULL), *answer;
+	size_t points, runs;
+
+	free(a->text);
+	a->text = NULL;
+	if (h == NULL)
+		return;
+	if (a->changes_only) {
+		json_t *changes = findings_history_changes(h, &points, &runs);
+
+		answer = json_pack("{s:O, s:O, s:I, s:I, s:o}", "series",
+				   json_object_get(h, "series"), "metric",
+				   json_object_get(h, "metric"), "points",
+				   (json_int_t)points, "runs", (json_int_t)runs,
+				   "changes", changes);
+	} else {
+		json_object_set_new(h, "changes",
+				    findings_history_changes(h, NULL, NULL));
+		answer = json_incref(h);
+	}
+	a->answer = rjson_dumps(answer, JSON_COMPACT);
+	json_decref(answer);
+	json_decref(h);
+}
+
+static void
+history_done(void *arg)
+{
+	struct history_ask *a = arg;
+
+	if (a->answer != NULL)
+		http_req_reply(a->req, 200, "application/json", a->answer,
+			       strlen(a->answer));
+	else
+		http_req_reply_error(a->req, 500,
+				     "internal error: the history cannot be "
+				     "read",
+				     NULL);
+	web_heavy_end(a->w);
+	free(a->answer);
+	free(a);
+}
 
 static void
 findings_on_history(const char *text, const struct problem *p, void *arg)
 {
 	struct history_ask *a = arg;
-	json_t *h = text != NULL ? json_loads(text, 0, NULL) : NULL;
-	size_t points, runs;
 
-	if (p != NULL || h == NULL) {
+	if (p != NULL || text == NULL) {
 		web_on_json(text, p, a->req);
-	} else if (a->changes_only) {
-		json_t *changes = findings_history_changes(h, &points, &runs);
-
-		http_req_reply_json(
-			a->req, 200,
-			json_pack("{s:O, s:O, s:I, s:I, s:o}", "series",
-				  json_object_get(h, "series"), "metric",
-				  json_object_get(h, "metric"), "points",
-				  (json_int_t)points, "runs", (json_int_t)runs,
-				  "changes", changes));
-	} else {
-		json_object_set_new(h, "changes",
-				    findings_history_changes(h, NULL, NULL));
-		http_req_reply_json(a->req, 200, json_incref(h));
+		web_heavy_end(a->w);
+		free(a);
+		return;
 	}
-	json_decref(h);
-	free(a);
+	a->text = xstrdup(text);
+	worker_run(a->w->writer, history_work, history_done, a);
 }
 
 bool
@@ -448,11 +489,15 @@ findings_history_answer(struct web *w, struct http_req *req, const char *series,
 		free(msg);
 		return;
 	}
+	if (!web_heavy_begin(w, req))
+		return;
 	a = xcalloc(1, sizeof *a);
+	a->w = w;
 	a->req = req;
 	a->changes_only = changes_only;
 	store_series_history(w->d.store, series, metric, (int)limit,
-			     findings_on_history, a);
+			     w->d.set->compare_max_values, findings_on_history,
+			     a);
 }
 
 void

@@ -117,6 +117,30 @@ web_reply_off_loop(struct web *w, struct http_req *req, int status,
 	worker_run(w->writer, written_work, written_done, x);
 }
 
+bool
+web_heavy_begin(struct web *w, struct http_req *req)
+{
+	char *msg;
+
+	if (w->heavy < w->d.set->compare_max_running) {
+		w->heavy++;
+		return true;
+	}
+	msg = xasprintf("%d histories are being made (this "
+			"robotd's compare_max_running): ask again in a few "
+			"seconds",
+			w->heavy);
+	http_req_reply_error(req, 429, msg, NULL);
+	free(msg);
+	return false;
+}
+
+void
+web_heavy_end(struct web *w)
+{
+	w->heavy--;
+}
+
 char *
 web_int_check(struct http_req *req, const char *name, long lo, long hi, long *v)
 {

@@ -56,8 +56,10 @@ struct web {
 	bool status_asked;
 	struct web_waiter *status_waiting;
 	/* Writes the largest answers (a comparison of every metric) off
-	 * the loop: web_reply_off_loop(). */
+	 * the loop: web_reply_off_loop(), and does the heavy work of a
+	 * request: web_heavy_begin(). */
 	struct worker *writer;
+	int heavy; /* requests between web_heavy_begin() and _end() */
 };
 
 /* What a route's handler gets besides the request; valid during the
@@ -107,6 +109,18 @@ void web_reply(struct http_req *req, int status, json_t *answer,
  * hold nothing the loop still uses. */
 void web_reply_off_loop(struct web *w, struct http_req *req, int status,
 			json_t *answer, const struct problem *p);
+/*
+ * A request whose answer is made from a history or a large document
+ * (change points over a million values, a page of them): its work runs
+ * on w->writer's thread, never on the loop, and at most
+ * compare_max_running such requests are in hand at once, the rest
+ * answered 429 at once, before they read anything (issue 61).
+ * web_heavy_begin() answers the 429 and returns false, else counts the
+ * request until web_heavy_end().
+ */
+bool web_heavy_begin(struct web *w, struct http_req *req);
+void web_heavy_end(struct web *w);
+
 /*
  * The integer query argument name into *v (left alone when absent, or
  * empty on a page: a form's field left empty).  False after answering

@@ -79,12 +79,16 @@ BEGIN
 	IF current_setting('robot.tree_submit', true) = 'on' THEN
 		RETURN NULL;
 	END IF;
+	-- (Each series' first commit found once, by a sort: a lookup per
+	-- run in the transition table, which has no index, made a
+	-- submission's cost the square of its runs.)
+	WITH b AS (SELECT DISTINCT ON (x.submission, x.series) x.submission,
+		x.series, x.commit FROM new_jobs x
+		ORDER BY x.submission, x.series, x.id)
 	INSERT INTO pairs AS p (series, base, head, tree, max_runs)
 	SELECT DISTINCT h.series, b.commit, h.commit, h.tree, s.max_runs
 	FROM new_jobs h
-	JOIN LATERAL (SELECT x.commit FROM new_jobs x
-		WHERE x.submission = h.submission AND x.series = h.series
-		ORDER BY x.id LIMIT 1) b ON true
+	JOIN b ON b.submission = h.submission AND b.series = h.series
 	JOIN submissions s ON s.id = h.submission
 	WHERE h.pair IS NULL AND h.commit IS NOT NULL
 		AND b.commit IS NOT NULL AND h.commit <> b.commit

@@ -216,11 +216,27 @@ END $$;
 -- date in its tree, else its first run's), at most p_limit commits (the
 -- newest): every run's value, and the series' regressions and fixes of
 -- that metric; and the series' metrics and KPIs, for a picker (p_metric
--- NULL: those only).
+-- NULL: those only), at most 500 of them (KPIs first) and how many in
+-- all.  Refused (RB413) before anything is read when its p_limit
+-- commits with the most runs hold more than p_max_values values.
 CREATE FUNCTION robot_series_history(p_series text, p_metric text,
-	p_limit int) RETURNS json
-LANGUAGE sql STABLE AS $$
-	SELECT json_build_object('series', p_series, 'metric', p_metric,
+	p_limit int, p_max_values int DEFAULT NULL) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+	nvals bigint;
+BEGIN
+	IF p_max_values IS NOT NULL THEN
+		SELECT coalesce(sum(x.n), 0) INTO nvals FROM (SELECT m.n
+			FROM metric_values m WHERE m.series = p_series
+			AND m.metric = p_metric ORDER BY m.n DESC
+			LIMIT p_limit) x;
+		IF nvals > p_max_values THEN
+			RAISE EXCEPTION 'the history of % in % may hold % values at its newest % commits, over this robotd''s compare_max_values (%): ask for fewer commits with ?limit=',
+				p_metric, p_series, nvals, p_limit,
+				p_max_values USING ERRCODE = 'RB413';
+		END IF;
+	END IF;
+	RETURN (SELECT json_build_object('series', p_series, 'metric', p_metric,
 		'commits', (SELECT coalesce(json_agg(json_build_object(
 			'commit', x.commit, 'subject', x.subject,
 			'date', x.at, 'vals', x.vals, 'n', x.n, 'mean', x.mean,
@@ -249,18 +265,23 @@ LANGUAGE sql STABLE AS $$
 		-- what a picker offers: the metrics of its newest run's
 		-- commit, its KPIs (of its newest pairs) first
 		'kpis', k.kpis,
-		'metrics', (SELECT coalesce(json_agg(m.metric ORDER BY
-			m.metric <> ALL (k.kpis), m.metric), '[]')
-			FROM metric_values m WHERE m.series = p_series
-			AND m.commit = (SELECT j.commit FROM jobs j
-				WHERE j.series = p_series AND j.state = 'done'
-				AND j.commit IS NOT NULL
-				ORDER BY j.id DESC LIMIT 1)))
+		'metrics', (SELECT coalesce(json_agg(x.metric ORDER BY x.o,
+			x.metric), '[]') FROM (SELECT m.metric,
+			m.metric <> ALL (k.kpis) AS o FROM metric_values m
+			WHERE m.series = p_series AND m.commit = nc.commit
+			ORDER BY m.metric <> ALL (k.kpis), m.metric
+			LIMIT 500) x),
+		'metrics_total', (SELECT count(*) FROM metric_values m
+			WHERE m.series = p_series AND m.commit = nc.commit))
 	FROM (SELECT coalesce(array_agg(DISTINCT x->>'kpi'), '{}') AS kpis
 		FROM (SELECT p.kpis FROM pairs p WHERE p.series = p_series
 			AND p.kpis IS NOT NULL ORDER BY p.id DESC LIMIT 20) q,
-		json_array_elements(q.kpis) x) k
-$$;
+		json_array_elements(q.kpis) x) k,
+		(SELECT (SELECT j.commit FROM jobs j
+			WHERE j.series = p_series AND j.state = 'done'
+			AND j.commit IS NOT NULL
+			ORDER BY j.id DESC LIMIT 1) AS commit) nc);
+END $$;
 
 -- A regression as its page and GET /api/regressions/:id show it: the
 -- record, its pair's comparison and table, every run of its regressed

@@ -15,6 +15,7 @@
 
 #include "robot/analysis/units.h"
 #include "robot/core/num.h"
+#include "robot/core/rjson.h"
 #include "robot/core/view.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/pages.h"
@@ -25,9 +26,16 @@
 #include "web/svg.h"
 #include "robot/core/banned.h"
 
+/* A history page asked for: made on the writer's thread from the
+ * store's text (web_heavy_begin()), answered on the loop. */
 struct ask {
+	struct web *w;
 	struct http_req *req;
 	char *series, *metric;
+	char *text;     /* the store's, until the work reads it */
+	int status;     /* the page made: 200 or 404, else 500 (broken) */
+	char *title;    /* the page's, or the thing not found (404) */
+	struct buf out; /* its body, or why it is broken (500) */
 };
 
 /* What the page draws: the history, its points and change points. */
@@ -322,6 +330,11 @@ metric_form(struct buf *b, const char *series, const struct store_history *h,
 	}
 	buf_adds(b, "</select></label>\n<button type=\"submit\">Show"
 		    "</button>\n</form>\n");
+	if (h->metrics_total > (long long)h->nmetrics)
+		buf_addf(b,
+			 "<p>The first %zu of its %lld metrics; another's "
+			 "history is at ?metric=NAME.</p>\n",
+			 h->nmetrics, h->metrics_total);
 }
 
 /* A form to compare any two of its commits: the newest against the one
@@ -388,75 +401,110 @@ commits_table(struct buf *b, struct ask *a, const struct store_history *h)
 static void
 pick_metric(struct ask *a, const struct store_history *h)
 {
-	struct buf b;
-	char *title = xasprintf("History of %s", a->series);
+	a->status = 200;
+	a->title = xasprintf("History of %s", a->series);
+	buf_adds(&a->out, "<p>");
+	page_series(&a->out, a->series);
+	buf_adds(&a->out, ": which metric's history?</p>\n");
+	metric_form(&a->out, a->series, h, NULL);
+}
 
-	buf_init(&b);
-	buf_adds(&b, "<p>");
-	page_series(&b, a->series);
-	buf_adds(&b, ": which metric's history?</p>\n");
-	metric_form(&b, a->series, h, NULL);
-	page_reply(a->req, 200, title, &b);
-	free(title);
-	buf_release(&b);
+/* On the writer's thread: the page made from the store's text. */
+static void
+make_page(void *arg)
+{
+	struct ask *a = arg;
+	json_t *j = rjson_loads(a->text, NULL);
+	struct view_doc vd = {0};
+	struct store_history h;
+	struct history hist;
+	struct drawn d = {&h, &hist, NULL, 0};
+	struct buf *b = &a->out;
+	char err[256] = "not JSON";
+
+	free(a->text);
+	a->text = NULL;
+	a->status = 500;
+	if (j == NULL ||
+	    !view_decode(&vd, &store_history_view, j, &h, err, sizeof err)) {
+		buf_adds(b, err);
+		goto out;
+	}
+	if (a->metric == NULL && h.nmetrics > 0) {
+		pick_metric(a, &h);
+		goto out;
+	}
+	if (h.ncommits == 0) {
+		a->status = 404;
+		goto out;
+	}
+	a->status = 200;
+	buf_adds(b, "<p>");
+	page_series(b, a->series);
+	buf_adds(b, "</p>\n");
+	metric_form(b, a->series, &h, a->metric);
+	d.ncp = findings_history_find(j, &hist, &d.cp);
+	list_changes(b, a, &d);
+	chart(b, a, &d);
+	free(d.cp);
+	history_release(&hist);
+	compare_form(b, a, &h);
+	commits_table(b, a, &h);
+	buf_adds(b, "<p><a href=\"/api/series/");
+	page_series_path(b, a->series);
+	buf_adds(b, "/history?metric=");
+	page_query(b, a->metric);
+	buf_adds(b, "\">As JSON</a></p>");
+	a->title = a->metric != NULL
+			   ? xasprintf("%s of %s", a->metric, a->series)
+			   : xasprintf("History of %s", a->series);
+out:
+	view_release(&vd);
+	json_decref(j);
+}
+
+static void
+ask_free(struct ask *a)
+{
+	web_heavy_end(a->w);
+	buf_release(&a->out);
+	free(a->title);
+	free(a->text);
+	free(a->series);
+	free(a->metric);
+	free(a);
+}
+
+static void
+page_made(void *arg)
+{
+	struct ask *a = arg;
+
+	if (a->status == 200)
+		page_reply(a->req, 200, a->title, &a->out);
+	else if (a->status == 404)
+		page_fail(a->req, NULL,
+			  a->metric ? "runs of that metric in that series"
+				    : "series of that name");
+	else
+		page_broken(a->req, a->out.data);
+	ask_free(a);
 }
 
 static void
 on_history(const char *text, const struct problem *p, void *arg)
 {
 	struct ask *a = arg;
-	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
-	struct view_doc vd = {0};
-	struct store_history h;
-	struct history hist;
-	struct drawn d = {&h, &hist, NULL, 0};
-	struct buf b;
-	char err[256] = "", *title;
-	bool ok = p == NULL && j != NULL &&
-		  view_decode(&vd, &store_history_view, j, &h, err, sizeof err);
 
-	if (p == NULL && j != NULL && !ok) {
-		page_broken(a->req, err);
-		goto out;
-	}
-	if (ok && a->metric == NULL && h.nmetrics > 0) {
-		pick_metric(a, &h);
-		goto out;
-	}
-	if (!ok || h.ncommits == 0) {
+	if (p != NULL || text == NULL) {
 		page_fail(a->req, p,
 			  a->metric ? "runs of that metric in that series"
 				    : "series of that name");
-		goto out;
+		ask_free(a);
+		return;
 	}
-	buf_init(&b);
-	buf_adds(&b, "<p>");
-	page_series(&b, a->series);
-	buf_adds(&b, "</p>\n");
-	metric_form(&b, a->series, &h, a->metric);
-	d.ncp = findings_history_find(j, &hist, &d.cp);
-	list_changes(&b, a, &d);
-	chart(&b, a, &d);
-	free(d.cp);
-	history_release(&hist);
-	compare_form(&b, a, &h);
-	commits_table(&b, a, &h);
-	buf_adds(&b, "<p><a href=\"/api/series/");
-	page_series_path(&b, a->series);
-	buf_adds(&b, "/history?metric=");
-	page_query(&b, a->metric);
-	buf_adds(&b, "\">As JSON</a></p>");
-	title = a->metric != NULL ? xasprintf("%s of %s", a->metric, a->series)
-				  : xasprintf("History of %s", a->series);
-	page_reply(a->req, 200, title, &b);
-	free(title);
-	buf_release(&b);
-out:
-	view_release(&vd);
-	json_decref(j);
-	free(a->series);
-	free(a->metric);
-	free(a);
+	a->text = xstrdup(text);
+	worker_run(a->w->writer, make_page, page_made, a);
 }
 
 static void
@@ -473,12 +521,16 @@ ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 					false);
 		return;
 	}
+	if (!web_heavy_begin(w, req))
+		return;
 	a = xcalloc(1, sizeof *a);
+	a->w = w;
 	a->req = req;
 	a->series = xstrdup(call->arg);
 	a->metric = metric ? xstrdup(metric) : NULL;
+	buf_init(&a->out);
 	store_series_history(w->d.store, call->arg, metric, (int)limit,
-			     on_history, a);
+			     w->d.set->compare_max_values, on_history, a);
 }
 
 const struct page history_page = {"/series/:series/history",

@@ -150,15 +150,15 @@ const struct view_type store_home_view =
 	VIEW_TYPE("home", struct store_home, home_fields);
 
 static const struct store_stmt history = {
-	"SELECT robot_series_history($1, $2, $3::int)", "ssi", store_read_text,
-	false, .shared = true};
+	"SELECT robot_series_history($1, $2, $3::int, $4::int)", "ssii",
+	store_read_text, false, .shared = true};
 
 void
 store_series_history(struct store *s, const char *series, const char *metric,
-		     int limit, store_text_cb cb, void *arg)
+		     int limit, int max_values, store_text_cb cb, void *arg)
 {
 	store_call(s, &history, STORE_FN(cb), arg, STORE_TEXT(series),
-		   STORE_TEXT(metric), STORE_INT(limit));
+		   STORE_TEXT(metric), STORE_INT(limit), STORE_INT(max_values));
 }
 
 static const struct store_stmt commit = {"SELECT robot_commit($1, $2)", "ss",
@@ -417,6 +417,7 @@ static const struct view_field history_fields[] = {
 	       nregressions),
 	VIEW_S(store_history, "kpis", kpis, nkpis),
 	VIEW_S(store_history, "metrics", metrics, nmetrics),
+	VIEW_FO(store_history, "metrics_total", VIEW_INT, metrics_total),
 };
 const struct view_type store_history_view =
 	VIEW_TYPE("history", struct store_history, history_fields);

@@ -96,10 +96,11 @@ struct store_home {
 };
 extern const struct view_type store_home_view;
 /* A metric of a series over its newest limit commits, oldest first,
- * with every run's value and the metric's regressions. */
+ * with every run's value and the metric's regressions; 413 when they
+ * may hold more than max_values values, before any is read. */
 void store_series_history(struct store *s, const char *series,
-			  const char *metric, int limit, store_text_cb cb,
-			  void *arg);
+			  const char *metric, int limit, int max_values,
+			  store_text_cb cb, void *arg);
 struct store_history_commit {
 	const char *commit, *subject, *date;
 	double *vals; /* every run's */
@@ -121,8 +122,9 @@ struct store_history {
 	size_t nregressions;
 	const char **kpis; /* of its newest pairs */
 	size_t nkpis;
-	const char **metrics; /* of its newest run, KPIs first */
+	const char **metrics; /* of its newest run, KPIs first: 500 */
 	size_t nmetrics;
+	long long metrics_total; /* of its newest run, all */
 };
 extern const struct view_type store_history_view;
 /* A commit's page (robot_commit()): its tree's record, series, pairs,
