@@ -173,6 +173,29 @@ outbox_start(struct drain_worker *w, void *work)
 	memset(&d->row, 0, sizeof d->row); /* the claim's, gone after */
 }
 
+/* A row's channel and recipient as the log may name them: a mail's
+ * address; of a URL, its scheme and host alone, since a webhook's or a
+ * chat's path and query are its credential (Slack's and Mattermost's
+ * hooks), and user:password@ one too. */
+static char *
+recipient_shown(const char *channel, const char *recipient)
+{
+	const char *p = strstr(recipient, "://"), *host, *end, *at;
+
+	if (strcmp(channel, "mail") == 0 || p == NULL)
+		return xasprintf("%s %s", channel,
+				 p == NULL && strcmp(channel, "mail") != 0
+					 ? "(not a URL)"
+					 : recipient);
+	host = p + 3;
+	end = host + strcspn(host, "/?#");
+	for (at = host; at < end; at++)
+		if (*at == '@')
+			host = at + 1;
+	return xasprintf("%s %.*s%.*s/...", channel, (int)(p + 3 - recipient),
+			 recipient, (int)(end - host), host);
+}
+
 static void
 outbox_on_claimed(const struct store_outbox_row *rows, size_t n,
 		  const struct problem *p, void *arg)
@@ -190,8 +213,7 @@ outbox_on_claimed(const struct store_outbox_row *rows, size_t n,
 		d->id = rows[i].id;
 		d->attempts = rows[i].attempts;
 		d->channel = channel_find(rows[i].channel);
-		d->what =
-			xasprintf("%s %s", rows[i].channel, rows[i].recipient);
+		d->what = recipient_shown(rows[i].channel, rows[i].recipient);
 		ds[i] = d;
 	}
 	/* The rows are borrowed for this call: the deliveries start now,

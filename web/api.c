@@ -15,6 +15,10 @@
 #include "web/api.h"
 #include "robot/core/banned.h"
 
+/* A page of GET /api/results: the documents that fit, and always one (a
+ * document is 16 MiB at most); the rest with ?after=NEXT. */
+#define API_RESULTS_BYTES (4 * 1024 * 1024)
+
 /* A read's JSON, or 404 when there is no such thing. */
 static void
 api_on_submitted(json_t *answer, const struct problem *p, void *arg)
@@ -63,14 +67,34 @@ api_submit(struct web *w, struct http_req *req, const struct web_call *call)
 	free(commits);
 }
 
+/* GET /api/results: a page of the documents, a large answer
+ * (web_heavy_begin()). */
+struct results_ask {
+	struct web *w;
+	struct http_req *req;
+};
+
+static void
+api_on_results(const char *text, const struct problem *p, void *arg)
+{
+	struct results_ask *a = arg;
+
+	web_on_json(text, p, a->req);
+	web_heavy_end(a->w);
+	free(a);
+}
+
 void
 api_results(struct web *w, struct http_req *req, const struct web_call *call)
 {
 	const char *series, *commit;
+	long after = 0;
+	struct results_ask *a;
 
 	(void)call;
 	if (!web_name_arg(req, "series", 0, NAME_SERIES, &series) ||
-	    !web_name_arg(req, "commit", 0, NAME_COMMIT, &commit))
+	    !web_name_arg(req, "commit", 0, NAME_COMMIT, &commit) ||
+	    !web_int_arg(req, "after", 0, LONG_MAX, &after))
 		return;
 	if (series == NULL) {
 		http_req_reply_error(req, 400,
@@ -79,7 +103,13 @@ api_results(struct web *w, struct http_req *req, const struct web_call *call)
 				     NULL);
 		return;
 	}
-	store_results(w->d.store, series, commit, web_on_json, req);
+	if (!web_heavy_begin(w, req))
+		return;
+	a = xcalloc(1, sizeof *a);
+	a->w = w;
+	a->req = req;
+	store_results(w->d.store, series, commit, after, API_RESULTS_BYTES,
+		      api_on_results, a);
 }
 
 struct metrics {

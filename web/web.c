@@ -126,9 +126,9 @@ web_heavy_begin(struct web *w, struct http_req *req)
 		w->heavy++;
 		return true;
 	}
-	msg = xasprintf("%d histories are being made (this "
-			"robotd's compare_max_running): ask again in a few "
-			"seconds",
+	msg = xasprintf("%d large answers (histories, runs, pages of results) "
+			"are being made (this robotd's compare_max_running): "
+			"ask again in a few seconds",
 			w->heavy);
 	http_req_reply_error(req, 429, msg, NULL);
 	free(msg);

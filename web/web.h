@@ -111,8 +111,9 @@ void web_reply_off_loop(struct web *w, struct http_req *req, int status,
 			json_t *answer, const struct problem *p);
 /*
  * A request whose answer is made from a history or a large document
- * (change points over a million values, a page of them): its work runs
- * on w->writer's thread, never on the loop, and at most
+ * (change points over a million values, a page of them, a run's page,
+ * a page of result documents): its work runs on w->writer's thread,
+ * never on the loop, and at most
  * compare_max_running such requests are in hand at once, the rest
  * answered 429 at once, before they read anything (issue 61).
  * web_heavy_begin() answers the 429 and returns false, else counts the

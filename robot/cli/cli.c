@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jobs/jobfile.h"
 #include "robot/cli/cli.h"
@@ -54,9 +55,21 @@ cli_get_json(const char *server, const char *path, bool quiet)
 	char *url = xasprintf("%s%s", server, path);
 	struct client_resp r;
 	json_t *j = NULL;
+	bool ok;
 
-	if (client_request("GET", url, NULL, NULL, 0, CLI_TIMEOUT, &r) &&
-	    r.status == 200)
+	/* robotd answers 429 while it makes as many large answers as it
+	 * allows at once: asked again after 1, 2, 4, 8 and 8 s. */
+	for (int tries = 0;; tries++) {
+		ok = client_request("GET", url, NULL, NULL, 0, CLI_TIMEOUT, &r);
+		if (!ok || r.status != 429 || tries == 5)
+			break;
+		if (tries == 0 && !quiet)
+			log_info("robotd is busy with other large answers: "
+				 "asking again");
+		client_resp_release(&r);
+		sleep(tries < 3 ? 1u << tries : 8u);
+	}
+	if (ok && r.status == 200)
 		j = client_resp_json(&r);
 	if (j == NULL && !quiet) {
 		char *e = client_resp_error(&r);

@@ -15,21 +15,36 @@
 #include "robot/core/xmalloc.h"
 #include "robot/core/banned.h"
 
-/* The result documents of series at commit (a JSON array), or NULL after
- * saying why. */
+/* The result documents of series at commit (a JSON array), page after
+ * page, or NULL after saying why. */
 static json_t *
 fetch_results(const char *server, const char *series, const char *commit)
 {
 	char *s = client_escape(series), *c = client_escape(commit);
-	char *path = xasprintf("/api/results?series=%s&commit=%s", s, c);
-	json_t *j = cli_get(server, path), *docs = NULL;
+	json_t *docs = json_array(), *j, *next;
+	long long after = 0;
 
-	if (j != NULL && json_is_array(json_object_get(j, "results")))
-		docs = json_incref(json_object_get(j, "results"));
-	else if (j != NULL)
-		log_warnx("robotd's answer has no results");
-	json_decref(j);
-	free(path);
+	do {
+		char *path = xasprintf("/api/results?series=%s&commit=%s"
+				       "&after=%lld",
+				       s, c, after);
+
+		j = cli_get(server, path);
+		free(path);
+		if (j == NULL ||
+		    !json_is_array(json_object_get(j, "results"))) {
+			if (j != NULL)
+				log_warnx("robotd's answer has no results");
+			json_decref(j);
+			json_decref(docs);
+			docs = NULL;
+			break;
+		}
+		json_array_extend(docs, json_object_get(j, "results"));
+		next = json_object_get(j, "next");
+		after = json_is_integer(next) ? json_integer_value(next) : 0;
+		json_decref(j);
+	} while (after > 0);
 	free(s);
 	free(c);
 	return docs;

@@ -270,3 +270,25 @@ BEGIN
 	GET DIAGNOSTICS left_rows = ROW_COUNT;
 	RETURN left_rows;
 END $$;
+
+-- The result documents of a series at a commit, oldest first, after
+-- result p_after: as many as fit in p_max_bytes, and always one.
+-- {series, commit, results: [documents], next}: next is the id to ask
+-- after for the rest, null when there is none.
+CREATE FUNCTION robot_results(p_series text, p_commit text, p_after bigint,
+	p_max_bytes int) RETURNS json
+LANGUAGE sql STABLE AS $$
+	WITH r AS (SELECT x.id, x.doc, row_number() OVER w AS k,
+		sum(coalesce(x.bytes, octet_length(x.doc::text))) OVER w
+			AS upto
+		FROM results x WHERE x.series = p_series
+		AND x.commit IS NOT DISTINCT FROM p_commit
+		AND x.id > coalesce(p_after, 0)
+		WINDOW w AS (ORDER BY x.id)),
+	page AS (SELECT id, doc FROM r WHERE k = 1 OR upto <= p_max_bytes)
+	SELECT json_build_object('series', p_series, 'commit', p_commit,
+		'results', (SELECT coalesce(json_agg(doc ORDER BY id), '[]')
+			FROM page),
+		'next', (SELECT max(id) FROM page WHERE EXISTS (SELECT 1
+			FROM r WHERE r.id > (SELECT max(id) FROM page))))
+$$;

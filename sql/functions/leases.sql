@@ -214,8 +214,9 @@ BEGIN
 		PERFORM pg_notify('robot_jobs', j.tbox_group);
 		RETURN 'requeued';
 	END IF;
-	INSERT INTO results (job, lease, series, commit, status, doc)
-		VALUES (j.id, p_lease, j.series, j.commit, p_status, p_doc);
+	INSERT INTO results (job, lease, series, commit, status, doc, bytes)
+		VALUES (j.id, p_lease, j.series, j.commit, p_status, p_doc,
+			octet_length(p_doc::text));
 	UPDATE jobs SET state = CASE WHEN p_status = 'ok' THEN 'done'
 		ELSE 'failed' END, error = p_error, updated = now()
 		WHERE id = j.id;

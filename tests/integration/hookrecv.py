@@ -29,7 +29,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             doc = json.loads(body)
         except ValueError:
             doc = None
-        if self.path == "/hook":
+        if self.path.split("?")[0] == "/hook":
             ts = self.headers.get("X-Robot-Timestamp", "")
             want = "sha256=" + hmac.new(secret, ts.encode() + b"." + body,
                                         hashlib.sha256).hexdigest()

@@ -26,13 +26,13 @@ smtp: smtp://127.0.0.1:$(cat "$T/smtp.port")
 mail_from: robot@robot.test
 webhook_secret: s3cret
 operator_mail: ops@robot.test
-operator_webhook: http://127.0.0.1:$(cat "$T/hook.port")/hook
+operator_webhook: http://127.0.0.1:$(cat "$T/hook.port")/hook?token=T0K3N-s3cr3t
 YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 SUB=$(token submit alice)
 B1=$(token box b1)
-echo "1..33"
+echo "1..36"
 
 dd_job "$T/dd.yaml"
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
@@ -112,6 +112,46 @@ rc2=$?
 check $([ $rc = 1 ] && grep -q "no runs of series '.*lbb'; did you mean '$SERIES'" "$T/res.out" &&
 	[ $rc2 = 0 ] && [ "$(ls "$T/res/a/b" | wc -l)" = "$(sql "SELECT count(*) FROM jobs WHERE commit = '$BASE' AND state = 'done'")" ] && ! grep -q "//" "$T/res2.out"; echo $?) \
 	"robot results: an unknown series is an error naming the nearest; -o makes its folders ($rc $rc2)"
+# GET /api/results answers in pages of at most 4 MiB (one document
+# always): five documents of 1.5 MB (two stored before their length was
+# kept) and one of 5 MB come in pages that hold each once, and robot
+# results follows them (issue 61: one answer of every document, 157 MB).
+PC=$(sha paged)
+sql "WITH j AS (INSERT INTO jobs (submission, key, tbox_group, series, commit, job, state, run, runs)
+	SELECT (SELECT min(id) FROM submissions), 'dd-write/paged', 'lab', 'dd-write/paged/lab', '$PC',
+	'{\"suite\": \"dd-write\"}', 'done', i, 6 FROM generate_series(1, 6) i RETURNING id, run),
+	l AS (INSERT INTO leases (job, box, state, deadline)
+	SELECT id, (SELECT min(name) FROM boxes), 'done', now() FROM j RETURNING id, job)
+	INSERT INTO results (job, lease, series, commit, status, doc, bytes)
+	SELECT l.job, l.id, 'dd-write/paged/lab', '$PC', 'ok', json_build_object('version', 1, 'run', j.run,
+	'outputs', json_build_object('dd', repeat('x', CASE WHEN j.run = 4 THEN 5000000 ELSE 1500000 END))),
+	CASE WHEN j.run > 2 THEN octet_length(repeat('x', CASE WHEN j.run = 4 THEN 5000000 ELSE 1500000 END)) + 60 END
+	FROM l JOIN j ON j.id = l.job" >/dev/null
+pages=""
+after=0
+while [ -n "$after" ] && [ "$(echo "$pages" | wc -w)" -lt 10 ]; do
+	curl -s -o "$T/page.json" "$U/api/results?series=dd-write/paged/lab&commit=$PC&after=$after"
+	page=$(/usr/bin/python3 -c "import json; p = json.load(open('$T/page.json'))
+print(','.join(str(d['run']) for d in p['results']), p['next'] or '')")
+	pages="$pages ${page% *}"
+	after=$(echo "$page" | cut -s -d' ' -f2)
+done
+ROBOT_SERVER=$U "$ROBOT" results --series dd-write/paged/lab --commit "$PC" -o "$T/paged" >"$T/paged.out" 2>&1
+rc=$?
+check $([ "$pages" = " 1,2 3 4 5,6" ] && [ $rc = 0 ] && [ "$(ls "$T/paged" | wc -l)" = 6 ] &&
+	[ "$(cat "$T/paged/"* | grep -c '"run": 4')" = 1 ]; echo $?) \
+	"GET /api/results in pages of at most 4 MiB, each document once; robot results follows them (pages:$pages; $rc)"
+# A run's page shows the first 64 KiB of an output and 2,000 of its
+# numbers, and says where the rest is (issue 61: 8.7 MB pages, and a
+# 15 MB output printed whole); it is made off the loop.
+BIGJ=$(sql "SELECT job FROM results WHERE commit = '$PC' AND doc->>'run' = '4'")
+sql "UPDATE results SET doc = json_build_object('version', 1, 'run', 4, 'stats', (SELECT json_object_agg('m.x' || i, i)
+	FROM generate_series(1, 3000) i), 'outputs', json_build_object('dd', repeat('y', 5000000)))
+	WHERE job = ${BIGJ:-0}" >/dev/null
+s=$(curl -s -o "$T/bigrun.html" -w '%{http_code} %{size_download}' "$U/jobs/$BIGJ")
+check $([ "${s% *}" = 200 ] && [ "${s#* }" -lt 400000 ] && grep -q "The first 65536 of its 5000000 bytes" "$T/bigrun.html" &&
+	grep -q "The first 2000 of its 3000 numbers" "$T/bigrun.html" && [ "$(grep -o '<tr><th scope="row">m\.x' "$T/bigrun.html" | wc -l)" = 2000 ]; echo $?) \
+	"a large run's page shows 64 KiB of an output and 2,000 numbers, and says where the rest is ($s)"
 s1=$(api POST "$U/api/regressions/$RID" "" "$T/dd.yaml")
 echo '{"state": "invalid"}' >"$T/inv"
 s2=$(api POST "$U/api/regressions/$RID" "$SUB" "$T/inv")
@@ -290,6 +330,10 @@ assert len(notes) == 1 and notes[0]['valid'] and notes[0]['status'] == 200, post
 " && echo "$robot_status" | grep -qF "$note" &&
 	curl -s "$U/lab" | grep -q "too noisy on box loud" && [ "$again" = "true 1" ]; echo $?) \
 	"the note goes to the operators' mail and webhook, robot status and the lab page, once a day; no maintainer is mailed ($again)"
+# A webhook's URL is its credential (Slack's and Mattermost's hooks): the
+# log names its scheme and host, never its path or query (issue 61).
+check $(! grep -q "T0K3N" "$T"/d*.log && grep -q "outbox [0-9]*: webhook http://127.0.0.1:[0-9]*/\.\.\.: sent" "$T"/d*.log; echo $?) \
+	"the log names a webhook by its scheme and host only ($(grep -h "webhook" "$T"/d*.log | head -1))"
 simbox_stop loud
 
 # robot submit --wait counts the rounds robotd adds while a KPI is
@@ -393,7 +437,7 @@ sp=$(curl -s -m 20 -o /dev/null -w '%{http_code}' "$U/series/dd-write/long/lab/h
 sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid()" >/dev/null
 wait $HELD
 wait $LOCKER
-check $([ "$s" = 429 ] && [ "$sp" = 429 ] && grep -q "1 histories are being made (this robotd's compare_max_running): ask again in a few seconds" "$T/hbusy.json" &&
+check $([ "$s" = 429 ] && [ "$sp" = 429 ] && grep -q "1 large answers (histories, runs, pages of results) are being made (this robotd's compare_max_running): ask again in a few seconds" "$T/hbusy.json" &&
 	[ "$(cat "$T/hheld.code")" = 200 ] && grep -q '"points":15' "$T/hheld.json"; echo $?) \
 	"a history asked while compare_max_running are in hand is a 429, the page too; the one held answers when it can ($s $sp $(cat "$T/hheld.code"))"
 # The metric picker of a series of 1,200 metrics lists 500, KPIs first,

@@ -30,6 +30,12 @@
 #define RUN_CHARTS      12 /* per-second series drawn; the rest are numbers */
 #define RUN_PROFILE     15 /* functions in the profile's table */
 #define RUN_MIN_SAMPLES 3  /* a series shorter is no line */
+/* What a page shows of a large run (issue 61: a run of 100,000 metrics
+ * made a page of 8.7 MB, and one output of 15 MB was printed whole); the
+ * rest is in its JSON, /api/jobs/ID. */
+#define RUN_NUMBERS      2000  /* rows of its numbers */
+#define RUN_OUTPUT_BYTES 65536 /* of each output */
+#define RUN_NOT_DRAWN    20    /* series named as not drawn */
 
 /* A number as a person reads it: with its unit when the metric's name
  * tells it (SI prefix: "4.72 kB/s"), else to six digits ("4715.8", not
@@ -54,13 +60,15 @@ number(struct buf *b, const char *metric, json_t *v)
 	html_text(b, s);
 }
 
-/* The run's numbers: each KPI first (marked), then the rest, by name. */
+/* The run's numbers: each KPI first (marked), then the rest, by name, at
+ * most RUN_NUMBERS rows. */
 static void
 numbers_table(struct buf *b, json_t *stats, const char *const *kpis,
-	      size_t nkpis)
+	      size_t nkpis, long long id)
 {
 	const char *k;
 	json_t *v;
+	size_t rows = 0;
 
 	buf_adds(b, "<table>\n");
 	for (int pass = 0; pass < 2; pass++)
@@ -70,8 +78,9 @@ numbers_table(struct buf *b, json_t *stats, const char *const *kpis,
 
 			for (size_t i = 0; i < nkpis && !kpi; i++)
 				kpi = strcmp(kpis[i], k) == 0;
-			if (kpi != (pass == 0))
+			if (kpi != (pass == 0) || rows >= RUN_NUMBERS)
 				continue;
+			rows++;
 			buf_adds(b, "<tr><th scope=\"row\">");
 			html_text(b, k);
 			buf_adds(b, kpi ? " (KPI)</th><td class=\"num\">"
@@ -83,6 +92,39 @@ numbers_table(struct buf *b, json_t *stats, const char *const *kpis,
 			buf_adds(b, "</td></tr>\n");
 		}
 	buf_adds(b, "</table>\n");
+	if (json_object_size(stats) > rows)
+		buf_addf(b,
+			 "<p class=\"muted\">The first %zu of its %zu numbers; "
+			 "<a href=\"/api/jobs/%lld\">its JSON</a> has every "
+			 "one.</p>\n",
+			 rows, json_object_size(stats), id);
+}
+
+/* An output, in <pre>: its first RUN_OUTPUT_BYTES (cut where a character
+ * begins), saying how long it is when that is not all of it. */
+static void
+output_pre(struct buf *b, const char *s, long long id)
+{
+	size_t len = strlen(s), n = len;
+	char *head;
+
+	buf_adds(b, "<pre>");
+	if (len <= RUN_OUTPUT_BYTES) {
+		html_text(b, s);
+		buf_adds(b, "</pre>\n");
+		return;
+	}
+	n = RUN_OUTPUT_BYTES;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	head = xstrndup(s, n);
+	html_text(b, head);
+	free(head);
+	buf_addf(b,
+		 "</pre>\n<p class=\"muted\">The first %zu of its %zu bytes; "
+		 "<a href=\"/api/jobs/%lld\">its JSON</a> has them all.</p>"
+		 "\n",
+		 n, len, id);
 }
 
 static void
@@ -418,12 +460,16 @@ draw_series(struct buf *b, json_t *series, json_t *stats)
 		free(list);
 	}
 	if (i < n) {
+		size_t named = 0;
+
 		buf_adds(b, "<p class=\"muted\">Not drawn (their numbers are "
 			    "below): ");
-		for (; i < n; i++) {
+		for (; i < n && named < RUN_NOT_DRAWN; i++, named++) {
 			html_text(b, keys[i]);
 			buf_adds(b, i + 1 < n ? ", " : ".");
 		}
+		if (i < n)
+			buf_addf(b, "and %zu more.", n - i);
 		buf_adds(b, "</p>\n");
 	}
 	free(keys);
@@ -433,11 +479,18 @@ draw_series(struct buf *b, json_t *series, json_t *stats)
 
 #define RUN_KPIS 8
 
-/* A run asked for: the page's request, and the web for the metrics'
- * directions. */
+/* A run asked for, its page or its JSON: a large answer
+ * (web_heavy_begin()), its page made on the writer's thread from the
+ * store's text and answered on the loop. */
 struct ask {
 	struct web *w;
 	struct http_req *req;
+	char *text;     /* the store's, until the page is made from it */
+	int status;     /* 200, or 500 when it did not decode */
+	bool final;     /* a run that ended: cacheable, etag */
+	char etag[96];  /* (final) */
+	char *title;    /* (200) */
+	struct buf out; /* the body, or why it did not decode */
 };
 
 /* The run's KPIs (comparison_is_kpi() of its workload's prefix), at
@@ -560,16 +613,16 @@ result(struct buf *b, struct web *w, const struct store_job *j)
 	profile_section(b, (json_t *)r->stats);
 	if (json_object_size(r->stats) > 0) {
 		buf_adds(b, "<h2>Numbers</h2>\n<div class=\"wide\">");
-		numbers_table(b, (json_t *)r->stats, kpis, nkpis);
+		numbers_table(b, (json_t *)r->stats, kpis, nkpis, j->id);
 		buf_adds(b, "</div>\n");
 	}
 	json_object_foreach((json_t *)r->outputs, k, v)
 	{
 		buf_adds(b, "<h2>Output: ");
 		html_text(b, k);
-		buf_adds(b, "</h2>\n<pre>");
-		html_text(b, json_string_value(v));
-		buf_adds(b, "</pre>\n");
+		buf_adds(b, "</h2>\n");
+		output_pre(b, json_string_value(v) ? json_string_value(v) : "",
+			   j->id);
 	}
 }
 
@@ -591,49 +644,84 @@ job_section(struct buf *b, const struct store_job *j)
 	free(text);
 }
 
+/* On the writer's thread: the page made from the store's text. */
+static void
+make_page(void *arg)
+{
+	struct ask *a = arg;
+	struct view_doc d = {0};
+	struct store_job j;
+	char err[256];
+
+	a->status = 500;
+	if (!view_load(&d, &store_job_view, a->text, &j, err, sizeof err)) {
+		buf_adds(&a->out, err);
+		goto out;
+	}
+	a->status = 200;
+	a->title = xasprintf("Run %lld of %s", j.id, j.key);
+	record(&a->out, &j);
+	if (json_is_object(j.doc))
+		result(&a->out, a->w, &j);
+	else
+		buf_adds(&a->out, "<p class=\"muted\">No result yet.</p>\n");
+	job_section(&a->out, &j);
+	/* A run that ended changes no more. */
+	a->final =
+		strcmp(j.state, "done") == 0 || strcmp(j.state, "failed") == 0;
+	snprintf(a->etag, sizeof a->etag, "\"job-%lld-%s\"", j.id,
+		 j.updated ? j.updated : "");
+out:
+	view_release(&d);
+	free(a->text);
+	a->text = NULL;
+}
+
+static void
+ask_free(struct ask *a)
+{
+	web_heavy_end(a->w);
+	buf_release(&a->out);
+	free(a->title);
+	free(a->text);
+	free(a);
+}
+
+static void
+page_made(void *arg)
+{
+	struct ask *a = arg;
+
+	if (a->status != 200)
+		page_broken(a->req, a->out.data);
+	else if (a->final)
+		page_reply_final(a->req, a->title, &a->out, a->etag);
+	else
+		page_reply(a->req, 200, a->title, &a->out);
+	ask_free(a);
+}
+
 static void
 on_job(const char *text, const struct problem *p, void *arg)
 {
 	struct ask *a = arg;
-	struct http_req *req = a->req;
-	struct view_doc d = {0};
-	struct store_job j;
-	struct buf b;
-	char *title, err[256];
 
 	if (p != NULL || text == NULL) {
-		page_fail(req, p, "run of that number");
-		free(a);
+		page_fail(a->req, p, "run of that number");
+		ask_free(a);
 		return;
 	}
-	if (!view_load(&d, &store_job_view, text, &j, err, sizeof err)) {
-		page_broken(req, err);
-		view_release(&d);
-		free(a);
-		return;
-	}
-	title = xasprintf("Run %lld of %s", j.id, j.key);
-	buf_init(&b);
-	record(&b, &j);
-	if (json_is_object(j.doc))
-		result(&b, a->w, &j);
-	else
-		buf_adds(&b, "<p class=\"muted\">No result yet.</p>\n");
-	job_section(&b, &j);
-	if (strcmp(j.state, "done") == 0 || strcmp(j.state, "failed") == 0) {
-		/* A run that ended changes no more. */
-		char etag[96];
+	a->text = xstrdup(text);
+	worker_run(a->w->writer, make_page, page_made, a);
+}
 
-		snprintf(etag, sizeof etag, "\"job-%lld-%s\"", j.id,
-			 j.updated ? j.updated : "");
-		page_reply_final(req, title, &b, etag);
-	} else {
-		page_reply(req, 200, title, &b);
-	}
-	buf_release(&b);
-	free(title);
-	view_release(&d);
-	free(a);
+static void
+on_twin(const char *text, const struct problem *p, void *arg)
+{
+	struct ask *a = arg;
+
+	web_on_json(text, p, a->req);
+	ask_free(a);
 }
 
 static void
@@ -641,15 +729,14 @@ ask(struct web *w, struct http_req *req, const struct web_call *call, bool twin)
 {
 	struct ask *a;
 
-	if (twin) {
-		store_job(w->d.store, strtoll(call->arg, NULL, 10), web_on_json,
-			  req);
+	if (!web_heavy_begin(w, req))
 		return;
-	}
 	a = xcalloc(1, sizeof *a);
 	a->w = w;
 	a->req = req;
-	store_job(w->d.store, strtoll(call->arg, NULL, 10), on_job, a);
+	buf_init(&a->out);
+	store_job(w->d.store, strtoll(call->arg, NULL, 10),
+		  twin ? on_twin : on_job, a);
 }
 
 const struct page run_page = {"/jobs/:id", "/api/jobs/:id", ask};

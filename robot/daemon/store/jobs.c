@@ -186,16 +186,13 @@ const struct view_type store_job_view =
 	VIEW_TYPE("job", struct store_job, job_fields);
 
 static const struct store_stmt results = {
-	"SELECT json_build_object('series', $1::text, 'commit', "
-	"$2::text, 'results', coalesce(json_agg(doc ORDER BY id), "
-	"'[]')) FROM results WHERE series = $1 AND commit IS NOT "
-	"DISTINCT FROM $2",
-	"ss", store_read_text, false};
+	"SELECT robot_results($1, $2, $3::bigint, $4::int)", "ssli",
+	store_read_text, false, .shared = true};
 
 void
 store_results(struct store *s, const char *series, const char *commit,
-	      store_text_cb cb, void *arg)
+	      long long after, int max_bytes, store_text_cb cb, void *arg)
 {
 	store_call(s, &results, STORE_FN(cb), arg, STORE_TEXT(series),
-		   STORE_TEXT(commit));
+		   STORE_TEXT(commit), STORE_LONG(after), STORE_INT(max_bytes));
 }

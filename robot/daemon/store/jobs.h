@@ -82,8 +82,10 @@ struct store_job {
 	struct store_job_result result; /* of doc */
 };
 extern const struct view_type store_job_view;
-/* {"series", "commit", "results": [the documents]}. */
+/* {"series", "commit", "results": [the documents], "next"}: those after
+ * result id after (0: from the first), as many as fit in max_bytes and
+ * at least one; next is the after of the rest, null when none is left. */
 void store_results(struct store *s, const char *series, const char *commit,
-		   store_text_cb cb, void *arg);
+		   long long after, int max_bytes, store_text_cb cb, void *arg);
 
 #endif
