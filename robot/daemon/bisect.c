@@ -640,9 +640,10 @@ walk_list(struct walk *k, bool vars)
 		argv[n++] = k->c->goods[i];
 	argv[n] = NULL;
 	walk_set_state(k, STEP_LISTING);
-	k->proc = proc_run(k->b->base, argv, k->b->set->tree_fetch_timeout,
-			   vars ? 4096 : BISECT_LIST_MAX,
-			   vars ? walk_on_vars : walk_on_listed, k);
+	k->proc =
+		proc_run(k->b->base, argv, NULL, k->b->set->tree_fetch_timeout,
+			 vars ? 4096 : BISECT_LIST_MAX,
+			 vars ? walk_on_vars : walk_on_listed, k);
 	free(argv);
 	free(mirror);
 }

@@ -127,7 +127,7 @@ power_start(struct drain_worker *w, void *work)
 	log_warnx("power: box %s went silent in the middle of a run of %s "
 		  "(its lease expired): running power_cycle",
 		  pw->box, pw->series);
-	pw->proc = proc_run(drain_base(w), argv, POWER_TIMEOUT, 4096,
+	pw->proc = proc_run(drain_base(w), argv, NULL, POWER_TIMEOUT, 4096,
 			    power_on_exit, pw);
 }
 

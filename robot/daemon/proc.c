@@ -175,8 +175,8 @@ proc_drive(struct proc *p)
 }
 
 struct proc *
-proc_run(struct event_base *base, char *const argv[], int timeout,
-	 size_t max_out, proc_cb cb, void *arg)
+proc_run(struct event_base *base, char *const argv[], char *const env[],
+	 int timeout, size_t max_out, proc_cb cb, void *arg)
 {
 	struct proc *p = xcalloc(1, sizeof *p);
 	struct timeval tv = {timeout, 0}, now = {0, 0};
@@ -226,6 +226,8 @@ proc_run(struct event_base *base, char *const argv[], int timeout,
 		 * for: never ext:: or fd::, which run commands. */
 		setenv("GIT_ALLOW_PROTOCOL", "file:git:http:https:ssh", 1);
 		setenv("LC_ALL", "C", 1);
+		for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+			putenv(env[i]);
 		execvp(argv[0], argv);
 		_exit(127);
 	}

@@ -23,12 +23,16 @@ typedef void (*proc_cb)(int status, const char *out, size_t outlen,
 
 /*
  * Runs argv (argv[0] looked up in PATH) with stdin from /dev/null, at
- * most timeout seconds, keeping at most max_out bytes of stdout.  cb runs
- * once, from the loop, after the child is reaped; never from inside
- * proc_run().  The proc frees itself after cb.
+ * most timeout seconds, keeping at most max_out bytes of stdout.  env,
+ * when not NULL, is more of the child's environment ("NAME=value", NULL
+ * last): where a secret goes, since a command line is anyone's to read
+ * in /proc and an environment only its owner's.  cb runs once, from the
+ * loop, after the child is reaped; never from inside proc_run().  The
+ * proc frees itself after cb.
  */
-struct proc *proc_run(struct event_base *base, char *const argv[], int timeout,
-		      size_t max_out, proc_cb cb, void *arg);
+struct proc *proc_run(struct event_base *base, char *const argv[],
+		      char *const env[], int timeout, size_t max_out,
+		      proc_cb cb, void *arg);
 /* Kills the child and forgets cb (robotd stopping): cb never runs. */
 void proc_cancel(struct proc *p);
 

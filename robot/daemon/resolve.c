@@ -193,7 +193,7 @@ resolve_drive(struct resolve *r)
 			argv[5] = "--end-of-options";
 			argv[6] = rev;
 			argv[7] = NULL;
-			proc_run(r->base, argv, r->timeout, 4096,
+			proc_run(r->base, argv, NULL, r->timeout, 4096,
 				 resolve_on_git, r);
 			free(rev);
 			return;

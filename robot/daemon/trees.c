@@ -192,7 +192,8 @@ git_short(const struct settings *set)
 }
 
 static void
-fetch_git(struct fetch *f, int timeout, const char *const *args)
+fetch_git_env(struct fetch *f, int timeout, const char *const *args,
+	      char *const *env)
 {
 	char *argv[32];
 	size_t n = 0;
@@ -206,8 +207,101 @@ fetch_git(struct fetch *f, int timeout, const char *const *args)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
 	f->timeout = timeout;
-	f->proc = proc_run(f->t->base, argv, timeout, TREES_MAX_REFS,
+	f->proc = proc_run(f->t->base, argv, env, timeout, TREES_MAX_REFS,
 			   fetch_on_git, f);
+}
+
+static void
+fetch_git(struct fetch *f, int timeout, const char *const *args)
+{
+	fetch_git_env(f, timeout, args, NULL);
+}
+
+/* s, percent-decoded (a URL's user and password are written so). */
+static char *
+percent_decoded(const char *s, size_t len)
+{
+	char *out = xmalloc(len + 1), *o = out;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned int c;
+
+		if (s[i] == '%' && i + 2 < len &&
+		    sscanf(s + i + 1, "%2x", &c) == 1 && c != 0) {
+			*o++ = (char)c;
+			i += 2;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/*
+ * An http(s) URL's user:password@, taken out of it: git gets the URL
+ * without them, and the credentials through its environment, read by a
+ * credential helper that is a shell function (its command line names
+ * the variables, not their values).  A command line is anyone's to read
+ * in /proc for as long as the fetch runs; an environment only robotd's
+ * user's (issue 61).  Without credentials, url as it is and no env.
+ */
+struct git_url {
+	char *url;
+	char *env[6];
+};
+
+static void
+git_url_split(const char *url, struct git_url *g)
+{
+	const char *host, *end, *at = NULL, *colon;
+
+	memset(g, 0, sizeof *g);
+	if (str_has_prefix(url, "https://"))
+		host = url + 8;
+	else if (str_has_prefix(url, "http://"))
+		host = url + 7;
+	else
+		host = NULL;
+	if (host != NULL) {
+		end = host + strcspn(host, "/?#");
+		for (const char *p = host; p < end; p++)
+			if (*p == '@')
+				at = p;
+	}
+	if (at == NULL) {
+		g->url = xstrdup(url);
+		return;
+	}
+	colon = memchr(host, ':', (size_t)(at - host));
+	{
+		char *user = percent_decoded(
+			host, (size_t)((colon ? colon : at) - host));
+		char *pass = colon ? percent_decoded(colon + 1,
+						     (size_t)(at - colon - 1))
+				   : xstrdup("");
+
+		g->url = xasprintf("%.*s%s", (int)(host - url), url, at + 1);
+		g->env[0] = xstrdup("GIT_CONFIG_COUNT=1");
+		g->env[1] = xstrdup("GIT_CONFIG_KEY_0=credential.helper");
+		g->env[2] =
+			xstrdup("GIT_CONFIG_VALUE_0=!f() { test \"$1\" = get "
+				"|| exit 0; "
+				"echo \"username=$ROBOT_GIT_USERNAME\"; "
+				"echo \"password=$ROBOT_GIT_PASSWORD\"; }; f");
+		g->env[3] = xasprintf("ROBOT_GIT_USERNAME=%s", user);
+		g->env[4] = xasprintf("ROBOT_GIT_PASSWORD=%s", pass);
+		free(user);
+		free(pass);
+	}
+}
+
+static void
+git_url_release(struct git_url *g)
+{
+	free(g->url);
+	for (size_t i = 0; g->env[i] != NULL; i++)
+		free(g->env[i]);
 }
 
 /* Whether branch is one of the tree's watched globs. */
@@ -625,26 +719,36 @@ fetch_drive(struct fetch *f)
 		const char *args[] = {"init", "--bare", "-q", f->mirror, NULL};
 
 		/* The state directory too: with --db it may be new. */
+		/* The mirrors are robotd's alone: a tree may be private
+		 * (issue 61: they were 0755 and 0644). */
 		dir = xasprintf("%s/trees", set->state_dir);
 		if ((mkdir(set->state_dir, 0755) == -1 && errno != EEXIST) ||
-		    (mkdir(dir, 0755) == -1 && errno != EEXIST))
+		    (mkdir(dir, 0700) == -1 && errno != EEXIST) ||
+		    chmod(dir, 0700) == -1)
 			log_warn("mkdir %s", dir);
 		free(dir);
 		fetch_git(f, git_short(f->t->set), args);
 		return;
 	}
 	case FETCH_FETCHING: {
-		const char *args[] = {"fetch",
-				      "-q",
-				      "--prune",
-				      "--force",
-				      "--no-tags",
-				      f->c->url,
-				      "+refs/heads/*:refs/heads/*",
-				      "+refs/tags/*:refs/tags/*",
-				      NULL};
+		struct git_url g;
 
-		fetch_git(f, set->tree_fetch_timeout, args);
+		git_url_split(f->c->url, &g);
+		{
+			const char *args[] = {"fetch",
+					      "-q",
+					      "--prune",
+					      "--force",
+					      "--no-tags",
+					      g.url,
+					      "+refs/heads/*:refs/heads/*",
+					      "+refs/tags/*:refs/tags/*",
+					      NULL};
+
+			fetch_git_env(f, set->tree_fetch_timeout, args,
+				      g.env[0] != NULL ? g.env : NULL);
+		}
+		git_url_release(&g);
 		return;
 	}
 	case FETCH_REFS: {
@@ -747,10 +851,16 @@ trees_new(struct drain *d, struct event_base *base, struct store *store,
 {
 	struct trees *t = xcalloc(1, sizeof *t);
 
+	char *dir = xasprintf("%s/trees", set->state_dir);
+
 	t->base = base;
 	t->store = store;
 	t->set = set;
 	t->w = drain_add(d, &trees_ops, t);
+	/* (mirrors made by a robotd before were anyone's to read) */
+	if (chmod(dir, 0700) == -1 && errno != ENOENT)
+		log_warn("chmod %s", dir);
+	free(dir);
 	return t;
 }
 

@@ -10,7 +10,7 @@ ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
 
 robotd_up "tree_fetch_timeout: 3"
-echo "1..7"
+echo "1..8"
 dd_job "$T/dd.yaml"
 
 # 1. A tree that does not exist, and one whose fetch never answers: a
@@ -53,6 +53,29 @@ check $([ -z "$leaks" ] && curl -s "$U/api/trees/secret" | grep -q "https://127.
 	[ "$(sql "SELECT url FROM trees WHERE name = 'secret'")" = "https://robot:s3cretTOKEN@127.0.0.1:$(cat "$T/port")/x.git" ]; echo $?) \
 	"a tree URL's credential is kept for git, and shown nowhere (leaks:$leaks)"
 robot tree remove secret >/dev/null 2>&1
+# ...and reaches git through its environment, never its command line,
+# which anyone may read in /proc while the fetch runs (issue 61): a
+# server that asks for them (git http-backend behind basic
+# authentication) is fetched from, and while it serves, no process's
+# command line holds the password.  The mirrors are robotd's alone.
+git init -q -b main "$T/work"
+echo one >"$T/work/file"
+git -C "$T/work" add file
+git -C "$T/work" commit -q -m one
+mkdir -p "$T/srv"
+git clone -q --bare "$T/work" "$T/srv/repo.git"
+GITSRV_CREDENTIAL="robot:s3cret%TOKEN" /usr/bin/python3 "$SRC/tests/integration/gitsrv.py" "$T/gport" "$T/git.log" "$T/srv" 2>>"$T/gitsrv.err" &
+PIDS="$PIDS $!"
+wait_for 10 test -s "$T/gport"
+robot tree add cred --url "http://robot:s3cret%25TOKEN@127.0.0.1:$(cat "$T/gport")/repo.git" --branch main \
+	--job "$T/dd.yaml" --poll 300 >/dev/null 2>&1
+fetched() { [ "$(sql "SELECT count(*) FROM tree_commits WHERE tree = 'cred'")" -ge 1 ]; }
+wait_for 30 fetched
+r=$?
+check $([ $r = 0 ] && grep -q "^auth /repo.git/" "$T/git.log" && ! grep -q "^leak" "$T/git.log" &&
+	[ "$(stat -c %a "$T/state/trees")" = 700 ]; echo $?) \
+	"a tree URL's credential goes to git in its environment, on no command line; the mirrors are 0700 ($r $(grep -c "^auth" "$T/git.log") $(grep "^leak" "$T/git.log" | head -1) $(stat -c %a "$T/state/trees"))"
+robot tree remove cred >/dev/null 2>&1
 wait_for 40 grep -q "tree hangs: .*next try in 20 s" "$T/d.log"
 check $(grep -q "tree hangs: git fetch: no answer within 3 s; next try in 10 s" "$T/d.log"; echo $?) \
 	"a failing tree is retried with backoff: 10 s, then 20 s"
