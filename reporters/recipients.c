@@ -117,7 +117,12 @@ recipients_of(const struct store_claim *claim, const char *const *fixed)
 	}
 	/* The author of the commit at fault; a range has none. */
 	if (regressed && claim->culprit && claim->tree_info.mail_author) {
-		const char *who = claim->commit.author;
+		/* The address as git read it; the first <...> of the
+		 * author only for a commit fetched before it was kept
+		 * (a name may hold a <...> of its own). */
+		const char *who = claim->commit.email != NULL
+					  ? claim->commit.email
+					  : claim->commit.author;
 		char *a = mail_address_of(who != NULL ? who : "");
 
 		if (a != NULL)

@@ -14,8 +14,9 @@
  *   STORING   --(recorded; the new heads come back)------> QUEUEING
  *   QUEUEING  --(each new head's jobs submitted)---------> ended
  *   any git step --(failed, or killed at its deadline)---> FAILING
+ *   STORING   --(the database refused it)----------------> FAILING
  *   FAILING   --(the error stored for robot tree list)---> ended
- *   STORING, FAILING --(the database failed)-------------> ended (the
+ *   FAILING   --(the database failed)--------------------> ended (the
  *                                         claim runs out; taken again)
  *
  * A fetch that ended makes the engine claim the next tree due.  Every
@@ -435,7 +436,10 @@ fetch_ask_log(struct fetch *f)
 		f->base_sha && !known ? xasprintf("%s^@", f->base_sha) : NULL;
 
 	args[n++] = "log";
-	args[n++] = "--format=%H%x09%P%x09%an <%ae>%x09%aI%x09%s";
+	/* (NUL after each commit, a unit separator between its fields:
+	 * neither is in a name git can read) */
+	args[n++] = "-z";
+	args[n++] = "--format=%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%cI%x1f%s";
 	args[n++] = max;
 	for (size_t i = 0; i < f->nheads; i++)
 		if (f->heads[i].old == NULL ||
@@ -467,58 +471,106 @@ fetch_ask_log(struct fetch *f)
 	free(base_parents);
 }
 
-static void
-fetch_read_log(struct fetch *f, const char *out)
+/* Whether s is a date as git's %aI writes it (2026-12-07T20:00:37+00:00):
+ * of a commit whose author line git cannot read, %aI is "%aI". */
+static bool
+iso_date_ok(const char *s)
 {
-	char *copy = xstrdup(out), *save = NULL;
-	size_t fixed = 0;
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+
+	for (size_t i = 0; shape[i] != '\0'; i++)
+		if (shape[i] == 'd' ? !isdigit((unsigned char)s[i])
+				    : s[i] != shape[i])
+			return false;
+	return true;
+}
+
+/*
+ * The commits git log wrote: sha, parents, author's name and address,
+ * author's and committer's dates, subject.  One commit git cannot read
+ * whole (its author line holds a CR, LF or NUL, or no date) is kept as
+ * far as it can be: its author said to be unreadable, its committer's
+ * date (or none) for its date; it never fails the tree's fetch (issue
+ * 61: it did, every 11 minutes, with no error said).  A record that is
+ * not a commit's is skipped.
+ */
+static void
+fetch_read_log(struct fetch *f, const char *out, size_t len)
+{
+	const char *rec = out, *end = out + len;
+	size_t fixed = 0, odd = 0;
 
 	f->commits = json_array();
-	for (char *line = strtok_r(copy, "\n", &save); line != NULL;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *fl[5], *p = line;
-		json_t *parents = json_array();
+	for (; rec < end; rec += strlen(rec) + 1) {
+		char *copy = xstrdup(rec + (*rec == '\n')), *fl[7], *p = copy;
+		json_t *parents = json_array(), *c;
+		const char *date;
 
-		for (int i = 0; i < 4; i++)
-			fl[i] = strsep(&p, "\t");
-		fl[4] = p;
-		if (fl[3] == NULL || fl[4] == NULL) {
+		for (int i = 0; i < 6; i++)
+			fl[i] = strsep(&p, "\x1f");
+		fl[6] = p;
+		if (fl[6] == NULL || strlen(fl[0]) != 40) {
 			json_decref(parents);
+			free(copy);
 			continue;
 		}
 		for (char *q = fl[1], *par; (par = strsep(&q, " ")) != NULL;)
 			if (*par != '\0')
 				json_array_append_new(parents,
 						      json_string(par));
+		date = iso_date_ok(fl[4])   ? fl[4]
+		       : iso_date_ok(fl[5]) ? fl[5]
+					    : NULL;
+		if ((date != fl[4] || (*fl[2] == '\0' && *fl[3] == '\0')) &&
+		    odd++ == 0)
+			log_warnx("tree %s: commit %.12s: git cannot read its "
+				  "author line: kept without it",
+				  f->c->name, fl[0]);
 		/* A subject or author that is not UTF-8 (git keeps the
 		 * bytes it was given) is kept with U+FFFD, not dropped
 		 * with its commit. */
 		{
-			char *author = str_utf8_fix(fl[2], strlen(fl[2]));
-			char *subject = str_utf8_fix(fl[4], strlen(fl[4]));
+			char *who =
+				*fl[2] == '\0' && *fl[3] == '\0'
+					? xstrdup("(an author git cannot "
+						  "read)")
+					: xasprintf("%s <%s>", fl[2], fl[3]);
+			char *author = str_utf8_fix(who, strlen(who));
+			char *email = str_utf8_fix(fl[3], strlen(fl[3]));
+			char *subject = str_utf8_fix(fl[6], strlen(fl[6]));
 
-			if (strcmp(author, fl[2]) != 0 ||
-			    strcmp(subject, fl[4]) != 0) {
+			if (strcmp(author, who) != 0 ||
+			    strcmp(subject, fl[6]) != 0) {
 				if (fixed++ == 0)
 					log_warnx("tree %s: commit %.12s: its "
 						  "subject or author is not "
 						  "UTF-8: kept with U+FFFD",
 						  f->c->name, fl[0]);
 			}
-			json_array_append_new(
-				f->commits,
-				json_pack("{s:s, s:o, s:s, s:s, s:s}", "sha",
-					  fl[0], "parents", parents, "author",
-					  author, "date", fl[3], "subject",
-					  subject));
+			c = json_pack("{s:s, s:o, s:s, s:s}", "sha", fl[0],
+				      "parents", parents, "author", author,
+				      "subject", subject);
+			json_object_set_new(c, "email",
+					    *email ? json_string(email)
+						   : json_null());
+			json_object_set_new(c, "date",
+					    date ? json_string(date)
+						 : json_null());
+			json_array_append_new(f->commits, c);
+			free(who);
 			free(author);
+			free(email);
 			free(subject);
 		}
+		free(copy);
 	}
 	if (fixed > 1)
 		log_warnx("tree %s: %zu commits in all not UTF-8", f->c->name,
 			  fixed);
-	free(copy);
+	if (odd > 1)
+		log_warnx("tree %s: %zu commits in all with an author line git "
+			  "cannot read",
+			  f->c->name, odd);
 }
 
 static void
@@ -566,7 +618,7 @@ fetch_on_git(int status, const char *out, size_t len, const char *err,
 	case FETCH_LOG:
 		if (status != 0)
 			return fetch_fail(f, "git log", status, err);
-		fetch_read_log(f, out);
+		fetch_read_log(f, out, len);
 		fetch_set_state(f, FETCH_STORING);
 		break;
 	default:
@@ -644,9 +696,16 @@ fetch_on_stored(struct store_tree_fetched *fr, const struct problem *p,
 {
 	struct fetch *f = arg;
 
-	if (p != NULL || fr == NULL) {
-		if (p != NULL)
-			log_warnx("tree %s: %s", f->c->name, p->message);
+	if (p != NULL) {
+		/* Said in the tree's fetch_error and tried again with
+		 * backoff, as a failed git step is. */
+		f->error =
+			xasprintf("storing what git fetched: %s", p->message);
+		fetch_set_state(f, FETCH_FAILING);
+		fetch_drive(f);
+		return;
+	}
+	if (fr == NULL) { /* the tree was removed meanwhile */
 		fetch_end(f);
 		return;
 	}

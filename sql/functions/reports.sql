@@ -48,11 +48,13 @@ END $$;
 CREATE TRIGGER regressions_found AFTER INSERT ON regressions
 	FOR EACH STATEMENT EXECUTE FUNCTION robot_regression_found();
 
--- A commit as a report shows it: sha, subject, author, date.
+-- A commit as a report shows it: sha, subject, author, date, and the
+-- author's address as git read it (null for a commit fetched before it
+-- was kept).
 CREATE FUNCTION robot_commit_info(p_tree text, p_sha text) RETURNS json
 LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('sha', p_sha, 'subject', c.subject,
-		'author', c.author, 'date', c.date)
+		'author', c.author, 'date', c.date, 'email', c.email)
 	FROM (SELECT 1) one LEFT JOIN tree_commits c
 		ON c.tree = p_tree AND c.sha = p_sha
 $$;
@@ -85,8 +87,9 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- The commits of the range (p_base, p_head] of a tree, newest first, as
--- far as robotd fetched them (at most 1000).
-CREATE FUNCTION robot_range_commits(p_tree text, p_base text, p_head text)
+-- far as robotd fetched them (at most p_limit; NULL: every one).
+CREATE FUNCTION robot_range_commits(p_tree text, p_base text, p_head text,
+	p_limit int DEFAULT 1000)
 RETURNS TABLE (sha text, date timestamptz) LANGUAGE sql STABLE AS $$
 	WITH RECURSIVE r(sha) AS (
 		SELECT p_head WHERE p_head <> p_base
@@ -95,7 +98,8 @@ RETURNS TABLE (sha text, date timestamptz) LANGUAGE sql STABLE AS $$
 			AND c.sha = r.sha, unnest(c.parents) x
 		WHERE x <> p_base)
 	SELECT r.sha, c.date FROM r JOIN tree_commits c ON c.tree = p_tree
-		AND c.sha = r.sha ORDER BY c.date DESC, r.sha LIMIT 1000
+		AND c.sha = r.sha ORDER BY c.date DESC NULLS LAST, r.sha
+		LIMIT p_limit
 $$;
 
 -- The newest bisection of a regression's series and ends.
@@ -195,7 +199,7 @@ BEGIN
 		SELECT json_build_object('base', robot_commit_info(p_tree,
 			r.base), 'head', robot_commit_info(p_tree, r.commit),
 			'count', (SELECT count(*) FROM robot_range_commits(
-				p_tree, r.base, r.commit)),
+				p_tree, r.base, r.commit, NULL)),
 			'commits', (SELECT coalesce(json_agg(robot_commit_info(
 				p_tree, c.sha) ORDER BY c.date DESC, c.sha), '[]')
 				FROM (SELECT * FROM robot_range_commits(p_tree,

@@ -53,8 +53,8 @@ RETURNS json LANGUAGE sql AS $$
 			round(extract(epoch FROM next_fetch - now())))
 $$;
 
--- A fetch that went well: p_commits ([{sha, parents, author, date,
--- subject}]) recorded, the heads ([{branch, sha, base, forced}]) kept; a
+-- A fetch that went well: p_commits ([{sha, parents, author, email,
+-- date, subject}]) recorded, the heads ([{branch, sha, base, forced}]) kept; a
 -- head that moved by a force-push has its old head's queued runs (and
 -- the base's in its rounds) cancelled and its pairs ended.  Returns what to test: the tree's jobs,
 -- groups and runs, and its new heads, newest first.
@@ -71,10 +71,11 @@ BEGIN
 	IF NOT FOUND THEN
 		RETURN NULL; -- removed meanwhile
 	END IF;
-	INSERT INTO tree_commits (tree, sha, parents, author, date, subject)
-	SELECT p_name, c.sha, c.parents, c.author, c.date, c.subject
+	INSERT INTO tree_commits (tree, sha, parents, author, email, date,
+		subject)
+	SELECT p_name, c.sha, c.parents, c.author, c.email, c.date, c.subject
 	FROM json_to_recordset(p_commits) AS c(sha text, parents text[],
-		author text, date timestamptz, subject text)
+		author text, email text, date timestamptz, subject text)
 	ON CONFLICT DO NOTHING;
 	FOR h IN SELECT * FROM json_to_recordset(p_heads) AS x(branch text,
 		sha text, base text, forced boolean) LOOP

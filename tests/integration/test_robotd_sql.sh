@@ -49,7 +49,7 @@ pair() {
 		VALUES ('$1', '$2', '$3', '$4', 1) RETURNING id"
 }
 
-echo "1..12"
+echo "1..13"
 
 # 1. The last run of each side ends at once, on two boxes: each
 # transaction's check sees the other's run still leased.  The pair must
@@ -257,4 +257,21 @@ got=$(q "SELECT json_array_length(x->'commits') || ' of ' || (x->>'commits_total
 	|| ', runs ' || (x->'runs'->>'done') || ' done ' || (x->'runs'->>'cancelled') || ' cancelled'
 	FROM robot_submission($S12) x")
 check $([ "$got" = "200 of 205, pairs 0, runs 204 done 1 cancelled" ]; echo $?) "a submission's page lists 200 of its commits, and says how many ($got)"
+
+# 13. A range report of 1,500 commits says 1,500, not the listing's cap
+# of 1,000 (issue 61: "(1000 commits)" for a range of 10,000), and lists
+# 20 of them.
+q "INSERT INTO trees (name, url, branches, base_ref, jobs, tbox_groups, runs, max_runs, poll)
+	VALUES ('t13', '/nowhere', '{master}', 'v1', '[]', '{lab}', 3, 10, 60)" >/dev/null
+q "INSERT INTO tree_commits (tree, sha, parents, author, date, subject)
+	SELECT 't13', 'r' || i, ARRAY['r' || (i - 1)], 'A <a@x.org>',
+	'2026-01-01'::timestamptz + make_interval(mins => i), 'commit ' || i
+	FROM generate_series(1, 1500) i" >/dev/null
+P13=$(pair s13/lab r0 r1500 final)
+R13=$(q "INSERT INTO regressions (kind, tree, commit, base, series, kpi, change_pct,
+	p_value, runs, pair, last_head) VALUES ('regression', 't13', 'r1500', 'r0', 's13/lab',
+	'k', -10, 0.001, 3, $P13, 'r1500') RETURNING id")
+got=$(q "SELECT (x->'range'->>'count') || ' ' || json_array_length(x->'range'->'commits')
+	FROM robot_report_claim('t13', NULL, ARRAY[$R13]::bigint[], ARRAY[]::bigint[], ARRAY[]::bigint[], NULL) x")
+check $([ "$got" = "1500 20" ]; echo $?) "a range report counts every commit of its range, not the listing's 1,000 ($got)"
 exit $((failed > 0))

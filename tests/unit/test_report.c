@@ -588,6 +588,21 @@ test_recipients(void)
 	CHECK_INT(json_array_size(out.outbox), 5);
 	report_out_release(&out);
 
+	/* The author's address as git read it (%ae), never a <...> that
+	 * sits in the name (issue 61). */
+	json_object_set_new(
+		json_object_get(c, "commit"), "author",
+		json_string("Dev <dev@example.org> <boss@example.org>"));
+	json_object_set_new(json_object_get(c, "commit"), "email",
+			    json_string("dev@example.org"));
+	CHECK(render(c, &cfg, &out));
+	CHECK(has(out.outbox, "mail", "dev@example.org"));
+	CHECK(!has(out.outbox, "mail", "boss@example.org"));
+	report_out_release(&out);
+	json_object_del(json_object_get(c, "commit"), "email");
+	json_object_set_new(json_object_get(c, "commit"), "author",
+			    json_string("A Developer <dev@example.org>"));
+
 	/* Improvements go only to those who ask for them: not to mail_to,
 	 * not to the author. */
 	{

@@ -289,6 +289,7 @@ static const struct view_field commit_info_fields[] = {
 	VIEW_F(store_commit_info, "subject", VIEW_STR, subject),
 	VIEW_F(store_commit_info, "author", VIEW_STR, author),
 	VIEW_F(store_commit_info, "date", VIEW_STR, date),
+	VIEW_FO(store_commit_info, "email", VIEW_STR, email),
 };
 const struct view_type store_commit_info_view =
 	VIEW_TYPE("commit", struct store_commit_info, commit_info_fields);
@@ -312,6 +313,7 @@ static const struct view_field claim_commit_fields[] = {
 	VIEW_FO(store_commit_info, "subject", VIEW_STR, subject),
 	VIEW_FO(store_commit_info, "author", VIEW_STR, author),
 	VIEW_FO(store_commit_info, "date", VIEW_STR, date),
+	VIEW_FO(store_commit_info, "email", VIEW_STR, email),
 };
 static const struct view_type claim_commit =
 	VIEW_TYPE("commit", struct store_commit_info, claim_commit_fields);

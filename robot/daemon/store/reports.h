@@ -15,6 +15,7 @@
  * the tree has not fetched it. */
 struct store_commit_info {
 	const char *sha, *subject, *author, *date;
+	const char *email; /* the author's, as git read it; NULL before */
 };
 extern const struct view_type store_commit_info_view;
 
