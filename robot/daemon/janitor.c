@@ -36,7 +36,8 @@ janitor_on_swept(const struct store_sweep *sw, const struct problem *p,
 		log_info("%lld lease%s expired: back to the queue", n,
 			 n == 1 ? "" : "s");
 	if (o > 0)
-		log_info("%lld round%s left by a box not seen for a minute: "
+		log_info("%lld round%s left by a box that asked for no work "
+			 "for a minute: "
 			 "measured again elsewhere",
 			 o, o == 1 ? "" : "s");
 	for (size_t i = 0; sw != NULL && i < sw->nmended; i++)

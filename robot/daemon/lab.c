@@ -589,7 +589,8 @@ lab_heartbeat(struct lab *lab, long long lease, const char *box, lab_cb cb,
 	      void *arg)
 {
 	store_heartbeat(lab->store, lease, box, lab->set->lease_seconds,
-			lab_on_value, lab_call_new(lab, "deadline", cb, arg));
+			lab->set->lease_max_life, lab_on_value,
+			lab_call_new(lab, "deadline", cb, arg));
 }
 
 /*

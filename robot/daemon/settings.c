@@ -42,6 +42,8 @@ static const struct setting table[] = {
 	{"db_pool", SETTING_INT, "8", 1, 64, false, AT(db_pool)},
 	{"lease_seconds", SETTING_INT, "120", 2, 86400, true,
 	 AT(lease_seconds)},
+	{"lease_max_life", SETTING_INT, "21600", 60, 604800, true,
+	 AT(lease_max_life)},
 	{"max_attempts", SETTING_INT, "3", 1, 100, true, AT(max_attempts)},
 	{"broken_after", SETTING_INT, "3", 1, 1000, true, AT(broken_after)},
 	{"max_jobs", SETTING_INT, "1000", 1, 100000, true, AT(max_jobs)},

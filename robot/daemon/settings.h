@@ -10,6 +10,7 @@
  *   db: "host=... dbname=..."   # an existing PostgreSQL instead
  *   db_pool: 8               # connections for queries (+1 for LISTEN)
  *   lease_seconds: 120       # a lease lives this long without heartbeats
+ *   lease_max_life: 21600    # and this long at most, heartbeats or not
  *   max_attempts: 3          # leases of a job before it fails
  *   broken_after: 3          # failed jobs in a row that break a box
  *   max_jobs: 1000           # atomic jobs per submitted file
@@ -71,6 +72,7 @@ struct settings {
 	char *db; /* NULL: the embedded database */
 	int db_pool;
 	int lease_seconds;
+	int lease_max_life; /* seconds a lease may live, heartbeats or not */
 	int max_attempts;
 	int broken_after;
 	int max_jobs;

@@ -104,11 +104,17 @@ BEGIN
 		AND box IS NOT NULL;
 END $$;
 
--- Rounds pinned to a box that has not been seen for a minute (it died
--- between two runs of a round, holding no lease): measured again
--- elsewhere.  A run pinned outside a round (a reference run,
--- robot_reference_due()) is of no use elsewhere: cancelled.  Returns how
--- many rounds.
+-- Rounds pinned to a box that holds no lease and has asked for nothing
+-- for a minute (it died between two runs of a round, or it keeps
+-- registering without asking for work): measured again elsewhere.  A
+-- run pinned outside a round (a reference run, robot_reference_due())
+-- is of no use elsewhere: cancelled.  Returns how many rounds.
+CREATE FUNCTION robot_box_idle(b boxes) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+	SELECT coalesce(b.last_asked, b.last_seen) < now() - interval '60 seconds'
+		AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.box = b.name
+			AND l.state = 'active')
+$$;
 CREATE FUNCTION robot_rounds_orphaned() RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -116,15 +122,13 @@ DECLARE
 	n int := 0;
 BEGIN
 	UPDATE jobs j SET state = 'cancelled', updated = now(),
-		error = format('%s was not seen for a minute', j.box)
+		error = format('%s asked for no work for a minute', j.box)
 		FROM boxes b WHERE b.name = j.box AND j.state = 'queued'
-		AND j.round IS NULL
-		AND b.last_seen < now() - interval '60 seconds';
+		AND j.round IS NULL AND robot_box_idle(b);
 	FOR r IN SELECT DISTINCT j.round FROM jobs j JOIN boxes b
 		ON b.name = j.box
 		WHERE j.state = 'queued' AND j.box IS NOT NULL
-		AND j.round IS NOT NULL
-		AND b.last_seen < now() - interval '60 seconds' LOOP
+		AND j.round IS NOT NULL AND robot_box_idle(b) LOOP
 		PERFORM robot_round_again(r, true);
 		n := n + 1;
 	END LOOP;

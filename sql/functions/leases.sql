@@ -55,7 +55,8 @@ BEGIN
 			FOR UPDATE SKIP LOCKED;
 	END IF;
 	IF j.id IS NULL THEN
-		UPDATE boxes SET last_seen = now() WHERE name = p_box;
+		UPDATE boxes SET last_seen = now(), last_asked = now()
+			WHERE name = p_box;
 		RETURN QUERY SELECT NULL::bigint, NULL::timestamptz,
 			NULL::bigint, NULL::text, NULL::text, NULL::text,
 			NULL::json, NULL::int, NULL::int, NULL::int,
@@ -71,7 +72,8 @@ BEGIN
 	INSERT INTO leases (job, box, deadline)
 		VALUES (j.id, p_box, now() + make_interval(secs => p_seconds))
 		RETURNING * INTO l;
-	UPDATE boxes SET state = 'busy', last_seen = now() WHERE name = p_box;
+	UPDATE boxes SET state = 'busy', last_seen = now(), last_asked = now()
+		WHERE name = p_box;
 	RETURN QUERY SELECT l.id, l.deadline, j.id, j.key, j.commit, j.tree,
 		j.job, j.run, j.runs, j.attempts + 1, j.tbox_group;
 END $$;
@@ -119,18 +121,30 @@ BEGIN
 	RETURN l;
 END $$;
 
-CREATE FUNCTION robot_heartbeat(p_lease bigint, p_box text, p_seconds int)
+-- A heartbeat: the lease's deadline p_seconds off, but never past
+-- p_max_life seconds after the lease was made (NULL: no bound), so that
+-- no box holds a run, and the pair waiting for it, for ever.
+CREATE FUNCTION robot_heartbeat(p_lease bigint, p_box text, p_seconds int,
+	p_max_life int DEFAULT NULL)
 RETURNS timestamptz LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
 	l leases;
+	last timestamptz;
 BEGIN
 	l := robot_own_lease(p_lease, p_box);
 	IF l.state <> 'active' OR l.deadline < now() THEN
 		RAISE EXCEPTION 'lease % has expired', p_lease
 			USING ERRCODE = 'RB409';
 	END IF;
-	UPDATE leases SET deadline = now() + make_interval(secs => p_seconds)
+	last := l.created + make_interval(secs => coalesce(p_max_life,
+		2147483647));
+	IF last <= now() THEN
+		RAISE EXCEPTION 'lease % has lived % s, this robotd''s lease_max_life: the job goes back to the queue',
+			p_lease, p_max_life USING ERRCODE = 'RB409';
+	END IF;
+	UPDATE leases SET deadline = least(now() + make_interval(secs =>
+		p_seconds), last)
 		WHERE id = p_lease RETURNING deadline INTO l.deadline;
 	UPDATE boxes SET last_seen = now() WHERE name = p_box;
 	RETURN l.deadline;

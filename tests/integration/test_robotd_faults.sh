@@ -15,7 +15,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 SUB=$(token submit alice)
-echo "1..10"
+echo "1..12"
 
 echo '{"tbox_group": "lab", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts"
 for b in b1 b2 b3; do
@@ -190,5 +190,46 @@ mixed=$(sql "SELECT count(*) FROM (SELECT round FROM jobs WHERE tbox_group = 'la
 whole=$(sql "SELECT count(*) FROM jobs WHERE tbox_group = 'lab4' AND round IS NOT NULL AND state = 'done'")
 check $([ "$s" = 201 ] && [ "$s1" = 200 ] && [ "$held" = 1 ] && [ "$mixed" = 0 ] && [ "$whole" -ge 3 ]; echo $?) \
 	"a box that asks again holds one lease, and its round stays on one box ($s $s1; active: $held; mixed: $mixed; done in the round: $whole)"
+
+# 11. No heartbeat keeps a lease past lease_max_life (6 h) after it was
+# made (issue 61: a box heartbeating one lease with no bound held its
+# pair for ever): its deadline stops there, then it is refused.
+api POST "$U/api/boxes/y1/lease?wait=0" "$TOK_y1" >/dev/null
+api POST "$U/api/jobs?tbox_group=lab4&repeat=1&commit=$(sha q7)" "$SUB" "$T/dd.yaml" >/dev/null
+s0=$(api POST "$U/api/boxes/y1/lease?wait=0" "$TOK_y1")
+LL=$(py "print(j['lease'])" 2>/dev/null)
+sql "UPDATE leases SET created = now() - interval '21590 seconds' WHERE id = ${LL:-0}" >/dev/null
+s1=$(api POST "$U/api/leases/${LL:-0}/heartbeat" "$TOK_y1")
+left=$(sql "SELECT round(extract(epoch FROM deadline - now())) FROM leases WHERE id = ${LL:-0}")
+sql "UPDATE leases SET created = now() - interval '21601 seconds' WHERE id = ${LL:-0}" >/dev/null
+s2=$(api POST "$U/api/leases/${LL:-0}/heartbeat" "$TOK_y1")
+check $([ "$s0" = 200 ] && [ "$s1" = 200 ] && [ "${left:-99}" -le 10 ] && [ "$s2" = 409 ] &&
+	grep -q "lease_max_life" "$T/body"; echo $?) \
+	"a heartbeat moves no deadline past lease_max_life, and is refused after it ($s0 $s1 $left s left, $s2)"
+
+# 12. A round pinned to a box that asks for no work goes on elsewhere
+# after a minute, however often the box registers (issue 61: registering
+# every 20 s kept the round on the box for ever).
+echo '{"tbox_group": "lab5", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts5"
+TOK_z1=$(token box z1)
+TOK_z2=$(token box z2)
+api POST "$U/api/boxes/z1/register" "$TOK_z1" "$T/facts5" >/dev/null
+api POST "$U/api/boxes/z2/register" "$TOK_z2" "$T/facts5" >/dev/null
+api POST "$U/api/jobs?tbox_group=lab5&repeat=1&commit=$(sha p1)&commit=$(sha p2)" "$SUB" "$T/dd.yaml" >/dev/null
+api POST "$U/api/boxes/z1/lease?wait=0" "$TOK_z1" >/dev/null
+py "json.dump({'version': 1, 'key': j['key'], 'tbox_group': 'lab5', 'box': 'z1', 'commit': j['commit'],
+	'status': 'ok', 'error': None, 'job': j['job']['job'], 'stats': {'dd.write_bytes_per_sec': 1e8}},
+	open('$T/doc.z1', 'w')); print(j['lease'])" >"$T/lease.z1" 2>/dev/null
+u=$(api POST "$U/api/leases/$(cat "$T/lease.z1")/result" "$TOK_z1" "$T/doc.z1")
+# A minute passes; z1 registers, again and again, and asks for nothing.
+sql "UPDATE boxes SET last_seen = now() - interval '90 seconds', last_asked = now() - interval '90 seconds' WHERE name = 'z1'" >/dev/null
+api POST "$U/api/boxes/z1/register" "$TOK_z1" "$T/facts5" >/dev/null
+# (robotd's janitor looks once a second)
+z2_takes() { api POST "$U/api/boxes/z1/register" "$TOK_z1" "$T/facts5" >/dev/null
+	[ "$(api POST "$U/api/boxes/z2/lease?wait=0" "$TOK_z2")" = 200 ]; }
+wait_for 15 z2_takes
+r=$?
+check $([ "$u" = 200 ] && [ $r = 0 ] && py "assert j['commit'] in ('$(sha p1)', '$(sha p2)')"; echo $?) \
+	"a round pinned to a box that registers but asks for nothing goes on elsewhere ($u $r)"
 
 sanitizer_clean

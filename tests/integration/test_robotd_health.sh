@@ -102,12 +102,12 @@ check $([ "$(sql "SELECT count(*) FROM jobs WHERE box = 'r2'")" = 0 ]; echo $?) 
 # no longer.
 # (On a busy machine the checks above may outlast the minute: the run
 # was queued, and is cancelled already.)
-wait_for 30 sql_is 1 "SELECT count(*) FROM jobs WHERE box = 'r3' AND (state = 'queued' OR error = 'r3 was not seen for a minute')"
+wait_for 30 sql_is 1 "SELECT count(*) FROM jobs WHERE box = 'r3' AND (state = 'queued' OR error = 'r3 asked for no work for a minute')"
 queued=$?
 api POST "$U/api/jobs?tbox_group=g3&repeat=1&max_runs=1&commit=$B3&commit=$H3" "$SUB" "$T/dd.yaml" >/dev/null
 SIMBOX_GROUP=g3 simbox r4 "$H3=-10" --noise=1 --seed=24
 gone() { [ "$(sql "SELECT count(*) FROM jobs WHERE box = 'r3' AND state = 'cancelled'
-	AND error = 'r3 was not seen for a minute'")" = 1 ]; }
+	AND error = 'r3 asked for no work for a minute'")" = 1 ]; }
 wait_for 120 gone
 rc=$?
 check $([ $queued = 0 ] && [ $rc = 0 ] && [ "$(refs r3)" = 1 ] &&

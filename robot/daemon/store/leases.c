@@ -64,15 +64,15 @@ store_release(struct store *s, long long lease, store_text_cb cb, void *arg)
 }
 
 static const struct store_stmt heartbeat = {
-	"SELECT robot_heartbeat($1::bigint, $2, $3::int)", "lsi",
+	"SELECT robot_heartbeat($1::bigint, $2, $3::int, $4::int)", "lsii",
 	store_read_text, false};
 
 void
 store_heartbeat(struct store *s, long long lease, const char *box, int seconds,
-		store_text_cb cb, void *arg)
+		int max_life, store_text_cb cb, void *arg)
 {
 	store_call(s, &heartbeat, STORE_FN(cb), arg, STORE_LONG(lease),
-		   STORE_TEXT(box), STORE_INT(seconds));
+		   STORE_TEXT(box), STORE_INT(seconds), STORE_INT(max_life));
 }
 
 static const struct store_stmt upload = {

@@ -25,9 +25,10 @@ void store_claim(struct store *s, const char *box, int seconds,
 /* A lease nobody got: the job goes back uncounted.  cb may be NULL. */
 void store_release(struct store *s, long long lease, store_text_cb cb,
 		   void *arg);
-/* The lease's new deadline. */
+/* The lease's new deadline: seconds off, but never past max_life
+ * seconds after it was made (409 once it is). */
 void store_heartbeat(struct store *s, long long lease, const char *box,
-		     int seconds, store_text_cb cb, void *arg);
+		     int seconds, int max_life, store_text_cb cb, void *arg);
 
 struct store_upload {
 	long long lease;
@@ -48,7 +49,8 @@ void store_upload(struct store *s, const struct store_upload *u,
 		  store_text_cb cb, void *arg);
 /* The janitor's sweep: deadlines further off than lease_seconds (a
  * clock stepped back) brought back to it, leases past their deadline
- * back to the queue, the rounds pinned to a box not seen for a minute
+ * back to the queue, the rounds pinned to a box idle for a minute (no
+ * lease, no work asked for)
  * measured again, and pairs left waiting for runs that have all ended
  * made ready. */
 struct store_sweep {
