@@ -101,6 +101,7 @@ findings_regression_set(struct web *w, struct http_req *req,
 	}
 	log_info("%s sets regression %s to %s", call->name, call->arg, state);
 	store_regression_set(w->d.store, strtoll(call->arg, NULL, 10), state,
+			     call->name, strcmp(call->kind, "admin") == 0,
 			     web_on_json, req);
 	json_decref(j);
 }

@@ -826,3 +826,40 @@ BEGIN
 	RETURN json_build_object('new', n_new, 'moved', n_moved,
 		'updated', n_updated, 'dropped', n_dropped);
 END $$;
+
+-- A person sets regression p_id's state (POST /api/regressions/:id):
+-- an admin (p_admin), or the submitter of the runs it was found in (the
+-- first of its series at its commit); a tree's findings are the
+-- admins' (issue 61: any submit token could set any regression
+-- invalid, which kept it from being mailed).  The record, or NULL when
+-- there is no such regression.
+CREATE FUNCTION robot_regression_set(p_id bigint, p_state text, p_by text,
+	p_admin boolean) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	r regressions;
+	owner text;
+BEGIN
+	SELECT * INTO r FROM regressions WHERE id = p_id FOR UPDATE;
+	IF NOT FOUND THEN
+		RETURN NULL;
+	END IF;
+	IF NOT p_admin THEN
+		SELECT s.submitter INTO owner FROM jobs j
+			JOIN submissions s ON s.id = j.submission
+			WHERE j.series = r.series AND j.commit = r.commit
+			ORDER BY j.id LIMIT 1;
+		IF r.tree IS NOT NULL THEN
+			RAISE EXCEPTION 'regression % was found in tree %: only an admin may set its state',
+				p_id, r.tree USING ERRCODE = 'RB403';
+		ELSIF owner IS DISTINCT FROM p_by THEN
+			RAISE EXCEPTION 'regression % was found in %''s runs: only % or an admin may set its state',
+				p_id, coalesce(owner, 'nobody'),
+				coalesce(owner, 'nobody') USING ERRCODE = 'RB403';
+		END IF;
+	END IF;
+	UPDATE regressions SET state = p_state, updated = now()
+		WHERE id = p_id RETURNING * INTO r;
+	RETURN json_build_object('id', r.id, 'state', r.state, 'updated',
+		r.updated);
+END $$;

@@ -773,15 +773,13 @@ store_regressions(struct store *s, const struct store_regressions_filter *f,
 }
 
 static const struct store_stmt regression_set = {
-	"UPDATE regressions SET state = $2, updated = now() WHERE "
-	"id = $1::bigint RETURNING json_build_object('id', id, "
-	"'state', state, 'updated', updated)",
-	"ls", store_read_text, false};
+	"SELECT robot_regression_set($1::bigint, $2, $3, $4::boolean)", "lssb",
+	store_read_text, false};
 
 void
 store_regression_set(struct store *s, long long id, const char *state,
-		     store_text_cb cb, void *arg)
+		     const char *by, bool admin, store_text_cb cb, void *arg)
 {
 	store_call(s, &regression_set, STORE_FN(cb), arg, STORE_LONG(id),
-		   STORE_TEXT(state));
+		   STORE_TEXT(state), STORE_TEXT(by), STORE_BOOL(admin));
 }

@@ -188,9 +188,12 @@ struct store_regressions_filter {
 void store_regressions(struct store *s,
 		       const struct store_regressions_filter *f,
 		       store_text_cb cb, void *arg);
-/* Sets a regression's state (new, reported, invalid, ...): the record,
- * or NULL when there is no such regression. */
+/* Sets a regression's state (new, reported, invalid, ...) for by (a
+ * token's name), an admin or not: the record, NULL when there is no such
+ * regression, 403 when by is not an admin nor the submitter of the
+ * runs it was found in (a tree's findings are the admins'). */
 void store_regression_set(struct store *s, long long id, const char *state,
-			  store_text_cb cb, void *arg);
+			  const char *by, bool admin, store_text_cb cb,
+			  void *arg);
 
 #endif
