@@ -43,6 +43,7 @@
 #include "robot/core/buf.h"
 #include "robot/core/fsm.h"
 #include "robot/core/log.h"
+#include "robot/core/protocol.h"
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
@@ -590,8 +591,9 @@ on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
 }
 
 /* Once a second: a connection whose request's headers have not arrived
- * within header_timeout, or whose body has not within request_timeout, is
- * closed (a client sending a byte a second). */
+ * within header_timeout, or whose body has not within request_timeout
+ * and came slower than ROBOT_MIN_BODY_RATE on average, is closed (a
+ * client sending a byte a second); a slow but live upload finishes. */
 static void
 httpd_on_sweep(evutil_socket_t fd, short what, void *arg)
 {
@@ -617,6 +619,10 @@ httpd_on_sweep(evutil_socket_t fd, short what, void *arg)
 
 		if (!waiting || c->fd == -1 || c->closing ||
 		    now - c->since < limit)
+			continue;
+		if (c->req != NULL &&
+		    (double)c->req->received >=
+			    ROBOT_MIN_BODY_RATE * (now - c->since))
 			continue;
 		log_warnx("closing a connection from %s: no whole request "
 			  "within %d s",

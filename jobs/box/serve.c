@@ -51,6 +51,7 @@
 #include "robot/analysis/result.h"
 #include "robot/core/buf.h"
 #include "robot/core/client.h"
+#include "robot/core/protocol.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
@@ -209,7 +210,9 @@ serve_upload(struct serve *s, const char *name)
 		free(api);
 		return SERVE_RETRY;
 	}
-	serve_post(s, api, body.data, body.len, SERVE_TIMEOUT, &r);
+	/* (as long as robotd gives a body coming at its least rate) */
+	serve_post(s, api, body.data, body.len,
+		   SERVE_TIMEOUT + (double)body.len / ROBOT_MIN_BODY_RATE, &r);
 	o = serve_classify(&r, "cannot upload a result");
 	if (o == SERVE_OK) {
 		json_t *j = client_resp_json(&r);

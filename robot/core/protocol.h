@@ -16,4 +16,9 @@
 #define ROBOT_BOX_PROTOCOL_MIN    1
 #define ROBOT_BOX_PROTOCOL_HEADER "Robot-Box-Protocol"
 
+/* A request's body that keeps coming at this average rate (bytes a
+ * second) is let finish past robotd's request_timeout; a box gives its
+ * upload as long (a slow link's upload was cut, then every retry). */
+#define ROBOT_MIN_BODY_RATE 4096
+
 #endif
