@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "robot/analysis/history.h"
+#include "robot/analysis/result.h"
 #include "robot/core/docload.h"
 #include "robot/core/node.h"
 #include "robot/core/rjson.h"
@@ -178,6 +179,13 @@ csv_line(struct builder *b, const char *s, size_t len, const char *name,
 			      "the value is not a finite number");
 		return;
 	}
+	if (fabs(v) > RESULT_MAX_VALUE) {
+		errlist_error(el, name, line,
+			      "the value is beyond +-%g, more than a mean of "
+			      "them can hold",
+			      RESULT_MAX_VALUE);
+		return;
+	}
 	if (!commit_ok(commit, clen, name, line, el))
 		return;
 	c = xmalloc(clen + 1);
@@ -270,6 +278,13 @@ json_point(struct builder *b, const struct node *x, size_t i, const char *name,
 			errlist_error(el, name, v->line,
 				      "values[%zu] is %s, not a number", k,
 				      node_type_name(v));
+			ok = false;
+		} else if (v->stype == NODE_FLOAT &&
+			   !(fabs(v->fval) <= RESULT_MAX_VALUE)) {
+			errlist_error(el, name, v->line,
+				      "values[%zu] is beyond +-%g, more than a "
+				      "mean of them can hold",
+				      k, RESULT_MAX_VALUE);
 			ok = false;
 		}
 	}

@@ -88,6 +88,18 @@ printf '[{"commit": "a", "values": [1]}' >"$T/cut.json"
 "$ROBOT" changes "$T/cut.json" >"$T/out" 2>"$T/err"
 check $([ $? = 2 ] && grep -q "cut.json:1: malformed JSON" "$T/err" && echo 0 || echo 1) \
 	"a cut JSON file: malformed, exit 2"
+# Values a segment's mean cannot hold (issue 61: 1e308s printed inf and
+# null): refused at their line, as robotd refuses them at upload.
+printf 'commit,value\na,1e308\nb,1.7e308\nc,-1e200\nd,1e100\n' >"$T/huge.csv"
+printf '[\n{"commit": "a", "values": [1e308, 1]},\n{"commit": "b", "values": [1]}\n]\n' >"$T/huge.json"
+"$ROBOT" changes "$T/huge.csv" >"$T/out" 2>"$T/err"
+rc=$?
+"$ROBOT" changes --json "$T/huge.json" >"$T/out2" 2>"$T/err2"
+rc2=$?
+check $([ $rc = 2 ] && [ $rc2 = 2 ] && [ ! -s "$T/out" ] && [ ! -s "$T/out2" ] &&
+	[ "$(grep -c "is beyond +-1e+100, more than a mean of them can hold" "$T/err")" = 3 ] &&
+	grep -q "^$T/huge.json:2: values\[0\] is beyond +-1e+100" "$T/err2" && echo 0 || echo 1) \
+	"values beyond +-1e100 are refused at their lines, never printed as inf or null ($rc $rc2)"
 
 # 5. The command line.
 "$ROBOT" changes >"$T/out" 2>"$T/err"
