@@ -1115,7 +1115,12 @@ render_note(const struct store_claim *claim, const struct report_config *cfg,
 			buf_addf(&boxes, "%s%s", boxes.len ? ", " : "",
 				 n->boxes[i]);
 	buf_addc(&boxes, '\0');
-	if (strcmp(what, "too noisy") == 0)
+	if (strcmp(what, "too noisy") == 0 && n->nalso > 0)
+		out->subject = xasprintf(
+			"[robot] [lab] too noisy on %s: %s and %zu more",
+			boxes.data[0] ? boxes.data : "a box", n->series,
+			n->nalso);
+	else if (strcmp(what, "too noisy") == 0)
 		out->subject = xasprintf("[robot] [lab] too noisy on %s: %s",
 					 boxes.data[0] ? boxes.data : "a box",
 					 n->series);
@@ -1126,6 +1131,15 @@ render_note(const struct store_claim *claim, const struct report_config *cfg,
 	buf_init(&b);
 	buf_addf(&b, "Hello,\n\n%s\n\n", intro);
 	report_wrap(&b, msg, &col, 0);
+	if (n->nalso > 0) {
+		/* (told once a day per box: the day's other jobs here) */
+		buf_addf(&b, "\n\nIt was too noisy for %zu other job%s too:",
+			 n->nalso, n->nalso == 1 ? "" : "s");
+		for (size_t i = 0; i < n->nalso && i < 20; i++)
+			buf_addf(&b, "\n  %s", n->also[i] ? n->also[i] : "?");
+		if (n->nalso > 20)
+			buf_addf(&b, "\n  and %zu more", n->nalso - 20);
+	}
 	buf_addf(&b, "\n\n%s", after);
 	buf_addf(&b, "The lab: %s/lab\n\n", cfg->public_url);
 	buf_adds(&b, "(robot mails this to the lab's operators: operator_mail "

@@ -511,8 +511,15 @@ BEGIN
 	IF p.bisection IS NOT NULL THEN
 		RETURN;
 	END IF;
-	PERFORM 1 FROM lab_notes WHERE kind = 'noisy' AND series = p.series
-		AND boxes = bx AND created > now() - interval '1 day';
+	-- Once a day per box: another series joins the day's note (named
+	-- in its mail when it is not told yet, on the lab page after).
+	UPDATE lab_notes SET also = also || p.series
+		WHERE id = (SELECT id FROM lab_notes WHERE kind = 'noisy'
+			AND boxes = bx AND created > now() - interval '1 day'
+			ORDER BY id DESC LIMIT 1)
+		AND series <> p.series AND NOT p.series = ANY (also);
+	PERFORM 1 FROM lab_notes WHERE kind = 'noisy' AND boxes = bx
+		AND created > now() - interval '1 day';
 	IF FOUND THEN
 		RETURN;
 	END IF;

@@ -409,7 +409,8 @@ BEGIN
 	RETURN json_build_object('kind', 'note', 'id', n.id,
 		'note', json_build_object('kind', n.kind, 'series', n.series,
 			'boxes', n.boxes, 'kpi', n.kpi, 'pair', n.pair,
-			'message', n.message, 'created', n.created));
+			'message', n.message, 'created', n.created,
+			'also', n.also));
 END $$;
 
 -- A note rendered by robotd (p: {subject, body, doc, outbox: [{channel,

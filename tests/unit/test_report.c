@@ -524,6 +524,18 @@ test_note(void)
 	CHECK(render(c, &cfg, &out));
 	CHECK_INT(json_array_size(out.outbox), 0);
 	report_out_release(&out);
+	/* Told once a day per box: the day's other jobs on it are named. */
+	json_object_set_new(
+		json_object_get(c, "note"), "also",
+		json_pack("[s, s]", "dd-write/y/lab", "dd-write/z/lab"));
+	CHECK(render(c, &oc, &out));
+	CHECK_STR(out.subject,
+		  "[robot] [lab] too noisy on loud: dd-write/x/lab and 2 more");
+	CHECK(strstr(out.body, "It was too noisy for 2 other jobs too:\n"
+			       "  dd-write/y/lab\n  dd-write/z/lab\n") != NULL);
+	CHECK(narrow(out.body));
+	report_out_release(&out);
+	json_object_del(json_object_get(c, "note"), "also");
 	/* Each kind says what it is: a box that changed is not noisy. */
 	json_object_set_new(json_object_get(c, "note"), "kind",
 			    json_string("suspect"));

@@ -427,6 +427,7 @@ static const struct view_field claim_note_fields[] = {
 	VIEW_FO(store_claim_note, "kpi", VIEW_JSON, kpi_json),
 	VIEW_FO(store_claim_note, "pair", VIEW_JSON, pair_json),
 	VIEW_FO(store_claim_note, "created", VIEW_JSON, created_json),
+	OA(store_claim_note, "also", VIEW_STRS, NULL, also, nalso),
 };
 static const struct view_type claim_note =
 	VIEW_TYPE("note", struct store_claim_note, claim_note_fields);

@@ -81,6 +81,8 @@ struct store_claim_note {
 	const char *kind, *series, *message;
 	const char **boxes;
 	size_t nboxes;
+	const char **also; /* the other series of the day (noisy) */
+	size_t nalso;
 	const json_t *boxes_json, *kpi_json, *pair_json, *created_json;
 };
 /* A subscriber of the claim's tree (robot_report_next()): the address
