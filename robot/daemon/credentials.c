@@ -73,13 +73,11 @@ credentials_args(int argc, char **argv, struct credentials_args *a,
 			*(c == 'k' ? &a->kind : &a->name) = optarg;
 			break;
 		case 'g':
+			a->group = optarg;
+			break;
 		case 'e':
 			if (token)
 				goto bad;
-			if (c == 'g') {
-				a->group = optarg;
-				break;
-			}
 			if ((err = unit_duration(optarg, &secs)) != NULL ||
 			    secs > CREDENTIALS_EXPIRES_MAX) {
 				log_warnx("--expires '%s' %s", optarg,
@@ -104,7 +102,15 @@ credentials_args(int argc, char **argv, struct credentials_args *a,
 				  "and --name NAME");
 			return 2;
 		}
-		return name_good("--name", a->name) ? -1 : 2;
+		if (a->group != NULL && strcmp(a->kind, "box") != 0) {
+			log_warnx("--group is a box token's");
+			return 2;
+		}
+		return name_good("--name", a->name) &&
+				       (a->group == NULL ||
+					name_good("--group", a->group))
+			       ? -1
+			       : 2;
 	}
 	if (optind != argc - 2) {
 		log_warnx("box enroll wants the box's NAME");
@@ -128,7 +134,8 @@ credentials_run(const char *conninfo, const struct credentials_args *a)
 	char *err, *secret, *expires = NULL;
 
 	if (a->what == CREDENTIALS_TOKEN)
-		secret = store_token_create(conninfo, a->kind, a->name, &err);
+		secret = store_token_create(conninfo, a->kind, a->name,
+					    a->group, &err);
 	else
 		secret = store_enroll_code(conninfo, a->name, a->group,
 					   a->seconds, &expires, &err);

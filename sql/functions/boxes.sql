@@ -14,11 +14,26 @@ DECLARE
 	jst text;
 	rnd bigint;
 	lost int := 0;
+	bound text[];
 BEGIN
 	IF EXISTS (SELECT 1 FROM boxes WHERE name = p_box
 		AND revoked IS NOT NULL) THEN
 		RAISE EXCEPTION 'box % was revoked: enroll it again (robotd box enroll %, then robot-box enroll URL CODE)',
 			p_box, p_box USING ERRCODE = 'RB401';
+	END IF;
+	-- A box token does not pick its group: its own names it, else
+	-- the group the box first registered in does.
+	SELECT coalesce(array_agg(DISTINCT tbox_group ORDER BY tbox_group),
+		'{}') INTO bound FROM tokens WHERE kind = 'box' AND name = p_box
+		AND revoked IS NULL AND tbox_group IS NOT NULL;
+	IF cardinality(bound) = 0 THEN
+		SELECT ARRAY[tbox_group] INTO bound FROM boxes
+			WHERE name = p_box;
+	END IF;
+	IF cardinality(bound) > 0 AND NOT p_group = ANY (bound) THEN
+		RAISE EXCEPTION 'box % may register in group % only, not %: an admin moves it (robotd box enroll % --group %, or robotd token create --kind box --name % --group %)',
+			p_box, array_to_string(bound, ' or '), p_group, p_box,
+			p_group, p_box, p_group USING ERRCODE = 'RB403';
 	END IF;
 	INSERT INTO boxes (name, tbox_group, facts)
 		VALUES (p_box, p_group, p_facts)

@@ -87,8 +87,9 @@ BEGIN
 				'YYYY-MM-DD HH24:MI "UTC"'), e.name
 			USING ERRCODE = 'RB401';
 	END IF;
-	INSERT INTO tokens (kind, name, hash)
-		VALUES ('box', e.name, sha256(convert_to(p_token, 'UTF8')))
+	INSERT INTO tokens (kind, name, hash, tbox_group)
+		VALUES ('box', e.name, sha256(convert_to(p_token, 'UTF8')),
+			e.tbox_group)
 		RETURNING id INTO t;
 	UPDATE enrollments SET used = now(), token = t WHERE id = e.id;
 	UPDATE boxes SET revoked = NULL WHERE name = e.name;

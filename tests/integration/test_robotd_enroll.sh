@@ -14,7 +14,7 @@
 set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
-echo "1..18"
+echo "1..19"
 
 robotd_up ""
 enroll() { "$ROBOTD" --config "$T/robotd.yaml" box enroll "$@"; }
@@ -265,6 +265,31 @@ wait_for 10 e_refuses
 r=$?
 check $([ "$s0" = 201 ] && [ $r = 0 ] && grep -q "was revoked" "$T/body"; echo $?) \
 	"a token revoked through one robotd is refused by another that had cached it ($s0 $r)"
+
+# 19. A box token does not pick its group (issue 61: a box that named a
+# new group with ram_disk_limit 0 made every submit to it fail).  A
+# token made with --group registers in that group only; a box whose
+# tokens name none stays in the group it first registered in; an admin
+# moves a box by making it a token for the other group.
+gtoken() { "$ROBOTD" --config "$T/robotd.yaml" token create --kind box --name "$1" ${2:+--group "$2"} 2>"$T/gt.err"; }
+echo '{"tbox_group": "lab", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/glab"
+echo '{"tbox_group": "evil", "ram_disk_limit": 0, "fs": ["ext4"]}' >"$T/gevil"
+TG1=$(gtoken g1 lab)
+s1=$(api POST "$URL_e/api/boxes/g1/register" "$TG1" "$T/gevil")
+cp "$T/body" "$T/g1.json"
+s2=$(api POST "$URL_e/api/boxes/g1/register" "$TG1" "$T/glab")
+TG2=$(gtoken g2)
+s3=$(api POST "$URL_e/api/boxes/g2/register" "$TG2" "$T/glab")
+s4=$(api POST "$URL_e/api/boxes/g2/register" "$TG2" "$T/gevil")
+TG2E=$(gtoken g2 evil)
+s5=$(api POST "$URL_e/api/boxes/g2/register" "$TG2E" "$T/gevil")
+"$ROBOTD" --config "$T/robotd.yaml" token create --kind submit --name s --group lab >/dev/null 2>"$T/gs.err"
+r=$?
+check $([ "$s1" = 403 ] && grep -q "box g1 may register in group lab only, not evil: an admin moves it" "$T/g1.json" &&
+	[ "$s2" = 200 ] && [ "$s3" = 200 ] && [ "$s4" = 403 ] && [ "$s5" = 200 ] &&
+	[ "$(sql "SELECT string_agg(name || ':' || tbox_group, ' ' ORDER BY name) FROM boxes WHERE name LIKE 'g_'")" = "g1:lab g2:evil" ] &&
+	[ $r = 2 ] && grep -q -- "--group is a box token's" "$T/gs.err"; echo $?) \
+	"a box token registers in its own group only, or the box's first; an admin's token moves it ($s1 $s2 $s3 $s4 $s5 $r)"
 
 sanitizer_clean
 exit $((failed > 0))

@@ -69,16 +69,17 @@ fi
 # lock on the box's row): the lease claimed for it is released at once,
 # the attempt not counted.
 dd_job "$T/dd.yaml"
-# b2 alone in its group: b1's last long-poll of part 1 may still wait.
+# c2 alone in its group: b1's last long-poll of part 1 may still wait.
 echo '{"tbox_group": "lab2", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts2"
-api POST "$U/api/boxes/b2/register" "$TOK_b2" "$T/facts2" >/dev/null
+TOK_c2=$(token box c2)
+api POST "$U/api/boxes/c2/register" "$TOK_c2" "$T/facts2" >/dev/null
 s=$(api POST "$U/api/jobs?tbox_group=lab2&repeat=1" "$SUB" "$T/dd.yaml")
 JOB=$(py "print(j['jobs'][0]['id'])")
 psql -h "$T/state/pg/run" -U robot -d postgres -XAtqc \
-	"BEGIN; SELECT 1 FROM boxes WHERE name = 'b2' FOR UPDATE; SELECT pg_sleep(3); COMMIT;" >/dev/null 2>&1 &
+	"BEGIN; SELECT 1 FROM boxes WHERE name = 'c2' FOR UPDATE; SELECT pg_sleep(3); COMMIT;" >/dev/null 2>&1 &
 LOCK=$!
 sleep 0.5
-curl -s -o /dev/null --max-time 1 -X POST -H "Authorization: Bearer $TOK_b2" "$U/api/boxes/b2/lease?wait=0"
+curl -s -o /dev/null --max-time 1 -X POST -H "Authorization: Bearer $TOK_c2" "$U/api/boxes/c2/lease?wait=0"
 wait $LOCK
 wait_for 10 sql_is queued0 "SELECT state || attempts FROM jobs WHERE id = $JOB"
 rc=$?

@@ -58,10 +58,10 @@ connect_up(const char *conninfo, char **err)
 
 char *
 store_token_create(const char *conninfo, const char *kind, const char *name,
-		   char **err)
+		   const char *group, char **err)
 {
 	char token[STORE_SECRET_MAX];
-	const char *params[3] = {kind, name, token};
+	const char *params[4] = {kind, name, token, group};
 	struct db_conn *c;
 	char *out = NULL;
 
@@ -70,9 +70,9 @@ store_token_create(const char *conninfo, const char *kind, const char *name,
 	    (c = connect_up(conninfo, err)) == NULL)
 		return NULL;
 	if (store_exec(c,
-		       "INSERT INTO tokens (kind, name, hash) VALUES "
-		       "($1, $2, sha256(convert_to($3, 'UTF8')))",
-		       3, params, err))
+		       "INSERT INTO tokens (kind, name, hash, tbox_group) "
+		       "VALUES ($1, $2, sha256(convert_to($3, 'UTF8')), $4)",
+		       4, params, err))
 		out = xstrdup(token);
 	db_disconnect(c);
 	explicit_bzero(token, sizeof token);

@@ -24,7 +24,7 @@ bool store_secret(char out[STORE_SECRET_MAX], const char *prefix, char **err)
  * (shown once; the caller frees it), or NULL with *err.
  */
 char *store_token_create(const char *conninfo, const char *kind,
-			 const char *name, char **err);
+			 const char *name, const char *group, char **err);
 
 /*
  * Makes box name's enrollment code, good for seconds, for group
