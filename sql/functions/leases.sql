@@ -224,7 +224,18 @@ BEGIN
 			error = p_error, box = NULL, updated = now()
 			WHERE id = j.id RETURNING state INTO st;
 		PERFORM robot_round_again(j.round, st = 'queued');
-		UPDATE boxes SET state = 'idle' WHERE name = p_box;
+		-- A run given back counts against its box as a failed one
+		-- does (issue 61: a box that gave back every run stayed idle
+		-- with no failures); its next ok run clears it.
+		UPDATE boxes SET failures = failures + 1, last_seen = now(),
+			state = CASE WHEN failures + 1 >= p_broken_after
+				THEN 'broken' ELSE 'idle' END
+			WHERE name = p_box RETURNING state INTO st;
+		IF st = 'broken' THEN
+			PERFORM robot_round_again(x.round, true) FROM (SELECT
+				DISTINCT round FROM jobs WHERE state = 'queued'
+				AND box = p_box) x;
+		END IF;
 		PERFORM pg_notify('robot_jobs', j.tbox_group);
 		RETURN 'requeued';
 	END IF;

@@ -15,7 +15,7 @@ YAML
 start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
 U=$URL_d
 SUB=$(token submit alice)
-echo "1..12"
+echo "1..13"
 
 echo '{"tbox_group": "lab", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts"
 for b in b1 b2 b3; do
@@ -232,5 +232,26 @@ wait_for 15 z2_takes
 r=$?
 check $([ "$u" = 200 ] && [ $r = 0 ] && py "assert j['commit'] in ('$(sha p1)', '$(sha p2)')"; echo $?) \
 	"a round pinned to a box that registers but asks for nothing goes on elsewhere ($u $r)"
+
+# 13. A box that gives back every run (incomplete) counts them against
+# itself as failed runs: broken after broken_after (3) in a row (issue
+# 61: it stayed idle with no failures, taking and giving back for ever).
+echo '{"tbox_group": "lab6", "ram_disk_limit": 1073741824, "fs": ["ext4"]}' >"$T/facts6"
+TOK_w1=$(token box w1)
+api POST "$U/api/boxes/w1/register" "$TOK_w1" "$T/facts6" >/dev/null
+api POST "$U/api/jobs?tbox_group=lab6&repeat=3&commit=$(sha k1)" "$SUB" "$T/dd.yaml" >/dev/null
+codes=""
+for i in 1 2 3 4; do
+	c=$(api POST "$U/api/boxes/w1/lease?wait=0" "$TOK_w1")
+	codes="$codes $c"
+	[ "$c" = 200 ] || continue
+	py "json.dump({'version': 1, 'key': j['key'], 'tbox_group': 'lab6', 'box': 'w1', 'commit': j['commit'],
+		'status': 'incomplete', 'error': 'given back', 'job': j['job']['job']},
+		open('$T/doc.w1', 'w')); print(j['lease'])" >"$T/lease.w1" 2>/dev/null
+	codes="$codes/$(api POST "$U/api/leases/$(cat "$T/lease.w1")/result" "$TOK_w1" "$T/doc.w1")"
+done
+st=$(sql "SELECT state || ' ' || failures FROM boxes WHERE name = 'w1'")
+check $([ "$st" = "broken 3" ] && [ "$codes" = " 200/200 200/200 200/200 409" ]; echo $?) \
+	"a box that gives back every run is broken after three in a row ($st;$codes)"
 
 sanitizer_clean
