@@ -32,7 +32,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 SUB=$(token submit alice)
 B1=$(token box b1)
-echo "1..36"
+echo "1..37"
 
 dd_job "$T/dd.yaml"
 SERIES=dd-write/1M-1LOOP_64M-ext4-1dd-1s/lab
@@ -461,6 +461,13 @@ s=$(curl -s -m 20 -o "$T/pick.html" -w '%{http_code}' "$U/series/dd-write/many/l
 check $([ "$s" = 200 ] && [ "$(grep -o '<option' "$T/pick.html" | wc -l)" = 500 ] &&
 	grep -q "The first 500 of its 1200 metrics" "$T/pick.html"; echo $?) \
 	"a history's metric picker lists 500 of 1,200 metrics and says so ($s $(grep -o '<option' "$T/pick.html" | wc -l))"
+# A series' commits are the newest 1,000, with how many there are.
+sql "INSERT INTO jobs (submission, key, tbox_group, series, commit, job, state, run, runs)
+	SELECT $LSID, 'dd-write/manyc', 'lab', 'dd-write/manyc/lab', md5(c::text) || left(md5('y' || c), 8),
+	'{\"suite\": \"dd-write\"}', 'done', 1, 1 FROM generate_series(1, 1200) c" >/dev/null
+s=$(api GET "$U/api/series/dd-write/manyc/lab/commits" "")
+check $([ "$s" = 200 ] && py "assert len(j['commits']) == 1000 and j['total'] == 1200, (len(j['commits']), j.get('total'))"; echo $?) \
+	"a series' commits are its newest 1,000, and how many it has ($s)"
 
 # Anonymous reads take a share of the database pool (8 here: 6 of it),
 # so that a crowd of them cannot hold every connection: with the

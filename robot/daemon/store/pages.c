@@ -212,9 +212,13 @@ store_series(struct store *s, const char *match, long limit, store_text_cb cb,
 		   STORE_LONG((long long)limit));
 }
 
+/* (the newest 1,000 commits, and how many there are: a series' commits
+ * grow with its history) */
 static const struct store_stmt series_commits = {
 	"SELECT json_build_object('series', $1::text, 'commits', "
 	"json_agg(x ORDER BY x.date DESC NULLS LAST, x.last DESC), "
+	"'total', (SELECT count(DISTINCT commit) FROM jobs WHERE "
+	"series = $1), "
 	"'latest', (SELECT json_build_object('base', p.base, 'head', "
 	"p.head) FROM pairs p WHERE p.series = $1 AND p.bisection IS "
 	"NULL ORDER BY p.id DESC LIMIT 1)) FROM (SELECT j.commit, "
@@ -222,8 +226,9 @@ static const struct store_stmt series_commits = {
 	"AS ok, min(j.created) AS first, max(j.updated) AS last, "
 	"min(c.subject) AS subject, min(c.date) AS date FROM jobs j "
 	"LEFT JOIN tree_commits c ON c.tree = j.tree AND c.sha = "
-	"j.commit WHERE j.series = $1 GROUP BY j.commit) x HAVING "
-	"count(*) > 0",
+	"j.commit WHERE j.series = $1 GROUP BY j.commit ORDER BY "
+	"min(c.date) DESC NULLS LAST, max(j.updated) DESC LIMIT 1000) x "
+	"HAVING count(*) > 0",
 	"s", store_read_text, false, .shared = true};
 
 void
