@@ -20,16 +20,26 @@
 #define API_RESULTS_BYTES (4 * 1024 * 1024)
 
 /* A read's JSON, or 404 when there is no such thing. */
+/* A submit's answer (its runs: thousands), written off the loop. */
+struct submitted {
+	struct web *w;
+	struct http_req *req;
+};
+
 static void
 api_on_submitted(json_t *answer, const struct problem *p, void *arg)
 {
-	web_reply(arg, 201, answer, p);
+	struct submitted *x = arg;
+
+	web_reply_off_loop(x->w, x->req, 201, answer, p);
+	free(x);
 }
 
 void
 api_submit(struct web *w, struct http_req *req, const struct web_call *call)
 {
 	struct submit_request rq;
+	struct submitted *x;
 	const char **commits = NULL, *c;
 	long max_runs = 0;
 	size_t n = 0;
@@ -62,8 +72,11 @@ api_submit(struct web *w, struct http_req *req, const struct web_call *call)
 	rq.body = http_req_body(req, &rq.len);
 	rq.commits = commits;
 	rq.ncommits = n;
-	submit_start(w->d.base, w->d.store, w->d.set, &rq, api_on_submitted,
-		     req);
+	rq.worker = w->writer;
+	x = xcalloc(1, sizeof *x);
+	x->w = w;
+	x->req = req;
+	submit_start(w->d.base, w->d.store, w->d.set, &rq, api_on_submitted, x);
 	free(commits);
 }
 

@@ -10,7 +10,10 @@
  *             in the tree's mirror, or checked as such without a tree
  *   GROUPS    the lab's groups are being read (for jobs that name none,
  *             and to say which groups no box has registered for); then
- *             each job's group is resolved and the runs are planned
+ *             each job's group is resolved
+ *   PLANNING  the runs are being written for the store: on a worker
+ *             thread when the request gives one (20,000 runs held the
+ *             loop, issue 61), else at once
  *   QUEUEING  the planned runs are being stored
  *   DONE      answered; freed after the loop iteration
  */
@@ -34,19 +37,21 @@
 #include "robot/daemon/store/jobs.h"
 #include "robot/daemon/store/trees.h"
 #include "robot/daemon/submit.h"
+#include "robot/daemon/worker.h"
 #include "robot/core/banned.h"
 
 enum submit_state {
 	SUBMIT_TREE,
 	SUBMIT_RESOLVING,
 	SUBMIT_GROUPS,
+	SUBMIT_PLANNING,
 	SUBMIT_QUEUEING,
 	SUBMIT_DONE,
 };
 static const char *const submit_states[] = {
-	[SUBMIT_TREE] = "tree",     [SUBMIT_RESOLVING] = "resolving",
-	[SUBMIT_GROUPS] = "groups", [SUBMIT_QUEUEING] = "queueing",
-	[SUBMIT_DONE] = "done",
+	[SUBMIT_TREE] = "tree",         [SUBMIT_RESOLVING] = "resolving",
+	[SUBMIT_GROUPS] = "groups",     [SUBMIT_PLANNING] = "planning",
+	[SUBMIT_QUEUEING] = "queueing", [SUBMIT_DONE] = "done",
 };
 static const struct fsm submit_fsm = FSM("submit", submit_states, SUBMIT_DONE);
 
@@ -74,9 +79,12 @@ struct submit {
 	size_t nhave;    /* of own, the lab's (the first) */
 	json_t *waiting; /* groups no box has registered for */
 	char *body;
-	bool have_groups;     /* GROUPS: the lab's groups are in own */
-	json_t *answer;       /* QUEUEING: the store's answer */
-	struct problem *fail; /* a step failed: the answer is this */
+	bool have_groups;      /* GROUPS: the lab's groups are in own */
+	struct worker *worker; /* PLANNING's, or NULL */
+	int max_attempts;      /* PLANNING: the setting's, when it began */
+	char *runs;            /* PLANNING: the runs, as the store takes them */
+	json_t *answer;        /* QUEUEING: the store's answer */
+	struct problem *fail;  /* a step failed: the answer is this */
 	submit_cb cb;
 	void *arg;
 };
@@ -237,13 +245,88 @@ submit_answer(struct submit *s)
 		 json_array_size(json_object_get(answer, "jobs")), s->jf->name);
 }
 
+/* PLANNING, on the worker's thread when there is one: the runs, as
+ * robot_submit() takes them; reads only what no one changes meanwhile. */
+static void
+submit_plan(void *arg)
+{
+	struct submit *s = arg;
+	json_t *runs = json_array();
+
+	for (size_t i = 0; i < s->jf->njobs; i++) {
+		const struct atomic_job *aj = &s->jf->jobs[i];
+		long repeat = submit_repeat(s, i);
+		long priority = s->priority != LONG_MIN
+					? s->priority
+					: job_int(aj, "priority", 0);
+		size_t nc = s->ncommits ? s->ncommits : 1;
+		json_t *job, *needs;
+
+		if (submit_dup(s, i))
+			continue;
+		/* (made once a job, not once a run) */
+		job = jobfile_job_json(aj);
+		needs = needs_of_job(aj->job);
+		for (size_t c = 0; c < nc; c++) {
+			const char *commit =
+				s->ncommits ? s->commits[c] : aj->commit;
+
+			for (long run = 1; run <= repeat; run++)
+				json_array_append_new(
+					runs,
+					json_pack(
+						"{s:s, s:s, s:o, s:o, s:O, "
+						"s:O, s:I, s:I, s:I, s:i}",
+						"key", aj->key, "tbox_group",
+						s->groups[i], "commit",
+						commit ? json_string(commit)
+						       : json_null(),
+						"tree",
+						s->tree ? json_string(s->tree)
+						: s->named
+							? json_string(s->named)
+							: json_null(),
+						"job", job, "needs", needs,
+						"run", (json_int_t)run, "runs",
+						(json_int_t)repeat, "priority",
+						(json_int_t)priority,
+						"max_attempts",
+						s->max_attempts));
+		}
+		json_decref(job);
+		json_decref(needs);
+	}
+	s->runs = rjson_dumps(runs, JSON_COMPACT);
+	json_decref(runs);
+}
+
+/* PLANNING done, on the loop: the runs go to the store. */
+static void
+submit_planned(void *arg)
+{
+	struct submit *s = arg;
+
+	submit_set_state(s, SUBMIT_QUEUEING);
+	if (s->tree != NULL && s->ncommits == 2) {
+		struct store_tree_submit ts = {
+			s->submitter,  s->jf->name,   s->body,
+			s->runs,       s->tree,       s->branch,
+			s->commits[0], s->commits[1], s->max_runs};
+
+		store_tree_submit(s->store, &ts, submit_on_queued, s);
+	} else {
+		store_submit(s->store, s->submitter, s->jf->name, s->body,
+			     s->runs, s->max_runs, submit_on_queued, s);
+	}
+	free(s->runs);
+	s->runs = NULL;
+}
+
 /* The runs, once every job's group is known; false after a failure. */
 static bool
 submit_queue(struct submit *s)
 {
-	json_t *runs;
 	size_t total = 0;
-	char *text;
 
 	for (size_t i = 0; i < s->jf->njobs; i++)
 		if (!submit_dup(s, i))
@@ -270,60 +353,14 @@ submit_queue(struct submit *s)
 		free(msg);
 		return false;
 	}
-	runs = json_array();
-	for (size_t i = 0; i < s->jf->njobs; i++) {
-		const struct atomic_job *aj = &s->jf->jobs[i];
-		long repeat = submit_repeat(s, i);
-		long priority = s->priority != LONG_MIN
-					? s->priority
-					: job_int(aj, "priority", 0);
-		size_t nc = s->ncommits ? s->ncommits : 1;
-
-		if (submit_dup(s, i))
-			continue;
-		for (size_t c = 0; c < nc; c++) {
-			const char *commit =
-				s->ncommits ? s->commits[c] : aj->commit;
-
-			for (long run = 1; run <= repeat; run++)
-				json_array_append_new(
-					runs,
-					json_pack(
-						"{s:s, s:s, s:o, s:o, s:o, "
-						"s:o, s:I, s:I, s:I, s:i}",
-						"key", aj->key, "tbox_group",
-						s->groups[i], "commit",
-						commit ? json_string(commit)
-						       : json_null(),
-						"tree",
-						s->tree ? json_string(s->tree)
-						: s->named
-							? json_string(s->named)
-							: json_null(),
-						"job", jobfile_job_json(aj),
-						"needs", needs_of_job(aj->job),
-						"run", (json_int_t)run, "runs",
-						(json_int_t)repeat, "priority",
-						(json_int_t)priority,
-						"max_attempts",
-						s->set->max_attempts));
-		}
+	submit_set_state(s, SUBMIT_PLANNING);
+	s->max_attempts = s->set->max_attempts;
+	if (s->worker != NULL)
+		worker_run(s->worker, submit_plan, submit_planned, s);
+	else {
+		submit_plan(s);
+		submit_planned(s);
 	}
-	text = rjson_dumps(runs, JSON_COMPACT);
-	json_decref(runs);
-	submit_set_state(s, SUBMIT_QUEUEING);
-	if (s->tree != NULL && s->ncommits == 2) {
-		struct store_tree_submit ts = {
-			s->submitter,  s->jf->name,   s->body,
-			text,          s->tree,       s->branch,
-			s->commits[0], s->commits[1], s->max_runs};
-
-		store_tree_submit(s->store, &ts, submit_on_queued, s);
-	} else {
-		store_submit(s->store, s->submitter, s->jf->name, s->body, text,
-			     s->max_runs, submit_on_queued, s);
-	}
-	free(text);
 	return true;
 }
 
@@ -592,9 +629,11 @@ submit_drive(struct submit *s)
 		}
 		if (s->fail == NULL && submit_resolve_groups(s) &&
 		    submit_queue(s))
-			return; /* QUEUEING */
+			return; /* PLANNING */
 		submit_finish(s);
 		return;
+	case SUBMIT_PLANNING:
+		return; /* (submit_planned() goes on) */
 	case SUBMIT_QUEUEING:
 		if (s->fail == NULL)
 			submit_answer(s);
@@ -633,6 +672,7 @@ submit_start(struct event_base *base, struct store *store,
 	s->tree = rq->tree ? xstrdup(rq->tree) : NULL;
 	s->branch = rq->branch ? xstrdup(rq->branch) : NULL;
 	s->max_runs = rq->max_runs;
+	s->worker = rq->worker;
 	s->waiting = json_array();
 	s->cb = cb;
 	s->arg = arg;

@@ -26,6 +26,8 @@
 /* Runs in a submission beyond which a submit is refused. */
 #define SUBMIT_MAX_RUNS 20000
 
+struct worker;
+
 struct submit_request {
 	const char *submitter; /* the token's name */
 	const char *file_name; /* for messages; "job.yaml" when NULL */
@@ -45,6 +47,9 @@ struct submit_request {
 	const char *tree; /* NULL: a person's submit */
 	const char *branch;
 	int max_runs; /* runs per side analysis may ask for; 0: robotd's */
+	/* Where the runs are written for the store (thousands of them),
+	 * off the loop; NULL: at once. */
+	struct worker *worker;
 };
 
 /*

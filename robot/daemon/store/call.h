@@ -33,8 +33,10 @@ struct store_stmt {
 	const char *params;
 	store_read_fn read;
 	bool binary; /* the rows in PostgreSQL's binary format */
-	/* A read anyone may cause (listings, histories, pages): it takes a
-	 * share of the pool only (db_query_flags(), DB_SHARED). */
+	/* A statement anyone may cause again and again (listings,
+	 * histories, pages; a submitter's submits): it takes a share of
+	 * the pool only (db_query_flags(), DB_SHARED), so that status,
+	 * leases and uploads always have a connection. */
 	bool shared;
 };
 
