@@ -175,6 +175,12 @@ setting_parse(struct settings *s, const struct setting *t, const char *text)
 	return xstrdup("unknown setting type");
 }
 
+const char *
+settings_name(size_t i)
+{
+	return i < sizeof table / sizeof table[0] ? table[i].name : NULL;
+}
+
 void
 settings_defaults(struct settings *s)
 {

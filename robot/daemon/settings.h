@@ -109,6 +109,8 @@ struct settings {
 
 /* Fills s with every default. */
 void settings_defaults(struct settings *s);
+/* The name of setting i (0, 1, ...), NULL past the last. */
+const char *settings_name(size_t i);
 void settings_release(struct settings *s);
 /* Reads the file at path over s.  Returns false with the problems in el. */
 bool settings_load(const char *path, struct settings *s, struct errlist *el)

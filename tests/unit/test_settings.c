@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "robot/core/buf.h"
+#include "robot/core/xmalloc.h"
 #include "robot/daemon/settings.h"
 #include "tap.h"
 
@@ -195,11 +197,39 @@ test_example_file(void)
 	CHECK(settings_load(path, &c, &el));
 	CHECK_INT(el.n, 0);
 	CHECK_INT(c.lease_seconds, d.lease_seconds);
+	CHECK_INT(c.lease_max_life, d.lease_max_life);
+	CHECK_INT(c.max_runs, d.max_runs);
+	CHECK_INT(c.compare_max_running, d.compare_max_running);
+	CHECK_INT(c.compare_max_values, d.compare_max_values);
+	CHECK_INT(c.report_bisect_wait, d.report_bisect_wait);
 	CHECK_INT(c.report_window, d.report_window);
 	CHECK_INT(c.reference_every, d.reference_every);
 	CHECK_INT(c.smtp_starttls, 0);
 	CHECK_STR(c.mail_from, d.mail_from);
 	CHECK(c.smtp == NULL && c.webhook == NULL);
+	CHECK(c.operator_mail == NULL && c.power_cycle == NULL);
+	/* every setting is in it, set or commented out */
+	{
+		struct buf b;
+		const char *name, *text;
+
+		buf_init(&b);
+		CHECK(buf_add_file(&b, path, 1 << 20));
+		text = b.data;
+		for (size_t i = 0; (name = settings_name(i)) != NULL; i++) {
+			char *set = xasprintf("\n%s:", name);
+			char *off = xasprintf("\n# %s:", name);
+
+			if (strstr(text, set) == NULL &&
+			    strstr(text, off) == NULL) {
+				tap_diag("examples/robotd.yaml lacks %s", name);
+				CHECK(false);
+			}
+			free(set);
+			free(off);
+		}
+		buf_release(&b);
+	}
 	errlist_release(&el);
 	settings_release(&c);
 	settings_release(&d);
