@@ -422,7 +422,7 @@ queue_pop(struct db *db)
 	return queue_take(db, NULL);
 }
 
-/* The first query a connection may take: a shared read only while fewer
+/* The first query a connection may take: a shared one only while fewer
  * than shared_max are on connections, so that the others always have
  * one; NULL when none may.  *prev is the one before it. */
 static struct db_query *

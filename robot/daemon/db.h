@@ -56,10 +56,11 @@ void db_query_binary(struct db *db, const char *sql, int nparams,
 		     const char *const *params, db_cb cb, void *arg);
 /*
  * db_query() with flags: DB_BINARY as db_query_binary(); DB_SHARED for
- * the reads anyone may cause (listings, histories, comparisons asked
- * for): they take at most the pool's size less a quarter (at least one)
- * of its connections at once, the rest kept for everything else, so
- * that no crowd of anonymous readers holds every connection (issue 28).
+ * the statements a crowd may cause (listings, histories, comparisons
+ * asked for; submits): they take at most the pool's size less a quarter
+ * (at least one) of its connections at once, the rest kept for
+ * everything else, so that no crowd of anonymous readers (issue 28) nor
+ * of large submits (issue 61) holds every connection.
  */
 enum { DB_BINARY = 1, DB_SHARED = 2 };
 void db_query_flags(struct db *db, const char *sql, int nparams,
