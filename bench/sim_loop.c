@@ -25,6 +25,7 @@
  *                 [--prior DF]
  *                 [--history PCT] [--noisy FRAC:MULT] [--guard G]
  *                 [--weight W] [--looks R,R,...] [--look-alpha A]
+ *                 [--promising P]
  * --prior: the KPI's noise is known from its series' history, DF
  * degrees of freedom of it (compare_prior: robotd caps a prior at
  * NOISE_DF_MAX), with the noise --history (default: the lab's; larger or
@@ -34,7 +35,9 @@
  * guard's case.  --guard, --weight: the guard's level and the prior's
  * weight cap (compare_options.guard, .prior_weight); --screen: the
  * rounds' outlier screen (.screen, 0: none; --outliers P:F, a run off by
- * a factor F with probability P, is its case).
+ * a factor F with probability P, is its case).  --promising: the p below
+ * which a pair inconclusive at the cap gets the promising look past it
+ * (decide(); 0: none).
  * --looks, --look-alpha: another plan, to weigh robotd's against: the
  * looks at the rounds given (then the cap), each at the alpha A
  * (Pocock's way: the same at every look, its level over all of them
@@ -84,7 +87,9 @@ struct lab {
 	int nlooks;
 	double look_alpha;   /* --look-alpha: its alpha at each look */
 	double out_p, out_f; /* --outliers: a run off by out_f, at out_p */
-	double screen; /* --screen: compare_options' (negative: default) */
+	double screen;    /* --screen: compare_options' (negative: default) */
+	double promising; /* --promising: decide()'s (0: no look past the
+			     cap) */
 };
 
 /* The look after runs: robotd's plan, or --looks. */
@@ -238,7 +243,8 @@ pair(struct lab *l, enum way w, double shift, int *runs, enum end *end)
 			       head, (size_t)asked, &opt, &up, &r);
 		*end = r.verdict != COMPARE_INCONCLUSIVE ? END_VERDICT
 							 : END_CAP;
-		if (r.verdict != COMPARE_INCONCLUSIVE || asked >= l->max)
+		if (r.verdict != COMPARE_INCONCLUSIVE ||
+		    (asked >= l->max && (w != WAY_ROUNDS || l->nlooks > 0)))
 			break;
 		before = asked;
 		if (w == WAY_BEFORE) {
@@ -249,9 +255,10 @@ pair(struct lab *l, enum way w, double shift, int *runs, enum end *end)
 			asked = next_look(l, asked);
 		} else {
 			m.r = r;
-			decide(&c, asked, l->max, &d);
+			decide(&c, asked, l->max, l->promising, &d);
 			if (d.outcome == DECIDE_FINAL) {
-				*end = futile_end(&r, l->max);
+				if (asked < l->max)
+					*end = futile_end(&r, l->max);
 				break;
 			}
 			asked = d.runs;
@@ -265,8 +272,9 @@ pair(struct lab *l, enum way w, double shift, int *runs, enum end *end)
 int
 main(int argc, char **argv)
 {
-	struct lab l = {0.05, 0,  0,    0,    4,    0,   12, 3, 0, -1, 0, 1,
-			-1,   -1, 0.05, NULL, NULL, {0}, 0,  0, 0, 1,  -1};
+	struct lab l = {0.05, 0,   0, 0, 4,  0,  12,   3,
+			0,    -1,  0, 1, -1, -1, 0.05, NULL,
+			NULL, {0}, 0, 0, 0,  1,  -1,   DECIDE_PROMISING_P};
 	long pairs = 1000, seed = 1;
 	double shift = 0.10;
 	static const char *names[] = {"rounds", "sides", "before"};
@@ -325,6 +333,8 @@ main(int argc, char **argv)
 		else if (strcmp(o, "--step") == 0 &&
 			 sscanf(v, "%d:%lf", &l.step_at, &l.step) == 2)
 			l.step /= 100;
+		else if (strcmp(o, "--promising") == 0)
+			l.promising = atof(v);
 		else if (strcmp(o, "--screen") == 0)
 			l.screen = atof(v);
 		else if (strcmp(o, "--outliers") == 0 &&

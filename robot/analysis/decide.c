@@ -31,10 +31,11 @@ rank(enum compare_verdict v)
 }
 
 void
-decide(const struct comparison *c, int runs, int max_runs, struct decision *d)
+decide(const struct comparison *c, int runs, int max_runs, double promising,
+       struct decision *d)
 {
 	int best = 4;
-	bool unsure = false, every = false;
+	bool unsure = false, every = false, near = false;
 
 	d->outcome = DECIDE_FINAL;
 	d->verdict = DECIDE_NO_KPI;
@@ -53,6 +54,7 @@ decide(const struct comparison *c, int runs, int max_runs, struct decision *d)
 		    !decide_futile(&m->r, max_runs)) {
 			unsure = true;
 			every = every || m->r.history == COMPARE_HISTORY_USED;
+			near = near || compare_p_value(&m->r) < promising;
 		}
 		if (r < best) {
 			best = r;
@@ -69,7 +71,16 @@ decide(const struct comparison *c, int runs, int max_runs, struct decision *d)
 	if (unsure && runs < max_runs) {
 		d->outcome = DECIDE_MORE;
 		d->runs = every ? runs + 1 : decide_next_look(runs, max_runs);
+	} else if (near && runs < decide_promising_runs(max_runs)) {
+		d->outcome = DECIDE_MORE;
+		d->runs = decide_promising_runs(max_runs);
 	}
+}
+
+int
+decide_promising_runs(int max_runs)
+{
+	return max_runs + (max_runs + 1) / 2;
 }
 
 int
@@ -109,8 +120,10 @@ decide_look_alpha(int runs, int before, int max_runs, double alpha)
 
 	if (max_runs < 1)
 		return alpha;
+	/* the promising look: the cap's level */
 	if (runs > max_runs)
-		runs = max_runs;
+		return decide_look_alpha(max_runs, max_runs - 1, max_runs,
+					 alpha);
 	/* Looked at as many before (runs asked again): the plan's share. */
 	if (before < 0 || before >= runs)
 		before = look_before(runs);

@@ -343,6 +343,8 @@ print_cap(json_t *j)
 {
 	json_t *jobs = json_object_get(j, "jobs");
 	json_int_t cap = json_integer_value(json_object_get(j, "max_runs"));
+	json_int_t promising =
+		json_integer_value(json_object_get(j, "promising_runs"));
 	json_int_t most = 0;
 
 	for (size_t i = 0; i < json_array_size(jobs); i++) {
@@ -357,6 +359,11 @@ print_cap(json_t *j)
 		printf("robotd adds no runs: the verdicts are of these "
 		       "(--max-runs %lld)\n",
 		       (long long)cap);
+	else if (promising > cap)
+		printf("robotd may add runs, up to %lld a side (%lld for a "
+		       "KPI near the line at %lld), until each KPI's verdict "
+		       "is final (--max-runs caps it)\n",
+		       (long long)cap, (long long)promising, (long long)cap);
 	else
 		printf("robotd may add runs, up to %lld a side, until each "
 		       "KPI's verdict is final (--max-runs caps it)\n",

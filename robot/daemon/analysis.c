@@ -396,7 +396,13 @@ pair_compare(struct pair_work *w)
 			: NULL);
 	comparison_set_round_runs(c, (const long long(*)[2])in->rounds,
 				  in->nrounds);
-	decide(c, asked, w->max_runs, &d);
+	/* No promising look past a cap the submitter set, nor for a
+	 * bisection's pair (its steps have their own test and cap). */
+	decide(c, asked, w->max_runs,
+	       w->claim != NULL && !w->claim->bisection && !w->claim->capped
+		       ? DECIDE_PROMISING_P
+		       : 0,
+	       &d);
 	resolutions(c, w->max_runs);
 	w->verdict = decide_verdict_name(d.verdict);
 	w->kpi = d.kpi ? xstrdup(d.kpi) : NULL;
@@ -418,7 +424,12 @@ pair_compare(struct pair_work *w)
 				      sizeof note))
 			w->note = xstrdup(note);
 	}
-	if (w->more > 0)
+	if (w->more > w->max_runs)
+		w->summary = xasprintf("%s inconclusive with %d runs a side, "
+				       "near the line at the cap: more runs, "
+				       "to %d (the promising look)",
+				       d.kpi ? d.kpi : "a KPI", asked, w->more);
+	else if (w->more > 0)
 		w->summary = xasprintf("%s inconclusive with %d runs a side: "
 				       "more runs, to %d",
 				       d.kpi ? d.kpi : "a KPI", asked, w->more);

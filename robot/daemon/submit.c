@@ -32,6 +32,7 @@
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
+#include "robot/analysis/decide.h"
 #include "robot/daemon/defer.h"
 #include "robot/daemon/resolve.h"
 #include "robot/daemon/store/jobs.h"
@@ -239,6 +240,12 @@ submit_answer(struct submit *s)
 	json_object_set_new(
 		answer, "max_runs",
 		json_integer(s->max_runs > 0 ? s->max_runs : s->set->max_runs));
+	/* robotd's cap, not the submitter's: a KPI near the line at the cap
+	 * gets the promising look past it (decide()). */
+	if (s->max_runs <= 0)
+		json_object_set_new(
+			answer, "promising_runs",
+			json_integer(decide_promising_runs(s->set->max_runs)));
 	if (s->resolved != NULL)
 		json_object_set(answer, "resolved", s->resolved);
 	log_info("%s submitted %zu runs of %s", s->submitter,

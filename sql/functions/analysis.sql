@@ -341,7 +341,9 @@ $$;
 
 -- The next pair to analyse, claimed for p_seconds: {pair, analyses,
 -- max_runs, looked (the runs a side of its last look), bisection
--- (whether a bisection made it), series, base, head, open, noise};
+-- (whether a bisection made it), capped (a submission's own cap, which
+-- no look goes past: docs/statistics.md, "The promising look"), series,
+-- base, head, open, noise};
 -- robotd then reads its values in binary (store_pair_columns()).  noise:
 -- the series' noise history (robot_noise_obs()), of which robotd fits
 -- each KPI's prior (a bisection's pair, which measures commits on both
@@ -377,7 +379,9 @@ BEGIN
 	END IF;
 	RETURN json_build_object('pair', p.id, 'analyses', p.analyses,
 		'max_runs', p.max_runs, 'looked', p.looked,
-		'bisection', p.bisection IS NOT NULL, 'series', p.series,
+		'bisection', p.bisection IS NOT NULL,
+		'capped', p.tree IS NULL AND p.max_runs IS NOT NULL,
+		'series', p.series,
 		'base', p.base, 'head', p.head,
 		'noise', robot_noise_obs(p.series, p.id, p.bisection IS NULL),
 		'open', (SELECT coalesce(json_agg(json_build_object('id', r.id,

@@ -60,7 +60,7 @@ test_regression_is_final(void)
 	CHECK_INT(c->nmetrics, 2);
 	CHECK(c->metrics[0].kpi);
 	CHECK(!c->metrics[1].kpi);
-	decide(c, 5, 10, &d);
+	decide(c, 5, 10, DECIDE_PROMISING_P, &d);
 	CHECK_INT(d.outcome, DECIDE_FINAL);
 	CHECK_INT(d.verdict, DECIDE_REGRESSION);
 	CHECK_STR(d.kpi, "fsmark.files_per_sec");
@@ -73,7 +73,7 @@ test_unchanged_is_final(void)
 	struct comparison *c = compare(0, 0.005, 5, 0);
 	struct decision d;
 
-	decide(c, 5, 10, &d);
+	decide(c, 5, 10, DECIDE_PROMISING_P, &d);
 	CHECK_INT(d.outcome, DECIDE_FINAL);
 	CHECK_INT(d.verdict, DECIDE_UNCHANGED);
 	comparison_free(c);
@@ -89,16 +89,16 @@ test_inconclusive_asks_for_more(void)
 
 	CHECK_INT(c->metrics[0].r.verdict, COMPARE_INCONCLUSIVE);
 	CHECK(!c->metrics[0].r.within_floor); /* -5%: not below the floor */
-	decide(c, 3, 10, &d);
+	decide(c, 3, 10, DECIDE_PROMISING_P, &d);
 	CHECK_INT(d.outcome, DECIDE_MORE);
 	CHECK_INT(d.runs, 5);
-	decide(c, 5, 10, &d);
+	decide(c, 5, 10, DECIDE_PROMISING_P, &d);
 	CHECK_INT(d.outcome, DECIDE_MORE);
 	CHECK_INT(d.runs, 8);
-	decide(c, 8, 10, &d);
+	decide(c, 8, 10, DECIDE_PROMISING_P, &d);
 	CHECK_INT(d.outcome, DECIDE_MORE);
 	CHECK_INT(d.runs, 10);
-	decide(c, 10, 10, &d);
+	decide(c, 10, 10, DECIDE_PROMISING_P, &d);
 	CHECK_INT(d.outcome, DECIDE_FINAL);
 	CHECK_INT(d.verdict, DECIDE_INCONCLUSIVE);
 	comparison_free(c);
@@ -147,6 +147,53 @@ test_looks_spend_the_budget(void)
 		sum += decide_look_alpha(r, r == 3 ? 0 : r - 1, 14,
 					 DECIDE_ALPHA_KNOWN);
 	CHECK_DBL(sum, DECIDE_ALPHA_KNOWN, 1e-15);
+}
+
+/* A KPI inconclusive at the cap whose p there is near the line
+ * (DECIDE_PROMISING_P) gets the promising look, at half as many rounds
+ * again, tested at the cap's level; none when the caller allows none (a
+ * submitter's cap, a bisection's pair), none past that look, and none
+ * for a KPI far from the line. */
+static void
+test_promising_look(void)
+{
+	struct comparison *c = compare(-0.05, 0.05, 10, 0);
+	struct decision d;
+	double p = compare_p_value(&c->metrics[0].r);
+
+	tap_diag("-5%% at 5%% noise, 10 runs a side: %s, p %.4f",
+		 compare_verdict_name(c->metrics[0].r.verdict), p);
+	CHECK_INT(c->metrics[0].r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK(p < DECIDE_PROMISING_P);
+	CHECK_INT(decide_promising_runs(10), 15);
+	CHECK_INT(decide_promising_runs(14), 21);
+	decide(c, 10, 10, DECIDE_PROMISING_P, &d);
+	CHECK_INT(d.outcome, DECIDE_MORE);
+	CHECK_INT(d.runs, 15);
+	decide(c, 12, 10, DECIDE_PROMISING_P, &d); /* a side had more */
+	CHECK_INT(d.outcome, DECIDE_MORE);
+	CHECK_INT(d.runs, 15);
+	decide(c, 15, 10, DECIDE_PROMISING_P, &d);
+	CHECK_INT(d.outcome, DECIDE_FINAL);
+	CHECK_INT(d.verdict, DECIDE_INCONCLUSIVE);
+	decide(c, 10, 10, 0, &d);
+	CHECK_INT(d.outcome, DECIDE_FINAL);
+	/* before the cap: the plan's next look, as ever */
+	decide(c, 8, 10, DECIDE_PROMISING_P, &d);
+	CHECK_INT(d.outcome, DECIDE_MORE);
+	CHECK_INT(d.runs, 10);
+	comparison_free(c);
+	c = compare(-0.02, 0.05, 10, 0);
+	CHECK_INT(c->metrics[0].r.verdict, COMPARE_INCONCLUSIVE);
+	CHECK(compare_p_value(&c->metrics[0].r) > DECIDE_PROMISING_P);
+	decide(c, 10, 10, DECIDE_PROMISING_P, &d);
+	CHECK_INT(d.outcome, DECIDE_FINAL);
+	comparison_free(c);
+	/* its level: the cap's look's, after the round before it */
+	CHECK_DBL(decide_look_alpha(21, 14, 14, DECIDE_ALPHA_KNOWN),
+		  decide_look_alpha(14, 13, 14, DECIDE_ALPHA_KNOWN), 1e-15);
+	CHECK_DBL(decide_look_alpha(15, 10, 10, DECIDE_ALPHA),
+		  decide_look_alpha(10, 9, 10, DECIDE_ALPHA), 1e-15);
 }
 
 /* Rounds of a KPI (fsmark.files_per_sec) whose noise its history knows:
@@ -198,7 +245,7 @@ test_known_noise_looks_every_round(void)
 	CHECK_DBL(decide_resolution_pct(r, 14),
 		  100 * expm1(4.089 * r->se * sqrt(5.0 / 14)), 0.05);
 	CHECK(!decide_futile(r, 14));
-	decide(c, 5, 14, &d);
+	decide(c, 5, 14, DECIDE_PROMISING_P, &d);
 	CHECK_INT(d.outcome, DECIDE_MORE);
 	CHECK_INT(d.runs, 6);
 	comparison_free(c);
@@ -209,14 +256,14 @@ test_known_noise_looks_every_round(void)
 	tap_diag("resolution %.2f%%, change %.2f%%, se %.4f",
 		 decide_resolution_pct(r, 14), r->effect_pct, r->se);
 	CHECK(decide_futile(r, 14));
-	decide(c, 8, 14, &d);
+	decide(c, 8, 14, DECIDE_PROMISING_P, &d);
 	CHECK_INT(d.outcome, DECIDE_FINAL);
 	CHECK_INT(d.verdict, DECIDE_INCONCLUSIVE);
 	comparison_free(c);
 	/* Without a history, the planned looks, and no resolution. */
 	c = compare(-0.05, 0.08, 5, 0);
 	CHECK(isnan(decide_resolution_pct(&c->metrics[0].r, 14)));
-	decide(c, 5, 14, &d);
+	decide(c, 5, 14, DECIDE_PROMISING_P, &d);
 	CHECK_INT(d.runs, 8);
 	comparison_free(c);
 }
@@ -232,7 +279,7 @@ test_futile_runs_not_asked(void)
 	CHECK_INT(c->metrics[0].r.verdict, COMPARE_INCONCLUSIVE);
 	CHECK(c->metrics[0].r.within_floor);
 	CHECK(decide_futile(&c->metrics[0].r, 14));
-	decide(c, 3, 14, &d);
+	decide(c, 3, 14, DECIDE_PROMISING_P, &d);
 	CHECK_INT(d.outcome, DECIDE_FINAL);
 	CHECK_INT(d.verdict, DECIDE_INCONCLUSIVE);
 	comparison_free(c);
@@ -240,7 +287,7 @@ test_futile_runs_not_asked(void)
 	c = compare(0, 0.02, 3, 0);
 	CHECK_INT(c->metrics[0].r.verdict, COMPARE_INCONCLUSIVE);
 	CHECK(!decide_futile(&c->metrics[0].r, 14));
-	decide(c, 3, 14, &d);
+	decide(c, 3, 14, DECIDE_PROMISING_P, &d);
 	CHECK_INT(d.outcome, DECIDE_MORE);
 	comparison_free(c);
 }
@@ -257,10 +304,10 @@ test_noise_note(void)
 	char note[512];
 
 	compare_options_init(&opt);
-	decide(c, 3, 10, &d);
+	decide(c, 3, 10, DECIDE_PROMISING_P, &d);
 	CHECK(!decide_noise_note(c, &d, &opt, 10, note, sizeof note));
 	CHECK_STR(note, "");
-	decide(c, 10, 10, &d);
+	decide(c, 10, 10, DECIDE_PROMISING_P, &d);
 	CHECK(decide_noise_note(c, &d, &opt, 10, note, sizeof note));
 	tap_diag("%s", note);
 	/* The pattern's population stddev is about 0.65 of the noise: the
@@ -275,7 +322,7 @@ test_noise_note(void)
 				 "change would need about ")) > 200);
 	comparison_free(c);
 	c = compare(-0.10, 0.01, 5, 0);
-	decide(c, 5, 10, &d);
+	decide(c, 5, 10, DECIDE_PROMISING_P, &d);
 	CHECK(!decide_noise_note(c, &d, &opt, 10, note, sizeof note));
 	comparison_free(c);
 }
@@ -288,7 +335,7 @@ test_monitors_never_decide(void)
 	struct decision d;
 
 	CHECK(compare_verdict_is_change(c->metrics[1].r.verdict));
-	decide(c, 5, 10, &d);
+	decide(c, 5, 10, DECIDE_PROMISING_P, &d);
 	CHECK_INT(d.verdict, DECIDE_UNCHANGED);
 	comparison_free(c);
 }
@@ -442,6 +489,7 @@ main(void)
 		TAP_CASE(test_unchanged_is_final),
 		TAP_CASE(test_inconclusive_asks_for_more),
 		TAP_CASE(test_looks_spend_the_budget),
+		TAP_CASE(test_promising_look),
 		TAP_CASE(test_known_noise_looks_every_round),
 		TAP_CASE(test_futile_runs_not_asked),
 		TAP_CASE(test_canary),

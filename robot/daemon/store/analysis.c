@@ -93,6 +93,7 @@ pair_claim_decode(const char *text)
 	c->max_runs = (int)json_integer_value(json_object_get(j, "max_runs"));
 	c->looked = (int)json_integer_value(json_object_get(j, "looked"));
 	c->bisection = json_is_true(json_object_get(j, "bisection"));
+	c->capped = json_is_true(json_object_get(j, "capped"));
 	c->series = xstrdup(rjson_get_str(j, "series"));
 	c->base = xstrdup(rjson_get_str(j, "base"));
 	c->head = xstrdup(rjson_get_str(j, "head"));

@@ -39,6 +39,8 @@ struct store_pair_claim {
 	int max_runs;   /* the pair's cap on runs per side; 0: robotd's */
 	int looked;     /* the runs a side at its last look; 0: none */
 	bool bisection; /* a bisection's pair */
+	bool capped;    /* max_runs is a submission's own: no promising look
+			   past it (decide()) */
 	char *series, *base, *head;
 	struct store_open_finding *open;
 	size_t nopen;
