@@ -11,6 +11,7 @@
 
 #include "robot/analysis/changes.h"
 #include "robot/analysis/history.h"
+#include "robot/analysis/triage.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/xmalloc.h"
@@ -30,8 +31,9 @@ void
 findings_regressions(struct web *w, struct http_req *req,
 		     const struct web_call *call)
 {
-	struct store_regressions_filter f = {NULL, NULL, NULL, NULL, 100};
+	struct store_regressions_filter f = {NULL, NULL, NULL, NULL, 100, NULL};
 	const char *state = http_req_arg(req, "state", 0);
+	const char *triage = http_req_arg(req, "triage", 0);
 	const char *kind = http_req_arg(req, "kind", 0);
 	const char *since = http_req_arg(req, "since", 0);
 
@@ -73,7 +75,16 @@ findings_regressions(struct web *w, struct http_req *req,
 				     NULL);
 		return;
 	}
+	if (triage != NULL && !triage_state_valid(triage)) {
+		http_req_reply_error(req, 400,
+				     "triage is untriaged, acknowledged, "
+				     "invalid, wontfix, duplicate, fixed or "
+				     "recovered",
+				     NULL);
+		return;
+	}
 	f.state = state;
+	f.triage = triage;
 	f.kind = kind;
 	f.since = since;
 	store_regressions(w->d.store, &f, web_on_json, req);
@@ -103,6 +114,58 @@ findings_regression_set(struct web *w, struct http_req *req,
 	store_regression_set(w->d.store, strtoll(call->arg, NULL, 10), state,
 			     call->name, strcmp(call->kind, "admin") == 0,
 			     web_on_json, req);
+	json_decref(j);
+}
+
+/*
+ * POST /api/regressions/:id/triage: {"command": "invalid: box: ...",
+ * "how": "api" or "cli"}, in the language of robot/analysis/triage.h;
+ * who may is the store's to say (robot_regression_may()).
+ */
+void
+findings_regression_triage(struct web *w, struct http_req *req,
+			   const struct web_call *call)
+{
+	size_t len;
+	const char *body = http_req_body(req, &len), *line, *how;
+	json_t *j = json_loadb(body, len, 0, NULL), *cmd;
+	struct triage_cmd c;
+	char err[256], *text;
+
+	line = json_string_value(json_object_get(j, "command"));
+	how = json_string_value(json_object_get(j, "how"));
+	if (!json_is_object(j) || line == NULL ||
+	    (json_object_get(j, "how") != NULL &&
+	     (how == NULL ||
+	      (strcmp(how, "api") != 0 && strcmp(how, "cli") != 0)))) {
+		http_req_reply_error(req, 400,
+				     "the body is {\"command\": C}, C a "
+				     "triage command (ack, invalid: WHY, "
+				     "wontfix: WHY, dup-of: ID, fixed-by: SHA, "
+				     "note: TEXT, link: URL, tag: NAMES, "
+				     "untriage), and \"how\": api or cli",
+				     NULL);
+		json_decref(j);
+		return;
+	}
+	if (!triage_parse(line, strlen(line), &c, err, sizeof err)) {
+		http_req_reply_error(req, 400, err, NULL);
+		json_decref(j);
+		return;
+	}
+	cmd = json_pack("{s:s, s:s?, s:s, s:s}", "action",
+			triage_action_name(c.action), "reason", c.reason,
+			"text", c.text, "arg", c.arg);
+	if (c.action == TRIAGE_DUP)
+		json_object_set_new(cmd, "dup", json_integer(c.dup));
+	text = json_dumps(cmd, JSON_COMPACT);
+	log_info("%s triages regression %s: %s", call->name, call->arg,
+		 triage_action_name(c.action));
+	store_regression_triage(w->d.store, strtoll(call->arg, NULL, 10), text,
+				call->name, call->kind, how ? how : "api",
+				web_on_json, req);
+	free(text);
+	json_decref(cmd);
 	json_decref(j);
 }
 

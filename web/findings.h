@@ -18,6 +18,9 @@ void findings_regressions(struct web *w, struct http_req *req,
 /* POST /api/regressions/:id {"state": "invalid"} */
 void findings_regression_set(struct web *w, struct http_req *req,
 			     const struct web_call *call);
+/* POST /api/regressions/:id/triage: a triage command (triage.h). */
+void findings_regression_triage(struct web *w, struct http_req *req,
+				const struct web_call *call);
 /* The options of a comparison asked (?method=, &min_effect=, &all=)
  * into *ask: false after answering 400. */
 bool findings_compare_args(struct http_req *req, struct analysis_ask *ask);

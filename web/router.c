@@ -43,6 +43,7 @@
 enum route_auth {
 	ROUTE_PUBLIC, /* anyone */
 	ROUTE_SUBMIT, /* a submit or admin token */
+	ROUTE_TRIAGE, /* a triage, submit or admin token */
 	ROUTE_BOX,    /* a box token; a :name segment must be its box */
 	ROUTE_ADMIN,  /* an admin token */
 	ROUTE_ANYONE, /* anyone, a submit or admin token (if any) told */
@@ -88,6 +89,9 @@ static const struct route routes[] = {
 	 findings_regressions},
 	{"POST", "/api/regressions/:id", ROUTE_SUBMIT, 0,
 	 "changing a regression needs a submit token", findings_regression_set},
+	{"POST", "/api/regressions/:id/triage", ROUTE_TRIAGE, 4096,
+	 "triaging a regression needs a triage, submit or admin token",
+	 findings_regression_triage},
 	{"POST", "/api/bisections", ROUTE_SUBMIT, 0,
 	 "bisecting needs a submit token", findings_bisect},
 	{"POST", "/api/bisections/:id/cancel", ROUTE_SUBMIT, 0,
@@ -290,6 +294,10 @@ route_allows(const struct route_call *c, const char *kind, const char *name)
 	switch (rt->auth) {
 	case ROUTE_SUBMIT:
 		ok = strcmp(kind, "submit") == 0 || strcmp(kind, "admin") == 0;
+		break;
+	case ROUTE_TRIAGE:
+		ok = strcmp(kind, "triage") == 0 ||
+		     strcmp(kind, "submit") == 0 || strcmp(kind, "admin") == 0;
 		break;
 	case ROUTE_BOX:
 		ok = strcmp(kind, "box") == 0;

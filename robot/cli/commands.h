@@ -15,6 +15,7 @@ int cmd_status(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_regressions(int argc, char **argv);
 int cmd_regression(int argc, char **argv);
+int cmd_triage(int argc, char **argv);
 int cmd_series(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_bisections(int argc, char **argv);

@@ -50,6 +50,44 @@ print_measured(json_t *r)
 	printf("); the figures above are as mailed\n");
 }
 
+/* Its triage, and what people said of it, oldest first. */
+static void
+print_triage(json_t *r)
+{
+	json_t *e;
+	size_t i;
+
+	printf("triage  %s", cli_shown(r, "triage"));
+	if (rjson_get_str(r, "triage_reason") != NULL)
+		printf(" (%s)", cli_shown(r, "triage_reason"));
+	if (rjson_get_str(r, "triage_text") != NULL)
+		printf(": %s", cli_shown(r, "triage_text"));
+	if (rjson_get_str(r, "assignee") != NULL)
+		printf(", assignee %s", cli_shown(r, "assignee"));
+	if (json_integer_value(json_object_get(r, "duplicate_of")) > 0)
+		printf(", duplicate of %lld",
+		       (long long)json_integer_value(
+			       json_object_get(r, "duplicate_of")));
+	if (rjson_get_str(r, "fix_claimed") != NULL)
+		printf(", fixed by %s (%s)", cli_shown(r, "fix_claimed"),
+		       rjson_get_str(r, "fix_confirmed") != NULL
+			       ? "confirmed"
+			       : "not measured yet");
+	if (rjson_get_str(r, "bug_url") != NULL)
+		printf(", bug %s", cli_shown(r, "bug_url"));
+	printf("\n");
+	json_array_foreach(json_object_get(r, "triage_events"), i, e)
+	{
+		printf("  %.16s %s (%s): %s%s%s\n", cli_shown(e, "created"),
+		       cli_shown(e, "by"), cli_shown(e, "how"),
+		       cli_shown(e, "action"),
+		       rjson_get_str(e, "detail") != NULL ? " " : "",
+		       rjson_get_str(e, "detail") != NULL
+			       ? cli_shown(e, "detail")
+			       : "");
+	}
+}
+
 static void
 print_regression(json_t *r, void *ctx)
 {
@@ -112,6 +150,7 @@ print_regression(json_t *r, void *ctx)
 	printf("noticed %.19s, updated %.19s\n", cli_shown(r, "created"),
 	       cli_shown(r, "updated"));
 	print_measured(r);
+	print_triage(r);
 	printf("\n");
 	if (table != NULL)
 		fputs(table, stdout);

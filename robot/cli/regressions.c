@@ -26,8 +26,9 @@ print_regressions(json_t *j, void *ctx)
 		printf("no regressions or improvements found\n");
 		return;
 	}
-	printf("%-6s %-11s %-9s %8s  %-28s %-22s %-10s %s\n", "ID", "KIND",
-	       "STATE", "CHANGE", "KPI", "COMMIT", "FOUND AT", "SERIES");
+	printf("%-6s %-11s %-9s %-12s %8s  %-28s %-22s %-10s %s\n", "ID",
+	       "KIND", "STATE", "TRIAGE", "CHANGE", "KPI", "COMMIT", "FOUND AT",
+	       "SERIES");
 	for (size_t i = 0; i < json_array_size(list); i++) {
 		json_t *r = json_array_get(list, i);
 		const char *culprit = rjson_get_str(r, "culprit");
@@ -39,9 +40,10 @@ print_regressions(json_t *j, void *ctx)
 		else
 			snprintf(blame, sizeof blame, "%.10s..%.10s",
 				 cli_shown(r, "base"), cli_shown(r, "commit"));
-		printf("%-6lld %-11s %-9s %8s  %-28s %-22s %-10.10s %s\n",
+		printf("%-6lld %-11s %-9s %-12s %8s  %-28s %-22s %-10.10s %s\n",
 		       (long long)json_integer_value(json_object_get(r, "id")),
 		       cli_shown(r, "kind"), cli_shown(r, "state"),
+		       cli_shown(r, "triage"),
 		       cli_pct(r, "change_pct", buf, sizeof buf),
 		       cli_shown(r, "kpi"), blame, cli_shown(r, "commit"),
 		       cli_shown(r, "series"));
@@ -51,18 +53,25 @@ print_regressions(json_t *j, void *ctx)
 static const char regressions_usage[] =
 	"usage: robot regressions [--server URL] [--state S] [--tree T]\n"
 	"                         [--kind regression|improvement] "
-	"[--since DATE] [--json]\n"
-	"What robotd found, newest first.\n" CLI_HELP_SERVER;
+	"[--since DATE]\n"
+	"                         [--triage T] [--json]\n"
+	"What robotd found, newest first.  --state: new, reported, "
+	"bisecting, bisected,\nfixed or invalid (the report's); --triage: "
+	"untriaged, acknowledged, invalid,\nwontfix, duplicate, fixed or "
+	"recovered (what people said: robot triage).\n" CLI_HELP_SERVER;
 
-/* --state, --tree, --kind, --since: the query's filters. */
+/* --state, --tree, --kind, --since, --triage: the query's filters. */
 static bool
 regressions_option(int c, const char *arg, void *ctx)
 {
 	static const struct {
 		int c;
 		const char *name;
-	} filters[] = {
-		{'S', "state"}, {'T', "tree"}, {'k', "kind"}, {'d', "since"}};
+	} filters[] = {{'S', "state"},
+		       {'T', "tree"},
+		       {'k', "kind"},
+		       {'d', "since"},
+		       {'g', "triage"}};
 
 	for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++)
 		if (filters[i].c == c)
@@ -78,6 +87,7 @@ cmd_regressions(int argc, char **argv)
 		{"tree", required_argument, NULL, 'T'},
 		{"kind", required_argument, NULL, 'k'},
 		{"since", required_argument, NULL, 'd'},
+		{"triage", required_argument, NULL, 'g'},
 		{NULL, 0, NULL, 0},
 	};
 	static const struct cli_command cmd = {regressions_usage,

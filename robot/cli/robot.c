@@ -22,6 +22,8 @@ static const struct {
 	{"results", cmd_results, "fetch result documents from robotd"},
 	{"regressions", cmd_regressions, "what robotd found, newest first"},
 	{"regression", cmd_regression, "one regression with its comparison"},
+	{"triage", cmd_triage,
+	 "what you say of a regression: ack, invalid, fixed-by, ..."},
 	{"series", cmd_series, "the series robotd has runs of"},
 	{"bisect", cmd_bisect, "bisect a regression to its first bad commit"},
 	{"bisections", cmd_bisections, "robotd's bisections and their steps"},

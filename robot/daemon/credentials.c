@@ -97,9 +97,10 @@ credentials_args(int argc, char **argv, struct credentials_args *a,
 		if (optind != argc - 1 || a->kind == NULL || a->name == NULL ||
 		    (strcmp(a->kind, "submit") != 0 &&
 		     strcmp(a->kind, "box") != 0 &&
-		     strcmp(a->kind, "admin") != 0)) {
-			log_warnx("token create wants --kind submit|box|admin "
-				  "and --name NAME");
+		     strcmp(a->kind, "admin") != 0 &&
+		     strcmp(a->kind, "triage") != 0)) {
+			log_warnx("token create wants --kind "
+				  "submit|box|admin|triage and --name NAME");
 			return 2;
 		}
 		if (a->group != NULL && strcmp(a->kind, "box") != 0) {

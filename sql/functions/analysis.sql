@@ -414,15 +414,30 @@ DECLARE
 		AND c.parents = ARRAY[p.base]) THEN p.head END;
 	v_base_runs int := (p_comparison->'base_runs'->>'ok')::int;
 	v_head_runs int := (p_comparison->'head_runs'->>'ok')::int;
+	v_n int;
 BEGIN
 	FOR f IN SELECT * FROM json_to_recordset(p_findings) AS x(kpi text,
 		verdict text, change_pct float8, p_value float8, action text,
 		regression bigint) LOOP
 		IF f.action = 'fixed' THEN
+			-- (untriaged or acknowledged: recovered; a fix a
+			-- person named: confirmed)
 			UPDATE regressions SET state = 'fixed',
-				fixed_by = p.head, updated = now()
+				fixed_by = p.head, updated = now(),
+				triage = CASE WHEN triage IN ('untriaged',
+					'acknowledged') THEN 'recovered'
+					ELSE triage END,
+				fix_confirmed = CASE WHEN triage = 'fixed'
+					THEN now() END
 				WHERE id = f.regression
 				AND state NOT IN ('fixed', 'invalid');
+			GET DIAGNOSTICS v_n = ROW_COUNT;
+			IF v_n > 0 THEN
+				INSERT INTO triage_events (regression, action,
+					detail, by_name, how)
+					VALUES (f.regression, 'recovered',
+					p.head, 'robotd', 'robotd');
+			END IF;
 		ELSIF f.action = 'still' THEN
 			-- (the record keeps what it was found with)
 			UPDATE regressions SET last_head = p.head,
@@ -838,39 +853,157 @@ BEGIN
 		'updated', n_updated, 'dropped', n_dropped);
 END $$;
 
--- A person sets regression p_id's state (POST /api/regressions/:id):
--- an admin (p_admin), or the submitter of the runs it was found in (the
--- first of its series at its commit); a tree's findings are the
--- admins' (issue 61: any submit token could set any regression
--- invalid, which kept it from being mailed).  The record, or NULL when
--- there is no such regression.
+-- Who may change regression p_id (r), as p_by with a token of kind
+-- p_kind: an admin or a triager any, a submitter the findings of its
+-- own runs (the first of its series at its commit); a tree's findings
+-- are the admins' and the triagers' (issue 61: any submit token could
+-- set any regression invalid, which kept it from being mailed).
+-- Raises RB403 else.
+CREATE FUNCTION robot_regression_may(r regressions, p_by text, p_kind text)
+	RETURNS void
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+	owner text;
+BEGIN
+	IF p_kind IN ('admin', 'triage') THEN
+		RETURN;
+	END IF;
+	SELECT s.submitter INTO owner FROM jobs j
+		JOIN submissions s ON s.id = j.submission
+		WHERE j.series = r.series AND j.commit = r.commit
+		ORDER BY j.id LIMIT 1;
+	IF r.tree IS NOT NULL THEN
+		RAISE EXCEPTION 'regression % was found in tree %: only a triage or admin token may change it',
+			r.id, r.tree USING ERRCODE = 'RB403';
+	ELSIF owner IS DISTINCT FROM p_by THEN
+		RAISE EXCEPTION 'regression % was found in %''s runs: only %, a triage or an admin token may change it',
+			r.id, coalesce(owner, 'nobody'),
+			coalesce(owner, 'nobody') USING ERRCODE = 'RB403';
+	END IF;
+END $$;
+
+-- A person sets regression p_id's state (POST /api/regressions/:id), as
+-- robot_regression_may() allows: invalid and fixed are triage too
+-- (robot_regression_triage()).  The record, or NULL when there is no
+-- such regression.
 CREATE FUNCTION robot_regression_set(p_id bigint, p_state text, p_by text,
 	p_admin boolean) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
 	r regressions;
-	owner text;
 BEGIN
 	SELECT * INTO r FROM regressions WHERE id = p_id FOR UPDATE;
 	IF NOT FOUND THEN
 		RETURN NULL;
 	END IF;
-	IF NOT p_admin THEN
-		SELECT s.submitter INTO owner FROM jobs j
-			JOIN submissions s ON s.id = j.submission
-			WHERE j.series = r.series AND j.commit = r.commit
-			ORDER BY j.id LIMIT 1;
-		IF r.tree IS NOT NULL THEN
-			RAISE EXCEPTION 'regression % was found in tree %: only an admin may set its state',
-				p_id, r.tree USING ERRCODE = 'RB403';
-		ELSIF owner IS DISTINCT FROM p_by THEN
-			RAISE EXCEPTION 'regression % was found in %''s runs: only % or an admin may set its state',
-				p_id, coalesce(owner, 'nobody'),
-				coalesce(owner, 'nobody') USING ERRCODE = 'RB403';
-		END IF;
-	END IF;
-	UPDATE regressions SET state = p_state, updated = now()
+	PERFORM robot_regression_may(r, p_by,
+		CASE WHEN p_admin THEN 'admin' ELSE 'submit' END);
+	UPDATE regressions SET state = p_state,
+		triage_closed_from = CASE WHEN p_state = 'invalid'
+			AND state <> 'invalid' THEN state
+			ELSE triage_closed_from END,
+		triage = CASE p_state WHEN 'invalid' THEN 'invalid'
+			WHEN 'fixed' THEN 'fixed' ELSE triage END,
+		triage_reason = CASE WHEN p_state = 'invalid'
+			THEN 'other' ELSE triage_reason END,
+		updated = now()
 		WHERE id = p_id RETURNING * INTO r;
-	RETURN json_build_object('id', r.id, 'state', r.state, 'updated',
-		r.updated);
+	IF p_state IN ('invalid', 'fixed') THEN
+		INSERT INTO triage_events (regression, action, detail, by_name,
+			how) VALUES (p_id, p_state, 'state ' || p_state, p_by,
+			'api');
+	END IF;
+	RETURN json_build_object('id', r.id, 'state', r.state, 'triage',
+		r.triage, 'updated', r.updated);
+END $$;
+
+-- A triage command (robot/analysis/triage.h, parsed by robotd) on
+-- regression p_id, by p_by with a token of kind p_kind (admin, triage,
+-- submit: robot_regression_may()), given by p_how (page, mail, api,
+-- cli): p_cmd is {action, reason, text, arg, dup}.  invalid closes the
+-- finding as a person's invalid always did (state invalid: no more news
+-- of it is mailed); untriage opens it again.  Each command is an event.
+-- The finding's triage, or NULL when there is no such regression; RB400
+-- for a duplicate of none, or of itself.
+CREATE FUNCTION robot_regression_triage(p_id bigint, p_cmd json, p_by text,
+	p_kind text, p_how text) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	r regressions;
+	a text := p_cmd->>'action';
+	v_text text := nullif(p_cmd->>'text', '');
+	v_arg text := nullif(p_cmd->>'arg', '');
+	v_dup bigint := (p_cmd->>'dup')::bigint;
+	detail text;
+BEGIN
+	SELECT * INTO r FROM regressions WHERE id = p_id FOR UPDATE;
+	IF NOT FOUND THEN
+		RETURN NULL;
+	END IF;
+	PERFORM robot_regression_may(r, p_by, p_kind);
+	IF a = 'ack' THEN
+		UPDATE regressions SET triage = 'acknowledged',
+			assignee = coalesce(v_arg, assignee) WHERE id = p_id;
+		detail := v_arg;
+	ELSIF a = 'invalid' THEN
+		UPDATE regressions SET triage = 'invalid',
+			triage_reason = coalesce(p_cmd->>'reason', 'other'),
+			triage_text = v_text, state = 'invalid',
+			triage_closed_from = CASE WHEN state <> 'invalid'
+				THEN state ELSE triage_closed_from END
+			WHERE id = p_id;
+		detail := concat_ws(': ', coalesce(p_cmd->>'reason', 'other'),
+			v_text);
+	ELSIF a = 'wontfix' THEN
+		UPDATE regressions SET triage = 'wontfix', triage_text = v_text
+			WHERE id = p_id;
+		detail := v_text;
+	ELSIF a = 'dup-of' THEN
+		IF v_dup IS NULL OR v_dup = p_id OR NOT EXISTS (SELECT 1
+			FROM regressions WHERE id = v_dup) THEN
+			RAISE EXCEPTION 'dup-of: % is no other finding',
+				coalesce(v_dup::text, 'nothing')
+				USING ERRCODE = 'RB400';
+		END IF;
+		UPDATE regressions SET triage = 'duplicate',
+			duplicate_of = v_dup WHERE id = p_id;
+		detail := v_dup::text;
+	ELSIF a = 'fixed-by' THEN
+		UPDATE regressions SET triage = 'fixed', fix_claimed = v_arg,
+			fix_confirmed = NULL WHERE id = p_id;
+		detail := v_arg;
+	ELSIF a = 'note' THEN
+		detail := v_text;
+	ELSIF a = 'link' THEN
+		UPDATE regressions SET bug_url = v_arg WHERE id = p_id;
+		detail := v_arg;
+	ELSIF a = 'tag' THEN
+		UPDATE regressions SET tags = ARRAY(SELECT DISTINCT t FROM
+			unnest(tags || string_to_array(v_arg, ',')) t ORDER BY t)
+			WHERE id = p_id;
+		detail := v_arg;
+	ELSIF a = 'untriage' THEN
+		UPDATE regressions SET triage = 'untriaged',
+			triage_reason = NULL, triage_text = NULL,
+			duplicate_of = NULL, fix_claimed = NULL,
+			fix_confirmed = NULL,
+			state = CASE WHEN r.triage = 'invalid'
+				AND r.state = 'invalid' THEN
+				coalesce(r.triage_closed_from, 'new')
+				ELSE r.state END,
+			triage_closed_from = NULL
+			WHERE id = p_id;
+	ELSE
+		RAISE EXCEPTION 'no triage command %', coalesce(a, 'given')
+			USING ERRCODE = 'RB400';
+	END IF;
+	UPDATE regressions SET updated = now() WHERE id = p_id
+		RETURNING * INTO r;
+	INSERT INTO triage_events (regression, action, detail, by_name, how)
+		VALUES (p_id, a, detail, p_by, p_how);
+	RETURN json_build_object('id', r.id, 'triage', r.triage,
+		'state', r.state, 'triage_reason', r.triage_reason,
+		'triage_text', r.triage_text, 'assignee', r.assignee,
+		'duplicate_of', r.duplicate_of, 'fix_claimed', r.fix_claimed,
+		'bug_url', r.bug_url, 'tags', r.tags, 'updated', r.updated);
 END $$;

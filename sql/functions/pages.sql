@@ -284,9 +284,10 @@ BEGIN
 END $$;
 
 -- A regression as its page and GET /api/regressions/:id show it: the
--- record, its pair's comparison and table, every run of its regressed
--- KPIs on both sides, its job, the report as mailed and how many it went
--- to, its news, and its newest bisection.
+-- record, its triage with what people said of it (triage_events), its
+-- pair's comparison and table, every run of its regressed KPIs on both
+-- sides, its job, the report as mailed and how many it went to, its
+-- news, and its newest bisection.
 CREATE FUNCTION robot_regression(p_id bigint) RETURNS json
 LANGUAGE sql STABLE AS $$
 	SELECT json_build_object('id', r.id, 'kind', r.kind,
@@ -303,6 +304,16 @@ LANGUAGE sql STABLE AS $$
 			robot_commit_info(r.tree, r.culprit) END,
 		'fixed_by', r.fixed_by, 'created', r.created,
 		'updated', r.updated,
+		'triage', r.triage, 'triage_reason', r.triage_reason,
+		'triage_text', r.triage_text, 'assignee', r.assignee,
+		'duplicate_of', r.duplicate_of, 'fix_claimed', r.fix_claimed,
+		'fix_confirmed', r.fix_confirmed, 'bug_url', r.bug_url,
+		'tags', r.tags,
+		'triage_events', (SELECT coalesce(json_agg(json_build_object(
+			'action', t.action, 'detail', t.detail,
+			'by', t.by_name, 'how', t.how, 'created', t.created)
+			ORDER BY t.id), '[]') FROM triage_events t
+			WHERE t.regression = r.id),
 		'commit_info', robot_commit_info(r.tree, r.commit),
 		'base_info', robot_commit_info(r.tree, r.base),
 		'comparison', p.comparison, 'table', p.table_text,

@@ -164,7 +164,7 @@ echo '{"state": "gone"}' >"$T/bad"
 s3=$(api POST "$U/api/regressions/$RID" "$SUB" "$T/bad")
 s4=$(api GET "$U/api/regressions?state=bogus" "")
 s5=$(api GET "$U/api/regressions/999" "")
-check $([ "$s1" = 401 ] && [ "$s0" = 403 ] && grep -q "only alice or an admin may set its state" "$T/mallory.json" &&
+check $([ "$s1" = 401 ] && [ "$s0" = 403 ] && grep -q "only alice, a triage or an admin token may change it" "$T/mallory.json" &&
 	[ "$s2" = 200 ] && [ "$st" = invalid ] && [ "$s3" = 400 ] && [ "$s4" = 400 ] && [ "$s5" = 404 ]; echo $?) \
 	"its submitter's token marks it invalid, another's may not; bad states and ids refused ($s1 $s0 $s2 $st $s3 $s4 $s5)"
 

@@ -20,7 +20,7 @@ start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"
 U=$URL_d
 ADMIN=$(token admin root)
 SUB=$(token submit alice)
-echo "1..26"
+echo "1..27"
 
 export GIT_AUTHOR_NAME="A Developer" GIT_AUTHOR_EMAIL=dev@example.org
 export GIT_COMMITTER_NAME="A Developer" GIT_COMMITTER_EMAIL=dev@example.org
@@ -126,10 +126,21 @@ simbox s2 "$C=-10" "$C2=-10" --noise=1 --seed=2
 wait_for 90 pair_is "$A" "$C2" "final regression"
 check $([ "$(sql "SELECT count(*) || ' ' || min(commit) || ' ' || min(last_head) || ' ' || min(state) FROM regressions")" = "1 $C $C2 new" ]; echo $?) \
 	"a later head that still regresses updates the one record ($(sql "SELECT count(*) || ' ' || min(commit) || ' ' || min(last_head) || ' ' || min(state) FROM regressions") C=$C C2=$C2)"
+# A tree's finding is triaged by a triage or admin token, not a
+# submitter's (docs/reports.md, "Triage").
+RID=$(sql "SELECT id FROM regressions")
+printf '{"command": "ack"}' >"$T/ack.json"
+s1=$(api POST "$U/api/regressions/$RID/triage" "$SUB" "$T/ack.json")
+e1=$(cat "$T/body")
+s2=$(api POST "$U/api/regressions/$RID/triage" "$(token triage jack)" "$T/ack.json")
+check $([ "$s1" = 403 ] && echo "$e1" | grep -q "found in tree linux: only a triage or admin token may change it" &&
+	[ "$s2" = 200 ] && [ "$(sql "SELECT triage FROM regressions")" = acknowledged ]; echo $?) \
+	"a tree's finding: a triage token acknowledges it, a submit token may not ($s1 $s2)"
 G=$(commit dev-x "Revert \"mm: write back more eagerly\"")
 wait_for 90 pair_is "$A" "$G" "final unchanged"
-check $([ "$(sql "SELECT state || ' ' || fixed_by FROM regressions")" = "fixed $G" ]; echo $?) \
-	"a later head back at the base's level marks it fixed ($(sql "SELECT state || ' ' || coalesce(fixed_by, '-') FROM regressions"))"
+check $([ "$(sql "SELECT state || ' ' || fixed_by || ' ' || triage FROM regressions")" = "fixed $G recovered" ] &&
+	[ "$(sql "SELECT action || ' ' || detail || ' ' || by_name || ' ' || how FROM triage_events ORDER BY id DESC LIMIT 1")" = "recovered $G robotd robotd" ]; echo $?) \
+	"a later head back at the base's level marks it fixed, its triage recovered ($(sql "SELECT state || ' ' || coalesce(fixed_by, '-') || ' ' || triage FROM regressions"))"
 
 # 5. A force-push cancels the dropped head's queued runs.
 touch "$T/stop-s2"

@@ -311,6 +311,66 @@ reproduce(struct buf *b, const struct store_regression *r,
 	free(text);
 }
 
+/* Its triage: what people said it is (robot triage, the API). */
+static void
+triage(struct buf *b, const struct store_regression *r)
+{
+	if (r->triage == NULL)
+		return;
+	buf_adds(b, "<h2>Triage</h2>\n<p class=\"triage\">");
+	html_text(b, r->triage);
+	if (r->triage_reason != NULL) {
+		buf_adds(b, " (");
+		html_text(b, r->triage_reason);
+		buf_adds(b, ")");
+	}
+	if (r->triage_text != NULL) {
+		buf_adds(b, ": ");
+		html_text(b, r->triage_text);
+	}
+	buf_adds(b, "</p>\n<ul>\n");
+	if (r->assignee != NULL) {
+		buf_adds(b, "<li>assignee ");
+		html_text(b, r->assignee);
+		buf_adds(b, "</li>\n");
+	}
+	if (r->duplicate_of > 0)
+		buf_addf(b,
+			 "<li>a duplicate of <a href=\"/regressions/%lld\">"
+			 "regression %lld</a></li>\n",
+			 r->duplicate_of, r->duplicate_of);
+	if (r->fix_claimed != NULL) {
+		buf_adds(b, "<li>fixed by ");
+		page_sha(b, r->fix_claimed, NULL);
+		buf_adds(b, r->fix_confirmed != NULL
+				    ? " (confirmed: robotd measured the fix)"
+				    : " (robotd confirms it when it measures "
+				      "the fix)");
+		buf_adds(b, "</li>\n");
+	}
+	if (r->bug_url != NULL) {
+		buf_adds(b, "<li>bug <a href=\"");
+		html_attr(b, r->bug_url);
+		buf_adds(b, "\" rel=\"nofollow\">");
+		html_text(b, r->bug_url);
+		buf_adds(b, "</a></li>\n");
+	}
+	if (r->ntags > 0) {
+		buf_adds(b, "<li>tags");
+		for (size_t i = 0; i < r->ntags; i++) {
+			buf_adds(b, " ");
+			html_text(b, r->tags[i]);
+		}
+		buf_adds(b, "</li>\n");
+	}
+	buf_addf(b,
+		 "</ul>\n<p>To change it: <code>robot triage %lld "
+		 "COMMAND</code> (ack, invalid: WHY, wontfix: WHY, dup-of: ID, "
+		 "fixed-by: SHA, note: TEXT, link: URL, tag: NAMES, untriage; "
+		 "docs/reports.md).</p>\n",
+		 r->id);
+}
+
 /* The report as mailed, and what happened since. */
 static void
 story(struct buf *b, const struct store_regression *r)
@@ -332,6 +392,7 @@ story(struct buf *b, const struct store_regression *r)
 		html_text(b, r->report.body);
 		buf_adds(b, "</pre>\n");
 	}
+	triage(b, r);
 	buf_adds(b, "<h2>What happened</h2>\n<ul>\n<li>");
 	html_time(b, r->created);
 	buf_adds(b, ": found</li>\n");
@@ -351,6 +412,25 @@ story(struct buf *b, const struct store_regression *r)
 		else
 			still_figures(b, e->change_pct, e->p_value, e->runs);
 		buf_adds(b, "</li>\n");
+	}
+	/* what people said of it (their times interleave with the news
+	 * above only by their dates: each list is in its own order) */
+	for (size_t i = 0; i < r->ntriage_events; i++) {
+		const struct store_triage_event *e = &r->triage_events[i];
+
+		buf_adds(b, "<li>");
+		html_time(b, e->created);
+		buf_adds(b, ": ");
+		html_text(b, e->action);
+		if (e->detail != NULL) {
+			buf_adds(b, " ");
+			html_text(b, e->detail);
+		}
+		buf_adds(b, ", by ");
+		html_text(b, e->by);
+		buf_adds(b, " (");
+		html_text(b, e->how);
+		buf_adds(b, ")</li>\n");
 	}
 	buf_adds(b, "</ul>\n");
 }

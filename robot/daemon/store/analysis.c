@@ -756,13 +756,15 @@ static const struct store_stmt regressions = {
 	"coalesce(json_agg(x ORDER BY x.id DESC), '[]')) FROM "
 	"(SELECT id, kind, found_by, tree, branch, commit, base, culprit, "
 	"series, kpi, change_pct, p_value, runs, base_runs, head_runs, "
-	"state, last_head, fixed_by, created, updated FROM regressions "
-	"WHERE ($1::text IS NULL "
+	"state, triage, triage_reason, assignee, duplicate_of, fix_claimed, "
+	"bug_url, tags, last_head, fixed_by, created, updated "
+	"FROM regressions WHERE ($1::text IS NULL "
 	"OR tree = $1) AND ($2::text IS NULL OR state = $2) AND "
 	"($3::timestamptz IS NULL OR updated >= $3::timestamptz) "
 	"AND ($4::text IS NULL OR kind = $4 OR found_by = $4) "
+	"AND ($6::text IS NULL OR triage = $6) "
 	"ORDER BY id DESC LIMIT $5::int) x",
-	"ssssl", store_read_text, false, .shared = true};
+	"ssssls", store_read_text, false, .shared = true};
 
 void
 store_regressions(struct store *s, const struct store_regressions_filter *f,
@@ -770,7 +772,8 @@ store_regressions(struct store *s, const struct store_regressions_filter *f,
 {
 	store_call(s, &regressions, STORE_FN(cb), arg, STORE_TEXT(f->tree),
 		   STORE_TEXT(f->state), STORE_TEXT(f->since),
-		   STORE_TEXT(f->kind), STORE_LONG((long long)f->limit));
+		   STORE_TEXT(f->kind), STORE_LONG((long long)f->limit),
+		   STORE_TEXT(f->triage));
 }
 
 static const struct store_stmt regression_set = {
@@ -783,4 +786,18 @@ store_regression_set(struct store *s, long long id, const char *state,
 {
 	store_call(s, &regression_set, STORE_FN(cb), arg, STORE_LONG(id),
 		   STORE_TEXT(state), STORE_TEXT(by), STORE_BOOL(admin));
+}
+
+static const struct store_stmt regression_triage = {
+	"SELECT robot_regression_triage($1::bigint, $2::json, $3, $4, $5)",
+	"lssss", store_read_text, false};
+
+void
+store_regression_triage(struct store *s, long long id, const char *cmd,
+			const char *by, const char *kind, const char *how,
+			store_text_cb cb, void *arg)
+{
+	store_call(s, &regression_triage, STORE_FN(cb), arg, STORE_LONG(id),
+		   STORE_TEXT(cmd), STORE_TEXT(by), STORE_TEXT(kind),
+		   STORE_TEXT(how));
 }

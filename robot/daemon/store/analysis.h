@@ -180,11 +180,12 @@ void store_side_values(struct store *s, const char *series, const char *base,
 		       void *arg);
 
 struct store_regressions_filter {
-	const char *tree;  /* NULL: any */
-	const char *state; /* NULL: any */
-	const char *since; /* an ISO date; NULL: any */
-	const char *kind;  /* regression or improvement; NULL: any */
-	long limit;        /* newest first */
+	const char *tree;   /* NULL: any */
+	const char *state;  /* NULL: any */
+	const char *since;  /* an ISO date; NULL: any */
+	const char *kind;   /* regression or improvement; NULL: any */
+	long limit;         /* newest first */
+	const char *triage; /* untriaged, acknowledged, ...; NULL: any */
 };
 /* {"regressions": [...]}, newest first. */
 void store_regressions(struct store *s,
@@ -197,5 +198,13 @@ void store_regressions(struct store *s,
 void store_regression_set(struct store *s, long long id, const char *state,
 			  const char *by, bool admin, store_text_cb cb,
 			  void *arg);
+/* A triage command on a regression (robot_regression_triage()): cmd is
+ * its JSON ({action, reason, text, arg, dup}), by who gave it with a
+ * token of kind (admin, triage or submit), how (page, mail, api, cli).
+ * The finding's triage; NULL when there is no such regression; 403 when
+ * by may not (robot_regression_may()), 400 for a duplicate of none. */
+void store_regression_triage(struct store *s, long long id, const char *cmd,
+			     const char *by, const char *kind, const char *how,
+			     store_text_cb cb, void *arg);
 
 #endif

@@ -284,6 +284,15 @@ static const struct view_field regression_event_fields[] = {
 };
 static const struct view_type regression_event = VIEW_TYPE(
 	"event", struct store_regression_event, regression_event_fields);
+static const struct view_field triage_event_fields[] = {
+	VIEW_F(store_triage_event, "action", VIEW_STR, action),
+	VIEW_F(store_triage_event, "detail", VIEW_STR, detail),
+	VIEW_F(store_triage_event, "by", VIEW_STR, by),
+	VIEW_F(store_triage_event, "how", VIEW_STR, how),
+	VIEW_F(store_triage_event, "created", VIEW_STR, created),
+};
+static const struct view_type triage_event = VIEW_TYPE(
+	"triage event", struct store_triage_event, triage_event_fields);
 static const struct view_field regression_fields[] = {
 	RF(, "id", VIEW_INT, id),
 	RF(, "kind", VIEW_STR, kind),
@@ -321,6 +330,17 @@ static const struct view_field regression_fields[] = {
 	VIEW_O(store_regression, "report", regression_report, report),
 	VIEW_A(store_regression, "events", regression_event, events, nevents),
 	RF(, "bisection", VIEW_JSON, bisection),
+	RF(, "triage", VIEW_STR, triage),
+	RF(, "triage_reason", VIEW_STR, triage_reason),
+	RF(, "triage_text", VIEW_STR, triage_text),
+	RF(, "assignee", VIEW_STR, assignee),
+	RF(, "fix_claimed", VIEW_STR, fix_claimed),
+	RF(, "fix_confirmed", VIEW_STR, fix_confirmed),
+	RF(, "bug_url", VIEW_STR, bug_url),
+	RF(, "duplicate_of", VIEW_INT, duplicate_of),
+	VIEW_S(store_regression, "tags", tags, ntags),
+	VIEW_A(store_regression, "triage_events", triage_event, triage_events,
+	       ntriage_events),
 };
 #undef RF
 const struct view_type store_regression_view =

@@ -198,6 +198,10 @@ struct store_regression_event {
 	 * runs it read (0: none) */
 	long long base_runs, head_runs, submission;
 };
+/* What a person (or robotd) said of a finding: a triage command. */
+struct store_triage_event {
+	const char *action, *detail, *by, *how, *created;
+};
 /* robot_regression()'s (store_regression_view). */
 struct store_regression {
 	long long id;
@@ -220,6 +224,15 @@ struct store_regression {
 	struct store_regression_event *events;
 	size_t nevents;
 	const json_t *bisection; /* robot_bisection()'s, or NULL */
+	/* its triage (robot/analysis/triage.h): untriaged, acknowledged,
+	 * ...; each NULL (0) when not said */
+	const char *triage, *triage_reason, *triage_text, *assignee;
+	const char *fix_claimed, *fix_confirmed, *bug_url;
+	long long duplicate_of;
+	const char **tags;
+	size_t ntags;
+	struct store_triage_event *triage_events;
+	size_t ntriage_events;
 };
 extern const struct view_type store_regression_view;
 /* {"series": [{"series", "commits", "runs", "last"}]}: the series whose
