@@ -20,7 +20,7 @@ mail_deliver(const struct channel_send *cs, const struct store_outbox_row *row)
 	const struct settings *set = cs->set;
 	const char *to = row->recipient, *from = set->mail_from;
 	char *mid = NULL, *unsub = NULL, *footer, *text, *rcpt, *mfrom;
-	char *list_id;
+	char *list_id, *reply = NULL;
 	struct curlm_request rq;
 	struct mail m;
 
@@ -46,18 +46,32 @@ mail_deliver(const struct channel_send *cs, const struct store_outbox_row *row)
 				   cs->url, unsub)
 		       : xasprintf("robot, a performance test robot: %s\n",
 				   cs->url);
+	/* A report's own reply address for this recipient: robot+TOKEN@
+	 * the sender's domain, which robot mail-in takes (mailin.h). */
+	if (row->reply != NULL) {
+		const char *at = strrchr(from, '@');
+
+		reply = at ? xasprintf("%.*s+%s%s", (int)(at - from), from,
+				       row->reply, at)
+			   : NULL;
+		if (reply != NULL && mail_address_check(reply) != NULL) {
+			free(reply);
+			reply = NULL;
+		}
+	}
 	m = (struct mail){from,
 			  "robot",
 			  to,
 			  row->subject,
 			  mid ? mid : row->message_id,
-			  row->thread,
+			  row->in_reply_to ? row->in_reply_to : row->thread,
 			  list_id,
 			  unsub,
 			  NULL,
 			  time(NULL),
 			  row->body ? row->body : "",
-			  footer};
+			  footer,
+			  reply};
 	text = mail_format(&m);
 	rcpt = xasprintf("<%s>", to);
 	mfrom = xasprintf("<%s>", from);
@@ -79,6 +93,7 @@ mail_deliver(const struct channel_send *cs, const struct store_outbox_row *row)
 	free(rcpt);
 	free(mfrom);
 	free(list_id);
+	free(reply);
 }
 
 static bool

@@ -362,6 +362,12 @@ mail_format(const struct mail *m)
 			buf_addc(&b, *p);
 	buf_adds(&b, ">\r\n");
 	add_own(&b, "To", m->to);
+	if (m->reply_to != NULL) {
+		char *r = xasprintf("<%s>", m->reply_to);
+
+		add_own(&b, "Reply-To", r);
+		free(r);
+	}
 	add_header(&b, "Subject", m->subject);
 	add_own(&b, "Message-ID", m->message_id);
 	if (m->in_reply_to != NULL) {

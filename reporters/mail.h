@@ -25,8 +25,9 @@ struct mail {
 	const char *unsubscribe; /* the one-click URL, or NULL */
 	const char *report;      /* X-Robot-Report's value, or NULL */
 	time_t date;
-	const char *body;   /* UTF-8 text, lines ending in "\n" */
-	const char *footer; /* appended after "-- \n", or NULL */
+	const char *body;     /* UTF-8 text, lines ending in "\n" */
+	const char *footer;   /* appended after "-- \n", or NULL */
+	const char *reply_to; /* an address (checked), or NULL */
 };
 
 /*

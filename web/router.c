@@ -20,6 +20,7 @@
 
 #include "jobs/jobfile.h"
 #include "robot/analysis/result.h"
+#include "reporters/mailin.h"
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "web/api.h"
@@ -113,6 +114,8 @@ static const struct route routes[] = {
 	 "listing subscriptions needs an admin token", subscriptions_list},
 	{"GET", "/api/reports", ROUTE_ADMIN, 0,
 	 "the outbox needs an admin token", subscriptions_outbox},
+	{"POST", "/api/mail", ROUTE_PUBLIC, MAILIN_MAX, NULL,
+	 subscriptions_mail},
 	{"GET", "/api/series/:series/changes", ROUTE_PUBLIC, 0, NULL,
 	 findings_changes},
 	{"GET", "/style.css", ROUTE_PUBLIC, 0, NULL, pages_style},

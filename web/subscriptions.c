@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reporters/mailin.h"
 #include "reporters/subscribe.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
@@ -416,4 +417,15 @@ subscriptions_outbox(struct web *w, struct http_req *req,
 	if (!web_int_arg(req, "limit", 1, 10000, &limit))
 		return;
 	store_outbox(w->d.store, (int)limit, web_on_json, req);
+}
+
+void
+subscriptions_mail(struct web *w, struct http_req *req,
+		   const struct web_call *call)
+{
+	size_t len;
+	const char *body = http_req_body(req, &len);
+
+	(void)call;
+	mailin_take(w->d.base, w->d.store, body, len, web_on_json, req);
 }

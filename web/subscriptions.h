@@ -30,6 +30,11 @@ void subscriptions_unsubscribe(struct web *w, struct http_req *req,
 /* GET /api/reports?limit= (admin): the outbox */
 void subscriptions_outbox(struct web *w, struct http_req *req,
 			  const struct web_call *call);
+/* POST /api/mail: a mail to robot, as robot mail-in hands it on (its
+ * raw RFC 5322 text): a reply to a report, whose triage commands are
+ * taken (reporters/mailin.h). */
+void subscriptions_mail(struct web *w, struct http_req *req,
+			const struct web_call *call);
 
 /* Asks for subscription sub (checked here), answering JSON, or with html
  * a page (the subscribe form's).  token: asked with a submit or admin

@@ -16,6 +16,7 @@ int cmd_results(int argc, char **argv);
 int cmd_regressions(int argc, char **argv);
 int cmd_regression(int argc, char **argv);
 int cmd_triage(int argc, char **argv);
+int cmd_mail_in(int argc, char **argv);
 int cmd_series(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_bisections(int argc, char **argv);

@@ -24,6 +24,8 @@ static const struct {
 	{"regression", cmd_regression, "one regression with its comparison"},
 	{"triage", cmd_triage,
 	 "what you say of a regression: ack, invalid, fixed-by, ..."},
+	{"mail-in", cmd_mail_in,
+	 "one mail on stdin to robotd: a reply to a report (an MTA's pipe)"},
 	{"series", cmd_series, "the series robotd has runs of"},
 	{"bisect", cmd_bisect, "bisect a regression to its first bad commit"},
 	{"bisections", cmd_bisections, "robotd's bisections and their steps"},

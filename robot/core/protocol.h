@@ -21,4 +21,7 @@
  * upload as long (a slow link's upload was cut, then every retry). */
 #define ROBOT_MIN_BODY_RATE 4096
 
+/* The largest mail robot mail-in hands robotd (POST /api/mail). */
+#define ROBOT_MAIL_MAX (4u << 20)
+
 #endif

@@ -854,7 +854,8 @@ BEGIN
 END $$;
 
 -- Who may change regression p_id (r), as p_by with a token of kind
--- p_kind: an admin or a triager any, a submitter the findings of its
+-- p_kind: an admin or a triager any (and a recipient of its report,
+-- by mail), a submitter the findings of its
 -- own runs (the first of its series at its commit); a tree's findings
 -- are the admins' and the triagers' (issue 61: any submit token could
 -- set any regression invalid, which kept it from being mailed).
@@ -865,7 +866,9 @@ LANGUAGE plpgsql STABLE AS $$
 DECLARE
 	owner text;
 BEGIN
-	IF p_kind IN ('admin', 'triage') THEN
+	-- (mail: a recipient of its report, whose reply address robotd
+	-- checked: robot_mail_in())
+	IF p_kind IN ('admin', 'triage', 'mail') THEN
 		RETURN;
 	END IF;
 	SELECT s.submitter INTO owner FROM jobs j

@@ -536,7 +536,13 @@ BEGIN
 			WHERE t.id = r.thread),
 		'created', coalesce(r.created, o.created),
 		'token', (SELECT a.token FROM mail_addresses a
-			WHERE a.email = o.recipient)) ORDER BY o.id)
+			WHERE a.email = o.recipient),
+		-- a report's mail: its Reply-To's token for this recipient;
+		-- an answer to a mail: that mail's Message-ID
+		'reply', CASE WHEN o.channel = 'mail' AND r.id IS NOT NULL
+			THEN robot_reply_token(coalesce(r.thread, r.id),
+				o.recipient) END,
+		'in_reply_to', o.in_reply_to) ORDER BY o.id)
 		FROM outbox o LEFT JOIN reports r ON r.id = o.report
 		WHERE o.id = ANY (ids));
 END $$;
@@ -730,3 +736,163 @@ LANGUAGE sql STABLE AS $$
 			ORDER BY o.state = 'sent', o.id DESC
 			LIMIT p_limit) x))
 $$;
+
+-- The token of the reply address of thread p_report's mail to p_email:
+-- rREPORT.HASH, HASH the first 20 hex digits of the sha256 of the
+-- secret 'reply', the report and the address (a keyed hash, of which no
+-- more is shown than those 80 bits: it cannot be extended).
+CREATE FUNCTION robot_reply_token(p_report bigint, p_email text) RETURNS text
+LANGUAGE sql STABLE AS $$
+	SELECT 'r' || p_report || '.' || left(encode(sha256(convert_to(
+		s.value || ':' || p_report || ':' || lower(p_email), 'UTF8')),
+		'hex'), 20) FROM secrets s WHERE s.name = 'reply'
+$$;
+
+-- A mail taken as robot_mail_in() answers it.
+CREATE FUNCTION robot_mail_in_json(m mail_in, p_replayed boolean)
+	RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('id', m.id, 'message_id', m.message_id,
+		'from', m.sender, 'report', m.report, 'state', m.state,
+		'refused', m.refused, 'results', m.results,
+		'replayed', p_replayed,
+		'subject', (SELECT r.subject FROM reports r
+			WHERE r.id = m.report))
+$$;
+
+-- A mail to robot (robot mail-in, POST /api/mail; parsed by robotd):
+-- p is {message_id, from, token (its reply address's, or null),
+-- automatic, commands: [{line, command: {action, ...}} | {line,
+-- error}]}.  The same Message-ID taken again: what it was, changing
+-- nothing ("replayed").  A mail without commands, or an automatic one,
+-- is kept and never answered (state ignored).  Else the commands are
+-- refused, all of them, when the reply address is no report's, or is
+-- not the one its report gave the sender; or applied, each to every
+-- finding the report's thread told of, each command whole or not at
+-- all (robot_regression_triage(), as the recipient: kind mail).  The
+-- mail waits for its answer (state answering: robot_mail_in_answer()),
+-- a refusal too, but for the fourth to one sender in an hour (or the
+-- hundred and first to all).
+CREATE FUNCTION robot_mail_in(p json) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	m mail_in;
+	v_from text := lower(p->>'from');
+	v_token text := p->>'token';
+	v_report bigint;
+	v_refused text;
+	c json;
+	f record;
+	results jsonb := '[]';
+	done jsonb;
+BEGIN
+	PERFORM pg_advisory_xact_lock(hashtext('robot_mail_in'));
+	SELECT * INTO m FROM mail_in WHERE message_id = p->>'message_id';
+	IF FOUND THEN
+		RETURN robot_mail_in_json(m, true);
+	END IF;
+	IF v_token ~ '^r[0-9]{1,18}\.[0-9a-f]{20}$' THEN
+		v_report := substring(v_token FROM 2
+			FOR position('.' IN v_token) - 2)::bigint;
+	END IF;
+	IF coalesce((p->>'automatic')::boolean, false) OR v_from IS NULL
+		OR json_array_length(p->'commands') = 0 THEN
+		INSERT INTO mail_in (message_id, sender, report, state, refused)
+			VALUES (p->>'message_id', v_from, (SELECT id FROM
+			reports WHERE id = v_report), 'ignored',
+			CASE WHEN coalesce((p->>'automatic')::boolean, false)
+			THEN 'an automatic mail (a bounce, an auto-reply)'
+			WHEN v_from IS NULL THEN 'no From address'
+			ELSE 'no #robot command' END)
+			RETURNING * INTO m;
+		RETURN robot_mail_in_json(m, false);
+	END IF;
+	IF v_token IS NULL THEN
+		v_refused := 'it was not sent to a report''s reply address: '
+			'reply to a report''s mail, to the address of its '
+			'Reply-To';
+	ELSIF NOT EXISTS (SELECT 1 FROM reports WHERE id = v_report
+		AND thread IS NULL) THEN
+		v_refused := format('its reply address names report %s, '
+			'which robot has not sent', v_report);
+	ELSIF robot_reply_token(v_report, v_from) <> v_token THEN
+		v_refused := format('the reply address is not the one '
+			'report %s gave %s: reply from the address the report '
+			'was sent to', v_report, v_from);
+	ELSIF NOT EXISTS (SELECT 1 FROM outbox o JOIN reports r
+		ON r.id = o.report WHERE (r.id = v_report
+		OR r.thread = v_report) AND o.channel = 'mail'
+		AND o.recipient = v_from) THEN
+		v_refused := format('report %s was not sent to %s', v_report,
+			v_from);
+	END IF;
+	-- A refusal is answered to its sender at most 3 times an hour, 100
+	-- times to all (a forged From must not make robot a mailer of
+	-- refusals); past that it is kept unanswered.
+	IF v_refused IS NOT NULL AND ((SELECT count(*) FROM mail_in
+		WHERE sender = v_from AND refused IS NOT NULL
+		AND state <> 'ignored'
+		AND created > now() - interval '1 hour') >= 3
+		OR (SELECT count(*) FROM mail_in WHERE refused IS NOT NULL
+		AND state <> 'ignored'
+		AND created > now() - interval '1 hour') >= 100) THEN
+		INSERT INTO mail_in (message_id, sender, report, state, refused)
+			VALUES (p->>'message_id', v_from, (SELECT id FROM
+			reports WHERE id = v_report), 'ignored',
+			v_refused || ' (not answered: too many refusals '
+			'this hour)') RETURNING * INTO m;
+		RETURN robot_mail_in_json(m, false);
+	END IF;
+	IF v_refused IS NULL THEN
+		FOR c IN SELECT * FROM json_array_elements(p->'commands') LOOP
+			IF c->>'error' IS NOT NULL THEN
+				results := results || jsonb_build_array(
+					jsonb_build_object('line', c->>'line',
+					'error', c->>'error'));
+				CONTINUE;
+			END IF;
+			done := '[]';
+			BEGIN
+				FOR f IN SELECT id FROM regressions
+					WHERE report = v_report ORDER BY id LOOP
+					done := done || jsonb_build_array(
+						robot_regression_triage(f.id,
+						c->'command', v_from, 'mail',
+						'mail')::jsonb);
+				END LOOP;
+				results := results || jsonb_build_array(
+					jsonb_build_object('line', c->>'line',
+					'findings', done));
+			EXCEPTION WHEN SQLSTATE 'RB400' OR SQLSTATE 'RB403' THEN
+				results := results || jsonb_build_array(
+					jsonb_build_object('line', c->>'line',
+					'error', SQLERRM));
+			END;
+		END LOOP;
+	END IF;
+	INSERT INTO mail_in (message_id, sender, report, state, refused,
+		results)
+		VALUES (p->>'message_id', v_from, (SELECT id FROM reports
+		WHERE id = v_report), 'answering', v_refused, results)
+		RETURNING * INTO m;
+	RETURN robot_mail_in_json(m, false);
+END $$;
+
+-- The answer to mail p_id (robot_mail_in()): a mail of its own to its
+-- sender, in reply to it, once.  'answered', or 'answered already'.
+CREATE FUNCTION robot_mail_in_answer(p_id bigint, p_subject text,
+	p_text text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	m mail_in;
+BEGIN
+	UPDATE mail_in SET state = 'answered' WHERE id = p_id
+		AND state = 'answering' RETURNING * INTO m;
+	IF NOT FOUND THEN
+		RETURN 'answered already';
+	END IF;
+	INSERT INTO outbox (channel, recipient, subject, message, in_reply_to)
+		VALUES ('mail', m.sender, p_subject, p_text, m.message_id);
+	PERFORM pg_notify('robot_jobs', ':outbox');
+	RETURN 'answered';
+END $$;

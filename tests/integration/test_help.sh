@@ -19,7 +19,7 @@ help() {
 }
 
 bad=""
-for c in split compare submit status results regressions regression triage series tree jobs box \
+for c in split compare submit status results regressions regression triage mail-in series tree jobs box \
 	subscribe unsubscribe subscriptions reports bisect bisections; do
 	help "$ROBOT" "$c" || bad="$bad $c"
 done
@@ -45,7 +45,7 @@ rc=$?
 check $([ $rc = 0 ] && [ ! -e "$T/state" ] && grep -q "token create" "$T/out"; echo $?) \
 	"robotd token create --help answers without touching the state directory ($rc)"
 bad=""
-for c in submit status results regressions regression triage series compare tree jobs box subscribe \
+for c in submit status results regressions regression triage mail-in series compare tree jobs box subscribe \
 	unsubscribe subscriptions reports bisect bisections; do
 	"$ROBOT" "$c" --help 2>&1 | grep -q "ROBOT_SERVER" || bad="$bad $c"
 done

@@ -190,6 +190,8 @@ read_outbox_rows(const struct db_result *r, const struct problem *p,
 		o->message_id = rjson_get_str(row, "message_id");
 		o->thread = rjson_get_str(row, "thread");
 		o->token = rjson_get_str(row, "token");
+		o->reply = rjson_get_str(row, "reply");
+		o->in_reply_to = rjson_get_str(row, "in_reply_to");
 		n++;
 	}
 	((store_outbox_rows_cb)cb)(v, n, p, arg);
@@ -509,4 +511,25 @@ store_claim_decode(struct view_doc *d, json_t *j, struct store_claim *out,
 		out->culprit_pairs[i].json =
 			json_array_get(out->culprit_pairs_json, i);
 	return true;
+}
+
+static const struct store_stmt mail_in = {"SELECT robot_mail_in($1::json)", "s",
+					  store_read_text, false};
+
+void
+store_mail_in(struct store *s, const char *p, store_text_cb cb, void *arg)
+{
+	store_call(s, &mail_in, STORE_FN(cb), arg, STORE_TEXT(p));
+}
+
+static const struct store_stmt mail_in_answer = {
+	"SELECT robot_mail_in_answer($1::bigint, $2, $3)", "lss",
+	store_read_text, false};
+
+void
+store_mail_in_answer(struct store *s, long long id, const char *subject,
+		     const char *text, store_text_cb cb, void *arg)
+{
+	store_call(s, &mail_in_answer, STORE_FN(cb), arg, STORE_LONG(id),
+		   STORE_TEXT(subject), STORE_TEXT(text));
 }

@@ -200,6 +200,9 @@ struct store_outbox_row {
 	const char *message_id; /* the report's, or NULL (a mail of its own) */
 	const char *thread;     /* the thread's Message-ID, or NULL */
 	const char *token;      /* the recipient's unsubscribe token, or NULL */
+	const char *reply;      /* a report's mail: its reply address's
+				   token for the recipient, or NULL */
+	const char *in_reply_to; /* an answer's: the mail it answers */
 };
 /* rows (n of them) are borrowed for the callback. */
 typedef void (*store_outbox_rows_cb)(const struct store_outbox_row *rows,
@@ -242,5 +245,14 @@ void store_unsubscribe_look(struct store *s, const char *token,
 			    store_text_cb cb, void *arg);
 /* {"subscriptions": [...]}. */
 void store_subscriptions(struct store *s, store_text_cb cb, void *arg);
+
+/* A mail to robot, parsed (reporters/mailin.c): p is robot_mail_in()'s
+ * {message_id, from, token, automatic, commands}; its answer is
+ * robot_mail_in()'s JSON (the commands applied or refused, or the mail
+ * ignored, or replayed). */
+void store_mail_in(struct store *s, const char *p, store_text_cb cb, void *arg);
+/* The answer to mail id, queued once: "answered" or "answered already". */
+void store_mail_in_answer(struct store *s, long long id, const char *subject,
+			  const char *text, store_text_cb cb, void *arg);
 
 #endif
