@@ -750,22 +750,6 @@ take_on_applied(const char *text, const struct problem *p, void *arg)
 	json_decref(j);
 }
 
-struct refusal {
-	struct problem *p;
-	store_text_cb cb;
-	void *arg;
-};
-
-static void
-refusal_answer(void *arg)
-{
-	struct refusal *r = arg;
-
-	r->cb(NULL, r->p, r->arg);
-	problem_free(r->p);
-	free(r);
-}
-
 void
 mailin_take(struct event_base *base, struct store *s, const char *msg,
 	    size_t len, store_text_cb cb, void *arg)
@@ -776,13 +760,10 @@ mailin_take(struct event_base *base, struct store *s, const char *msg,
 	json_t *in;
 
 	if (!mailin_parse(msg, len, &m, err, sizeof err)) {
-		struct refusal *r = xmalloc(sizeof *r);
-
 		mailin_release(&m);
-		r->p = problem_new(PROBLEM_INVALID, NULL, "%s", err);
-		r->cb = cb;
-		r->arg = arg;
-		defer(base, refusal_answer, r);
+		defer_problem(base,
+			      problem_new(PROBLEM_INVALID, NULL, "%s", err), cb,
+			      arg);
 		return;
 	}
 	in = json_pack("{s:s, s:s?, s:s?, s:b, s:o}", "message_id",

@@ -19,23 +19,6 @@
 #include "robot/daemon/store/reports.h"
 #include "robot/core/banned.h"
 
-/* A refusal answered from the loop. */
-struct refusal {
-	struct problem *p;
-	store_text_cb cb;
-	void *arg;
-};
-
-static void
-refusal_answer(void *arg)
-{
-	struct refusal *r = arg;
-
-	r->cb(NULL, r->p, r->arg);
-	problem_free(r->p);
-	free(r);
-}
-
 void
 subscribe_ask(struct event_base *base, struct store *s,
 	      const struct settings *set, const char *base_url, json_t *sub,
@@ -47,16 +30,14 @@ subscribe_ask(struct event_base *base, struct store *s,
 	char *token, *hash, *link, *subject, *message, *text;
 
 	if ((faults = subscribe_check(sub)) != NULL) {
-		struct refusal *r = xmalloc(sizeof *r);
-
-		r->p = problem_new(
-			PROBLEM_INVALID, faults, "%s",
-			json_array_size(faults) == 1
-				? json_string_value(json_array_get(faults, 0))
-				: "a subscription with faults");
-		r->cb = cb;
-		r->arg = arg;
-		defer(base, refusal_answer, r);
+		defer_problem(
+			base,
+			problem_new(PROBLEM_INVALID, faults, "%s",
+				    json_array_size(faults) == 1
+					    ? json_string_value(
+						      json_array_get(faults, 0))
+					    : "a subscription with faults"),
+			cb, arg);
 		return;
 	}
 	token = crypto_token();

@@ -87,25 +87,12 @@ commit_ok(const char *commit, size_t len, const char *name, int line,
 	return true;
 }
 
-/* s (len bytes) without blanks around it. */
-static const char *
-blank_trim(const char *s, size_t *len)
-{
-	while (*len > 0 && (*s == ' ' || *s == '\t')) {
-		s++;
-		(*len)--;
-	}
-	while (*len > 0 && (s[*len - 1] == ' ' || s[*len - 1] == '\t'))
-		(*len)--;
-	return s;
-}
-
 /* A field without blanks around it, nor the double quotes that may
  * enclose it. */
 static const char *
 field_trim(const char *s, size_t *len)
 {
-	s = blank_trim(s, len);
+	s = str_trim_blanks(s, len);
 	if (*len >= 2 && s[0] == '"' && s[*len - 1] == '"') {
 		s++;
 		*len -= 2;
@@ -133,7 +120,7 @@ csv_line(struct builder *b, const char *s, size_t len, const char *name,
 	char *text, *end, *c;
 	double v;
 
-	s = blank_trim(s, &len);
+	s = str_trim_blanks(s, &len);
 	if (len == 0 || s[0] == '#')
 		return;
 	if (memchr(s, '\0', len) != NULL) {

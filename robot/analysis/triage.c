@@ -59,19 +59,6 @@ triage_state_valid(const char *s)
 	return false;
 }
 
-/* s[0..*len) without the blanks at either end. */
-static const char *
-trim(const char *s, size_t *len)
-{
-	while (*len > 0 && (*s == ' ' || *s == '\t')) {
-		s++;
-		(*len)--;
-	}
-	while (*len > 0 && (s[*len - 1] == ' ' || s[*len - 1] == '\t'))
-		(*len)--;
-	return s;
-}
-
 /* Copies s[0..len) to dst (of max + 1 bytes) if it is text a person may
  * give: UTF-8, no control characters (a tab is a space), at most max
  * bytes. */
@@ -212,7 +199,7 @@ triage_parse(const char *line, size_t len, struct triage_cmd *c, char *err,
 
 	memset(c, 0, sizeof *c);
 	err[0] = '\0';
-	line = trim(line, &len);
+	line = str_trim_blanks(line, &len);
 	if (len >= 6 && strncasecmp(line, "#robot", 6) == 0 &&
 	    (len == 6 || line[6] == ' ' || line[6] == '\t' || line[6] == ':')) {
 		line += 6;
@@ -221,7 +208,7 @@ triage_parse(const char *line, size_t len, struct triage_cmd *c, char *err,
 			line++;
 			len--;
 		}
-		line = trim(line, &len);
+		line = str_trim_blanks(line, &len);
 	}
 	word = line;
 	for (wlen = 0; wlen < len && (isalpha((unsigned char)word[wlen]) ||
@@ -230,11 +217,11 @@ triage_parse(const char *line, size_t len, struct triage_cmd *c, char *err,
 		;
 	arg = word + wlen;
 	alen = len - wlen;
-	arg = trim(arg, &alen);
+	arg = str_trim_blanks(arg, &alen);
 	if (alen > 0 && *arg == ':') {
 		arg++;
 		alen--;
-		arg = trim(arg, &alen);
+		arg = str_trim_blanks(arg, &alen);
 	} else if (alen > 0 && wlen > 0) {
 		/* "ack bob" is ack's assignee; the others want a ':' */
 		if (!(wlen == 3 && strncasecmp(word, "ack", 3) == 0)) {
@@ -283,7 +270,7 @@ triage_parse(const char *line, size_t len, struct triage_cmd *c, char *err,
 					arg++;
 					alen--;
 				}
-				arg = trim(arg, &alen);
+				arg = str_trim_blanks(arg, &alen);
 				if (alen == 0)
 					return true;
 				break;

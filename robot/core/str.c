@@ -236,3 +236,15 @@ str_ruby_float(double d)
 		tmp[--len] = '\0';
 	return xstrdup(tmp);
 }
+
+const char *
+str_trim_blanks(const char *s, size_t *len)
+{
+	while (*len > 0 && (*s == ' ' || *s == '\t')) {
+		s++;
+		(*len)--;
+	}
+	while (*len > 0 && (s[*len - 1] == ' ' || s[*len - 1] == '\t'))
+		(*len)--;
+	return s;
+}

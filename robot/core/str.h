@@ -23,6 +23,9 @@ bool str_utf8_valid(const char *s, size_t len);
  * becomes U+FFFD, and a NUL too.  A new string (xmalloc). */
 char *str_utf8_fix(const char *s, size_t len);
 bool str_has_prefix(const char *s, const char *prefix);
+/* s (*len bytes) without the blanks (spaces, tabs) at either end: where
+ * it starts, its length in *len. */
+const char *str_trim_blanks(const char *s, size_t *len);
 bool str_has_suffix(const char *s, const char *suffix);
 /* Optimal string alignment distance (Damerau-Levenshtein), ASCII-wise. */
 size_t str_edit_distance(const char *a, const char *b);

@@ -8,6 +8,7 @@
 #include "robot/core/log.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/defer.h"
+#include "robot/daemon/problem.h"
 #include "robot/core/banned.h"
 
 struct later {
@@ -36,6 +37,33 @@ defer(struct event_base *base, void (*fn)(void *), void *arg)
 	*l = (struct later){fn, arg, NULL};
 	if (event_base_once(base, -1, EV_TIMEOUT, defer_on_once, l, &now) == -1)
 		fatalx("cannot defer a call");
+}
+
+struct refusal {
+	struct problem *p;
+	void (*cb)(const char *, const struct problem *, void *);
+	void *arg;
+};
+
+static void
+refusal_answer(void *arg)
+{
+	struct refusal *r = arg;
+
+	r->cb(NULL, r->p, r->arg);
+	problem_free(r->p);
+	free(r);
+}
+
+void
+defer_problem(struct event_base *base, struct problem *p,
+	      void (*cb)(const char *, const struct problem *, void *),
+	      void *arg)
+{
+	struct refusal *r = xmalloc(sizeof *r);
+
+	*r = (struct refusal){p, cb, arg};
+	defer(base, refusal_answer, r);
 }
 
 struct defer_list {

@@ -7,9 +7,16 @@
 #define ROBOT_DEFER_H
 
 struct event_base;
+struct problem;
 
 /* Calls fn(arg) after this loop iteration. */
 void defer(struct event_base *base, void (*fn)(void *), void *arg);
+/* Calls cb(NULL, p, arg) after this loop iteration, then frees p: a
+ * refusal made before any store call, answered as the store answers
+ * (cb a store_text_cb). */
+void defer_problem(struct event_base *base, struct problem *p,
+		   void (*cb)(const char *, const struct problem *, void *),
+		   void *arg);
 
 /*
  * The same, for an owner that ends many objects and must end the rest

@@ -13,14 +13,9 @@ set -u
 ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
 
-cat >"$T/robotd.yaml" <<YAML
-state_dir: $T/state
-lease_seconds: 60
+robotd_up "lease_seconds: 60
 analysis_claim: 5
-max_runs: 4
-YAML
-start_robotd d --config "$T/robotd.yaml" || { echo "1..0 # robotd did not start"; exit 1; }
-U=$URL_d
+max_runs: 4"
 SUB=$(token submit alice)
 echo "1..4"
 
