@@ -752,7 +752,7 @@ take_on_applied(const char *text, const struct problem *p, void *arg)
 
 void
 mailin_take(struct event_base *base, struct store *s, const char *msg,
-	    size_t len, store_text_cb cb, void *arg)
+	    size_t len, int box_limit, store_text_cb cb, void *arg)
 {
 	struct mailin m;
 	struct take *t;
@@ -766,10 +766,10 @@ mailin_take(struct event_base *base, struct store *s, const char *msg,
 			      arg);
 		return;
 	}
-	in = json_pack("{s:s, s:s?, s:s?, s:b, s:o}", "message_id",
+	in = json_pack("{s:s, s:s?, s:s?, s:b, s:o, s:i}", "message_id",
 		       m.message_id, "from", m.from, "token", m.token,
 		       "automatic", m.automatic, "commands",
-		       mailin_commands(m.text));
+		       mailin_commands(m.text), "box_false_alarms", box_limit);
 	text = rjson_dumps(in, JSON_COMPACT);
 	t = xmalloc(sizeof *t);
 	*t = (struct take){

@@ -53,10 +53,11 @@ char *mailin_answer(json_t *taken, const char *subject_in, char **subject);
 
 /*
  * Takes the mail msg: parsed, its commands applied by the store
- * (robot_mail_in()), its answer queued (robot_mail_in_answer()).  cb
+ * (robot_mail_in(), box_limit the setting box_false_alarms), its answer
+ * queued (robot_mail_in_answer()).  cb
  * gets robot_mail_in()'s JSON, or a problem (400 for no mail at all).
  */
 void mailin_take(struct event_base *base, struct store *s, const char *msg,
-		 size_t len, store_text_cb cb, void *arg);
+		 size_t len, int box_limit, store_text_cb cb, void *arg);
 
 #endif

@@ -163,7 +163,7 @@ findings_regression_triage(struct web *w, struct http_req *req,
 		 triage_action_name(c.action));
 	store_regression_triage(w->d.store, strtoll(call->arg, NULL, 10), text,
 				call->name, call->kind, how ? how : "api",
-				web_on_json, req);
+				w->d.set->box_false_alarms, web_on_json, req);
 	free(text);
 	json_decref(cmd);
 	json_decref(j);

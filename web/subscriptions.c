@@ -427,5 +427,6 @@ subscriptions_mail(struct web *w, struct http_req *req,
 	const char *body = http_req_body(req, &len);
 
 	(void)call;
-	mailin_take(w->d.base, w->d.store, body, len, web_on_json, req);
+	mailin_take(w->d.base, w->d.store, body, len,
+		    w->d.set->box_false_alarms, web_on_json, req);
 }

@@ -89,6 +89,8 @@ static const struct setting table[] = {
 	{"reference_every", SETTING_INT, "3600", 0, 30 * 86400, true,
 	 AT(reference_every)},
 	{"power_cycle", SETTING_STRING, NULL, 0, 0, true, AT(power_cycle)},
+	{"box_false_alarms", SETTING_INT, "2", 0, 1000, true,
+	 AT(box_false_alarms)},
 	{NULL, 0, NULL, 0, 0, false, 0},
 };
 

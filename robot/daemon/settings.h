@@ -51,6 +51,8 @@
  *   power_cycle: /usr/local/sbin/power-cycle   # run (sh -c, the box's
  *                            # name as $1) for a box silent since its
  *                            # lease expired mid-run (none by default)
+ *   box_false_alarms: 2      # findings marked "invalid: box" in 30 days
+ *                            # that make a box suspect (0: never)
  *
  * SIGHUP reloads the file; what needs a restart (listen, state_dir, db,
  * db_pool, the connection limits, request_timeout) keeps its old value,
@@ -105,6 +107,8 @@ struct settings {
 	char *operator_webhook; /* their webhook (lab notes), or NULL */
 	int reference_every;    /* idle seconds before a reference run */
 	char *power_cycle;      /* the lab's command for a silent box */
+	int box_false_alarms;   /* invalid: box findings in 30 days that
+				   make a box suspect; 0: never */
 };
 
 /* Fills s with every default. */

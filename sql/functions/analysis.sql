@@ -929,10 +929,11 @@ END $$;
 -- The finding's triage, or NULL when there is no such regression; RB400
 -- for a duplicate of none, or of itself.
 CREATE FUNCTION robot_regression_triage(p_id bigint, p_cmd json, p_by text,
-	p_kind text, p_how text) RETURNS json
+	p_kind text, p_how text, p_box_limit int DEFAULT 2) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
 	r regressions;
+	x record;
 	a text := p_cmd->>'action';
 	v_text text := nullif(p_cmd->>'text', '');
 	v_arg text := nullif(p_cmd->>'arg', '');
@@ -1004,6 +1005,39 @@ BEGIN
 		RETURNING * INTO r;
 	INSERT INTO triage_events (regression, action, detail, by_name, how)
 		VALUES (p_id, a, detail, p_by, p_how);
+	-- What it teaches: invalid for its box counts against the boxes
+	-- that ran its runs (any other triage takes that back); a box
+	-- with p_box_limit such findings in 30 days is suspect.
+	IF r.triage = 'invalid' AND r.triage_reason = 'box' THEN
+		INSERT INTO box_false_alarms (box, regression)
+			SELECT DISTINCT l.box, p_id FROM jobs j
+			JOIN leases l ON l.job = j.id AND l.state = 'done'
+			WHERE j.series = r.series
+			AND j.commit IN (r.base, r.commit)
+			ON CONFLICT DO NOTHING;
+		FOR x IN SELECT f.box, count(*) AS n,
+			string_agg(f.regression::text, ', '
+				ORDER BY f.regression) AS ids
+			FROM box_false_alarms f JOIN boxes b ON b.name = f.box
+			WHERE f.box IN (SELECT box FROM box_false_alarms
+				WHERE regression = p_id)
+			AND f.created > now() - interval '30 days'
+			-- (since the box was reset, mended)
+			AND (b.noise_since IS NULL OR f.created > b.noise_since)
+			AND b.suspect IS NULL
+			GROUP BY f.box LOOP
+			IF p_box_limit > 0 AND x.n >= p_box_limit THEN
+				PERFORM robot_box_suspect(x.box, NULL, r.kpi,
+					r.series, format('box %s is suspect: '
+					'%s findings it ran were marked invalid '
+					'for their box in 30 days (regressions '
+					'%s); robot box reset %s when it is '
+					'mended', x.box, x.n, x.ids, x.box));
+			END IF;
+		END LOOP;
+	ELSE
+		DELETE FROM box_false_alarms WHERE regression = p_id;
+	END IF;
 	RETURN json_build_object('id', r.id, 'triage', r.triage,
 		'state', r.state, 'triage_reason', r.triage_reason,
 		'triage_text', r.triage_text, 'assignee', r.assignee,

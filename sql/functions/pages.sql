@@ -383,7 +383,11 @@ LANGUAGE sql STABLE AS $$
 				WHEN b.suspect IS NOT NULL
 				THEN 'suspect' ELSE b.state END,
 			'suspect', b.suspect, 'failures', b.failures,
-			'last_seen', b.last_seen, 'facts', b.facts)
+			'last_seen', b.last_seen, 'facts', b.facts,
+			-- findings marked invalid for their box, 30 days
+			'false_alarms', (SELECT count(*) FROM box_false_alarms f
+				WHERE f.box = b.name
+				AND f.created > now() - interval '30 days'))
 			ORDER BY b.name), '[]') FROM boxes b),
 		'notes', (SELECT coalesce(json_agg(json_build_object(
 			'id', n.id, 'kind', n.kind, 'series', n.series,

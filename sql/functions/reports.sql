@@ -763,7 +763,7 @@ $$;
 -- A mail to robot (robot mail-in, POST /api/mail; parsed by robotd):
 -- p is {message_id, from, token (its reply address's, or null),
 -- automatic, commands: [{line, command: {action, ...}} | {line,
--- error}]}.  The same Message-ID taken again: what it was, changing
+-- error}], box_false_alarms (robotd's setting)}.  The same Message-ID taken again: what it was, changing
 -- nothing ("replayed").  A mail without commands, or an automatic one,
 -- is kept and never answered (state ignored).  Else the commands are
 -- refused, all of them, when the reply address is no report's, or is
@@ -858,7 +858,9 @@ BEGIN
 					done := done || jsonb_build_array(
 						robot_regression_triage(f.id,
 						c->'command', v_from, 'mail',
-						'mail')::jsonb);
+						'mail', coalesce((p->>
+						'box_false_alarms')::int,
+						2))::jsonb);
 				END LOOP;
 				results := results || jsonb_build_array(
 					jsonb_build_object('line', c->>'line',

@@ -38,6 +38,16 @@ CREATE TABLE triage_events (
 	created timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX triage_events_regression ON triage_events (regression, id);
+-- What the answers teach: a finding marked invalid for its box counts
+-- against each box that ran its runs (robot_regression_triage()): the
+-- lab page shows each box's count of 30 days, and that many makes the
+-- box suspect (the setting box_false_alarms).
+CREATE TABLE box_false_alarms (
+	box text NOT NULL,
+	regression bigint NOT NULL REFERENCES regressions ON DELETE CASCADE,
+	created timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (box, regression)
+);
 ALTER TABLE tokens DROP CONSTRAINT tokens_kind_check;
 ALTER TABLE tokens ADD CONSTRAINT tokens_kind_check
 	CHECK (kind IN ('submit', 'box', 'admin', 'triage'));

@@ -15,7 +15,7 @@ max_runs: 10"
 ALICE=$(token submit alice)
 MALLORY=$(token submit mallory)
 TRIAGER=$(token triage jack)
-echo "1..12"
+echo "1..13"
 
 dd_job "$T/dd.yaml"
 BASE=$(sha base) BAD=$(sha bad) BAD2=$(sha bad2)
@@ -140,7 +140,24 @@ check $([ "$s" = 200 ] && [ "$(sql "SELECT state || ' ' || triage || ' ' || tria
 	[ "$(sql "SELECT action || ' ' || how FROM triage_events WHERE regression = $R2 ORDER BY id DESC LIMIT 1")" = "invalid api" ]; echo $?) \
 	"the state API's invalid is triage's invalid, an event ($s)"
 
-# 9. A token of kind triage is made as the others.
+# 9. What the answers teach: a finding marked invalid for its box
+# counts against the box that ran it; the second in 30 days makes the
+# box suspect (box_false_alarms: 2), with a note for the operators, and
+# the lab page counts them.
+s1=$(triage "$R1" "invalid: box: s1's disk cache was off")
+st1=$(sql "SELECT coalesce(suspect::text, 'no') FROM boxes WHERE name = 's1'")
+n1=$(sql "SELECT count(*) FROM box_false_alarms WHERE box = 's1'")
+s2=$(triage "$R2" "invalid: box: the same box")
+st2=$(sql "SELECT suspect IS NOT NULL FROM boxes WHERE name = 's1'")
+note=$(sql "SELECT message FROM lab_notes WHERE kind = 'suspect' AND boxes = '{s1}'")
+s=$(api GET "$U/lab" "")
+check $([ "$s1 $s2 $s" = "200 200 200" ] && [ "$st1" = no ] && [ "$n1" = 1 ] && [ "$st2" = t ] &&
+	echo "$note" | grep -q "box s1 is suspect: 2 findings it ran were marked invalid for their box in 30 days (regressions $R2, $R1\|regressions $R1, $R2)" &&
+	grep -q "false alarms</th>" "$T/body" &&
+	api GET "$U/api/status" "" >/dev/null && py "assert [b['false_alarms'] for b in j['boxes'] if b['name'] == 's1'] == [2], j['boxes']"; echo $?) \
+	"two findings invalid for their box make the box suspect, with a note; the lab counts them ($st1 $n1 $st2; $note)"
+
+# 10. A token of kind triage is made as the others.
 "$ROBOTD" --config "$T/robotd.yaml" token create --kind nosuch --name x >"$T/tok.out" 2>&1
 rc=$?
 check $([ $rc = 2 ] && grep -q "submit|box|admin|triage" "$T/tok.out"; echo $?) \

@@ -21,6 +21,8 @@ boxes_table(struct buf *b, const struct store_status *s)
 	buf_adds(b, "<div class=\"wide\"><table>\n<thead><tr><th scope=\"col\">"
 		    "box</th><th scope=\"col\">group</th><th scope=\"col\">"
 		    "state</th><th scope=\"col\">failures</th><th "
+		    "scope=\"col\" title=\"findings it ran marked invalid for "
+		    "their box, 30 days\">false alarms</th><th "
 		    "scope=\"col\">last seen</th><th scope=\"col\">running"
 		    "</th></tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < s->nboxes; i++) {
@@ -32,7 +34,10 @@ boxes_table(struct buf *b, const struct store_status *s)
 		buf_addf(b, "<td class=\"%s\">",
 			 page_box_state_class(x->state));
 		html_text(b, x->state);
-		buf_addf(b, "</td><td class=\"num\">%lld</td>", x->failures);
+		buf_addf(b,
+			 "</td><td class=\"num\">%lld</td><td "
+			 "class=\"num\">%lld</td>",
+			 x->failures, x->false_alarms);
 		page_time_cell(b, x->last_seen);
 		buf_adds(b, "<td>");
 		for (size_t k = 0; k < s->nrunning; k++) {

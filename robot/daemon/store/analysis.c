@@ -789,15 +789,16 @@ store_regression_set(struct store *s, long long id, const char *state,
 }
 
 static const struct store_stmt regression_triage = {
-	"SELECT robot_regression_triage($1::bigint, $2::json, $3, $4, $5)",
-	"lssss", store_read_text, false};
+	"SELECT robot_regression_triage($1::bigint, $2::json, $3, $4, $5, "
+	"$6::int)",
+	"lssssi", store_read_text, false};
 
 void
 store_regression_triage(struct store *s, long long id, const char *cmd,
 			const char *by, const char *kind, const char *how,
-			store_text_cb cb, void *arg)
+			int box_limit, store_text_cb cb, void *arg)
 {
 	store_call(s, &regression_triage, STORE_FN(cb), arg, STORE_LONG(id),
 		   STORE_TEXT(cmd), STORE_TEXT(by), STORE_TEXT(kind),
-		   STORE_TEXT(how));
+		   STORE_TEXT(how), STORE_INT(box_limit));
 }

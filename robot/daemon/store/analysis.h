@@ -200,11 +200,13 @@ void store_regression_set(struct store *s, long long id, const char *state,
 			  void *arg);
 /* A triage command on a regression (robot_regression_triage()): cmd is
  * its JSON ({action, reason, text, arg, dup}), by who gave it with a
- * token of kind (admin, triage or submit), how (page, mail, api, cli).
+ * token of kind (admin, triage or submit), how (page, mail, api, cli);
+ * box_limit the findings invalid for their box in 30 days that make a
+ * box suspect (box_false_alarms; 0: never).
  * The finding's triage; NULL when there is no such regression; 403 when
  * by may not (robot_regression_may()), 400 for a duplicate of none. */
 void store_regression_triage(struct store *s, long long id, const char *cmd,
 			     const char *by, const char *kind, const char *how,
-			     store_text_cb cb, void *arg);
+			     int box_limit, store_text_cb cb, void *arg);
 
 #endif

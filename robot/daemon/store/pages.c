@@ -373,6 +373,7 @@ static const struct view_field status_box_fields[] = {
 	SF(box, "suspect", VIEW_STR, suspect),
 	SF(box, "failures", VIEW_INT, failures),
 	SF(box, "last_seen", VIEW_STR, last_seen),
+	SF(box, "false_alarms", VIEW_INT, false_alarms),
 };
 static const struct view_type status_box =
 	VIEW_TYPE("box", struct store_status_box, status_box_fields);

@@ -22,6 +22,7 @@ struct store_status_failed {
 struct store_status_box {
 	const char *name, *tbox_group, *state, *suspect, *last_seen;
 	long long failures;
+	long long false_alarms; /* findings invalid for it, 30 days */
 };
 struct store_status_note {
 	long long id;
