@@ -3,10 +3,13 @@
  * commands found, applied through the store and answered.
  */
 #include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "reporters/crypto.h"
 #include "reporters/mail.h"
@@ -779,4 +782,182 @@ mailin_take(struct event_base *base, struct store *s, const char *msg,
 	free(text);
 	json_decref(in);
 	mailin_release(&m);
+}
+
+/*
+ * A mail of the maildir being taken:
+ *
+ *   TAKING (mailin_take()) --(taken, or no mail)--> MOVED (to cur/)
+ *   TAKING --(a problem of the database)--> LEFT (in new/, for the next
+ *       look)
+ */
+enum maildir_state {
+	MAILDIR_TAKING,
+	MAILDIR_MOVED,
+	MAILDIR_LEFT,
+};
+static const char *const maildir_names[] = {
+	[MAILDIR_TAKING] = "taking",
+	[MAILDIR_MOVED] = "moved",
+	[MAILDIR_LEFT] = "left",
+};
+static const struct fsm maildir_fsm =
+	FSM("maildir mail", maildir_names, MAILDIR_LEFT);
+
+struct mailin_watch {
+	struct event_base *base;
+	struct store *s;
+	const struct settings *set;
+	struct drain_worker *w;
+	time_t rest_until; /* a mail was left: no look before (a tick) */
+};
+
+struct maildir_mail {
+	enum maildir_state state;
+	struct mailin_watch *mw;
+	char *dir, *name; /* the maildir, as it was when claimed */
+};
+
+static void
+maildir_set_state(struct maildir_mail *m, enum maildir_state to)
+{
+	FSM_SET(&maildir_fsm, m->state, to, "maildir mail %s", m->name);
+}
+
+/* Moves the mail from new/ to cur/ with flags. */
+static void
+maildir_move(struct maildir_mail *m, const char *flags)
+{
+	char *from = xasprintf("%s/new/%s", m->dir, m->name);
+	char *to = xasprintf("%s/cur/%s:2,%s", m->dir, m->name, flags);
+
+	if (rename(from, to) == -1)
+		log_warn("mail-in: cannot move %s to %s", from, to);
+	free(from);
+	free(to);
+}
+
+static void
+maildir_on_taken(const char *text, const struct problem *p, void *arg)
+{
+	struct maildir_mail *m = arg;
+
+	(void)text;
+	if (p == NULL) {
+		maildir_move(m, "S");
+		maildir_set_state(m, MAILDIR_MOVED);
+	} else if (p->kind == PROBLEM_INVALID) {
+		log_warnx("mail-in: %s/new/%s is no mail (%s): moved to cur/, "
+			  "trashed",
+			  m->dir, m->name, p->message);
+		maildir_move(m, "T");
+		maildir_set_state(m, MAILDIR_MOVED);
+	} else {
+		log_warnx("mail-in: %s/new/%s: %s (taken at the next look)",
+			  m->dir, m->name, p->message);
+		m->mw->rest_until = time(NULL) + 5;
+		maildir_set_state(m, MAILDIR_LEFT);
+	}
+	drain_done(m->mw->w, m);
+}
+
+static void
+maildir_start(struct drain_worker *w, void *work)
+{
+	struct maildir_mail *m = work;
+	char *path = xasprintf("%s/new/%s", m->dir, m->name);
+	struct buf b;
+
+	(void)w;
+	buf_init(&b);
+	if (!buf_add_file(&b, path, MAILIN_MAX)) {
+		log_warn("mail-in: cannot read %s (at the next look)", path);
+		m->mw->rest_until = time(NULL) + 5;
+		maildir_set_state(m, MAILDIR_LEFT);
+		drain_done(m->mw->w, m);
+	} else {
+		/* (one over MAILIN_MAX is refused as no mail: trashed) */
+		mailin_take(m->mw->base, m->mw->s, b.data, b.len,
+			    m->mw->set->box_false_alarms, maildir_on_taken, m);
+	}
+	buf_release(&b);
+	free(path);
+}
+
+static void
+maildir_claim(struct drain_worker *w, int n)
+{
+	struct mailin_watch *mw = drain_ctx(w);
+	const char *dir = mw->set->mail_in_maildir;
+	struct maildir_mail *m = NULL;
+	struct dirent *e;
+	char *path;
+	DIR *d;
+
+	(void)n;
+	if (dir == NULL || dir[0] == '\0' || time(NULL) < mw->rest_until) {
+		drain_claimed(w, NULL, 0, false);
+		return;
+	}
+	path = xasprintf("%s/new", dir);
+	if ((d = opendir(path)) == NULL) {
+		log_warn("mail-in: cannot read the maildir %s", path);
+		free(path);
+		drain_claimed(w, NULL, 0, false);
+		return;
+	}
+	/* one at a time: the oldest name first would want them all read;
+	 * readdir's order will do, each taken in its turn */
+	while (m == NULL && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		m = xmalloc(sizeof *m);
+		*m = (struct maildir_mail){MAILDIR_TAKING, mw, xstrdup(dir),
+					   xstrdup(e->d_name)};
+	}
+	closedir(d);
+	free(path);
+	if (m == NULL)
+		drain_claimed(w, NULL, 0, false);
+	else
+		drain_claimed(w, (void *const *)&m, 1, false);
+}
+
+static void
+maildir_free(void *work)
+{
+	struct maildir_mail *m = work;
+
+	free(m->dir);
+	free(m->name);
+	free(m);
+}
+
+static const struct drain_ops maildir_ops = {
+	.name = "mail-in",
+	.topic = NULL,
+	.tick = 5,
+	.slots = 1,
+	.batch = 1,
+	.look_after_each = true,
+	.claim = maildir_claim,
+	.start = maildir_start,
+	.free = maildir_free,
+};
+
+struct mailin_watch *
+mailin_watch_new(struct drain *d, struct event_base *base, struct store *s,
+		 const struct settings *set)
+{
+	struct mailin_watch *mw = xmalloc(sizeof *mw);
+
+	*mw = (struct mailin_watch){base, s, set, NULL, 0};
+	mw->w = drain_add(d, &maildir_ops, mw);
+	return mw;
+}
+
+void
+mailin_watch_free(struct mailin_watch *mw)
+{
+	free(mw);
 }

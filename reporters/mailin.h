@@ -22,6 +22,8 @@
 #include <jansson.h>
 
 #include "robot/core/protocol.h"
+#include "robot/daemon/drain.h"
+#include "robot/daemon/settings.h"
 #include "robot/daemon/store.h"
 
 #define MAILIN_MAX      ROBOT_MAIL_MAX /* bytes of a mail taken */
@@ -59,5 +61,18 @@ char *mailin_answer(json_t *taken, const char *subject_in, char **subject);
  */
 void mailin_take(struct event_base *base, struct store *s, const char *msg,
 		 size_t len, int box_limit, store_text_cb cb, void *arg);
+
+/*
+ * The maildir robotd watches (the setting mail_in_maildir; SIGHUP may
+ * set it): every 5 s each mail in its new/ is taken as mailin_take()
+ * takes one, one at a time, then moved to its cur/, flagged seen
+ * (":2,S"), or trashed (":2,T") when it was no mail; one that could not
+ * be taken (the database down) waits for the next look.
+ */
+struct mailin_watch;
+struct mailin_watch *mailin_watch_new(struct drain *d, struct event_base *base,
+				      struct store *s,
+				      const struct settings *set);
+void mailin_watch_free(struct mailin_watch *mw);
 
 #endif

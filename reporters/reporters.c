@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "reporters/builder.h"
+#include "reporters/mailin.h"
 #include "reporters/outbox.h"
 #include "reporters/reporters.h"
 #include "robot/core/xmalloc.h"
@@ -16,6 +17,7 @@ struct reporters {
 	char *default_url;
 	struct builder *builder;
 	struct outbox *outbox;
+	struct mailin_watch *mailin;
 };
 
 /* The base of the links in mails: public_url, else robotd's own. */
@@ -56,6 +58,7 @@ reporters_new(struct drain *d, struct event_base *base, struct store *store,
 	r->default_url = xstrdup("http://127.0.0.1:8420");
 	r->builder = builder_new(d, store, set, reporters_url, r);
 	r->outbox = outbox_new(d, base, store, set, reporters_url, r);
+	r->mailin = mailin_watch_new(d, base, store, set);
 	return r;
 }
 
@@ -66,6 +69,7 @@ reporters_free(struct reporters *r)
 		return;
 	builder_free(r->builder);
 	outbox_free(r->outbox);
+	mailin_watch_free(r->mailin);
 	free(r->default_url);
 	free(r);
 }

@@ -91,6 +91,8 @@ static const struct setting table[] = {
 	{"power_cycle", SETTING_STRING, NULL, 0, 0, true, AT(power_cycle)},
 	{"box_false_alarms", SETTING_INT, "2", 0, 1000, true,
 	 AT(box_false_alarms)},
+	{"mail_in_maildir", SETTING_PATH, NULL, 0, 0, true,
+	 AT(mail_in_maildir)},
 	{NULL, 0, NULL, 0, 0, false, 0},
 };
 

@@ -53,6 +53,8 @@
  *                            # lease expired mid-run (none by default)
  *   box_false_alarms: 2      # findings marked "invalid: box" in 30 days
  *                            # that make a box suspect (0: never)
+ *   mail_in_maildir: /var/mail/robot   # replies delivered there are
+ *                            # taken as robot mail-in takes them
  *
  * SIGHUP reloads the file; what needs a restart (listen, state_dir, db,
  * db_pool, the connection limits, request_timeout) keeps its old value,
@@ -109,6 +111,7 @@ struct settings {
 	char *power_cycle;      /* the lab's command for a silent box */
 	int box_false_alarms;   /* invalid: box findings in 30 days that
 				   make a box suspect; 0: never */
+	char *mail_in_maildir;  /* a maildir of replies, or NULL */
 };
 
 /* Fills s with every default. */

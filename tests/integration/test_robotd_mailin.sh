@@ -14,14 +14,16 @@ ROBOTD=$1 BOX=$2 ROBOT=$3 SRC=$4
 . "$SRC/tests/integration/robotd_lib.sh"
 
 smtp_start
-robotd_up "lease_seconds: 60
+mkdir -p "$T/Maildir/new" "$T/Maildir/cur" "$T/Maildir/tmp"
+robotd_up "mail_in_maildir: $T/Maildir
+lease_seconds: 60
 analysis_claim: 5
 max_runs: 10
 smtp: smtp://127.0.0.1:$(cat "$T/smtp.port")
 mail_from: robot@robot.test
 report_window: 0"
 SUB=$(token submit alice)
-echo "1..11"
+echo "1..12"
 
 printf 'suite: dd-write\ntestcase: dd-write\ndisk: 1LOOP_64M\nfs: ext4\nnr_threads: 1dd\nruntime: 1s\nmail_to: jack@robot.test\nmail_cc: kim@robot.test\ndd:\n  bs: 1M\n' >"$T/dd.yaml"
 BASE=$(sha base) BAD=$(sha bad)
@@ -165,7 +167,21 @@ check $([ "$(answers lena@robot.test)" = 3 ] &&
 	[ "$(sql "SELECT state FROM mail_in WHERE message_id = '<f4@client.test>'")" = ignored ]; echo $?) \
 	"at most three refusals an hour are mailed to one address ($(answers lena@robot.test))"
 
-# 8. The page shows what was said, by whom and how.
+# 8. The maildir robotd watches: a mail delivered there is taken as
+# robot mail-in takes it, then moved to cur/ (seen); no mail, trashed.
+reply jack@robot.test "$RJ" m1 "#robot note: from the maildir"
+cp "$T/reply.m1" "$T/Maildir/tmp/m1" && mv "$T/Maildir/tmp/m1" "$T/Maildir/new/1.m1.robot"
+printf 'not a mail\n' >"$T/Maildir/new/2.junk.robot"
+seen() { [ -e "$T/Maildir/cur/1.m1.robot:2,S" ] && [ -e "$T/Maildir/cur/2.junk.robot:2,T" ]; }
+wait_for 30 seen
+rc=$?
+wait_for 30 answer_to jack@robot.test 2
+check $([ $rc = 0 ] && [ -z "$(ls "$T/Maildir/new")" ] &&
+	[ "$(sql "SELECT detail || ' ' || by_name || ' ' || how FROM triage_events ORDER BY id DESC LIMIT 1")" = "from the maildir jack@robot.test mail" ] &&
+	[ "$(answers jack@robot.test)" = 2 ] && grep -q "mail-in: .*2.junk.robot is no mail" "$T/d.log"; echo $?) \
+	"a mail delivered to the watched maildir is taken and moved to cur/; no mail is trashed ($rc; $(ls "$T/Maildir/cur" | tr '\n' ' '))"
+
+# 9. The page shows what was said, by whom and how.
 s=$(api GET "$U/regressions/$RID" "")
 check $([ "$s" = 200 ] && grep -q "invalid box: the RAID controller changed its cache mode.*by jack@robot.test (mail)" "$T/body"; echo $?) \
 	"the regression page shows the reply's command, by its sender, by mail ($s)"
