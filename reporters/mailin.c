@@ -570,18 +570,14 @@ mailin_commands(const char *text)
 			}
 			if (triage_parse(s, (size_t)(p + len - s), &c, err,
 					 sizeof err)) {
-				json_t *cmd = json_pack(
-					"{s:s, s:s?, s:s, s:s}", "action",
-					triage_action_name(c.action), "reason",
-					c.reason, "text", c.text, "arg", c.arg);
+				char *cmd = triage_cmd_json(&c);
 
-				if (c.action == TRIAGE_DUP)
-					json_object_set_new(
-						cmd, "dup",
-						json_integer(c.dup));
 				json_array_append_new(
-					list, json_pack("{s:s, s:o}", "line",
-							line, "command", cmd));
+					list,
+					json_pack("{s:s, s:o}", "line", line,
+						  "command",
+						  json_loads(cmd, 0, NULL)));
+				free(cmd);
 			} else {
 				json_array_append_new(
 					list, json_pack("{s:s, s:s}", "line",
@@ -661,6 +657,7 @@ mailin_answer(json_t *taken, const char *subject_in, char **subject)
 		     "  #robot note: TEXT\n"
 		     "  #robot link: URL\n"
 		     "  #robot tag: NAME[, NAME...]\n"
+		     "  #robot mute: 30d [WHY]     (its series, 30 days)\n"
 		     "  #robot untriage\n");
 	return buf_detach(&b);
 }

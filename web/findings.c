@@ -14,6 +14,7 @@
 #include "robot/analysis/triage.h"
 #include "robot/core/log.h"
 #include "robot/core/rjson.h"
+#include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/problem.h"
 #include "robot/daemon/resolve.h"
@@ -128,7 +129,7 @@ findings_regression_triage(struct web *w, struct http_req *req,
 {
 	size_t len;
 	const char *body = http_req_body(req, &len), *line, *how;
-	json_t *j = json_loadb(body, len, 0, NULL), *cmd;
+	json_t *j = json_loadb(body, len, 0, NULL);
 	struct triage_cmd c;
 	char err[256], *text;
 
@@ -143,7 +144,8 @@ findings_regression_triage(struct web *w, struct http_req *req,
 				     "triage command (ack, invalid: WHY, "
 				     "wontfix: WHY, dup-of: ID, fixed-by: SHA, "
 				     "note: TEXT, link: URL, tag: NAMES, "
-				     "untriage), and \"how\": api or cli",
+				     "mute: 30d WHY, untriage), and \"how\": "
+				     "api or cli",
 				     NULL);
 		json_decref(j);
 		return;
@@ -153,20 +155,89 @@ findings_regression_triage(struct web *w, struct http_req *req,
 		json_decref(j);
 		return;
 	}
-	cmd = json_pack("{s:s, s:s?, s:s, s:s}", "action",
-			triage_action_name(c.action), "reason", c.reason,
-			"text", c.text, "arg", c.arg);
-	if (c.action == TRIAGE_DUP)
-		json_object_set_new(cmd, "dup", json_integer(c.dup));
-	text = json_dumps(cmd, JSON_COMPACT);
+	text = triage_cmd_json(&c);
 	log_info("%s triages regression %s: %s", call->name, call->arg,
 		 triage_action_name(c.action));
 	store_regression_triage(w->d.store, strtoll(call->arg, NULL, 10), text,
 				call->name, call->kind, how ? how : "api",
 				w->d.set->box_false_alarms, web_on_json, req);
 	free(text);
-	json_decref(cmd);
 	json_decref(j);
+}
+
+/*
+ * POST /api/mutes: {"kind": "series"|"metric"|"box", "pattern", "for":
+ * "30d", "reason", "how": "api"|"cli"}: findings that match are
+ * recorded and not mailed until it expires (robot_mute()).
+ */
+void
+findings_mute(struct web *w, struct http_req *req, const struct web_call *call)
+{
+	size_t len;
+	const char *body = http_req_body(req, &len);
+	json_t *j = json_loadb(body, len, 0, NULL), *p;
+	const char *kind = rjson_get_str(j, "kind");
+	const char *pattern = rjson_get_str(j, "pattern");
+	const char *dur = rjson_get_str(j, "for");
+	const char *reason = rjson_get_str(j, "reason");
+	const char *how = rjson_get_str(j, "how");
+	long long secs = dur ? triage_duration(dur, strlen(dur)) : 0;
+	char *text;
+
+	if (kind == NULL ||
+	    (strcmp(kind, "series") != 0 && strcmp(kind, "metric") != 0 &&
+	     strcmp(kind, "box") != 0) ||
+	    pattern == NULL || pattern[0] == '\0' || strlen(pattern) > 300 ||
+	    reason == NULL || reason[0] == '\0' ||
+	    strlen(reason) > TRIAGE_TEXT_MAX ||
+	    !str_utf8_valid(pattern, strlen(pattern)) ||
+	    !str_utf8_valid(reason, strlen(reason)) || secs == 0 ||
+	    (how != NULL && strcmp(how, "api") != 0 &&
+	     strcmp(how, "cli") != 0)) {
+		http_req_reply_error(
+			req, 400,
+			"the body is {\"kind\": \"series\", \"metric\" (a "
+			"glob) or \"box\", \"pattern\": its name (at most 300 "
+			"bytes), \"for\": N and h, d or w (at most 365 days), "
+			"\"reason\": why (at most 1000 bytes)}",
+			NULL);
+		json_decref(j);
+		return;
+	}
+	for (const char *c = pattern; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			http_req_reply_error(req, 400,
+					     "the pattern has a control "
+					     "character",
+					     NULL);
+			json_decref(j);
+			return;
+		}
+	p = json_pack("{s:s, s:s, s:s, s:I}", "kind", kind, "pattern", pattern,
+		      "reason", reason, "seconds", (json_int_t)secs);
+	text = json_dumps(p, JSON_COMPACT);
+	log_info("%s mutes %s %s for %s", call->name, kind, pattern, dur);
+	store_mute(w->d.store, text, call->name, how ? how : "api", web_on_json,
+		   req);
+	free(text);
+	json_decref(p);
+	json_decref(j);
+}
+
+void
+findings_unmute(struct web *w, struct http_req *req,
+		const struct web_call *call)
+{
+	log_info("%s ends mute %s", call->name, call->arg);
+	store_unmute(w->d.store, strtoll(call->arg, NULL, 10), web_on_json,
+		     req);
+}
+
+void
+findings_mutes(struct web *w, struct http_req *req, const struct web_call *call)
+{
+	(void)call;
+	store_mutes(w->d.store, web_on_json, req);
 }
 
 /*

@@ -21,6 +21,14 @@ void findings_regression_set(struct web *w, struct http_req *req,
 /* POST /api/regressions/:id/triage: a triage command (triage.h). */
 void findings_regression_triage(struct web *w, struct http_req *req,
 				const struct web_call *call);
+/* POST /api/mutes, POST /api/mutes/:id/end, GET /api/mutes: muting
+ * (docs/reports.md, "Muting"). */
+void findings_mute(struct web *w, struct http_req *req,
+		   const struct web_call *call);
+void findings_unmute(struct web *w, struct http_req *req,
+		     const struct web_call *call);
+void findings_mutes(struct web *w, struct http_req *req,
+		    const struct web_call *call);
 /* The options of a comparison asked (?method=, &min_effect=, &all=)
  * into *ask: false after answering 400. */
 bool findings_compare_args(struct http_req *req, struct analysis_ask *ask);

@@ -42,12 +42,13 @@
 #define ROUTER_CONNECTION_MEMORY 16384
 
 enum route_auth {
-	ROUTE_PUBLIC, /* anyone */
-	ROUTE_SUBMIT, /* a submit or admin token */
-	ROUTE_TRIAGE, /* a triage, submit or admin token */
-	ROUTE_BOX,    /* a box token; a :name segment must be its box */
-	ROUTE_ADMIN,  /* an admin token */
-	ROUTE_ANYONE, /* anyone, a submit or admin token (if any) told */
+	ROUTE_PUBLIC,      /* anyone */
+	ROUTE_SUBMIT,      /* a submit or admin token */
+	ROUTE_TRIAGE,      /* a triage, submit or admin token */
+	ROUTE_TRIAGE_ONLY, /* a triage or admin token */
+	ROUTE_BOX,         /* a box token; a :name segment must be its box */
+	ROUTE_ADMIN,       /* an admin token */
+	ROUTE_ANYONE,      /* anyone, a submit or admin token (if any) told */
 };
 
 typedef void (*route_fn)(struct web *w, struct http_req *req,
@@ -93,6 +94,11 @@ static const struct route routes[] = {
 	{"POST", "/api/regressions/:id/triage", ROUTE_TRIAGE, 4096,
 	 "triaging a regression needs a triage, submit or admin token",
 	 findings_regression_triage},
+	{"POST", "/api/mutes", ROUTE_TRIAGE_ONLY, 4096,
+	 "muting needs a triage or admin token", findings_mute},
+	{"POST", "/api/mutes/:id/end", ROUTE_TRIAGE_ONLY, 0,
+	 "ending a mute needs a triage or admin token", findings_unmute},
+	{"GET", "/api/mutes", ROUTE_PUBLIC, 0, NULL, findings_mutes},
 	{"POST", "/api/bisections", ROUTE_SUBMIT, 0,
 	 "bisecting needs a submit token", findings_bisect},
 	{"POST", "/api/bisections/:id/cancel", ROUTE_SUBMIT, 0,
@@ -301,6 +307,9 @@ route_allows(const struct route_call *c, const char *kind, const char *name)
 	case ROUTE_TRIAGE:
 		ok = strcmp(kind, "triage") == 0 ||
 		     strcmp(kind, "submit") == 0 || strcmp(kind, "admin") == 0;
+		break;
+	case ROUTE_TRIAGE_ONLY:
+		ok = strcmp(kind, "triage") == 0 || strcmp(kind, "admin") == 0;
 		break;
 	case ROUTE_BOX:
 		ok = strcmp(kind, "box") == 0;

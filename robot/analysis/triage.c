@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <jansson.h>
+
 #include "robot/analysis/triage.h"
 #include "robot/core/str.h"
 #include "robot/core/banned.h"
@@ -23,6 +25,7 @@ static const struct {
 	{"note", NULL, TRIAGE_NOTE},
 	{"link", NULL, TRIAGE_LINK},
 	{"tag", NULL, TRIAGE_TAG},
+	{"mute", NULL, TRIAGE_MUTE},
 	{"untriage", "untriaged", TRIAGE_UNTRIAGE},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -133,6 +136,42 @@ dup_parse(const char *s, size_t len, long long *id)
 	return *id > 0;
 }
 
+long long
+triage_duration(const char *s, size_t len)
+{
+	long long n = 0, unit;
+	size_t i = 0;
+
+	while (i < len && isdigit((unsigned char)s[i]) && n < 1000000)
+		n = n * 10 + (s[i++] - '0');
+	if (i == 0 || i + 1 != len)
+		return 0;
+	unit = s[i] == 'h'   ? 3600
+	       : s[i] == 'd' ? 86400
+	       : s[i] == 'w' ? 7 * 86400
+			     : 0;
+	if (unit == 0 || n == 0 || n * unit > TRIAGE_MUTE_MAX)
+		return 0;
+	return n * unit;
+}
+
+char *
+triage_cmd_json(const struct triage_cmd *c)
+{
+	json_t *j = json_pack("{s:s, s:s?, s:s, s:s}", "action",
+			      triage_action_name(c->action), "reason",
+			      c->reason, "text", c->text, "arg", c->arg);
+	char *text;
+
+	if (c->action == TRIAGE_DUP)
+		json_object_set_new(j, "dup", json_integer(c->dup));
+	if (c->action == TRIAGE_MUTE)
+		json_object_set_new(j, "seconds", json_integer(c->seconds));
+	text = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	return text;
+}
+
 static bool
 hex(const char *s, size_t len)
 {
@@ -239,7 +278,7 @@ triage_parse(const char *line, size_t len, struct triage_cmd *c, char *err,
 
 		snprintf(err, errlen,
 			 "no command '%s': ack, invalid, wontfix, dup-of, "
-			 "fixed-by, note, link, tag or untriage",
+			 "fixed-by, note, link, tag, mute or untriage",
 			 shown);
 		free(shown);
 		return false;
@@ -319,6 +358,27 @@ triage_parse(const char *line, size_t len, struct triage_cmd *c, char *err,
 		return true;
 	case TRIAGE_TAG:
 		return tags_parse(arg, alen, c->arg, err, errlen);
+	case TRIAGE_MUTE: {
+		/* its duration, then its why, if any */
+		size_t dl = 0;
+
+		while (dl < alen && arg[dl] != ' ' && arg[dl] != '\t')
+			dl++;
+		c->seconds = triage_duration(arg, dl);
+		if (c->seconds == 0) {
+			snprintf(err, errlen,
+				 "mute wants how long: N and h, d or w (30d), "
+				 "at most 365 days; then why, if you will");
+			return false;
+		}
+		memcpy(c->arg, arg, dl);
+		c->arg[dl] = '\0';
+		arg += dl;
+		alen -= dl;
+		arg = str_trim_blanks(arg, &alen);
+		return text_copy(c->text, TRIAGE_TEXT_MAX, arg, alen,
+				 "the text", err, errlen);
+	}
 	}
 	return false;
 }

@@ -15,6 +15,7 @@
  *   note: TEXT                     a note, nothing else changes
  *   link: URL                      its bug (http or https)
  *   tag: NAME[, NAME...]           tags
+ *   mute: DURATION [WHY]           its series muted (30d, 12h, 2w)
  *   untriage                       back to untriaged
  *
  * Parsing decides nothing about the finding: the store applies the
@@ -35,6 +36,7 @@ enum triage_action {
 	TRIAGE_NOTE,
 	TRIAGE_LINK,
 	TRIAGE_TAG,
+	TRIAGE_MUTE,
 	TRIAGE_UNTRIAGE,
 };
 
@@ -42,6 +44,7 @@ enum triage_action {
 #define TRIAGE_ARG_MAX  500  /* of an assignee, a URL, tags, a SHA */
 #define TRIAGE_TAGS_MAX 8
 #define TRIAGE_TAG_MAX  32
+#define TRIAGE_MUTE_MAX (365LL * 86400) /* the longest mute, seconds */
 
 struct triage_cmd {
 	enum triage_action action;
@@ -51,6 +54,7 @@ struct triage_cmd {
 	char arg[TRIAGE_ARG_MAX + 1];   /* assignee, SHA, URL; tags
 					    joined by "," */
 	long long dup;                  /* dup-of: the finding's id */
+	long long seconds;              /* mute: for how long */
 };
 
 /*
@@ -69,5 +73,11 @@ const char *triage_action_state(enum triage_action a);
 /* Whether s is a triage state: untriaged, acknowledged, invalid,
  * wontfix, duplicate, fixed, recovered. */
 bool triage_state_valid(const char *s);
+/* A duration as a mute takes it (len bytes of s): N followed by h, d or
+ * w, at most TRIAGE_MUTE_MAX; its seconds, or 0 when it is none. */
+long long triage_duration(const char *s, size_t len);
+/* c as the store takes it: {action, reason, text, arg, dup, seconds}
+ * (the caller frees it). */
+char *triage_cmd_json(const struct triage_cmd *c);
 
 #endif

@@ -76,6 +76,15 @@ print_triage(json_t *r)
 	if (rjson_get_str(r, "bug_url") != NULL)
 		printf(", bug %s", cli_shown(r, "bug_url"));
 	printf("\n");
+	if (json_is_object(json_object_get(r, "muted_by"))) {
+		json_t *m = json_object_get(r, "muted_by");
+
+		printf("muted   by mute %lld, %s %s (%s), until %.16s: "
+		       "recorded, not mailed\n",
+		       (long long)json_integer_value(json_object_get(m, "id")),
+		       cli_shown(m, "kind"), cli_shown(m, "pattern"),
+		       cli_shown(m, "reason"), cli_shown(m, "expires"));
+	}
 	json_array_foreach(json_object_get(r, "triage_events"), i, e)
 	{
 		printf("  %.16s %s (%s): %s%s%s\n", cli_shown(e, "created"),

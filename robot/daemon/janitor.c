@@ -40,6 +40,9 @@ janitor_on_swept(const struct store_sweep *sw, const struct problem *p,
 			 "for a minute: "
 			 "measured again elsewhere",
 			 o, o == 1 ? "" : "s");
+	if (sw != NULL && sw->mutes_expired > 0)
+		log_info("%lld mute%s expired: in the lab notes",
+			 sw->mutes_expired, sw->mutes_expired == 1 ? "" : "s");
 	for (size_t i = 0; sw != NULL && i < sw->nmended; i++)
 		log_warnx("pair %lld waited for runs that had all ended: "
 			  "ready now",

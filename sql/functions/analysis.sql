@@ -920,6 +920,132 @@ BEGIN
 		r.triage, 'updated', r.updated);
 END $$;
 
+-- Whether mute m matches finding r: its series, its KPI by the glob
+-- (* and ?), or a box that ran its runs.
+CREATE FUNCTION robot_mute_matches(m mutes, r regressions) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+	SELECT CASE m.kind
+		WHEN 'series' THEN r.series = m.pattern
+		WHEN 'metric' THEN r.kpi LIKE replace(replace(replace(replace(
+			replace(m.pattern, '\', '\\'), '%', '\%'), '_',
+			'\_'), '*', '%'), '?', '_')
+		ELSE EXISTS (SELECT 1 FROM jobs j JOIN leases l
+			ON l.job = j.id AND l.state = 'done'
+			WHERE j.series = r.series
+			AND j.commit IN (r.base, r.commit) AND l.box = m.pattern)
+	END
+$$;
+
+-- The active mute that matches finding r, or NULL.
+CREATE FUNCTION robot_mute_of(r regressions) RETURNS bigint
+LANGUAGE sql STABLE AS $$
+	SELECT m.id FROM mutes m WHERE m.ended IS NULL AND m.expires > now()
+		AND robot_mute_matches(m, r) ORDER BY m.id LIMIT 1
+$$;
+
+-- A mute (p: {kind, pattern, reason, seconds}) by p_by, given by p_how:
+-- the same kind and pattern muted already is muted until the later
+-- expiry, with this reason.  Every open finding it matches (neither
+-- fixed nor invalid) is muted by it.  {id, kind, pattern, reason,
+-- expires, findings: how many it mutes}.
+CREATE FUNCTION robot_mute(p json, p_by text, p_how text) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	m mutes;
+	n int;
+BEGIN
+	IF p->>'kind' NOT IN ('series', 'metric', 'box')
+		OR coalesce(p->>'pattern', '') = ''
+		OR coalesce(p->>'reason', '') = ''
+		OR coalesce((p->>'seconds')::bigint, 0) <= 0 THEN
+		RAISE EXCEPTION 'a mute is {kind: series, metric or box, pattern, reason, seconds > 0}'
+			USING ERRCODE = 'RB400';
+	END IF;
+	PERFORM pg_advisory_xact_lock(hashtext('robot_mute'));
+	UPDATE mutes SET expires = greatest(expires, now() + make_interval(
+		secs => (p->>'seconds')::float8)), reason = p->>'reason'
+		WHERE ended IS NULL AND expires > now() AND kind = p->>'kind'
+		AND pattern = p->>'pattern' RETURNING * INTO m;
+	IF NOT FOUND THEN
+		INSERT INTO mutes (kind, pattern, reason, expires, by_name, how)
+			VALUES (p->>'kind', p->>'pattern', p->>'reason',
+			now() + make_interval(secs =>
+				(p->>'seconds')::float8), p_by, p_how)
+			RETURNING * INTO m;
+	END IF;
+	UPDATE regressions r SET muted_by = m.id
+		WHERE r.muted_by IS NULL AND r.state NOT IN ('fixed', 'invalid')
+		AND robot_mute_matches(m, r);
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN json_build_object('id', m.id, 'kind', m.kind,
+		'pattern', m.pattern, 'reason', m.reason, 'expires', m.expires,
+		'by', m.by_name, 'findings', n);
+END $$;
+
+-- Mute p_id ended before it expired: its findings are no longer muted
+-- (those not reported yet are reported now).  The mute, or NULL when
+-- there is no such mute.
+CREATE FUNCTION robot_unmute(p_id bigint) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	m mutes;
+BEGIN
+	UPDATE mutes SET ended = coalesce(ended, now()) WHERE id = p_id
+		RETURNING * INTO m;
+	IF NOT FOUND THEN
+		RETURN NULL;
+	END IF;
+	UPDATE regressions SET muted_by = NULL WHERE muted_by = p_id;
+	PERFORM pg_notify('robot_jobs', ':reports');
+	RETURN json_build_object('id', m.id, 'kind', m.kind,
+		'pattern', m.pattern, 'ended', m.ended);
+END $$;
+
+-- The mutes, the active ones first, then the newest 50 others.
+CREATE FUNCTION robot_mutes() RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('mutes', coalesce(json_agg(json_build_object(
+		'id', m.id, 'kind', m.kind, 'pattern', m.pattern,
+		'reason', m.reason, 'expires', m.expires, 'by', m.by_name,
+		'how', m.how, 'ended', m.ended, 'created', m.created,
+		'active', m.ended IS NULL AND m.expires > now(),
+		'findings', (SELECT count(*) FROM regressions r
+			WHERE r.muted_by = m.id))
+		ORDER BY m.ended IS NULL AND m.expires > now() DESC, m.id DESC),
+		'[]'))
+	FROM (SELECT * FROM mutes ORDER BY ended IS NULL AND expires > now()
+		DESC, id DESC LIMIT 200) m
+$$;
+
+-- Mutes that expired since the last look: each told in a lab note once.
+CREATE FUNCTION robot_mutes_expire() RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	n int;
+BEGIN
+	WITH x AS (UPDATE mutes SET noted = now() WHERE ended IS NULL
+		AND noted IS NULL AND expires <= now() RETURNING *)
+	INSERT INTO lab_notes (kind, series, boxes, message)
+		SELECT 'mute', x.pattern, CASE WHEN x.kind = 'box'
+			THEN ARRAY[x.pattern] ELSE '{}' END,
+			format('the mute of %s %s (%s, by %s) expired: its '
+			'findings from now on are mailed', x.kind, x.pattern,
+			x.reason, x.by_name)
+		FROM x;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n;
+END $$;
+
+-- A finding made while a mute matches it is muted by it.
+CREATE FUNCTION robot_regression_mute() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+	NEW.muted_by := coalesce(NEW.muted_by, robot_mute_of(NEW));
+	RETURN NEW;
+END $$;
+CREATE TRIGGER regressions_mute BEFORE INSERT ON regressions FOR EACH ROW
+	EXECUTE FUNCTION robot_regression_mute();
+
 -- A triage command (robot/analysis/triage.h, parsed by robotd) on
 -- regression p_id, by p_by with a token of kind p_kind (admin, triage,
 -- submit: robot_regression_may()), given by p_how (page, mail, api,
@@ -986,6 +1112,15 @@ BEGIN
 			unnest(tags || string_to_array(v_arg, ',')) t ORDER BY t)
 			WHERE id = p_id;
 		detail := v_arg;
+	ELSIF a = 'mute' THEN
+		-- (its series, for the time the command gives)
+		PERFORM robot_mute(json_build_object('kind', 'series',
+			'pattern', r.series, 'reason', coalesce(v_text,
+			format('muted from regression %s', p_id)),
+			'seconds', (p_cmd->>'seconds')::bigint), p_by,
+			CASE WHEN p_how = 'robotd' THEN 'api' ELSE p_how END);
+		detail := concat_ws(': ', v_arg, v_text);
+		SELECT * INTO r FROM regressions WHERE id = p_id;
 	ELSIF a = 'untriage' THEN
 		UPDATE regressions SET triage = 'untriaged',
 			triage_reason = NULL, triage_text = NULL,

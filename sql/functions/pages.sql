@@ -309,6 +309,10 @@ LANGUAGE sql STABLE AS $$
 		'duplicate_of', r.duplicate_of, 'fix_claimed', r.fix_claimed,
 		'fix_confirmed', r.fix_confirmed, 'bug_url', r.bug_url,
 		'tags', r.tags,
+		'muted_by', (SELECT json_build_object('id', m.id, 'kind',
+			m.kind, 'pattern', m.pattern, 'reason', m.reason,
+			'expires', m.expires, 'ended', m.ended)
+			FROM mutes m WHERE m.id = r.muted_by),
 		'triage_events', (SELECT coalesce(json_agg(json_build_object(
 			'action', t.action, 'detail', t.detail,
 			'by', t.by_name, 'how', t.how, 'created', t.created)

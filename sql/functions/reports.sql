@@ -14,7 +14,8 @@ $$;
 CREATE FUNCTION robot_regression_news() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-	IF NEW.report IS NULL THEN
+	-- (a muted finding's news is not mailed)
+	IF NEW.report IS NULL OR NEW.muted_by IS NOT NULL THEN
 		RETURN NULL;
 	END IF;
 	IF NEW.state = 'fixed' AND OLD.state <> 'fixed' THEN
@@ -178,6 +179,7 @@ LANGUAGE sql STABLE AS $$
 	FROM regressions r
 	WHERE r.report IS NULL AND r.state = 'new'
 		AND (r.report_claim IS NULL OR r.report_claim < now())
+		AND r.muted_by IS NULL
 		-- held while its pair is measured again (a suspect box)
 		AND NOT EXISTS (SELECT 1 FROM pairs p WHERE p.id = r.pair
 			AND p.state <> 'final')
@@ -281,6 +283,7 @@ BEGIN
 				= g.key
 			AND r.report IS NULL AND r.state = 'new'
 			AND (r.report_claim IS NULL OR r.report_claim < now())
+			AND r.muted_by IS NULL
 			FOR UPDATE SKIP LOCKED) x;
 		IF ids IS NULL THEN
 			RETURN NULL;

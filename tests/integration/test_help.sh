@@ -19,7 +19,7 @@ help() {
 }
 
 bad=""
-for c in split compare submit status results regressions regression triage mail-in series tree jobs box \
+for c in split compare submit status results regressions regression triage mail-in mute mutes unmute series tree jobs box \
 	subscribe unsubscribe subscriptions reports bisect bisections; do
 	help "$ROBOT" "$c" || bad="$bad $c"
 done
@@ -45,11 +45,11 @@ rc=$?
 check $([ $rc = 0 ] && [ ! -e "$T/state" ] && grep -q "token create" "$T/out"; echo $?) \
 	"robotd token create --help answers without touching the state directory ($rc)"
 bad=""
-for c in submit status results regressions regression triage mail-in series compare tree jobs box subscribe \
+for c in submit status results regressions regression triage mail-in mute mutes unmute series compare tree jobs box subscribe \
 	unsubscribe subscriptions reports bisect bisections; do
 	"$ROBOT" "$c" --help 2>&1 | grep -q "ROBOT_SERVER" || bad="$bad $c"
 done
-for c in submit tree jobs box subscriptions reports bisect triage; do
+for c in submit tree jobs box subscriptions reports bisect triage mute unmute; do
 	"$ROBOT" "$c" --help 2>&1 | grep -q "ROBOT_TOKEN" || bad="$bad $c(token)"
 done
 "$ROBOT" submit --help 2>&1 | grep -q -- "--server URL" && "$ROBOT" submit --help 2>&1 | grep -q -- "--token T" ||

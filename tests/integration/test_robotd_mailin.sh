@@ -123,14 +123,14 @@ assert 'Nothing changed.' in b, b"; echo $?) \
 # takes the good command and refuses the other.
 reply kim@robot.test robot@robot.test r3 "#robot ack"
 mail_in r3
-reply kim@robot.test "$RK" r4 "#robot mute: 30d\n#robot tag: raid"
+reply kim@robot.test "$RK" r4 "#robot snooze: 30d\n#robot tag: raid"
 mail_in r4
 wait_for 30 answer_to kim@robot.test 3
 check $([ "$(sql "SELECT array_to_string(tags, ',') FROM regressions")" = raid ] && mails "
 a = {m['In-Reply-To']: text(m) for f, m in mails if m['To'] == 'kim@robot.test' and m['In-Reply-To']}
 assert 'was not sent to a report\'s reply address' in a['<r3@client.test>'], a['<r3@client.test>']
 b = a['<r4@client.test>']
-assert '#robot mute: 30d\n    refused: no command \'mute\'' in b, b
+assert '#robot snooze: 30d\n    refused: no command \'snooze\'' in b, b
 assert '#robot tag: raid\n    regression $RID: invalid' in b, b"; echo $?) \
 	"a mail to no reply address is refused; an unknown command is, and the good one beside it taken"
 

@@ -82,7 +82,7 @@ check $([ "$s1 $s2" = "200 200" ] && [ "$d1" = "duplicate $R1" ] && [ "$d2" = "f
 
 # 5. Bad commands: refused with why, nothing changed.
 before=$(sql "SELECT count(*) FROM triage_events")
-b1=$(triage "$R1" "mute: 30d"); m1=$(cat "$T/body")
+b1=$(triage "$R1" "snooze: 30d"); m1=$(cat "$T/body")
 b2=$(triage "$R1" "dup-of: $R1"); m2=$(cat "$T/body")
 b3=$(triage "$R1" "dup-of: 999999"); m3=$(cat "$T/body")
 b4=$(triage "$R1" "fixed-by: HEAD~1"); m4=$(cat "$T/body")
@@ -94,7 +94,7 @@ b7=$(api POST "$U/api/regressions/$R1/triage" "$TRIAGER" "$T/bad.json")
 printf 'ack' >"$T/bad.json"
 b8=$(api POST "$U/api/regressions/$R1/triage" "$TRIAGER" "$T/bad.json")
 check $([ "$b1 $b2 $b3 $b4 $b5 $b6 $b7 $b8" = "400 400 400 400 404 400 400 400" ] &&
-	echo "$m1" | grep -q "no command 'mute'" && echo "$m2" | grep -q "dup-of: $R1 is no other finding" &&
+	echo "$m1" | grep -q "no command 'snooze'" && echo "$m2" | grep -q "dup-of: $R1 is no other finding" &&
 	echo "$m3" | grep -q "dup-of: 999999 is no other finding" && echo "$m4" | grep -q "fixed-by wants a commit" &&
 	[ "$(sql "SELECT count(*) FROM triage_events")" = "$before" ] &&
 	[ "$(sql "SELECT triage FROM regressions WHERE id = $R1")" = fixed ]; echo $?) \
@@ -103,12 +103,12 @@ check $([ "$b1 $b2 $b3 $b4 $b5 $b6 $b7 $b8" = "400 400 400 400 404 400 400 400" 
 # 6. robot triage, robot regression and robot regressions --triage.
 ROBOT_SERVER=$U ROBOT_TOKEN=$TRIAGER "$ROBOT" triage "$R1" invalid: noise: a 1% box at 10%? >"$T/cli1.out" 2>&1
 rc1=$?
-ROBOT_SERVER=$U ROBOT_TOKEN=$TRIAGER "$ROBOT" triage "$R1" mute: 30d >"$T/cli2.out" 2>&1
+ROBOT_SERVER=$U ROBOT_TOKEN=$TRIAGER "$ROBOT" triage "$R1" snooze: 30d >"$T/cli2.out" 2>&1
 rc2=$?
 ROBOT_SERVER=$U ROBOT_TOKEN=$TRIAGER "$ROBOT" triage 999999 ack >"$T/cli3.out" 2>&1
 rc3=$?
 check $([ $rc1 = 0 ] && grep -q "regression $R1: invalid (noise): a 1% box at 10%?" "$T/cli1.out" &&
-	[ $rc2 = 2 ] && grep -q "no command 'mute'" "$T/cli2.out" && [ $rc3 = 1 ] &&
+	[ $rc2 = 2 ] && grep -q "no command 'snooze'" "$T/cli2.out" && [ $rc3 = 1 ] &&
 	[ "$(sql "SELECT how FROM triage_events ORDER BY id DESC LIMIT 1")" = cli ]; echo $?) \
 	"robot triage says what it did, refuses a bad command before robotd, fails on a finding of none ($rc1 $rc2 $rc3)"
 sed 's/^/# /' "$T/cli3.out"

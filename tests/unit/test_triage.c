@@ -2,6 +2,7 @@
  * test_triage.c: the triage commands (robot/analysis/triage.h), as a
  * mail's reply, the API and the CLI give them, and hostile ones.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "robot/analysis/triage.h"
@@ -64,6 +65,25 @@ test_commands(void)
 	CHECK_STR(c.arg, "https://bugzilla.kernel.org/show_bug.cgi?id=1");
 	CHECK(parse("tag: xfs, writeback  raid"));
 	CHECK_STR(c.arg, "xfs,writeback,raid");
+	CHECK(parse("#robot mute: 30d the controller is being replaced"));
+	CHECK_INT(c.action, TRIAGE_MUTE);
+	CHECK_INT(c.seconds, 30 * 86400);
+	CHECK_STR(c.arg, "30d");
+	CHECK_STR(c.text, "the controller is being replaced");
+	CHECK(triage_action_state(c.action) == NULL);
+	CHECK(parse("mute: 12h"));
+	CHECK_INT(c.seconds, 12 * 3600);
+	CHECK_STR(c.text, "");
+	CHECK(parse("mute: 52w"));
+	CHECK_INT(c.seconds, 52 * 7 * 86400);
+	{
+		char *j = triage_cmd_json(&c);
+
+		CHECK_STR(j, "{\"action\":\"mute\",\"reason\":null,\"text\":"
+			     "\"\",\"arg\":"
+			     "\"52w\",\"seconds\":31449600}");
+		free(j);
+	}
 	CHECK(parse("#robot: untriage"));
 	CHECK_INT(c.action, TRIAGE_UNTRIAGE);
 	CHECK_STR(triage_action_name(TRIAGE_FIXED_BY), "fixed-by");
@@ -81,7 +101,13 @@ test_bad_commands(void)
 	} bad[] = {
 		{"", "no command ''"},
 		{"#robot", "no command ''"},
-		{"#robot mute: 30d", "no command 'mute'"},
+		{"#robot snooze: 30d", "no command 'snooze'"},
+		{"mute", "mute wants how long"},
+		{"mute: forever", "mute wants how long"},
+		{"mute: 366d", "mute wants how long"},
+		{"mute: 0d", "mute wants how long"},
+		{"mute: 30 d", "mute wants how long"},
+		{"mute: 99999999999999999999d", "mute wants how long"},
 		{"#robotx ack", "no command '#robotx"},
 		{"fix-by: 1234567", "no command 'fix-by'"},
 		{"invalid", "invalid wants its text"},

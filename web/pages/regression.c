@@ -355,6 +355,23 @@ triage(struct buf *b, const struct store_regression *r)
 		html_text(b, r->bug_url);
 		buf_adds(b, "</a></li>\n");
 	}
+	if (json_is_object(r->muted_by)) {
+		const json_t *m = r->muted_by;
+
+		buf_addf(b,
+			 "<li class=\"muted\">muted, not mailed: mute %lld "
+			 "of ",
+			 (long long)json_integer_value(
+				 json_object_get(m, "id")));
+		html_text(b, json_string_value(json_object_get(m, "kind")));
+		buf_adds(b, " ");
+		html_text(b, json_string_value(json_object_get(m, "pattern")));
+		buf_adds(b, " (");
+		html_text(b, json_string_value(json_object_get(m, "reason")));
+		buf_adds(b, "), until ");
+		html_time(b, json_string_value(json_object_get(m, "expires")));
+		buf_adds(b, "</li>\n");
+	}
 	if (r->ntags > 0) {
 		buf_adds(b, "<li>tags");
 		for (size_t i = 0; i < r->ntags; i++) {
@@ -366,8 +383,8 @@ triage(struct buf *b, const struct store_regression *r)
 	buf_addf(b,
 		 "</ul>\n<p>To change it: <code>robot triage %lld "
 		 "COMMAND</code> (ack, invalid: WHY, wontfix: WHY, dup-of: ID, "
-		 "fixed-by: SHA, note: TEXT, link: URL, tag: NAMES, untriage; "
-		 "docs/reports.md).</p>\n",
+		 "fixed-by: SHA, note: TEXT, link: URL, tag: NAMES, mute: 30d "
+		 "WHY, untriage; docs/reports.md).</p>\n",
 		 r->id);
 }
 

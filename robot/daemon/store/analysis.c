@@ -757,7 +757,7 @@ static const struct store_stmt regressions = {
 	"(SELECT id, kind, found_by, tree, branch, commit, base, culprit, "
 	"series, kpi, change_pct, p_value, runs, base_runs, head_runs, "
 	"state, triage, triage_reason, assignee, duplicate_of, fix_claimed, "
-	"bug_url, tags, last_head, fixed_by, created, updated "
+	"bug_url, tags, muted_by, last_head, fixed_by, created, updated "
 	"FROM regressions WHERE ($1::text IS NULL "
 	"OR tree = $1) AND ($2::text IS NULL OR state = $2) AND "
 	"($3::timestamptz IS NULL OR updated >= $3::timestamptz) "
@@ -801,4 +801,33 @@ store_regression_triage(struct store *s, long long id, const char *cmd,
 	store_call(s, &regression_triage, STORE_FN(cb), arg, STORE_LONG(id),
 		   STORE_TEXT(cmd), STORE_TEXT(by), STORE_TEXT(kind),
 		   STORE_TEXT(how), STORE_INT(box_limit));
+}
+
+static const struct store_stmt mute = {"SELECT robot_mute($1::json, $2, $3)",
+				       "sss", store_read_text, false};
+
+void
+store_mute(struct store *s, const char *p, const char *by, const char *how,
+	   store_text_cb cb, void *arg)
+{
+	store_call(s, &mute, STORE_FN(cb), arg, STORE_TEXT(p), STORE_TEXT(by),
+		   STORE_TEXT(how));
+}
+
+static const struct store_stmt unmute = {"SELECT robot_unmute($1::bigint)", "l",
+					 store_read_text, false};
+
+void
+store_unmute(struct store *s, long long id, store_text_cb cb, void *arg)
+{
+	store_call(s, &unmute, STORE_FN(cb), arg, STORE_LONG(id));
+}
+
+static const struct store_stmt mutes = {"SELECT robot_mutes()", "",
+					store_read_text, false, .shared = true};
+
+void
+store_mutes(struct store *s, store_text_cb cb, void *arg)
+{
+	store_call(s, &mutes, STORE_FN(cb), arg);
 }

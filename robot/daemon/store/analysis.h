@@ -209,4 +209,13 @@ void store_regression_triage(struct store *s, long long id, const char *cmd,
 			     const char *by, const char *kind, const char *how,
 			     int box_limit, store_text_cb cb, void *arg);
 
+/* A mute (robot_mute()): p is {kind, pattern, reason, seconds}, by who
+ * made it, how (page, mail, api, cli); {id, ..., findings}. */
+void store_mute(struct store *s, const char *p, const char *by, const char *how,
+		store_text_cb cb, void *arg);
+/* Mute id ended now (robot_unmute()); NULL when there is none. */
+void store_unmute(struct store *s, long long id, store_text_cb cb, void *arg);
+/* {"mutes": [...]}, the active ones first (robot_mutes()). */
+void store_mutes(struct store *s, store_text_cb cb, void *arg);
+
 #endif

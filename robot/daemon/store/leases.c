@@ -95,6 +95,7 @@ store_upload(struct store *s, const struct store_upload *u, store_text_cb cb,
 static const struct view_field sweep_fields[] = {
 	VIEW_F(store_sweep, "expired", VIEW_INT, expired),
 	VIEW_F(store_sweep, "orphaned", VIEW_INT, orphaned),
+	VIEW_F(store_sweep, "mutes_expired", VIEW_INT, mutes_expired),
 	VIEW_I(store_sweep, "mended", mended, nmended),
 };
 static const struct view_type sweep_view =
@@ -110,7 +111,8 @@ read_sweep(const struct db_result *r, const struct problem *p, store_fn cb,
 static const struct store_stmt sweep = {
 	"SELECT json_build_object('expired', robot_expire($1::int), "
 	"'orphaned', robot_rounds_orphaned(), 'mended', "
-	"robot_pairs_mend(), 'folded', robot_job_counts_fold())::text",
+	"robot_pairs_mend(), 'folded', robot_job_counts_fold(), "
+	"'mutes_expired', robot_mutes_expire())::text",
 	"i", read_sweep, false};
 
 void

@@ -54,9 +54,10 @@ void store_upload(struct store *s, const struct store_upload *u,
  * measured again, and pairs left waiting for runs that have all ended
  * made ready. */
 struct store_sweep {
-	long long expired;  /* leases back to the queue */
-	long long orphaned; /* rounds measured again */
-	long long *mended;  /* pairs made ready */
+	long long expired;       /* leases back to the queue */
+	long long orphaned;      /* rounds measured again */
+	long long mutes_expired; /* told in lab notes */
+	long long *mended;       /* pairs made ready */
 	size_t nmended;
 };
 typedef void (*store_sweep_cb)(const struct store_sweep *sw,

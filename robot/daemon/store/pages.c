@@ -341,6 +341,7 @@ static const struct view_field regression_fields[] = {
 	VIEW_S(store_regression, "tags", tags, ntags),
 	VIEW_A(store_regression, "triage_events", triage_event, triage_events,
 	       ntriage_events),
+	RF(, "muted_by", VIEW_JSON, muted_by),
 };
 #undef RF
 const struct view_type store_regression_view =

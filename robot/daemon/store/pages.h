@@ -234,6 +234,8 @@ struct store_regression {
 	size_t ntags;
 	struct store_triage_event *triage_events;
 	size_t ntriage_events;
+	const json_t *muted_by; /* {id, kind, pattern, reason, expires,
+				   ended}, or NULL */
 };
 extern const struct view_type store_regression_view;
 /* {"series": [{"series", "commits", "runs", "last"}]}: the series whose
