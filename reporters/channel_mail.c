@@ -10,6 +10,7 @@
 
 #include "reporters/channel.h"
 #include "reporters/mail.h"
+#include "robot/core/client.h"
 #include "robot/core/xmalloc.h"
 #include "robot/daemon/store/reports.h"
 #include "robot/core/banned.h"
@@ -20,7 +21,7 @@ mail_deliver(const struct channel_send *cs, const struct store_outbox_row *row)
 	const struct settings *set = cs->set;
 	const char *to = row->recipient, *from = set->mail_from;
 	char *mid = NULL, *unsub = NULL, *footer, *text, *rcpt, *mfrom;
-	char *list_id, *reply = NULL;
+	char *list_id, *reply = NULL, *triage, *to_q;
 	struct curlm_request rq;
 	struct mail m;
 
@@ -41,11 +42,20 @@ mail_deliver(const struct channel_send *cs, const struct store_outbox_row *row)
 	if (row->token != NULL)
 		unsub = xasprintf("%s/subscriptions/unsubscribe?t=%s", cs->url,
 				  row->token);
-	footer = unsub ? xasprintf("robot, a performance test robot: %s\n"
+	/* A report's: its one-time link to triage it on the page, as
+	 * this recipient (web/triage.c). */
+	to_q = client_escape(to);
+	triage = row->reply ? xasprintf("Triage it on the page (this link "
+					"works once, for you): "
+					"%s/triage?t=%s&a=%s\n",
+					cs->url, row->reply, to_q)
+			    : xstrdup("");
+	free(to_q);
+	footer = unsub ? xasprintf("%srobot, a performance test robot: %s\n"
 				   "No more mail from robot: %s\n",
-				   cs->url, unsub)
-		       : xasprintf("robot, a performance test robot: %s\n",
-				   cs->url);
+				   triage, cs->url, unsub)
+		       : xasprintf("%srobot, a performance test robot: %s\n",
+				   triage, cs->url);
 	/* A report's own reply address for this recipient: robot+TOKEN@
 	 * the sender's domain, which robot mail-in takes (mailin.h). */
 	if (row->reply != NULL) {
@@ -94,6 +104,7 @@ mail_deliver(const struct channel_send *cs, const struct store_outbox_row *row)
 	free(mfrom);
 	free(list_id);
 	free(reply);
+	free(triage);
 }
 
 static bool

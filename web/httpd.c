@@ -955,6 +955,16 @@ http_req_reply_etag(struct http_req *req, const char *content_type,
 }
 
 void
+http_req_add_header(struct http_req *req, const char *name, const char *value)
+{
+	for (const char *p = value; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			return;
+	if (req->resp != NULL)
+		MHD_add_response_header(req->resp, name, value);
+}
+
+void
 http_req_reply_json(struct http_req *req, int status, json_t *j)
 {
 	char *s = rjson_dumps(j, JSON_COMPACT);

@@ -86,6 +86,11 @@ void http_req_reply_etag(struct http_req *req, const char *content_type,
 void http_req_reply_error(struct http_req *req, int status, const char *error,
 			  json_t *details);
 bool http_req_answered(const struct http_req *req);
+/* A header of the answer just given (Set-Cookie, Location): after one
+ * of the replies above; name and value are printable ASCII (checked:
+ * else not added). */
+void http_req_add_header(struct http_req *req, const char *name,
+			 const char *value);
 
 /*
  * Calls gone(req, arg) if the client hangs up before the answer (a box

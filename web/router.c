@@ -31,6 +31,7 @@
 #include "robot/core/protocol.h"
 #include "web/tokens.h"
 #include "web/trees.h"
+#include "web/triage.h"
 #include "web/router.h"
 #include "robot/core/banned.h"
 
@@ -99,6 +100,12 @@ static const struct route routes[] = {
 	{"POST", "/api/mutes/:id/end", ROUTE_TRIAGE_ONLY, 0,
 	 "ending a mute needs a triage or admin token", findings_unmute},
 	{"GET", "/api/mutes", ROUTE_PUBLIC, 0, NULL, findings_mutes},
+	{"GET", "/signin", ROUTE_PUBLIC, 0, NULL, triage_signin_form},
+	{"POST", "/signin", ROUTE_PUBLIC, 4096, NULL, triage_signin},
+	{"POST", "/signout", ROUTE_PUBLIC, 4096, NULL, triage_signout},
+	{"GET", "/triage", ROUTE_PUBLIC, 0, NULL, triage_link},
+	{"POST", "/regressions/:id/triage", ROUTE_PUBLIC, 4096, NULL,
+	 triage_form_post},
 	{"POST", "/api/bisections", ROUTE_SUBMIT, 0,
 	 "bisecting needs a submit token", findings_bisect},
 	{"POST", "/api/bisections/:id/cancel", ROUTE_SUBMIT, 0,
@@ -418,21 +425,6 @@ router_box_protocol(struct http_req *req)
 	return false;
 }
 
-/* Whether a token could be one of ours (rbt_ and hex; the database is
- * not asked about anything else). */
-static bool
-token_shaped(const char *t)
-{
-	size_t n = strlen(t);
-
-	if (n < 8 || n > 128)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)t[i]) && t[i] != '_')
-			return false;
-	return true;
-}
-
 /* Whether an Authorization header names no token: none, or "Bearer"
  * and nothing after it (a client that has none to send). */
 static bool
@@ -496,7 +488,7 @@ router_on_request(struct http_req *req, void *arg)
 				     NULL);
 		return;
 	}
-	if (!token_shaped(h + 7)) {
+	if (!web_token_shaped(h + 7)) {
 		http_req_reply_error(req, 401, "unknown token", NULL);
 		return;
 	}

@@ -16,32 +16,6 @@
 #include "web/subscriptions.h"
 #include "robot/core/banned.h"
 
-bool
-subscriptions_from_here(struct web *w, struct http_req *req)
-{
-	const char *origin = http_req_header(req, "Origin");
-	const char *site = http_req_header(req, "Sec-Fetch-Site");
-	const char *u = w->d.set->public_url, *host;
-	char *mine;
-	bool ok;
-
-	if (origin != NULL && strcmp(origin, "null") == 0)
-		return site != NULL && strcmp(site, "same-origin") == 0;
-	if (origin == NULL)
-		return site == NULL || strcmp(site, "cross-site") != 0;
-	/* The page the browser posts from is robotd's as the browser
-	 * reached it. */
-	host = http_req_header(req, "Host");
-	mine = u != NULL && u[0] != '\0'
-		       ? xstrdup(u)
-		       : xasprintf("http://%s", host ? host : "127.0.0.1");
-	ok = strcmp(origin, mine) == 0;
-	free(mine);
-	if (!ok)
-		log_warnx("a subscription posted from %.200s refused", origin);
-	return ok;
-}
-
 static void
 reply_page(struct http_req *req, int status, const char *title,
 	   const char *body)
@@ -167,7 +141,7 @@ subscriptions_add(struct web *w, struct http_req *req,
 	json_error_t e;
 	json_t *sub = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
 
-	if (!subscriptions_from_here(w, req)) {
+	if (!web_from_here(w, req)) {
 		http_req_reply_error(req, 403,
 				     "a subscription is asked from robot's own "
 				     "pages, or without a browser (robot "

@@ -42,12 +42,5 @@ void subscriptions_mail(struct web *w, struct http_req *req,
  * hour from one address, a hundred from anyone) do not count. */
 void subscriptions_ask(struct web *w, struct http_req *req, json_t *sub,
 		       bool html, bool token);
-/* Whether a request that asks for a subscription (the form's, or the
- * JSON route's) comes from robotd's own pages or from no browser: its
- * Origin is robotd's as the browser reached it; without one,
- * Sec-Fetch-Site is not cross-site; with Origin "null" (a page that
- * answers Referrer-Policy: no-referrer, robotd's own), Sec-Fetch-Site is
- * same-origin. */
-bool subscriptions_from_here(struct web *w, struct http_req *req);
 
 #endif

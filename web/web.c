@@ -3,11 +3,13 @@
  * arguments.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot/core/log.h"
 #include "robot/core/rjson.h"
 #include "robot/core/str.h"
 #include "robot/core/xmalloc.h"
@@ -356,4 +358,112 @@ web_jobs_filter(struct http_req *req, struct store_jobs_filter *f,
 	f->before = before;
 	f->limit = limit;
 	return NULL;
+}
+
+bool
+web_from_here(struct web *w, struct http_req *req)
+{
+	const char *origin = http_req_header(req, "Origin");
+	const char *site = http_req_header(req, "Sec-Fetch-Site");
+	const char *u = w->d.set->public_url, *host;
+	char *mine;
+	bool ok;
+
+	if (origin != NULL && strcmp(origin, "null") == 0)
+		return site != NULL && strcmp(site, "same-origin") == 0;
+	if (origin == NULL)
+		return site == NULL || strcmp(site, "cross-site") != 0;
+	/* The page the browser posts from is robotd's as the browser
+	 * reached it. */
+	host = http_req_header(req, "Host");
+	mine = u != NULL && u[0] != '\0'
+		       ? xstrdup(u)
+		       : xasprintf("http://%s", host ? host : "127.0.0.1");
+	ok = strcmp(origin, mine) == 0;
+	free(mine);
+	if (!ok)
+		log_warnx("a form posted from %.200s refused", origin);
+	return ok;
+}
+
+static int
+hexval(int c)
+{
+	return isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
+}
+
+/* One form field's name or value decoded (+ and %XX); NULL when
+ * malformed. */
+static char *
+form_decode(const char *s, size_t n)
+{
+	char *out = xmalloc(n + 1), *o = out;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '+') {
+			*o++ = ' ';
+		} else if (s[i] == '%') {
+			if (i + 2 >= n || !isxdigit((unsigned char)s[i + 1]) ||
+			    !isxdigit((unsigned char)s[i + 2])) {
+				free(out);
+				return NULL;
+			}
+			*o++ = (char)(hexval((unsigned char)s[i + 1]) * 16 +
+				      hexval((unsigned char)s[i + 2]));
+			i += 2;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = '\0';
+	if (strlen(out) != (size_t)(o - out)) { /* a NUL inside */
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+json_t *
+web_form(const char *body, size_t len)
+{
+	json_t *form = json_object();
+	size_t i = 0;
+
+	while (i < len) {
+		size_t end = i, eq;
+		char *name, *value;
+
+		while (end < len && body[end] != '&')
+			end++;
+		for (eq = i; eq < end && body[eq] != '='; eq++)
+			;
+		name = form_decode(body + i, eq - i);
+		value = eq < end ? form_decode(body + eq + 1, end - eq - 1)
+				 : xstrdup("");
+		if (name == NULL || value == NULL ||
+		    !str_utf8_valid(value, strlen(value))) {
+			free(name);
+			free(value);
+			json_decref(form);
+			return NULL;
+		}
+		json_object_set_new(form, name, json_string(value));
+		free(name);
+		free(value);
+		i = end + 1;
+	}
+	return form;
+}
+
+bool
+web_token_shaped(const char *t)
+{
+	size_t n = strlen(t);
+
+	if (n < 8 || n > 128)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)t[i]) && t[i] != '_')
+			return false;
+	return true;
 }

@@ -154,4 +154,19 @@ char *web_name_check(struct http_req *req, const char *name, size_t nth,
 char *web_jobs_filter(struct http_req *req, struct store_jobs_filter *f,
 		      const char **field);
 
+/* Whether a form's (or a browser's) POST comes from robotd's own pages
+ * or from no browser: its Origin is robotd's as the browser reached it;
+ * without one, Sec-Fetch-Site is not cross-site; with Origin "null" (a
+ * page that answers Referrer-Policy: no-referrer, robotd's own),
+ * Sec-Fetch-Site is same-origin. */
+bool web_from_here(struct web *w, struct http_req *req);
+/* An application/x-www-form-urlencoded body's fields as a JSON object
+ * of strings (the last of a repeated name); NULL when malformed (bad
+ * escapes, a NUL, not UTF-8). */
+json_t *web_form(const char *body, size_t len);
+
+/* Whether t could be one of our tokens (8 to 128 letters, digits and
+ * '_'): else it is not looked up. */
+bool web_token_shaped(const char *t);
+
 #endif

@@ -871,6 +871,17 @@ BEGIN
 	IF p_kind IN ('admin', 'triage', 'mail') THEN
 		RETURN;
 	END IF;
+	-- (a report mail's link: that report's findings only; p_kind is
+	-- 'link:REPORT')
+	IF p_kind LIKE 'link:%' THEN
+		IF r.report IS DISTINCT FROM substring(p_kind FROM 6)::bigint
+			THEN
+			RAISE EXCEPTION 'your link opened report %''s findings: regression % is not one of them',
+				substring(p_kind FROM 6), r.id
+				USING ERRCODE = 'RB403';
+		END IF;
+		RETURN;
+	END IF;
 	SELECT s.submitter INTO owner FROM jobs j
 		JOIN submissions s ON s.id = j.submission
 		WHERE j.series = r.series AND j.commit = r.commit

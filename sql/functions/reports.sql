@@ -901,3 +901,53 @@ BEGIN
 	PERFORM pg_notify('robot_jobs', ':outbox');
 	RETURN 'answered';
 END $$;
+
+-- A report mail's one-time link, opened: p_token its rREPORT.HASH, the
+-- recipient p_email (the link names both).  The link is checked as a
+-- reply address is (robot_mail_in()) and used once; it opens a session
+-- of 7 days (p_session_hash: the sha256 of the cookie robotd sets) that
+-- may triage the report's findings as that recipient.  {report,
+-- regression: the report's first finding}; RB403 for a link that does
+-- not check out, RB409 for one used already.
+CREATE FUNCTION robot_triage_link_open(p_token text, p_email text,
+	p_session_hash text) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	v_report bigint;
+	v_email text := lower(p_email);
+BEGIN
+	IF p_token ~ '^r[0-9]{1,18}\.[0-9a-f]{20}$' THEN
+		v_report := substring(p_token FROM 2
+			FOR position('.' IN p_token) - 2)::bigint;
+	END IF;
+	IF v_report IS NULL OR NOT EXISTS (SELECT 1 FROM reports
+		WHERE id = v_report AND thread IS NULL)
+		OR robot_reply_token(v_report, v_email) <> p_token
+		OR NOT EXISTS (SELECT 1 FROM outbox o JOIN reports r
+			ON r.id = o.report WHERE (r.id = v_report
+			OR r.thread = v_report) AND o.channel = 'mail'
+			AND o.recipient = v_email) THEN
+		RAISE EXCEPTION 'this link does not check out: open it whole, as the report''s mail has it'
+			USING ERRCODE = 'RB403';
+	END IF;
+	INSERT INTO triage_links (token, email) VALUES (p_token, v_email)
+		ON CONFLICT DO NOTHING;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'this link was used already: it opens the page once; reply to the mail with #robot commands instead'
+			USING ERRCODE = 'RB409';
+	END IF;
+	DELETE FROM triage_sessions WHERE expires < now();
+	INSERT INTO triage_sessions (id_hash, report, email, expires)
+		VALUES (p_session_hash, v_report, v_email,
+		now() + interval '7 days');
+	RETURN json_build_object('report', v_report, 'regression',
+		(SELECT min(id) FROM regressions WHERE report = v_report));
+END $$;
+
+-- A link's session (the sha256 of its cookie): {report, email}, or NULL
+-- when there is none or it expired.
+CREATE FUNCTION robot_triage_session(p_hash text) RETURNS json
+LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('report', s.report, 'email', s.email)
+	FROM triage_sessions s WHERE s.id_hash = p_hash AND s.expires > now()
+$$;

@@ -25,3 +25,18 @@ CREATE TABLE mail_in (
 	results jsonb NOT NULL DEFAULT '[]',
 	created timestamptz NOT NULL DEFAULT now()
 );
+-- The report mail's one-time link to its findings' page, per recipient
+-- (robot_triage_link_open()): used once (triage_links), it opens a
+-- session of 7 days that may triage that report's findings as that
+-- recipient (a cookie, kept as its sha256).
+CREATE TABLE triage_links (
+	token text PRIMARY KEY,          -- the link's: rREPORT.HASH
+	email text NOT NULL,
+	used timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE triage_sessions (
+	id_hash text PRIMARY KEY,        -- sha256 of the cookie's value
+	report bigint NOT NULL REFERENCES reports ON DELETE CASCADE,
+	email text NOT NULL,
+	expires timestamptz NOT NULL
+);

@@ -23,7 +23,7 @@ smtp: smtp://127.0.0.1:$(cat "$T/smtp.port")
 mail_from: robot@robot.test
 report_window: 0"
 SUB=$(token submit alice)
-echo "1..12"
+echo "1..13"
 
 printf 'suite: dd-write\ntestcase: dd-write\ndisk: 1LOOP_64M\nfs: ext4\nnr_threads: 1dd\nruntime: 1s\nmail_to: jack@robot.test\nmail_cc: kim@robot.test\ndd:\n  bs: 1M\n' >"$T/dd.yaml"
 BASE=$(sha base) BAD=$(sha bad)
@@ -181,7 +181,28 @@ check $([ $rc = 0 ] && [ -z "$(ls "$T/Maildir/new")" ] &&
 	[ "$(answers jack@robot.test)" = 2 ] && grep -q "mail-in: .*2.junk.robot is no mail" "$T/d.log"; echo $?) \
 	"a mail delivered to the watched maildir is taken and moved to cur/; no mail is trashed ($rc; $(ls "$T/Maildir/cur" | tr '\n' ' '))"
 
-# 9. The page shows what was said, by whom and how.
+# 9. The report mail's one-time link: opened, a cookie for its report's
+# findings, as that recipient; the page's form then triages; opened
+# again, or with another address, it is refused.
+link=$(mails "
+for m in reports:
+    for l in text(m).splitlines():
+        if m['To'] == 'kim@robot.test' and l.startswith('Triage it on the page'):
+            print(l.split(': ', 1)[1])")
+l1=$(curl -s -o "$T/body" -D "$T/hdr" -w '%{http_code}' "$link")
+sess=$(sed -n 's/^Set-Cookie: robot_link=\([0-9a-f]*\);.*/\1/p' "$T/hdr" | tr -d '\r')
+loc=$(sed -n 's/^Location: //p' "$T/hdr" | tr -d '\r')
+l2=$(curl -s -o "$T/body2" -w '%{http_code}' "$link")
+l3=$(curl -s -o /dev/null -w '%{http_code}' "$(echo "$link" | sed 's/a=kim/a=lena/')")
+printf 'command=ack+kim' >"$T/form"
+f1=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Cookie: robot_link=$sess" --data-binary @"$T/form" "$U/regressions/$RID/triage")
+check $(echo "$link" | grep -q "^$U/triage?t=r[0-9]*\.[0-9a-f]\{20\}&a=kim%40robot.test$" &&
+	[ "$l1" = 303 ] && [ -n "$sess" ] && [ "$loc" = "/regressions/$RID" ] &&
+	[ "$l2" = 409 ] && grep -q "used already" "$T/body2" && [ "$l3" = 403 ] && [ "$f1" = 303 ] &&
+	[ "$(sql "SELECT action || ' ' || detail || ' ' || by_name || ' ' || how FROM triage_events ORDER BY id DESC LIMIT 1")" = "ack kim kim@robot.test page" ]; echo $?) \
+	"the mail's one-time link opens the page as its recipient, once ($l1 $l2 $l3 $f1; $loc)"
+
+# 10. The page shows what was said, by whom and how.
 s=$(api GET "$U/regressions/$RID" "")
 check $([ "$s" = 200 ] && grep -q "invalid box: the RAID controller changed its cache mode.*by jack@robot.test (mail)" "$T/body"; echo $?) \
 	"the regression page shows the reply's command, by its sender, by mail ($s)"

@@ -15,7 +15,7 @@ max_runs: 10"
 ALICE=$(token submit alice)
 MALLORY=$(token submit mallory)
 TRIAGER=$(token triage jack)
-echo "1..13"
+echo "1..14"
 
 dd_job "$T/dd.yaml"
 BASE=$(sha base) BAD=$(sha bad) BAD2=$(sha bad2)
@@ -157,7 +157,45 @@ check $([ "$s1 $s2 $s" = "200 200 200" ] && [ "$st1" = no ] && [ "$n1" = 1 ] && 
 	api GET "$U/api/status" "" >/dev/null && py "assert [b['false_alarms'] for b in j['boxes'] if b['name'] == 's1'] == [2], j['boxes']"; echo $?) \
 	"two findings invalid for their box make the box suspect, with a note; the lab counts them ($st1 $n1 $st2; $note)"
 
-# 10. A token of kind triage is made as the others.
+# 10. The page's form, driven in Chromium as a maintainer drives it:
+# sign in with the triage token, acknowledge, then type a command.
+# Posted from elsewhere, or with no one signed in, it changes nothing.
+s1=$(sql "UPDATE regressions SET triage = 'untriaged' WHERE id = $R2 RETURNING id")
+/usr/bin/python3 - "$SRC/tests/integration" "$U" "$T" "$TRIAGER" "$R2" >"$T/chrome.out" 2>&1 <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from browser import Browser
+u, t, token, rid = sys.argv[2:6]
+with Browser(t) as b:
+    p = b.page(1200, 1600)
+    p.goto(u + "/signin")
+    p.type('input[name="token"]', token)
+    p.click('form[action="/signin"] button[type="submit"]')
+    assert p.url().rstrip("/") == u, (p.url(), p.text("main"))
+    p.goto(u + "/regressions/" + rid)
+    p.click('input[value="ack"] + button')
+    assert p.url() == u + "/regressions/" + rid, p.url()
+    assert "acknowledged" in p.text(".triage"), p.text(".triage")
+    p.type('input[name="command"]', "tag: chromium, page")
+    p.click('label + button')
+    text = p.text("main")
+    assert "tags chromium page" in text, text
+    assert "tag chromium,page, by jack (page)" in text, text
+print("ok")
+PY
+rc=$?
+printf 'command=ack' >"$T/form"
+f1=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Origin: http://evil.test" -H "Cookie: robot_token=$TRIAGER" --data-binary @"$T/form" "$U/regressions/$R2/triage")
+f2=$(curl -s -o "$T/body" -w '%{http_code}' -X POST --data-binary @"$T/form" "$U/regressions/$R2/triage")
+f3=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Cookie: robot_token=$(token box b7)" --data-binary @"$T/form" "$U/regressions/$R2/triage")
+printf 'command=snooze' >"$T/form"
+f4=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Cookie: robot_token=$TRIAGER" --data-binary @"$T/form" "$U/regressions/$R2/triage")
+check $([ $rc = 0 ] && [ "$f1 $f2 $f3 $f4" = "403 403 403 400" ] &&
+	[ "$(sql "SELECT string_agg(action, ' ' ORDER BY id) FROM triage_events WHERE regression = $R2 AND how = 'page'")" = "ack tag" ]; echo $?) \
+	"the page's form in Chromium: signed in, it acknowledges and takes a command; from elsewhere, unsigned, a box or a bad command, nothing ($rc; $f1 $f2 $f3 $f4)"
+sed 's/^/# /' "$T/chrome.out" | head -20
+
+# 11. A token of kind triage is made as the others.
 "$ROBOTD" --config "$T/robotd.yaml" token create --kind nosuch --name x >"$T/tok.out" 2>&1
 rc=$?
 check $([ $rc = 2 ] && grep -q "submit|box|admin|triage" "$T/tok.out"; echo $?) \

@@ -381,11 +381,23 @@ triage(struct buf *b, const struct store_regression *r)
 		buf_adds(b, "</li>\n");
 	}
 	buf_addf(b,
-		 "</ul>\n<p>To change it: <code>robot triage %lld "
-		 "COMMAND</code> (ack, invalid: WHY, wontfix: WHY, dup-of: ID, "
-		 "fixed-by: SHA, note: TEXT, link: URL, tag: NAMES, mute: 30d "
-		 "WHY, untriage; docs/reports.md).</p>\n",
-		 r->id);
+		 "</ul>\n<form method=\"post\" "
+		 "action=\"/regressions/%lld/triage\">\n<p><label>command "
+		 "<input name=\"command\" required size=\"60\" "
+		 "placeholder=\"ack, invalid: box: WHY, fixed-by: SHA, "
+		 "...\"></label> <button type=\"submit\">Triage</button>"
+		 "</p>\n</form>\n<form method=\"post\" "
+		 "action=\"/regressions/%lld/triage\"><p><input "
+		 "type=\"hidden\" name=\"command\" value=\"ack\"><button "
+		 "type=\"submit\">Acknowledge</button></p></form>\n"
+		 "<p class=\"muted\">As you, when <a href=\"/signin\">signed "
+		 "in</a> with a triage token or through your report mail's "
+		 "link; or <code>robot triage %lld COMMAND</code>. The "
+		 "commands: ack, invalid: [box|test|noise|other:] WHY, "
+		 "wontfix: WHY, dup-of: ID, fixed-by: SHA, note: TEXT, link: "
+		 "URL, tag: NAMES, mute: 30d WHY, untriage "
+		 "(docs/reports.md).</p>\n",
+		 r->id, r->id, r->id);
 }
 
 /* The report as mailed, and what happened since. */

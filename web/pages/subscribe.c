@@ -52,79 +52,27 @@ pages_subscribe_form(struct web *w, struct http_req *req,
 	buf_release(&b);
 }
 
-static int
-hexval(int c)
-{
-	return isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
-}
-
-/* One form field's value decoded (+ and %XX); NULL when malformed. */
-static char *
-form_decode(const char *s, size_t n)
-{
-	char *out = xmalloc(n + 1), *o = out;
-
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '+') {
-			*o++ = ' ';
-		} else if (s[i] == '%') {
-			if (i + 2 >= n + 0 ||
-			    !isxdigit((unsigned char)s[i + 1]) ||
-			    !isxdigit((unsigned char)s[i + 2])) {
-				free(out);
-				return NULL;
-			}
-			*o++ = (char)(hexval((unsigned char)s[i + 1]) * 16 +
-				      hexval((unsigned char)s[i + 2]));
-			i += 2;
-		} else {
-			*o++ = s[i];
-		}
-	}
-	*o = '\0';
-	if (strlen(out) != (size_t)(o - out)) { /* a NUL inside */
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
 /* The form's fields as a subscription's JSON; NULL when malformed. */
 static json_t *
 form_subscription(const char *body, size_t len)
 {
-	json_t *sub = json_object();
-	size_t i = 0;
+	json_t *form = web_form(body, len), *sub, *v;
+	const char *name;
 
-	while (i < len) {
-		size_t end = i, eq;
-		char *name, *value;
-
-		while (end < len && body[end] != '&')
-			end++;
-		for (eq = i; eq < end && body[eq] != '='; eq++)
-			;
-		name = form_decode(body + i, eq - i);
-		value = eq < end ? form_decode(body + eq + 1, end - eq - 1)
-				 : xstrdup("");
-		if (name == NULL || value == NULL) {
-			free(name);
-			free(value);
-			json_decref(sub);
-			return NULL;
-		}
-		/* (every other field as typed: the subscription's check,
-		 * the API's, reads "5" and "5%" as min_change, and refuses
-		 * what is not a percentage) */
-		if (strcmp(name, "improvements") == 0) {
+	if (form == NULL)
+		return NULL;
+	sub = json_object();
+	/* (every other field as typed: the subscription's check, the
+	 * API's, reads "5" and "5%" as min_change, and refuses what is
+	 * not a percentage) */
+	json_object_foreach(form, name, v)
+	{
+		if (strcmp(name, "improvements") == 0)
 			json_object_set_new(sub, "improvements", json_true());
-		} else if (value[0] != '\0') {
-			json_object_set_new(sub, name, json_string(value));
-		}
-		free(name);
-		free(value);
-		i = end + 1;
+		else if (json_string_value(v)[0] != '\0')
+			json_object_set(sub, name, v);
 	}
+	json_decref(form);
 	return sub;
 }
 
@@ -137,7 +85,7 @@ pages_subscribe(struct web *w, struct http_req *req,
 	json_t *sub;
 
 	(void)call;
-	if (!subscriptions_from_here(w, req)) {
+	if (!web_from_here(w, req)) {
 		struct buf b;
 
 		buf_init(&b);

@@ -533,3 +533,25 @@ store_mail_in_answer(struct store *s, long long id, const char *subject,
 	store_call(s, &mail_in_answer, STORE_FN(cb), arg, STORE_LONG(id),
 		   STORE_TEXT(subject), STORE_TEXT(text));
 }
+
+static const struct store_stmt triage_link_open = {
+	"SELECT robot_triage_link_open($1, $2, $3)", "sss", store_read_text,
+	false};
+
+void
+store_triage_link_open(struct store *s, const char *token, const char *email,
+		       const char *session_hash, store_text_cb cb, void *arg)
+{
+	store_call(s, &triage_link_open, STORE_FN(cb), arg, STORE_TEXT(token),
+		   STORE_TEXT(email), STORE_TEXT(session_hash));
+}
+
+static const struct store_stmt triage_session = {
+	"SELECT robot_triage_session($1)", "s", store_read_text, false};
+
+void
+store_triage_session(struct store *s, const char *hash, store_text_cb cb,
+		     void *arg)
+{
+	store_call(s, &triage_session, STORE_FN(cb), arg, STORE_TEXT(hash));
+}

@@ -255,4 +255,13 @@ void store_mail_in(struct store *s, const char *p, store_text_cb cb, void *arg);
 void store_mail_in_answer(struct store *s, long long id, const char *subject,
 			  const char *text, store_text_cb cb, void *arg);
 
+/* A report mail's one-time link opened (robot_triage_link_open()):
+ * {report, regression}; 403 when it does not check out, 409 used. */
+void store_triage_link_open(struct store *s, const char *token,
+			    const char *email, const char *session_hash,
+			    store_text_cb cb, void *arg);
+/* A link's session by its cookie's sha256: {report, email}, or NULL. */
+void store_triage_session(struct store *s, const char *hash, store_text_cb cb,
+			  void *arg);
+
 #endif
