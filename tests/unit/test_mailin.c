@@ -211,6 +211,7 @@ test_hostile(void)
 	CHECK(strstr(err, "no mail") != NULL);
 	CHECK(!parse("just a line of text\n\n#robot ack\n"));
 	CHECK(!parse("Subject: no From\n\n#robot ack\n"));
+	mailin_release(&m);
 	CHECK(!mailin_parse("x", (size_t)MAILIN_MAX + 1, &m, err, sizeof err));
 	CHECK(strstr(err, "at most") != NULL);
 	/* a multipart without a boundary, one never closed, one nested
@@ -247,6 +248,7 @@ test_hostile(void)
 	CHECK(parse(s));
 	CHECK(strlen(m.subject) < 70000);
 	CHECK_STR(commands(), "note|=ZZ =4");
+	mailin_release(&m);
 	CHECK(mailin_parse("From: a@b.org\n\n#robot note: a\0b\n", 30, &m, err,
 			   sizeof err));
 	CHECK(parse("From: a@b.org\nContent-Transfer-Encoding: base64\n\n"
