@@ -1093,6 +1093,13 @@ render_note(const struct store_claim *claim, const struct report_config *cfg,
 			"it back; what it\nmeasured since the change is "
 			"measured again on other boxes before\nanything is "
 			"reported.\n\n";
+	} else if (kind != NULL && strcmp(kind, "mute") == 0) {
+		what = "a mute expired";
+		intro = "a mute expired: the findings it matches are mailed "
+			"again from now on.";
+		after = "The findings made while it held stay muted: "
+			"recorded and shown on their\npages, not mailed. "
+			"robot mute makes it again (docs/reports.md).\n\n";
 	} else if (kind != NULL && strcmp(kind, "power-cycle") == 0) {
 		what = "power-cycled";
 		intro = "a box did not come back.";
@@ -1123,6 +1130,9 @@ render_note(const struct store_claim *claim, const struct report_config *cfg,
 	else if (strcmp(what, "too noisy") == 0)
 		out->subject = xasprintf("[robot] [lab] too noisy on %s: %s",
 					 boxes.data[0] ? boxes.data : "a box",
+					 n->series);
+	else if (strcmp(what, "a mute expired") == 0)
+		out->subject = xasprintf("[robot] [lab] a mute expired: %s",
 					 n->series);
 	else
 		out->subject = xasprintf("[robot] [lab] %s %s: %s",

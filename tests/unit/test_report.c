@@ -554,6 +554,15 @@ test_note(void)
 	CHECK(narrow(out.body));
 	CHECK_INT(json_array_size(out.outbox), 2);
 	report_out_release(&out);
+	/* A mute that expired (robot_mutes_expire()) is no noisy box. */
+	json_object_set_new(json_object_get(c, "note"), "kind",
+			    json_string("mute"));
+	CHECK(render(c, &oc, &out));
+	CHECK_STR(out.subject, "[robot] [lab] a mute expired: dd-write/x/lab");
+	CHECK(strstr(out.body, "a mute expired") != NULL);
+	CHECK(strstr(out.body, "vary too much") == NULL);
+	CHECK(narrow(out.body));
+	report_out_release(&out);
 	json_decref(c);
 }
 
