@@ -492,7 +492,9 @@ smtp_start() {
 
 # mail_to ADDR: a mail to ADDR came (the folder read anew at each call:
 # `wait_for N grep ... "$T"/mail/new/*` would glob it only once).
-mail_to() { grep -qs "^To: $1\$" "$T"/mail/new/*; }
+# (the stored mail's lines end in CRLF: a "$" after the address never
+# matched, and each wait ran to its end)
+mail_to() { cat "$T"/mail/new/* 2>/dev/null | tr -d '\r' | grep -q "^To: $1\$"; }
 
 # report_for SHA: a report of SHA came (its subject names SHA's first 10
 # digits; grep, not Python: a wait asks it often).
