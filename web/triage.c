@@ -383,7 +383,7 @@ triage_form_post(struct web *w, struct http_req *req,
 		return;
 	}
 	json_decref(form);
-	o = xcalloc(1, sizeof *o);
+	o = xmalloc(sizeof *o);
 	*o = (struct post){POST_WHO,
 			   w,
 			   req,

@@ -92,10 +92,12 @@ s2=$(api POST "$U/api/mutes" "$SUB" "$T/m.json")
 printf '{"kind": "series", "pattern": "x\\u0007", "for": "1d", "reason": "r"}' >"$T/m.json"
 s3=$(api POST "$U/api/mutes" "$TRIAGER" "$T/m.json")
 s4=$(api POST "$U/api/mutes/999/end" "$TRIAGER" "")
+printf 'mute it all' >"$T/m.json"
+s5=$(api POST "$U/api/mutes" "$TRIAGER" "$T/m.json")
 check $([ "$b1 $b2 $b3" = "2 2 2" ] && grep -q "mute what: series, metric or box" "$T/b1.out" &&
 	grep -q -- "--for wants how long" "$T/b2.out" && grep -q -- "--reason wants why" "$T/b3.out" &&
-	[ "$s1 $s2 $s3 $s4" = "400 403 400 404" ] && [ "$(sql "SELECT count(*) FROM mutes")" = 3 ]; echo $?) \
-	"bad mutes are refused with why, nothing made ($b1 $b2 $b3; $s1 $s2 $s3 $s4)"
+	[ "$s1 $s2 $s3 $s4 $s5" = "400 403 400 404 400" ] && [ "$(sql "SELECT count(*) FROM mutes")" = 3 ]; echo $?) \
+	"bad mutes are refused with why, nothing made ($b1 $b2 $b3; $s1 $s2 $s3 $s4 $s5)"
 
 # 5. A reply's "#robot mute: 7d WHY" mutes its finding's series.
 rb=$(sql "SELECT id FROM regressions WHERE commit = '$C_b'")
